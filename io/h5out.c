@@ -1,0 +1,337 @@
+/* h5out: collective parallel-HDF5 output. Small datasets are written by rank 0 with the other ranks
+ * taking part with empty selections (a collective write needs everyone); per-chain rows by their
+ * owners, each rank's chains being one contiguous block of rows. */
+#include "h5out.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct h5out {
+    MPI_Comm comm;
+    int rank, overwrite;
+    hid_t file, dxpl; /* dxpl: collective transfer */
+    char *path, *part;
+};
+
+#define H5_CHECK(call, err)                                                                        \
+    do {                                                                                           \
+        if ((call) < 0) MC_FAIL(err, MC_EHDF5, "HDF5 call failed: %s (%s:%d)", #call, __FILE__, __LINE__); \
+    } while (0)
+
+static int agree(MPI_Comm comm, int rc, mc_err *err)
+{
+    int all = rc;
+    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, comm);
+    if (all != MC_OK && rc == MC_OK) mc_err_set(err, all, "output failed on another rank");
+    return all;
+}
+
+h5out *h5out_create(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
+{
+    h5out *f = calloc(1, sizeof *f);
+    if (!f) return mc_err_set(err, MC_ENOMEM, "out of memory"), NULL;
+    f->comm = comm;
+    f->overwrite = overwrite;
+    f->file = f->dxpl = H5I_INVALID_HID;
+    MPI_Comm_rank(comm, &f->rank);
+    f->path = strdup(path);
+    f->part = malloc(strlen(path) + 6);
+    int rc = f->path && f->part ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (rc == MC_OK) sprintf(f->part, "%s.part", path);
+    if (rc == MC_OK && f->rank == 0 && !overwrite && access(path, F_OK) == 0)
+        rc = mc_err_set(err, MC_EIO, "%s exists; refusing to overwrite it (set [run] overwrite = yes "
+                        "or choose another file with -o)", path);
+    if (agree(comm, rc, err) != MC_OK) return h5out_close(f, 0, NULL), NULL;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our messages replace HDF5's error stack dump */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) >= 0)
+        f->file = H5Fcreate(f->part, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    f->dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (f->dxpl >= 0) H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE);
+    rc = f->file >= 0 && f->dxpl >= 0
+             ? MC_OK
+             : mc_err_set(err, MC_EHDF5, "%s: cannot create the output file (directory missing or "
+                          "not writable?)", f->part);
+    if (agree(comm, rc, err) != MC_OK) return h5out_close(f, 0, NULL), NULL;
+    return f;
+}
+
+static int set_string_attr(hid_t obj, const char *name, const char *value, mc_err *err)
+{
+    hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
+    int rc = type >= 0 && space >= 0 && H5Tset_size(type, strlen(value) + 1) >= 0 &&
+             (attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
+             H5Awrite(attr, type, value) >= 0;
+    H5Aclose(attr), H5Sclose(space), H5Tclose(type);
+    if (!rc) MC_FAIL(err, MC_EHDF5, "cannot write attribute %s", name);
+    return MC_OK;
+}
+
+static int set_int_attr(hid_t obj, const char *name, long value, mc_err *err)
+{
+    hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
+    int rc = space >= 0 &&
+             (attr = H5Acreate2(obj, name, H5T_NATIVE_LONG, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
+             H5Awrite(attr, H5T_NATIVE_LONG, &value) >= 0;
+    H5Aclose(attr), H5Sclose(space);
+    if (!rc) MC_FAIL(err, MC_EHDF5, "cannot write attribute %s", name);
+    return MC_OK;
+}
+
+/* A dataset of rank ndims; this rank writes rows [row0, row0 + nrows) of dimension 0 from data
+ * (row-major, nrows x the other dims). nrows = 0 joins the collective write with nothing. */
+static int write_rows(h5out *f, hid_t loc, const char *name, hid_t type, int ndims,
+                      const hsize_t *dims, hsize_t row0, hsize_t nrows, const void *data,
+                      const char *unit, const char *description, mc_err *err)
+{
+    hid_t fspace = H5Screate_simple(ndims, dims, NULL);
+    hid_t dset = H5Dcreate2(loc, name, type, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hsize_t start[3] = {row0, 0, 0}, count[3] = {nrows, ndims > 1 ? dims[1] : 0, ndims > 2 ? dims[2] : 0};
+    hid_t mspace = H5Screate_simple(ndims, count, NULL);
+    int ok = fspace >= 0 && dset >= 0 && mspace >= 0;
+    if (ok && nrows > 0) ok = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0;
+    if (ok && nrows == 0) ok = H5Sselect_none(fspace) >= 0 && H5Sselect_none(mspace) >= 0;
+    if (ok) ok = H5Dwrite(dset, type, mspace, fspace, f->dxpl, data) >= 0;
+    int rc = ok ? MC_OK : mc_err_set(err, MC_EHDF5, "cannot write dataset %s", name);
+    if (rc == MC_OK) rc = set_string_attr(dset, "unit", unit, err);
+    if (rc == MC_OK) rc = set_string_attr(dset, "description", description, err);
+    H5Sclose(mspace), H5Dclose(dset), H5Sclose(fspace);
+    return rc;
+}
+
+/* A 1-D or 2-D dataset that every rank holds in full; rank 0 writes it. */
+static int write_whole(h5out *f, hid_t loc, const char *name, hid_t type, int ndims,
+                       const hsize_t *dims, const void *data, const char *unit,
+                       const char *description, mc_err *err)
+{
+    return write_rows(f, loc, name, type, ndims, dims, 0, f->rank == 0 ? dims[0] : 0, data, unit,
+                      description, err);
+}
+
+static hid_t make_group(hid_t loc, const char *name)
+{
+    return H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+}
+
+static int write_parameters(h5out *f, const h5out_info *info, mc_err *err)
+{
+    size_t len = strlen(info->config_text);
+    hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), dset = H5I_INVALID_HID;
+    int ok = type >= 0 && space >= 0 && H5Tset_size(type, len + 1) >= 0 &&
+             (dset = H5Dcreate2(f->file, "parameters", type, space, H5P_DEFAULT, H5P_DEFAULT,
+                                H5P_DEFAULT)) >= 0;
+    if (ok && f->rank != 0) ok = H5Sselect_none(space) >= 0;
+    if (ok) ok = H5Dwrite(dset, type, space, space, f->dxpl, info->config_text) >= 0;
+    char when[64];
+    time_t now = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    /* every rank must pass the same attribute values: take rank 0's clock */
+    MPI_Bcast(when, sizeof when, MPI_CHAR, 0, f->comm);
+    int rc = ok ? MC_OK : mc_err_set(err, MC_EHDF5, "cannot write /parameters");
+    if (rc == MC_OK) rc = set_string_attr(dset, "description", "the config file as given", err);
+    if (rc == MC_OK) rc = set_string_attr(dset, "config_file", info->config_file, err);
+    if (rc == MC_OK) rc = set_string_attr(dset, "mcens_version", info->version, err);
+    if (rc == MC_OK) rc = set_string_attr(dset, "git_revision", info->git_revision, err);
+    if (rc == MC_OK) rc = set_string_attr(dset, "creation_time", when, err);
+    if (rc == MC_OK) rc = set_int_attr(dset, "nranks", info->nranks, err);
+    if (rc == MC_OK) rc = set_string_attr(dset, "hosts", info->hosts, err);
+    if (rc == MC_OK) rc = set_string_attr(dset, "backend", info->backend, err);
+    if (rc == MC_OK) rc = set_string_attr(dset, "units", "reduced: epsilon, sigma, k_B = 1, mass = 1", err);
+    H5Dclose(dset), H5Sclose(space), H5Tclose(type);
+    return rc;
+}
+
+static int write_statepoints(h5out *f, const mc_plan *plan, mc_err *err)
+{
+    hid_t g = make_group(f->file, "statepoints");
+    if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /statepoints");
+    int S = plan->nstatepoints, rc = MC_OK;
+    double *col = malloc((size_t)S * sizeof *col);
+    if (!col) rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    hsize_t dims[1] = {(hsize_t)S};
+    if (rc == MC_OK) {
+        for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].temperature;
+        rc = write_whole(f, g, "temperature", H5T_NATIVE_DOUBLE, 1, dims, col, "epsilon/k_B",
+                         "temperature kT/epsilon of each state point", err);
+    }
+    if (rc == MC_OK) {
+        for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].density;
+        rc = write_whole(f, g, "density", H5T_NATIVE_DOUBLE, 1, dims, col, "sigma^-3",
+                         "number density N/V of each state point", err);
+    }
+    if (rc == MC_OK) {
+        for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].box_len;
+        rc = write_whole(f, g, "box_length", H5T_NATIVE_DOUBLE, 1, dims, col, "sigma",
+                         "cubic box edge of each state point", err);
+    }
+    free(col);
+    H5Gclose(g);
+    return rc;
+}
+
+/* This rank's rows of the per-chain series, packed [nlocal][nsamples]. */
+static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_run *run,
+                              int first_chain, mc_err *err)
+{
+    int nl = mc_run_nchains(run);
+    size_t ns = (size_t)plan->nsamples, npos = (size_t)plan->n * 3;
+    double *e = malloc((size_t)nl * ns * sizeof *e), *p = malloc((size_t)nl * ns * sizeof *p);
+    double *pos = malloc((size_t)nl * npos * sizeof *pos);
+    int *sp = malloc((size_t)nl * sizeof *sp), *rep = malloc((size_t)nl * sizeof *rep);
+    int rc = e && p && pos && sp && rep ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
+    for (int k = 0; rc == MC_OK && k < nl; k++) {
+        const mc_chain *c = mc_run_chain(run, k);
+        memcpy(e + k * ns, c->energy, ns * sizeof *e);
+        memcpy(p + k * ns, c->pressure, ns * sizeof *p);
+        for (int i = 0; i < c->n; i++) {
+            pos[k * npos + 3 * i] = c->x[i];
+            pos[k * npos + 3 * i + 1] = c->y[i];
+            pos[k * npos + 3 * i + 2] = c->z[i];
+        }
+        sp[k] = c->statepoint;
+        rep[k] = c->id % plan->replicas;
+    }
+    hsize_t C = (hsize_t)plan->nchains, r0 = (hsize_t)first_chain, n = (hsize_t)nl;
+    hsize_t d1[1] = {C}, d2[2] = {C, ns}, d3[3] = {C, (hsize_t)plan->n, 3};
+    if (rc == MC_OK)
+        rc = write_rows(f, g, "statepoint", H5T_NATIVE_INT, 1, d1, r0, n, sp, "1",
+                        "index into /statepoints of each chain", err);
+    if (rc == MC_OK)
+        rc = write_rows(f, g, "replica", H5T_NATIVE_INT, 1, d1, r0, n, rep, "1",
+                        "replica number of each chain within its state point", err);
+    if (rc == MC_OK)
+        rc = write_rows(f, g, "energy", H5T_NATIVE_DOUBLE, 2, d2, r0, n, e, "epsilon",
+                        "potential energy per particle at each sample, tail correction included",
+                        err);
+    if (rc == MC_OK)
+        rc = write_rows(f, g, "pressure", H5T_NATIVE_DOUBLE, 2, d2, r0, n, p, "epsilon sigma^-3",
+                        "virial pressure rho T + W/(3V) at each sample, tail correction included",
+                        err);
+    if (rc == MC_OK)
+        rc = write_rows(f, g, "final_positions", H5T_NATIVE_DOUBLE, 3, d3, r0, n, pos, "sigma",
+                        "positions in [0, box) at the end of the run", err);
+    free(e), free(p), free(pos), free(sp), free(rep);
+    return rc;
+}
+
+static int write_chains(h5out *f, const mc_plan *plan, const mc_run *run, int first_chain,
+                        const mc_results *res, mc_err *err)
+{
+    hid_t g = make_group(f->file, "chains");
+    if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /chains");
+    int rc = write_chain_series(f, g, plan, run, first_chain, err);
+    hsize_t d1[1] = {(hsize_t)plan->nchains};
+    if (rc == MC_OK)
+        rc = write_whole(f, g, "acceptance", H5T_NATIVE_DOUBLE, 1, d1, res->chain_acceptance, "1",
+                         "accepted / attempted translation moves in production", err);
+    if (rc == MC_OK)
+        rc = write_whole(f, g, "max_displacement", H5T_NATIVE_DOUBLE, 1, d1,
+                         res->chain_max_displacement, "sigma",
+                         "maximum displacement per axis in production (adapted in equilibration)",
+                         err);
+    H5Gclose(g);
+    return rc;
+}
+
+/* /results/NAME/{mean, stderr, n_independent, statistical_inefficiency} from estimates [S]. */
+static int write_estimates(h5out *f, hid_t results, const char *name, const mc_estimate *est,
+                           int S, const char *unit, const char *what, mc_err *err)
+{
+    hid_t g = make_group(results, name);
+    if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /results/%s", name);
+    double *col = malloc((size_t)S * sizeof *col);
+    int rc = col ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
+    hsize_t dims[1] = {(hsize_t)S};
+    char desc[256];
+    const struct {
+        const char *name, *unit, *desc;
+        size_t offset;
+    } cols[] = {
+        {"mean", unit, "%s: mean over samples and replicas", offsetof(mc_estimate, mean)},
+        {"stderr", unit, "%s: standard error (replica spread, or blocking for one replica)",
+         offsetof(mc_estimate, error)},
+        {"n_independent", "1", "%s: independent samples behind the error bar",
+         offsetof(mc_estimate, n_independent)},
+    };
+    for (size_t c = 0; rc == MC_OK && c < sizeof cols / sizeof cols[0]; c++) {
+        for (int s = 0; s < S; s++) col[s] = *(const double *)((const char *)&est[s] + cols[c].offset);
+        snprintf(desc, sizeof desc, cols[c].desc, what);
+        rc = write_whole(f, g, cols[c].name, H5T_NATIVE_DOUBLE, 1, dims, col, cols[c].unit, desc, err);
+    }
+    free(col);
+    H5Gclose(g);
+    return rc;
+}
+
+static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, mc_err *err)
+{
+    hid_t g = make_group(f->file, "results");
+    if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /results");
+    int S = plan->nstatepoints, rc;
+    rc = write_estimates(f, g, "energy", res->energy, S, "epsilon",
+                         "potential energy per particle", err);
+    if (rc == MC_OK)
+        rc = write_estimates(f, g, "pressure", res->pressure, S, "epsilon sigma^-3", "pressure", err);
+    if (rc == MC_OK)
+        rc = write_estimates(f, g, "acceptance", res->acceptance, S, "1",
+                             "translation acceptance ratio", err);
+    hid_t rdf = rc == MC_OK ? make_group(g, "rdf") : H5I_INVALID_HID;
+    if (rc == MC_OK && rdf < 0) rc = mc_err_set(err, MC_EHDF5, "cannot create /results/rdf");
+    hsize_t db[1] = {(hsize_t)plan->rdf_bins}, dsb[2] = {(hsize_t)S, (hsize_t)plan->rdf_bins};
+    if (rc == MC_OK)
+        rc = write_whole(f, rdf, "r", H5T_NATIVE_DOUBLE, 1, db, res->rdf_r, "sigma",
+                         "bin centres", err);
+    if (rc == MC_OK)
+        rc = write_whole(f, rdf, "g", H5T_NATIVE_DOUBLE, 2, dsb, res->rdf_g, "1",
+                         "radial distribution function per state point, pooled over replicas", err);
+    if (rc == MC_OK)
+        rc = write_whole(f, rdf, "counts", H5T_NATIVE_UINT64, 2, dsb, res->rdf_counts, "1",
+                         "pair counts per bin summed over samples and replicas", err);
+    if (rdf >= 0) H5Gclose(rdf);
+    H5Gclose(g);
+    return rc;
+}
+
+int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_run *run,
+                int first_chain, const mc_results *res, mc_err *err)
+{
+    int rc = write_parameters(f, info, err);
+    if (rc == MC_OK) rc = write_statepoints(f, plan, err);
+    if (rc == MC_OK) rc = write_chains(f, plan, run, first_chain, res, err);
+    if (rc == MC_OK) rc = write_results(f, plan, res, err);
+    return agree(f->comm, rc, err);
+}
+
+int h5out_close(h5out *f, int commit, mc_err *err)
+{
+    if (!f) return MC_OK;
+    int rc = MC_OK;
+    if (f->dxpl >= 0) H5Pclose(f->dxpl);
+    if (f->file >= 0 && H5Fclose(f->file) < 0)
+        rc = mc_err_set(err, MC_EHDF5, "%s: closing the file failed", f->part);
+    rc = agree(f->comm, rc, err);
+    if (f->rank == 0 && f->file >= 0) {
+        if (rc == MC_OK && commit) {
+            /* RENAME_NOREPLACE: a file that appeared at OUTPUT during the run is not clobbered */
+            unsigned flags = f->overwrite ? 0 : RENAME_NOREPLACE;
+            if (renameat2(AT_FDCWD, f->part, AT_FDCWD, f->path, flags) != 0)
+                rc = mc_err_set(err, MC_EIO, "cannot rename %s to %s: %s (results left in %s)",
+                                f->part, f->path, strerror(errno), f->part);
+        } else {
+            unlink(f->part);
+        }
+    }
+    if (commit) rc = agree(f->comm, rc, err);
+    free(f->path);
+    free(f->part);
+    free(f);
+    return rc;
+}

@@ -1,0 +1,35 @@
+/* h5out: the one output file of a run, written collectively through HDF5's MPI-IO driver. The file
+ * is created as OUTPUT.part when the run starts (so a bad path fails before any work) and renamed to
+ * OUTPUT only after a successful close; an existing OUTPUT is never replaced unless overwrite is set.
+ * Every call here is collective over the communicator given to h5out_create(). */
+#ifndef H5OUT_H
+#define H5OUT_H
+
+#include <mpi.h>
+
+#include "mc_err.h"
+#include "mc_plan.h"
+#include "mc_results.h"
+#include "mc_run.h"
+
+typedef struct h5out h5out;
+
+/* Provenance stored as attributes of /parameters. */
+typedef struct h5out_info {
+    const char *config_text, *config_file;
+    const char *version, *git_revision, *hosts, *backend;
+    int nranks;
+} h5out_info;
+
+/* Refuses an existing path unless overwrite; NULL on failure (same on every rank). */
+h5out *h5out_create(MPI_Comm comm, const char *path, int overwrite, mc_err *err);
+
+/* Write the whole layout: provenance, state points, this rank's chains (rows first_chain onward,
+ * as held by run), and the pooled results. */
+int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_run *run,
+                int first_chain, const mc_results *res, mc_err *err);
+
+/* Close; with commit rename OUTPUT.part to OUTPUT, else delete OUTPUT.part. NULL-safe. */
+int h5out_close(h5out *f, int commit, mc_err *err);
+
+#endif

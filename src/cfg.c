@@ -1,0 +1,402 @@
+/* cfg: INI text to validated data. One schema table below drives parsing, defaults, range checks,
+ * the --dry-run printout and the README reference, so they cannot disagree. */
+#include "cfg.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum cfg_kind { K_INT, K_REAL, K_BOOL, K_STRING, K_CHOICE, K_LIST, K_SEED };
+
+typedef struct cfg_key {
+    const char *section, *name;
+    enum cfg_kind kind;
+    size_t offset;
+    const char *default_text; /* NULL: required */
+    double min, max;          /* inclusive bounds; min_open makes the lower one strict */
+    int min_open;
+    const char *choices; /* K_CHOICE: "a|b|c", index stored as int */
+    const char *help;
+} cfg_key;
+
+#define OFF(field) offsetof(cfg, field)
+static const cfg_key schema[] = {
+    {"run", "output", K_STRING, OFF(run.output), "mcens.h5", 0, 0, 0, NULL,
+     "HDF5 file written at the end (via OUTPUT.part, renamed on success)"},
+    {"run", "seed", K_SEED, OFF(run.seed), "1", 0, 0, 0, NULL,
+     "Philox key; with the chain index it fixes every random number of a chain"},
+    {"run", "equilibration", K_INT, OFF(run.equilibration_sweeps), "2000", 0, 1e12, 0, NULL,
+     "sweeps (N attempted moves each) before sampling; the step size adapts here"},
+    {"run", "production", K_INT, OFF(run.production_sweeps), "10000", 1, 1e12, 0, NULL,
+     "sweeps of sampling, step size frozen"},
+    {"run", "sample_every", K_INT, OFF(run.sample_every_sweeps), "10", 1, 1e12, 0, NULL,
+     "sweeps between samples; must divide production"},
+    {"run", "overwrite", K_BOOL, OFF(run.overwrite), "no", 0, 0, 0, NULL,
+     "replace an existing output file"},
+    {"system", "n", K_INT, OFF(system.n), "500", 2, 1e8, 0, NULL, "number of particles"},
+    {"system", "lattice", K_CHOICE, OFF(system.lattice), "fcc", 0, 0, 0, "fcc|sc",
+     "starting lattice (filled in order; n need not fill it)"},
+    {"potential", "type", K_CHOICE, OFF(potential.type), "lj", 0, 0, 0, "lj",
+     "pair potential: Lennard-Jones 4 eps [(sig/r)^12 - (sig/r)^6]"},
+    {"potential", "sigma", K_REAL, OFF(potential.sigma), "1", 0, 1e6, 1, NULL,
+     "LJ sigma (the length unit of every other length); 1 in reduced units"},
+    {"potential", "epsilon", K_REAL, OFF(potential.epsilon), "1", 0, 1e6, 1, NULL,
+     "LJ epsilon; 1 in reduced units"},
+    {"potential", "cutoff", K_REAL, OFF(potential.cutoff), "3.0", 0, 1e6, 1, NULL,
+     "truncation radius (length units, as sigma); at most half the smallest box edge"},
+    {"potential", "tail_correction", K_BOOL, OFF(potential.tail_correction), "yes", 0, 0, 0,
+     NULL, "add the standard long-range corrections to energy and pressure"},
+    {"ensemble", "type", K_CHOICE, OFF(ensemble.type), "nvt", 0, 0, 0, "nvt",
+     "statistical ensemble"},
+    {"ensemble", "temperature", K_LIST, OFF(ensemble.temperature), NULL, 0, 1e6, 1, NULL,
+     "kT/eps: a value, a comma list, or start:stop:count"},
+    {"ensemble", "density", K_LIST, OFF(ensemble.density), NULL, 0, 1e6, 1, NULL,
+     "number density N/V (length units of sigma): a value, a comma list, or start:stop:count"},
+    {"ensemble", "replicas", K_INT, OFF(ensemble.replicas), "1", 1, 1e6, 0, NULL,
+     "independent chains per state point"},
+    {"moves", "target_acceptance", K_REAL, OFF(moves.target_acceptance), "0.4", 0, 1, 1, NULL,
+     "acceptance the displacement adapts toward during equilibration"},
+    {"moves", "max_displacement", K_REAL, OFF(moves.max_displacement), "0.1", 0, 1e6, 1,
+     NULL, "starting maximum displacement per axis (length units)"},
+    {"moves", "adapt_every", K_INT, OFF(moves.adapt_every_sweeps), "50", 1, 1e12, 0, NULL,
+     "sweeps between step-size updates during equilibration"},
+    {"rdf", "bins", K_INT, OFF(rdf.bins), "200", 1, 1e7, 0, NULL, "RDF histogram bins"},
+    {"rdf", "rmax", K_REAL, OFF(rdf.rmax), "0", 0, 1e6, 0, NULL,
+     "RDF range (length units); 0 means half the smallest box edge"},
+};
+#undef OFF
+enum { N_KEYS = sizeof schema / sizeof schema[0] };
+_Static_assert(N_KEYS <= 64, "cfg.line[] too small for the schema");
+
+static const char *kind_expectation(const cfg_key *k, char *buf, size_t len)
+{
+    const char *low = k->min_open ? ">" : ">=";
+    switch (k->kind) {
+    case K_INT: snprintf(buf, len, "an integer %s %.0f", low, k->min); break;
+    case K_REAL: snprintf(buf, len, "a number %s %g", low, k->min); break;
+    case K_LIST:
+        snprintf(buf, len, "a number %s %g, a comma list, or start:stop:count", low, k->min);
+        break;
+    case K_BOOL: snprintf(buf, len, "yes or no"); break;
+    case K_STRING: snprintf(buf, len, "a non-empty value"); break;
+    case K_CHOICE: snprintf(buf, len, "one of %s", k->choices); break;
+    case K_SEED: snprintf(buf, len, "an integer from 0 to 2^64-1"); break;
+    }
+    return buf;
+}
+
+static int only_space(const char *s)
+{
+    while (*s && isspace((unsigned char)*s)) s++;
+    return *s == '\0';
+}
+
+static int parse_real(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    return end != s && errno == 0 && isfinite(*out) && only_space(end);
+}
+
+static int in_range(const cfg_key *k, double v)
+{
+    return (k->min_open ? v > k->min : v >= k->min) && v <= k->max;
+}
+
+/* "v", "a, b, c" or "start:stop:count" (count >= 1 points, both ends included). */
+static int parse_list(const cfg_key *k, const char *s, cfg_list *out)
+{
+    enum { MAX_POINTS = 100000 };
+    double a, b, cnt;
+    char tmp[256];
+    if (strlen(s) >= sizeof tmp) return 0;
+    const char *c1 = strchr(s, ':');
+    if (c1) {
+        const char *c2 = strchr(c1 + 1, ':');
+        if (!c2 || strchr(c2 + 1, ':')) return 0;
+        snprintf(tmp, sizeof tmp, "%.*s", (int)(c1 - s), s);
+        if (!parse_real(tmp, &a)) return 0;
+        snprintf(tmp, sizeof tmp, "%.*s", (int)(c2 - c1 - 1), c1 + 1);
+        if (!parse_real(tmp, &b)) return 0;
+        if (!parse_real(c2 + 1, &cnt) || cnt < 1 || cnt > MAX_POINTS || cnt != floor(cnt))
+            return 0;
+        if (cnt == 1 && a != b) return 0;
+        out->n = (int)cnt;
+        out->v = malloc(sizeof(double) * (size_t)out->n);
+        if (!out->v) return 0;
+        for (int i = 0; i < out->n; i++)
+            out->v[i] = out->n == 1 ? a : a + (b - a) * i / (out->n - 1);
+    } else {
+        int n = 1;
+        for (const char *p = s; *p; p++) n += *p == ',';
+        out->v = malloc(sizeof(double) * (size_t)n);
+        if (!out->v) return 0;
+        out->n = 0;
+        for (const char *p = s;; ) {
+            const char *comma = strchr(p, ',');
+            size_t len = comma ? (size_t)(comma - p) : strlen(p);
+            snprintf(tmp, sizeof tmp, "%.*s", (int)len, p);
+            if (!parse_real(tmp, &out->v[out->n++])) return 0;
+            if (!comma) break;
+            p = comma + 1;
+        }
+    }
+    for (int i = 0; i < out->n; i++)
+        if (!in_range(k, out->v[i])) return 0;
+    return 1;
+}
+
+static int parse_choice(const char *choices, const char *s, int *out)
+{
+    size_t len = strlen(s);
+    int idx = 0;
+    for (const char *p = choices;; idx++) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        if (n == len && strncmp(p, s, n) == 0) {
+            *out = idx;
+            return 1;
+        }
+        if (!bar) return 0;
+        p = bar + 1;
+    }
+}
+
+static int parse_bool(const char *s, int *out)
+{
+    static const char *yes[] = {"yes", "true", "on", "1"}, *no[] = {"no", "false", "off", "0"};
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(s, yes[i]) == 0) return *out = 1, 1;
+        if (strcmp(s, no[i]) == 0) return *out = 0, 1;
+    }
+    return 0;
+}
+
+/* Store value text into the field of key k; 1 on success. Frees what the field held before. */
+static int parse_value(const cfg_key *k, const char *s, cfg *c)
+{
+    void *field = (char *)c + k->offset;
+    double v;
+    switch (k->kind) {
+    case K_INT:
+        if (!parse_real(s, &v) || v != floor(v) || !in_range(k, v) || strpbrk(s, ".eE")) return 0;
+        *(long *)field = (long)v;
+        return 1;
+    case K_SEED: {
+        char *end;
+        errno = 0;
+        if (*s == '-') return 0;
+        unsigned long long u = strtoull(s, &end, 10);
+        if (end == s || errno != 0 || !only_space(end)) return 0;
+        *(uint64_t *)field = (uint64_t)u;
+        return 1;
+    }
+    case K_REAL:
+        if (!parse_real(s, &v) || !in_range(k, v)) return 0;
+        *(double *)field = v;
+        return 1;
+    case K_BOOL: return parse_bool(s, (int *)field);
+    case K_CHOICE: return parse_choice(k->choices, s, (int *)field);
+    case K_STRING: {
+        if (*s == '\0') return 0;
+        char *dup = strdup(s);
+        if (!dup) return 0;
+        free(*(char **)field);
+        *(char **)field = dup;
+        return 1;
+    }
+    case K_LIST: {
+        cfg_list *list = field, fresh = {0, NULL};
+        if (!parse_list(k, s, &fresh)) return free(fresh.v), 0;
+        free(list->v);
+        *list = fresh;
+        return 1;
+    }
+    }
+    return 0;
+}
+
+static const cfg_key *find_key(const char *section, const char *name, int *section_known)
+{
+    *section_known = 0;
+    for (int i = 0; i < N_KEYS; i++) {
+        if (strcmp(schema[i].section, section) != 0) continue;
+        *section_known = 1;
+        if (strcmp(schema[i].name, name) == 0) return &schema[i];
+    }
+    return NULL;
+}
+
+/* libinih reads through this so that the handler knows the current line number. */
+typedef struct text_reader {
+    const char *pos;
+    int line;
+    int at_line_start;
+} text_reader;
+
+static char *reader_next(char *buf, int size, void *stream)
+{
+    text_reader *r = stream;
+    if (*r->pos == '\0' || size < 2) return NULL;
+    int i = 0;
+    if (r->at_line_start) r->line++;
+    while (i < size - 1 && r->pos[0] != '\0') {
+        char ch = *r->pos++;
+        buf[i++] = ch;
+        if (ch == '\n') break;
+    }
+    buf[i] = '\0';
+    r->at_line_start = i > 0 && buf[i - 1] == '\n';
+    return buf;
+}
+
+typedef struct parse_ctx {
+    cfg *c;
+    text_reader reader;
+    mc_err *err;
+} parse_ctx;
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+    parse_ctx *ctx = user;
+    const char *file = ctx->c->filename;
+    int line = ctx->reader.line, section_known;
+    const cfg_key *k = find_key(section, name, &section_known);
+    if (!k && !section_known) {
+        if (section[0] == '\0')
+            mc_err_set(ctx->err, MC_EINVAL, "%s:%d: key '%s' before any [section]", file, line, name);
+        else
+            mc_err_set(ctx->err, MC_EINVAL,
+                       "%s:%d: unknown section [%s] (expected run, system, potential, ensemble, "
+                       "moves or rdf)", file, line, section);
+        return 0;
+    }
+    if (!k) {
+        mc_err_set(ctx->err, MC_EINVAL, "%s:%d: unknown key '%s' in [%s]", file, line, name,
+                   section);
+        return 0;
+    }
+    int idx = (int)(k - schema);
+    if (ctx->c->line[idx] != 0) {
+        mc_err_set(ctx->err, MC_EINVAL, "%s:%d: [%s] %s given twice (first on line %d)", file, line,
+                   section, name, ctx->c->line[idx]);
+        return 0;
+    }
+    if (!parse_value(k, value, ctx->c)) {
+        char want[128];
+        mc_err_set(ctx->err, MC_EINVAL, "%s:%d: [%s] %s = '%s': expected %s", file, line, section,
+                   name, value, kind_expectation(k, want, sizeof want));
+        return 0;
+    }
+    ctx->c->line[idx] = line;
+    return 1;
+}
+
+void cfg_fini(cfg *c)
+{
+    if (!c) return;
+    for (int i = 0; i < N_KEYS; i++) {
+        void *field = (char *)c + schema[i].offset;
+        if (schema[i].kind == K_STRING) free(*(char **)field);
+        if (schema[i].kind == K_LIST) free(((cfg_list *)field)->v);
+    }
+    free(c->filename);
+    memset(c, 0, sizeof *c);
+}
+
+static int check_required_and_relations(cfg *c, mc_err *err)
+{
+    for (int i = 0; i < N_KEYS; i++)
+        if (!schema[i].default_text && c->line[i] == 0)
+            MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [%s]", c->filename,
+                    schema[i].name, schema[i].section);
+    if (c->run.production_sweeps % c->run.sample_every_sweeps != 0)
+        MC_FAIL(err, MC_EINVAL,
+                "%s:%d: [run] sample_every = %ld: expected a divisor of production = %ld",
+                c->filename, cfg_line(c, "run", "sample_every"), c->run.sample_every_sweeps,
+                c->run.production_sweeps);
+    return MC_OK;
+}
+
+int cfg_parse(cfg *c, const char *text, const char *filename, mc_err *err)
+{
+    memset(c, 0, sizeof *c);
+    c->filename = strdup(filename);
+    if (!c->filename) MC_FAIL(err, MC_ENOMEM, "out of memory reading %s", filename);
+    for (int i = 0; i < N_KEYS; i++)
+        if (schema[i].default_text && !parse_value(&schema[i], schema[i].default_text, c)) {
+            cfg_fini(c);
+            MC_FAIL(err, MC_EINVAL, "internal: bad default for [%s] %s", schema[i].section,
+                    schema[i].name);
+        }
+    parse_ctx ctx = {c, {text, 0, 1}, err};
+    int rc = ini_parse_stream(reader_next, &ctx.reader, on_key, &ctx);
+    if (rc != 0 && err->code == MC_OK)
+        mc_err_set(err, MC_EINVAL, "%s:%d: cannot parse this line (expected [section] or key = value)",
+                   filename, rc > 0 ? rc : ctx.reader.line);
+    if (rc == 0) rc = check_required_and_relations(c, err);
+    if (rc != 0) {
+        cfg_fini(c);
+        return err->code;
+    }
+    return MC_OK;
+}
+
+int cfg_line(const cfg *c, const char *section, const char *key)
+{
+    for (int i = 0; i < N_KEYS; i++)
+        if (strcmp(schema[i].section, section) == 0 && strcmp(schema[i].name, key) == 0)
+            return c->line[i];
+    return 0;
+}
+
+static void print_value(const cfg_key *k, const cfg *c, FILE *f)
+{
+    const void *field = (const char *)c + k->offset;
+    switch (k->kind) {
+    case K_INT: fprintf(f, "%ld", *(const long *)field); break;
+    case K_SEED: fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)field); break;
+    case K_REAL: fprintf(f, "%.17g", *(const double *)field); break;
+    case K_BOOL: fprintf(f, "%s", *(const int *)field ? "yes" : "no"); break;
+    case K_STRING: fprintf(f, "%s", *(char *const *)field); break;
+    case K_CHOICE: {
+        const char *p = k->choices;
+        for (int i = *(const int *)field; i > 0; i--) p = strchr(p, '|') + 1;
+        const char *bar = strchr(p, '|');
+        fprintf(f, "%.*s", bar ? (int)(bar - p) : (int)strlen(p), p);
+        break;
+    }
+    case K_LIST: {
+        const cfg_list *l = field;
+        for (int i = 0; i < l->n; i++) fprintf(f, "%s%.17g", i ? ", " : "", l->v[i]);
+        break;
+    }
+    }
+}
+
+void cfg_print(const cfg *c, FILE *f)
+{
+    const char *section = "";
+    for (int i = 0; i < N_KEYS; i++) {
+        if (strcmp(section, schema[i].section) != 0) {
+            section = schema[i].section;
+            fprintf(f, "%s[%s]\n", i ? "\n" : "", section);
+        }
+        fprintf(f, "%s = ", schema[i].name);
+        print_value(&schema[i], c, f);
+        fprintf(f, c->line[i] ? "    ; line %d\n" : "    ; default\n", c->line[i]);
+    }
+}
+
+void cfg_print_reference(FILE *f)
+{
+    fprintf(f, "| section | key | default | meaning |\n|---|---|---|---|\n");
+    for (int i = 0; i < N_KEYS; i++)
+        fprintf(f, "| `[%s]` | `%s` | %s | %s |\n", schema[i].section, schema[i].name,
+                schema[i].default_text ? schema[i].default_text : "(required)", schema[i].help);
+}

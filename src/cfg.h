@@ -1,0 +1,76 @@
+/* cfg: the INI config as validated plain data. cfg_parse() applies the documented defaults, checks
+ * every value against the schema in cfg.c and remembers each key's line, so later checks (cutoff
+ * against the box, say) can still name file:line. The caller owns a cfg and frees it with cfg_fini(). */
+#ifndef CFG_H
+#define CFG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mc_err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum cfg_lattice { CFG_LATTICE_FCC = 0, CFG_LATTICE_SC = 1 };
+enum cfg_potential { CFG_POTENTIAL_LJ = 0 };
+enum cfg_ensemble { CFG_ENSEMBLE_NVT = 0 };
+
+/* A state-point axis: one value, a comma list, or start:stop:count. */
+typedef struct cfg_list {
+    int n;
+    double *v;
+} cfg_list;
+
+typedef struct cfg {
+    char *filename; /* for messages */
+    struct {
+        char *output;
+        uint64_t seed;
+        long equilibration_sweeps, production_sweeps, sample_every_sweeps;
+        int overwrite;
+    } run;
+    struct {
+        long n;
+        int lattice; /* enum cfg_lattice */
+    } system;
+    struct {
+        int type; /* enum cfg_potential */
+        double sigma, epsilon, cutoff;
+        int tail_correction;
+    } potential;
+    struct {
+        int type; /* enum cfg_ensemble */
+        cfg_list temperature, density; /* kT/eps; N/V */
+        long replicas;
+    } ensemble;
+    struct {
+        double target_acceptance;
+        double max_displacement; /* starting value; adapted in equilibration */
+        long adapt_every_sweeps;
+    } moves;
+    struct {
+        long bins;
+        double rmax; /* 0: half the smallest box edge */
+    } rdf;
+    int line[64]; /* line of each schema key in the file, 0 where the default applies */
+} cfg;
+
+/* Parse INI text (already read from filename); on error c holds nothing to free. */
+int cfg_parse(cfg *c, const char *text, const char *filename, mc_err *err);
+void cfg_fini(cfg *c);
+
+/* Line of [section] key in the file, or 0 when it took its default. */
+int cfg_line(const cfg *c, const char *section, const char *key);
+
+/* Every key with its effective value, marking defaults, as INI text (for --dry-run). */
+void cfg_print(const cfg *c, FILE *f);
+
+/* Every key with type, default and meaning, for the README's config reference. */
+void cfg_print_reference(FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

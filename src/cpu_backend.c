@@ -1,0 +1,195 @@
+/* cpu_backend: the serial reference backend. Energy decomposition: a trial move's dE is the moved
+ * particle's energy with all others at its new position minus at its old one, over all pairs or
+ * over the 27 surrounding cells when the box holds at least 4 cutoff-wide cells per edge. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "cpu_cells.h"
+#include "lj.h"
+#include "mc_backend.h"
+#include "mc_box.h"
+#include "mc_move.h"
+
+typedef struct cpu_chain_scratch {
+    cpu_cells move_cells;    /* cells >= cutoff wide, kept current as particles move */
+    cpu_cells measure_cells; /* cells >= max(cutoff, rdf rmax), rebuilt at each measurement */
+} cpu_chain_scratch;
+
+struct mc_backend {
+    const mc_plan *plan;
+    mc_chain **chains;
+    int nchains;
+    cpu_chain_scratch *scratch; /* [nchains] */
+};
+
+/* Energy of a particle at p with particles [j0, j1); vectorises (omp simd) over j. */
+static double energy_range(const mc_chain *c, const lj_params *lj, int j0, int j1, double px,
+                           double py, double pz)
+{
+    const double *x = c->x, *y = c->y, *z = c->z, box = c->box_len, half = c->half_box;
+    double u = 0.0;
+#pragma omp simd reduction(+ : u)
+    for (int j = j0; j < j1; j++) {
+        double dx = mc_min_image(px - x[j], box, half);
+        double dy = mc_min_image(py - y[j], box, half);
+        double dz = mc_min_image(pz - z[j], box, half);
+        u += lj_pair_energy(dx * dx + dy * dy + dz * dz, lj);
+    }
+    return u;
+}
+
+static double energy_cells(const mc_chain *c, const cpu_cells *g, const lj_params *lj, int skip,
+                           double px, double py, double pz)
+{
+    int around[27];
+    cpu_cells_neighbours(g, cpu_cells_index(g, px, py, pz), around);
+    double u = 0.0;
+    for (int k = 0; k < 27; k++)
+        for (int j = g->head[around[k]]; j >= 0; j = g->next[j]) {
+            if (j == skip) continue;
+            double dx = mc_min_image(px - c->x[j], c->box_len, c->half_box);
+            double dy = mc_min_image(py - c->y[j], c->box_len, c->half_box);
+            double dz = mc_min_image(pz - c->z[j], c->box_len, c->half_box);
+            u += lj_pair_energy(dx * dx + dy * dy + dz * dz, lj);
+        }
+    return u;
+}
+
+/* Energy of particle i placed at p with every other particle. */
+static double particle_energy(const mc_chain *c, const cpu_cells *g, const lj_params *lj, int i,
+                              double px, double py, double pz)
+{
+    if (g->ncell) return energy_cells(c, g, lj, i, px, py, pz);
+    return energy_range(c, lj, 0, i, px, py, pz) + energy_range(c, lj, i + 1, c->n, px, py, pz);
+}
+
+static void attempt_move(const mc_plan *plan, mc_chain *c, cpu_cells *g)
+{
+    uint64_t step = c->step++;
+    mc_trial t = mc_trial_draw(plan->seed, (uint32_t)c->id, step, (uint32_t)c->n,
+                               c->max_displacement);
+    int i = (int)t.particle;
+    double nx = mc_wrap(c->x[i] + t.dx, c->box_len);
+    double ny = mc_wrap(c->y[i] + t.dy, c->box_len);
+    double nz = mc_wrap(c->z[i] + t.dz, c->box_len);
+    double dE = particle_energy(c, g, &plan->lj, i, nx, ny, nz) -
+                particle_energy(c, g, &plan->lj, i, c->x[i], c->y[i], c->z[i]);
+    if (!mc_metropolis_accept(dE, c->beta, plan->seed, (uint32_t)c->id, step)) return;
+    c->x[i] = nx;
+    c->y[i] = ny;
+    c->z[i] = nz;
+    c->energy_pair += dE;
+    c->accepted++;
+    if (g->ncell) cpu_cells_move(g, i, cpu_cells_index(g, nx, ny, nz));
+}
+
+static int cpu_sweep(mc_backend *b, long nsweeps, mc_err *err)
+{
+    (void)err;
+    for (int k = 0; k < b->nchains; k++) {
+        mc_chain *c = b->chains[k];
+        long moves = nsweeps * c->n;
+        for (long m = 0; m < moves; m++) attempt_move(b->plan, c, &b->scratch[k].move_cells);
+    }
+    return MC_OK;
+}
+
+typedef struct pair_sums {
+    double energy, virial;
+} pair_sums;
+
+static void add_pair(const mc_plan *plan, const mc_chain *c, int i, int j, int add_rdf,
+                     pair_sums *s)
+{
+    double dx = mc_min_image(c->x[i] - c->x[j], c->box_len, c->half_box);
+    double dy = mc_min_image(c->y[i] - c->y[j], c->box_len, c->half_box);
+    double dz = mc_min_image(c->z[i] - c->z[j], c->box_len, c->half_box);
+    double r2 = dx * dx + dy * dy + dz * dz;
+    s->energy += lj_pair_energy(r2, &plan->lj);
+    s->virial += lj_pair_virial(r2, &plan->lj);
+    if (add_rdf && r2 < plan->rdf_rmax * plan->rdf_rmax) {
+        int bin = (int)(sqrt(r2) / plan->rdf_dr);
+        if (bin < plan->rdf_bins) c->rdf_counts[bin]++;
+    }
+}
+
+/* Every pair once: all i < j, or i < j within the 27 cells around i's cell. */
+static pair_sums measure_chain(const mc_plan *plan, mc_chain *c, cpu_cells *g, int add_rdf)
+{
+    pair_sums s = {0.0, 0.0};
+    if (!g->ncell) {
+        for (int i = 0; i < c->n - 1; i++)
+            for (int j = i + 1; j < c->n; j++) add_pair(plan, c, i, j, add_rdf, &s);
+        return s;
+    }
+    cpu_cells_build(g, c->n, c->x, c->y, c->z);
+    int around[27];
+    for (int i = 0; i < c->n; i++) {
+        cpu_cells_neighbours(g, g->cell_of[i], around);
+        for (int k = 0; k < 27; k++)
+            for (int j = g->head[around[k]]; j >= 0; j = g->next[j])
+                if (j > i) add_pair(plan, c, i, j, add_rdf, &s);
+    }
+    return s;
+}
+
+static int cpu_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err)
+{
+    (void)err;
+    for (int k = 0; k < b->nchains; k++) {
+        mc_chain *c = b->chains[k];
+        pair_sums s = measure_chain(b->plan, c, &b->scratch[k].measure_cells, add_rdf);
+        out[k].energy_pair = s.energy;
+        out[k].virial_pair = s.virial;
+        out[k].energy_pair_running = c->energy_pair;
+        c->energy_pair = s.energy; /* restart the running sum from the exact value */
+        if (add_rdf) c->rdf_norm += 0.5 * c->n * (c->n - 1) / (c->box_len * c->box_len * c->box_len);
+    }
+    return MC_OK;
+}
+
+static int cpu_fetch(mc_backend *b, mc_err *err)
+{
+    (void)b, (void)err;
+    return MC_OK;
+}
+
+static void cpu_destroy(mc_backend *b)
+{
+    if (!b) return;
+    for (int k = 0; b->scratch && k < b->nchains; k++) {
+        cpu_cells_fini(&b->scratch[k].move_cells);
+        cpu_cells_fini(&b->scratch[k].measure_cells);
+    }
+    free(b->scratch);
+    free(b);
+}
+
+static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err)
+{
+    mc_backend *b = calloc(1, sizeof *b);
+    if (b) b->scratch = calloc((size_t)nchains, sizeof *b->scratch);
+    if (!b || !b->scratch) {
+        free(b);
+        return mc_err_set(err, MC_ENOMEM, "out of memory for the CPU backend"), NULL;
+    }
+    b->plan = plan;
+    b->chains = chains;
+    b->nchains = nchains;
+    double measure_len = plan->cutoff > plan->rdf_rmax ? plan->cutoff : plan->rdf_rmax;
+    for (int k = 0; k < nchains; k++) {
+        mc_chain *c = chains[k];
+        cpu_chain_scratch *s = &b->scratch[k];
+        if (cpu_cells_init(&s->move_cells, c->n, c->box_len, plan->cutoff, err) != MC_OK ||
+            cpu_cells_init(&s->measure_cells, c->n, c->box_len, measure_len, err) != MC_OK) {
+            cpu_destroy(b);
+            return NULL;
+        }
+        if (s->move_cells.ncell) cpu_cells_build(&s->move_cells, c->n, c->x, c->y, c->z);
+        c->energy_pair = measure_chain(plan, c, &s->measure_cells, 0).energy;
+    }
+    return b;
+}
+
+const mc_backend_ops mc_backend_cpu = {"cpu", cpu_create, cpu_sweep, cpu_measure, cpu_fetch,
+                                       cpu_destroy};

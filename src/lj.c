@@ -1,0 +1,28 @@
+/* lj: parameter set-up and tail corrections; the pair functions are inline in lj.h. */
+#include "lj.h"
+
+#include <math.h>
+
+lj_params lj_params_make(double sigma, double epsilon, double cutoff, int shifted)
+{
+    double s6 = pow(sigma, 6.0);
+    lj_params p = {4.0 * epsilon * s6 * s6, 4.0 * epsilon * s6, cutoff * cutoff, 0.0};
+    if (shifted) p.shift = lj_pair_energy(p.rc2, &(lj_params){p.lj1, p.lj2, INFINITY, 0.0});
+    return p;
+}
+
+/* U_tail = (8/3) pi eps sig^3 N^2/V [ (1/3)(sig/rc)^9 - (sig/rc)^3 ] */
+double lj_tail_energy(double sigma, double epsilon, double cutoff, double n, double volume)
+{
+    double sr3 = pow(sigma / cutoff, 3.0);
+    return 8.0 / 3.0 * M_PI * epsilon * pow(sigma, 3.0) * n * n / volume *
+           (sr3 * sr3 * sr3 / 3.0 - sr3);
+}
+
+/* P_tail = (16/3) pi eps sig^3 rho^2 [ (2/3)(sig/rc)^9 - (sig/rc)^3 ] */
+double lj_tail_pressure(double sigma, double epsilon, double cutoff, double density)
+{
+    double sr3 = pow(sigma / cutoff, 3.0);
+    return 16.0 / 3.0 * M_PI * epsilon * pow(sigma, 3.0) * density * density *
+           (2.0 / 3.0 * sr3 * sr3 * sr3 - sr3);
+}

@@ -1,0 +1,219 @@
+/* mcens: Monte Carlo ensemble runner. main() is the one place that reports errors and ends the job:
+ * config -> plan -> layout and device binding -> output file -> rounds -> pooling -> write -> rename. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "cu_device.h"
+#include "ens.h"
+#include "git_revision.h"
+#include "h5out.h"
+#include "mc_backend.h"
+#include "mc_plan.h"
+#include "mc_results.h"
+#include "mc_run.h"
+
+typedef struct options {
+    const char *config_path, *output;
+    int dry_run, quiet;
+} options;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mcens [options] CONFIG\n"
+               "Run the Metropolis chains described by the INI file CONFIG and write one HDF5 file.\n"
+               "Under MPI (mpirun -np N mcens CONFIG) the chains are spread over the ranks.\n\n"
+               "  -h, --help       show this help and exit\n"
+               "  -V, --version    show the version and exit\n"
+               "  -n, --dry-run    parse and check CONFIG, print the plan and every setting, exit\n"
+               "  -o, --output F   write F instead of [run] output\n"
+               "  -q, --quiet      no progress lines or summary table\n");
+}
+
+/* 0: run; 1: exit 0 now (help, version); 2: usage error. Same answer on every rank. */
+static int parse_options(int argc, char **argv, options *o, int rank)
+{
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},   {"version", no_argument, NULL, 'V'},
+        {"dry-run", no_argument, NULL, 'n'}, {"output", required_argument, NULL, 'o'},
+        {"quiet", no_argument, NULL, 'q'},  {NULL, 0, NULL, 0}};
+    memset(o, 0, sizeof *o);
+    opterr = rank == 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "hVno:q", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'h': if (rank == 0) usage(stdout); return 1;
+        case 'V': if (rank == 0) printf("mcens %s (%s)\n", PACKAGE_VERSION, MCENS_GIT_REVISION); return 1;
+        case 'n': o->dry_run = 1; break;
+        case 'o': o->output = optarg; break;
+        case 'q': o->quiet = 1; break;
+        default: if (rank == 0) usage(stderr); return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        if (rank == 0) {
+            fprintf(stderr, "mcens: expected exactly one CONFIG file\n");
+            usage(stderr);
+        }
+        return 2;
+    }
+    o->config_path = argv[optind];
+    return 0;
+}
+
+/* One line per rank: where it runs, its chains, its backend and device. */
+static int log_binding(const ens_layout *l, const char *backend, int have_gpu,
+                       const cu_device_info *dev, const char *no_gpu_reason, mc_err *err)
+{
+    char line[640], device[320];
+    if (have_gpu)
+        snprintf(device, sizeof device, "GPU %d of %d: %s [%s] %.1f GiB", dev->index, dev->count,
+                 dev->name, dev->pci_bus, dev->memory_gib);
+    else
+        snprintf(device, sizeof device, "no GPU (%s)", no_gpu_reason);
+    snprintf(line, sizeof line, "rank %d/%d on %s (local rank %d): chains %d-%d, backend %s, %s",
+             l->rank, l->size, l->host, l->local_rank, l->first_chain,
+             l->first_chain + l->nchains - 1, backend, device);
+    return ens_print_ordered(l, line, stdout, err);
+}
+
+static void print_plan(const cfg *c, const mc_plan *p)
+{
+    printf("\nstate points: %d x %d replicas = %d chains of n = %d\n", p->nstatepoints, p->replicas,
+           p->nchains, p->n);
+    printf("%6s %12s %12s %12s\n", "point", "T", "density", "box");
+    for (int s = 0; s < p->nstatepoints; s++)
+        printf("%6d %12.6g %12.6g %12.6g\n", s, p->statepoint[s].temperature,
+               p->statepoint[s].density, p->statepoint[s].box_len);
+    printf("\nsettings (defaults marked):\n");
+    cfg_print(c, stdout);
+}
+
+static void print_summary(const mc_plan *p, const mc_results *r)
+{
+    printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "density", "U/N", "P", "accept");
+    for (int s = 0; s < p->nstatepoints; s++)
+        printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
+               p->statepoint[s].temperature, p->statepoint[s].density, r->energy[s].mean,
+               r->energy[s].error, r->pressure[s].mean, r->pressure[s].error, r->acceptance[s].mean);
+}
+
+/* Hosts of all ranks, space separated, on every rank (an attribute every rank must write alike). */
+static int gather_hosts(const ens_layout *l, char **hosts, mc_err *err)
+{
+    enum { HOST = 256 };
+    char *all = malloc((size_t)l->size * HOST);
+    *hosts = malloc((size_t)l->size * HOST);
+    if (!all || !*hosts) return free(all), mc_err_set(err, MC_ENOMEM, "out of memory");
+    int rc = ens_mpi_check(MPI_Allgather(l->host, HOST, MPI_CHAR, all, HOST, MPI_CHAR, l->comm),
+                           "MPI_Allgather", err);
+    (*hosts)[0] = '\0';
+    for (int r = 0; rc == MC_OK && r < l->size; r++) {
+        if (r) strcat(*hosts, " ");
+        strcat(*hosts, all + (size_t)r * HOST);
+    }
+    free(all);
+    return rc;
+}
+
+typedef struct job {
+    options opt;
+    char *text, *hosts;
+    cfg config;
+    int have_config;
+    mc_plan *plan;
+    ens_layout layout;
+    int have_layout;
+    h5out *out;
+    mc_run *run;
+    mc_results *results;
+} job;
+
+static int setup(job *j, mc_err *err)
+{
+    MC_TRY(ens_read_text(MPI_COMM_WORLD, j->opt.config_path, &j->text, err));
+    /* every rank parses the same text, so every rank fails alike and needs no agreement */
+    MC_TRY(cfg_parse(&j->config, j->text, j->opt.config_path, err));
+    j->have_config = 1;
+    if (!(j->plan = mc_plan_create(&j->config, err))) return err->code;
+    MC_TRY(ens_layout_init(&j->layout, MPI_COMM_WORLD, j->plan->nchains, err));
+    j->have_layout = 1;
+    cu_device_info dev;
+    mc_err dev_err = {0, ""};
+    int have_gpu = cu_device_bind(j->layout.local_rank, &dev, &dev_err) == MC_OK;
+    /* no GPU means the CPU backend; a GPU that is there but fails is an error on that rank */
+    int bind_rc = have_gpu || dev_err.code == MC_ENODEV ? MC_OK : mc_err_set(err, dev_err.code, "%s", dev_err.msg);
+    MC_TRY(ens_agree(MPI_COMM_WORLD, bind_rc, err));
+    if (!j->opt.quiet || j->opt.dry_run)
+        MC_TRY(log_binding(&j->layout, mc_backend_cpu.name, have_gpu, &dev, dev_err.msg, err));
+    return gather_hosts(&j->layout, &j->hosts, err);
+}
+
+static int run_and_write(job *j, mc_err *err)
+{
+    const char *output = j->opt.output ? j->opt.output : j->config.run.output;
+    if (!(j->out = h5out_create(MPI_COMM_WORLD, output, j->config.run.overwrite, err)))
+        return err->code;
+    j->run = mc_run_create(j->plan, &mc_backend_cpu, j->layout.first_chain, j->layout.nchains, err);
+    MC_TRY(ens_agree(MPI_COMM_WORLD, j->run ? MC_OK : err->code, err));
+    MC_TRY(ens_drive(&j->layout, j->run, j->opt.quiet, err));
+    j->results = mc_results_create(j->plan, err);
+    MC_TRY(ens_agree(MPI_COMM_WORLD, j->results ? MC_OK : err->code, err));
+    MC_TRY(ens_pool(&j->layout, j->plan, j->run, j->results, err));
+    h5out_info info = {j->text, j->opt.config_path, PACKAGE_VERSION, MCENS_GIT_REVISION,
+                       j->hosts, mc_backend_cpu.name, j->layout.size};
+    MC_TRY(h5out_write(j->out, &info, j->plan, j->run, j->layout.first_chain, j->results, err));
+    h5out *out = j->out;
+    j->out = NULL;
+    MC_TRY(h5out_close(out, 1, err));
+    if (!j->opt.quiet && j->layout.rank == 0) {
+        print_summary(j->plan, j->results);
+        printf("\nwrote %s\n", output);
+    }
+    return MC_OK;
+}
+
+static void job_fini(job *j)
+{
+    h5out_close(j->out, 0, NULL); /* an unfinished file is removed, never renamed */
+    mc_results_destroy(j->results);
+    mc_run_destroy(j->run);
+    if (j->have_layout) ens_layout_fini(&j->layout);
+    mc_plan_destroy(j->plan);
+    if (j->have_config) cfg_fini(&j->config);
+    free(j->text);
+    free(j->hosts);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    job j;
+    memset(&j, 0, sizeof j);
+    int how = parse_options(argc, argv, &j.opt, rank);
+    if (how != 0) {
+        MPI_Finalize();
+        return how == 1 ? 0 : 2;
+    }
+    mc_err err = {0, ""};
+    int rc = setup(&j, &err);
+    if (rc == MC_OK && j.opt.dry_run) {
+        if (rank == 0) print_plan(&j.config, j.plan);
+    } else if (rc == MC_OK) {
+        rc = run_and_write(&j, &err);
+    }
+    if (rc != MC_OK && rank == 0) fprintf(stderr, "mcens: error: %s\n", err.msg);
+    if (rc == MC_EMPI) {
+        /* a rank whose MPI calls fail cannot be counted on to reach the next collective */
+        fprintf(stderr, "mcens: rank %d: aborting the job after an MPI failure: %s\n", rank, err.msg);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    job_fini(&j);
+    MPI_Finalize();
+    return rc == MC_OK ? 0 : 1;
+}

@@ -1,0 +1,44 @@
+/* mc_backend: the interface every compute backend implements (GSL's type table). A backend takes a
+ * rank's chains at create, advances them sweep by sweep and measures them; the run driver (mc_run)
+ * decides when. create does all allocation; sweep and measure never allocate or open files. */
+#ifndef MC_BACKEND_H
+#define MC_BACKEND_H
+
+#include "mc_chain.h"
+#include "mc_err.h"
+#include "mc_plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mc_backend mc_backend; /* a backend instance: its chains, scratch, device memory */
+
+/* What one full recomputation of a chain gives. */
+typedef struct mc_measurement {
+    double energy_pair;         /* pair energy summed over all pairs */
+    double virial_pair;         /* sum over pairs of r . F (undivided) */
+    double energy_pair_running; /* the incrementally kept value it replaces, for the drift check */
+} mc_measurement;
+
+typedef struct mc_backend_ops {
+    const char *name;
+    /* Take the chains (which stay owned by the caller) and allocate all the run needs. */
+    mc_backend *(*create)(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err);
+    /* Advance every chain by nsweeps sweeps of n trial moves at its current max_displacement;
+     * afterwards each chain's step, accepted and energy_pair are current on the host. */
+    int (*sweep)(mc_backend *b, long nsweeps, mc_err *err);
+    /* Recompute every chain's energy and virial from scratch into out[nchains], reset the running
+     * energy to it, and when add_rdf add one sample's pair counts to chain->rdf_counts. */
+    int (*measure)(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err);
+    /* Bring positions back to the host chains (no-op where they never left). */
+    int (*fetch)(mc_backend *b, mc_err *err);
+    void (*destroy)(mc_backend *b);
+} mc_backend_ops;
+
+extern const mc_backend_ops mc_backend_cpu;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,44 @@
+/* mc_chain: the state of one Metropolis chain, shared by the run driver (mc_run) and the backends.
+ * Positions live here on the host; a GPU backend keeps its own copy and writes back through its
+ * fetch operation. A chain borrows its plan, which must outlive it. */
+#ifndef MC_CHAIN_H
+#define MC_CHAIN_H
+
+#include <stdint.h>
+
+#include "mc_err.h"
+#include "mc_plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mc_chain {
+    int id;         /* global chain index: keys the random stream, names the HDF5 row */
+    int statepoint; /* index into plan->statepoint */
+    int n;
+    double box_len, half_box, beta; /* beta = 1 / kT */
+    double *x, *y, *z;              /* positions in [0, box_len) */
+    double max_displacement;        /* per axis; adapted in equilibration only */
+    uint64_t step;                  /* trial moves made so far: the random-number counter */
+    uint64_t accepted;              /* accepted moves so far (all phases) */
+    double energy_pair;             /* running pair energy, kept by adding accepted dE */
+    /* production record */
+    long nsamples;                  /* samples taken so far */
+    double *energy, *pressure;      /* [plan->nsamples]: U/N with tail, P with tail */
+    uint64_t production_step0, production_accepted0; /* counters when production began */
+    uint64_t *rdf_counts;           /* [plan->rdf_bins]: pair counts summed over samples */
+    double rdf_norm;                /* sum over samples of N (N - 1) / (2 V) */
+} mc_chain;
+
+/* Chain `id` of the plan at its starting lattice. NULL on failure. */
+mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err);
+void mc_chain_destroy(mc_chain *c);
+
+/* Acceptance ratio of the production phase so far (0 before any production move). */
+double mc_chain_production_acceptance(const mc_chain *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

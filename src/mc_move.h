@@ -1,0 +1,37 @@
+/* mc_move: the trial move and the Metropolis test, written once for both backends, so that CPU and
+ * GPU chains draw the same particle, displacement and acceptance uniform for the same step. */
+#ifndef MC_MOVE_H
+#define MC_MOVE_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "mc_hd.h"
+#include "mc_rng.h"
+
+typedef struct mc_trial {
+    uint32_t particle;
+    double dx, dy, dz; /* each uniform in (-max_displacement, max_displacement) */
+} mc_trial;
+
+MC_HD mc_trial mc_trial_draw(uint64_t seed, uint32_t chain, uint64_t step, uint32_t n,
+                             double max_displacement)
+{
+    mc_rng4 r = mc_rng_block(seed, chain, MC_RNG_TRIAL, step);
+    mc_trial t;
+    t.particle = mc_rng_index(r.v[0], n);
+    t.dx = max_displacement * (2.0 * mc_rng_uniform(r.v[1]) - 1.0);
+    t.dy = max_displacement * (2.0 * mc_rng_uniform(r.v[2]) - 1.0);
+    t.dz = max_displacement * (2.0 * mc_rng_uniform(r.v[3]) - 1.0);
+    return t;
+}
+
+/* Accept with probability min(1, exp(-beta dE)); draws only when dE > 0. */
+MC_HD int mc_metropolis_accept(double dE, double beta, uint64_t seed, uint32_t chain, uint64_t step)
+{
+    if (dE <= 0.0) return 1;
+    double u = mc_rng_uniform(mc_rng_block(seed, chain, MC_RNG_ACCEPT, step).v[0]);
+    return u < exp(-beta * dE);
+}
+
+#endif

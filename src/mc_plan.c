@@ -1,0 +1,114 @@
+/* mc_plan: derive and check the run's constants from the config. */
+#include "mc_plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "mc_lattice.h"
+
+static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint *sp, mc_err *err)
+{
+    double half_box = 0.5 * sp->box_len;
+    if (p->cutoff > half_box)
+        MC_FAIL(err, MC_EINVAL,
+                "%s:%d: [potential] cutoff = %g: expected at most half the box edge, %g at "
+                "density %g with n = %d (minimum image)",
+                c->filename, cfg_line(c, "potential", "cutoff"), p->cutoff, half_box,
+                sp->density, p->n);
+    if (c->rdf.rmax > half_box)
+        MC_FAIL(err, MC_EINVAL,
+                "%s:%d: [rdf] rmax = %g: expected at most half the box edge, %g at density %g",
+                c->filename, cfg_line(c, "rdf", "rmax"), c->rdf.rmax, half_box, sp->density);
+    double nn = mc_lattice_spacing(p->lattice, p->n, sp->box_len);
+    const double min_nn = 0.9; /* sigma; closer starts put pairs far up the repulsive wall */
+    if (nn < min_nn * c->potential.sigma)
+        MC_FAIL(err, MC_EINVAL,
+                "%s:%d: [ensemble] density = %g cannot hold n = %d particles on the %s lattice: "
+                "neighbours would start %.3f sigma apart, expected at least %.1f",
+                c->filename, cfg_line(c, "ensemble", "density"), sp->density, p->n,
+                p->lattice == CFG_LATTICE_FCC ? "fcc" : "sc", nn / c->potential.sigma, min_nn);
+    return MC_OK;
+}
+
+static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
+{
+    const cfg_list *T = &c->ensemble.temperature, *rho = &c->ensemble.density;
+    p->nstatepoints = T->n * rho->n;
+    p->statepoint = calloc((size_t)p->nstatepoints, sizeof *p->statepoint);
+    if (!p->statepoint) MC_FAIL(err, MC_ENOMEM, "out of memory for %d state points", p->nstatepoints);
+    double sig = c->potential.sigma, eps = c->potential.epsilon;
+    for (int it = 0; it < T->n; it++)
+        for (int id = 0; id < rho->n; id++) {
+            mc_statepoint *sp = &p->statepoint[it * rho->n + id];
+            sp->temperature = T->v[it];
+            sp->density = rho->v[id];
+            double volume = p->n / sp->density;
+            sp->box_len = cbrt(volume);
+            if (c->potential.tail_correction) {
+                sp->u_tail = lj_tail_energy(sig, eps, p->cutoff, p->n, volume) / p->n;
+                sp->p_tail = lj_tail_pressure(sig, eps, p->cutoff, p->n / volume);
+            }
+            MC_TRY(check_statepoint(c, p, sp, err));
+        }
+    return MC_OK;
+}
+
+static double smallest_box(const mc_plan *p)
+{
+    double b = INFINITY;
+    for (int s = 0; s < p->nstatepoints; s++) b = fmin(b, p->statepoint[s].box_len);
+    return b;
+}
+
+mc_plan *mc_plan_create(const cfg *c, mc_err *err)
+{
+    mc_plan *p = calloc(1, sizeof *p);
+    if (!p) return mc_err_set(err, MC_ENOMEM, "out of memory for the plan"), NULL;
+    p->n = (int)c->system.n;
+    p->lattice = c->system.lattice;
+    p->replicas = (int)c->ensemble.replicas;
+    p->seed = c->run.seed;
+    p->cutoff = c->potential.cutoff;
+    p->sigma = c->potential.sigma;
+    p->epsilon = c->potential.epsilon;
+    p->lj = lj_params_make(c->potential.sigma, c->potential.epsilon, p->cutoff, 0);
+    p->equilibration_sweeps = c->run.equilibration_sweeps;
+    p->production_sweeps = c->run.production_sweeps;
+    p->sample_every_sweeps = c->run.sample_every_sweeps;
+    p->adapt_every_sweeps = c->moves.adapt_every_sweeps;
+    p->nsamples = p->production_sweeps / p->sample_every_sweeps;
+    p->target_acceptance = c->moves.target_acceptance;
+    p->max_displacement0 = c->moves.max_displacement;
+    if (fill_statepoints(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
+    long nchains = (long)p->nstatepoints * p->replicas;
+    if (nchains > 1000000) {
+        mc_err_set(err, MC_EINVAL, "%s:%d: [ensemble] replicas = %d gives %ld chains; at most 1e6",
+                   c->filename, cfg_line(c, "ensemble", "replicas"), p->replicas, nchains);
+        return mc_plan_destroy(p), NULL;
+    }
+    p->nchains = (int)nchains;
+    p->rdf_bins = (int)c->rdf.bins;
+    p->rdf_rmax = c->rdf.rmax > 0 ? c->rdf.rmax : 0.5 * smallest_box(p);
+    p->rdf_dr = p->rdf_rmax / p->rdf_bins;
+    return p;
+}
+
+void mc_plan_destroy(mc_plan *p)
+{
+    if (!p) return;
+    free(p->statepoint);
+    free(p);
+}
+
+int mc_check_drift(double running, double full, int n, double epsilon, int chain, long sweep,
+                   mc_err *err)
+{
+    double scale = fmax(fabs(full), n * epsilon);
+    double rel = fabs(running - full) / scale;
+    if (!(rel <= 1e-9)) /* also catches NaN */
+        MC_FAIL(err, MC_ECHECK,
+                "chain %d, sweep %ld: running energy %.15g differs from the full recomputation "
+                "%.15g by %.3g relative (limit 1e-9)",
+                chain, sweep, running, full, rel);
+    return MC_OK;
+}

@@ -1,0 +1,59 @@
+/* mc_plan: everything fixed before the first move, derived once from a validated cfg (FFTW's plan):
+ * state points, pair constants, tail corrections, run lengths, RDF grid. Every check that can fail
+ * on the physics (cutoff against the box, packing) happens here, before any output exists.
+ * Read-only after mc_plan_create(); chains and backends borrow it. */
+#ifndef MC_PLAN_H
+#define MC_PLAN_H
+
+#include <stdint.h>
+
+#include "cfg.h"
+#include "lj.h"
+#include "mc_err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mc_statepoint {
+    double temperature; /* kT / eps */
+    double density;     /* N / V */
+    double box_len;   /* cubic box edge */
+    double u_tail;      /* tail correction to U per particle (0 when off) */
+    double p_tail;      /* tail correction to P (0 when off) */
+} mc_statepoint;
+
+typedef struct mc_plan {
+    int n;               /* particles per chain */
+    int lattice;         /* enum cfg_lattice */
+    int nstatepoints;
+    mc_statepoint *statepoint;
+    int replicas;
+    int nchains;         /* nstatepoints * replicas; chain c is state point c / replicas */
+    uint64_t seed;
+    lj_params lj;
+    double sigma, epsilon; /* length and energy units of the potential */
+    double cutoff;
+    long equilibration_sweeps, production_sweeps, sample_every_sweeps, adapt_every_sweeps;
+    long nsamples;       /* production / sample_every */
+    double target_acceptance, max_displacement0;
+    int rdf_bins;
+    double rdf_rmax, rdf_dr;
+} mc_plan;
+
+/* NULL on failure, with err naming the config line at fault. */
+mc_plan *mc_plan_create(const cfg *c, mc_err *err);
+void mc_plan_destroy(mc_plan *p);
+
+static inline int mc_plan_statepoint_of(const mc_plan *p, int chain) { return chain / p->replicas; }
+
+/* Check that the running (incrementally updated) pair energy matches a full recomputation:
+ * |running - full| <= 1e-9 max(|full|, n eps). The n eps floor keeps the test meaningful where the
+ * energy itself is near zero (dilute gas). */
+int mc_check_drift(double running, double full, int n, double epsilon, int chain, long sweep,
+                   mc_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

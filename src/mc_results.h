@@ -1,0 +1,47 @@
+/* mc_results: the pooled outcome of a run, as plain arrays the writer and the summary read.
+ * Per chain: estimates of its own series. Per state point: pooled over its replicas (mc_stats_pool)
+ * and the RDF normalised to g(r). The ensemble layer fills the per-chain slots of every chain on
+ * every rank (by reduction) and then calls mc_results_pool(), so all ranks hold the same results. */
+#ifndef MC_RESULTS_H
+#define MC_RESULTS_H
+
+#include <stdint.h>
+
+#include "mc_chain.h"
+#include "mc_err.h"
+#include "mc_plan.h"
+#include "mc_stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mc_results {
+    int nstatepoints, nchains, rdf_bins;
+    /* per chain [nchains] */
+    mc_estimate *chain_energy, *chain_pressure;
+    double *chain_acceptance;       /* production acceptance ratio */
+    double *chain_max_displacement; /* the frozen production step */
+    double *chain_rdf_norm;         /* summed ideal pair densities N (N - 1) / (2 V) */
+    /* per state point [nstatepoints] */
+    mc_estimate *energy, *pressure, *acceptance;
+    /* RDF */
+    double *rdf_r;          /* [bins] bin centres */
+    uint64_t *rdf_counts;   /* [nstatepoints * bins] pair counts summed over replicas */
+    double *rdf_norm;       /* [nstatepoints] chain_rdf_norm summed over replicas */
+    double *rdf_g;          /* [nstatepoints * bins] */
+} mc_results;
+
+mc_results *mc_results_create(const mc_plan *plan, mc_err *err);
+void mc_results_destroy(mc_results *r);
+
+/* Estimates of one finished chain into its per-chain slots, its RDF counts into its state point. */
+void mc_results_add_chain(mc_results *r, const mc_plan *plan, const mc_chain *c);
+
+/* Per-state-point pooling and g(r), from complete per-chain slots and RDF sums. */
+void mc_results_pool(mc_results *r, const mc_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

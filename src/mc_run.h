@@ -1,0 +1,39 @@
+/* mc_run: the Metropolis schedule of one rank's chains, in rounds. An equilibration round is
+ * adapt_every sweeps followed by a step-size update; a production round is sample_every sweeps
+ * followed by one sample (energy, pressure, RDF). Every round ends with a full recomputation checked
+ * against the running energy. The caller (the ensemble layer) runs rounds until done, so it can
+ * agree on failures and report progress between them. */
+#ifndef MC_RUN_H
+#define MC_RUN_H
+
+#include "mc_backend.h"
+#include "mc_chain.h"
+#include "mc_err.h"
+#include "mc_plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mc_run mc_run;
+
+/* Chains first_chain .. first_chain + nchains - 1 of the plan on the given backend. */
+mc_run *mc_run_create(const mc_plan *plan, const mc_backend_ops *ops, int first_chain, int nchains,
+                      mc_err *err);
+void mc_run_destroy(mc_run *r);
+
+int mc_run_round(mc_run *r, mc_err *err);
+int mc_run_finished(const mc_run *r);
+long mc_run_sweeps_done(const mc_run *r);  /* per chain, both phases */
+long mc_run_sweeps_total(const mc_run *r); /* per chain, both phases */
+
+/* Bring final positions to the host chains (call once finished). */
+int mc_run_fetch(mc_run *r, mc_err *err);
+
+int mc_run_nchains(const mc_run *r);
+const mc_chain *mc_run_chain(const mc_run *r, int k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
