@@ -221,59 +221,72 @@ static int parse_value(const cfg_key *k, const char *s, cfg *c)
     return 0;
 }
 
-static const cfg_key *find_key(const char *section, const char *name, int *section_known)
+static const cfg_key *find_key(const char *section, const char *name, int *in_known_section)
 {
-    *section_known = 0;
+    *in_known_section = 0;
     for (int i = 0; i < N_KEYS; i++) {
         if (strcmp(schema[i].section, section) != 0) continue;
-        *section_known = 1;
+        *in_known_section = 1;
         if (strcmp(schema[i].name, name) == 0) return &schema[i];
     }
     return NULL;
 }
 
-/* libinih reads through this so that the handler knows the current line number. */
-typedef struct text_reader {
+/* libinih reads through this, so that we know the current line number and can check section
+ * headers as they come (libinih tells the handler only about keys, so an empty unknown section
+ * would otherwise pass unnoticed). */
+typedef struct parse_ctx {
+    cfg *c;
     const char *pos;
-    int line;
-    int at_line_start;
-} text_reader;
+    int line, at_line_start;
+    mc_err *err;
+} parse_ctx;
+
+static int section_known(const char *name, size_t len)
+{
+    for (int i = 0; i < N_KEYS; i++)
+        if (strlen(schema[i].section) == len && strncmp(schema[i].section, name, len) == 0) return 1;
+    return 0;
+}
+
+static int check_section_header(parse_ctx *ctx, const char *text)
+{
+    while (isspace((unsigned char)*text)) text++;
+    if (*text != '[') return 1;
+    const char *end = strchr(text, ']');
+    if (!end) return 1; /* libinih reports the malformed line */
+    if (section_known(text + 1, (size_t)(end - text - 1))) return 1;
+    mc_err_set(ctx->err, MC_EINVAL,
+               "%s:%d: unknown section [%.*s] (expected run, system, potential, ensemble, moves "
+               "or rdf)", ctx->c->filename, ctx->line, (int)(end - text - 1), text + 1);
+    return 0;
+}
 
 static char *reader_next(char *buf, int size, void *stream)
 {
-    text_reader *r = stream;
-    if (*r->pos == '\0' || size < 2) return NULL;
-    int i = 0;
-    if (r->at_line_start) r->line++;
-    while (i < size - 1 && r->pos[0] != '\0') {
-        char ch = *r->pos++;
+    parse_ctx *ctx = stream;
+    if (*ctx->pos == '\0' || size < 2 || ctx->err->code != MC_OK) return NULL;
+    int i = 0, starts_line = ctx->at_line_start;
+    if (starts_line) ctx->line++;
+    while (i < size - 1 && ctx->pos[0] != '\0') {
+        char ch = *ctx->pos++;
         buf[i++] = ch;
         if (ch == '\n') break;
     }
     buf[i] = '\0';
-    r->at_line_start = i > 0 && buf[i - 1] == '\n';
+    ctx->at_line_start = i > 0 && buf[i - 1] == '\n';
+    if (starts_line && !check_section_header(ctx, buf)) return NULL;
     return buf;
 }
-
-typedef struct parse_ctx {
-    cfg *c;
-    text_reader reader;
-    mc_err *err;
-} parse_ctx;
 
 static int on_key(void *user, const char *section, const char *name, const char *value)
 {
     parse_ctx *ctx = user;
     const char *file = ctx->c->filename;
-    int line = ctx->reader.line, section_known;
-    const cfg_key *k = find_key(section, name, &section_known);
-    if (!k && !section_known) {
-        if (section[0] == '\0')
-            mc_err_set(ctx->err, MC_EINVAL, "%s:%d: key '%s' before any [section]", file, line, name);
-        else
-            mc_err_set(ctx->err, MC_EINVAL,
-                       "%s:%d: unknown section [%s] (expected run, system, potential, ensemble, "
-                       "moves or rdf)", file, line, section);
+    int line = ctx->line, in_known_section;
+    const cfg_key *k = find_key(section, name, &in_known_section);
+    if (!k && !in_known_section) { /* unknown sections stop in the reader: only "" is left */
+        mc_err_set(ctx->err, MC_EINVAL, "%s:%d: key '%s' before any [section]", file, line, name);
         return 0;
     }
     if (!k) {
@@ -334,11 +347,12 @@ int cfg_parse(cfg *c, const char *text, const char *filename, mc_err *err)
             MC_FAIL(err, MC_EINVAL, "internal: bad default for [%s] %s", schema[i].section,
                     schema[i].name);
         }
-    parse_ctx ctx = {c, {text, 0, 1}, err};
-    int rc = ini_parse_stream(reader_next, &ctx.reader, on_key, &ctx);
+    parse_ctx ctx = {c, text, 0, 1, err};
+    int rc = ini_parse_stream(reader_next, &ctx, on_key, &ctx);
     if (rc != 0 && err->code == MC_OK)
         mc_err_set(err, MC_EINVAL, "%s:%d: cannot parse this line (expected [section] or key = value)",
-                   filename, rc > 0 ? rc : ctx.reader.line);
+                   filename, rc > 0 ? rc : ctx.line);
+    if (err->code != MC_OK) rc = err->code;
     if (rc == 0) rc = check_required_and_relations(c, err);
     if (rc != 0) {
         cfg_fini(c);

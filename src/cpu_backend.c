@@ -11,8 +11,8 @@
 #include "mc_move.h"
 
 typedef struct cpu_chain_scratch {
-    cpu_cells move_cells;    /* cells >= cutoff wide, kept current as particles move */
-    cpu_cells measure_cells; /* cells >= max(cutoff, rdf rmax), rebuilt at each measurement */
+    cpu_cells move_cells; /* cells >= cutoff wide, kept current as particles move */
+    cpu_cells rdf_cells;  /* cells >= rdf rmax wide, rebuilt at each RDF sample */
 } cpu_chain_scratch;
 
 struct mc_backend {
@@ -98,37 +98,41 @@ typedef struct pair_sums {
     double energy, virial;
 } pair_sums;
 
-static void add_pair(const mc_plan *plan, const mc_chain *c, int i, int j, int add_rdf,
+enum pair_task { PAIR_ENERGY, PAIR_RDF };
+
+static void add_pair(const mc_plan *plan, mc_chain *c, int i, int j, enum pair_task task,
                      pair_sums *s)
 {
     double dx = mc_min_image(c->x[i] - c->x[j], c->box_len, c->half_box);
     double dy = mc_min_image(c->y[i] - c->y[j], c->box_len, c->half_box);
     double dz = mc_min_image(c->z[i] - c->z[j], c->box_len, c->half_box);
     double r2 = dx * dx + dy * dy + dz * dz;
-    s->energy += lj_pair_energy(r2, &plan->lj);
-    s->virial += lj_pair_virial(r2, &plan->lj);
-    if (add_rdf && r2 < plan->rdf_rmax * plan->rdf_rmax) {
+    if (task == PAIR_ENERGY) {
+        s->energy += lj_pair_energy(r2, &plan->lj);
+        s->virial += lj_pair_virial(r2, &plan->lj);
+    } else if (r2 < plan->rdf_rmax * plan->rdf_rmax) {
         int bin = (int)(sqrt(r2) / plan->rdf_dr);
         if (bin < plan->rdf_bins) c->rdf_counts[bin]++;
     }
 }
 
-/* Every pair once: all i < j, or i < j within the 27 cells around i's cell. */
-static pair_sums measure_chain(const mc_plan *plan, mc_chain *c, cpu_cells *g, int add_rdf)
+/* Every pair once: all i < j, or i < j within the 27 cells around i's cell. The grid must be
+ * current (the move grid always is; the RDF grid is rebuilt by the caller). */
+static pair_sums pair_pass(const mc_plan *plan, mc_chain *c, const cpu_cells *g,
+                           enum pair_task task)
 {
     pair_sums s = {0.0, 0.0};
     if (!g->ncell) {
         for (int i = 0; i < c->n - 1; i++)
-            for (int j = i + 1; j < c->n; j++) add_pair(plan, c, i, j, add_rdf, &s);
+            for (int j = i + 1; j < c->n; j++) add_pair(plan, c, i, j, task, &s);
         return s;
     }
-    cpu_cells_build(g, c->n, c->x, c->y, c->z);
     int around[27];
     for (int i = 0; i < c->n; i++) {
         cpu_cells_neighbours(g, g->cell_of[i], around);
         for (int k = 0; k < 27; k++)
             for (int j = g->head[around[k]]; j >= 0; j = g->next[j])
-                if (j > i) add_pair(plan, c, i, j, add_rdf, &s);
+                if (j > i) add_pair(plan, c, i, j, task, &s);
     }
     return s;
 }
@@ -138,7 +142,12 @@ static int cpu_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *
     (void)err;
     for (int k = 0; k < b->nchains; k++) {
         mc_chain *c = b->chains[k];
-        pair_sums s = measure_chain(b->plan, c, &b->scratch[k].measure_cells, add_rdf);
+        cpu_chain_scratch *sc = &b->scratch[k];
+        pair_sums s = pair_pass(b->plan, c, &sc->move_cells, PAIR_ENERGY);
+        if (add_rdf) {
+            if (sc->rdf_cells.ncell) cpu_cells_build(&sc->rdf_cells, c->n, c->x, c->y, c->z);
+            pair_pass(b->plan, c, &sc->rdf_cells, PAIR_RDF);
+        }
         out[k].energy_pair = s.energy;
         out[k].virial_pair = s.virial;
         out[k].energy_pair_running = c->energy_pair;
@@ -159,7 +168,7 @@ static void cpu_destroy(mc_backend *b)
     if (!b) return;
     for (int k = 0; b->scratch && k < b->nchains; k++) {
         cpu_cells_fini(&b->scratch[k].move_cells);
-        cpu_cells_fini(&b->scratch[k].measure_cells);
+        cpu_cells_fini(&b->scratch[k].rdf_cells);
     }
     free(b->scratch);
     free(b);
@@ -176,17 +185,16 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
     b->plan = plan;
     b->chains = chains;
     b->nchains = nchains;
-    double measure_len = plan->cutoff > plan->rdf_rmax ? plan->cutoff : plan->rdf_rmax;
     for (int k = 0; k < nchains; k++) {
         mc_chain *c = chains[k];
         cpu_chain_scratch *s = &b->scratch[k];
         if (cpu_cells_init(&s->move_cells, c->n, c->box_len, plan->cutoff, err) != MC_OK ||
-            cpu_cells_init(&s->measure_cells, c->n, c->box_len, measure_len, err) != MC_OK) {
+            cpu_cells_init(&s->rdf_cells, c->n, c->box_len, plan->rdf_rmax, err) != MC_OK) {
             cpu_destroy(b);
             return NULL;
         }
         if (s->move_cells.ncell) cpu_cells_build(&s->move_cells, c->n, c->x, c->y, c->z);
-        c->energy_pair = measure_chain(plan, c, &s->measure_cells, 0).energy;
+        c->energy_pair = pair_pass(plan, c, &s->move_cells, PAIR_ENERGY).energy;
     }
     return b;
 }

@@ -1,1 +1,112 @@
-int main(void){return 0;}
+/* Config parsing: defaults, state-point axes, and one message per kind of bad input naming the
+ * file, line and key. Plan-level checks (cutoff against the box, packing) too. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "mc_plan.h"
+
+static const char *minimal = "[ensemble]\ntemperature = 1.0\ndensity = 0.5\n";
+
+static void defaults(void **state)
+{
+    (void)state;
+    cfg c;
+    mc_err err = {0, ""};
+    assert_int_equal(cfg_parse(&c, minimal, "a.ini", &err), MC_OK);
+    assert_int_equal(c.system.n, 500);
+    assert_int_equal(c.system.lattice, CFG_LATTICE_FCC);
+    assert_true(c.potential.sigma == 1.0 && c.potential.epsilon == 1.0);
+    assert_true(c.potential.cutoff == 3.0 && c.potential.tail_correction == 1);
+    assert_int_equal(c.ensemble.replicas, 1);
+    assert_string_equal(c.run.output, "mcens.h5");
+    assert_int_equal(c.run.overwrite, 0);
+    assert_int_equal(cfg_line(&c, "ensemble", "density"), 3);
+    assert_int_equal(cfg_line(&c, "system", "n"), 0);
+    cfg_fini(&c);
+}
+
+static void axes(void **state)
+{
+    (void)state;
+    cfg c;
+    mc_err err = {0, ""};
+    const char *ini = "; comment\n[ensemble]\ntemperature = 0.85, 0.90\n"
+                      "density = 0.1:0.9:9\nreplicas = 2\n[run]\nseed = 18446744073709551615\n";
+    assert_int_equal(cfg_parse(&c, ini, "a.ini", &err), MC_OK);
+    assert_int_equal(c.ensemble.temperature.n, 2);
+    assert_true(c.ensemble.temperature.v[1] == 0.90);
+    assert_int_equal(c.ensemble.density.n, 9);
+    assert_true(c.ensemble.density.v[0] == 0.1 && c.ensemble.density.v[8] == 0.9);
+    assert_true(fabs(c.ensemble.density.v[4] - 0.5) < 1e-15);
+    assert_true(c.run.seed == UINT64_MAX);
+    mc_plan *p = mc_plan_create(&c, &err);
+    assert_non_null(p);
+    assert_int_equal(p->nstatepoints, 18);
+    assert_int_equal(p->nchains, 36);
+    assert_true(p->statepoint[9].temperature == 0.90 && p->statepoint[9].density == 0.1);
+    mc_plan_destroy(p);
+    cfg_fini(&c);
+}
+
+/* Each bad text must fail with a message containing every expected fragment. */
+static void expect_error(const char *ini, const char *frag1, const char *frag2)
+{
+    cfg c;
+    mc_err err = {0, ""};
+    int rc = cfg_parse(&c, ini, "bad.ini", &err);
+    if (rc == MC_OK) {
+        mc_plan *p = mc_plan_create(&c, &err);
+        rc = p ? MC_OK : err.code;
+        mc_plan_destroy(p);
+        cfg_fini(&c);
+    }
+    if (rc == MC_OK) fail_msg("accepted: %s", ini);
+    if (!strstr(err.msg, frag1) || (frag2 && !strstr(err.msg, frag2)))
+        fail_msg("message '%s' lacks '%s' / '%s'", err.msg, frag1, frag2 ? frag2 : "");
+}
+
+#define ENS "[ensemble]\ntemperature = 1\ndensity = 0.5\n"
+static void bad_inputs(void **state)
+{
+    (void)state;
+    expect_error(ENS "[sytem]\nn = 5\n", "bad.ini:4", "unknown section [sytem]");
+    expect_error(ENS "[system]\nnn = 5\n", "bad.ini:5", "unknown key 'nn'");
+    expect_error("[system]\nn = -5\n" ENS, "bad.ini:2", "n = '-5': expected an integer >= 2");
+    expect_error("[system]\nn = 12.5\n" ENS, "bad.ini:2", "expected an integer");
+    expect_error("[system]\nn = ten\n" ENS, "bad.ini:2", "expected an integer");
+    expect_error("[potential]\ncutoff = 0\n" ENS, "bad.ini:2", "cutoff = '0': expected a number > 0");
+    expect_error("[potential]\ntail_correction = maybe\n" ENS, "tail_correction", "yes or no");
+    expect_error("[system]\nlattice = bcc\n" ENS, "bad.ini:2", "one of fcc|sc");
+    expect_error("[ensemble]\ntemperature = 1, -2\ndensity = 0.5\n", "bad.ini:2", "temperature");
+    expect_error("[ensemble]\ntemperature = 1\ndensity = 0.1:0.9\n", "bad.ini:3", "start:stop:count");
+    expect_error("[ensemble]\ntemperature = 1\n", "missing required key 'density'", "[ensemble]");
+    expect_error(ENS "[system]\nn = 5\nn = 6\n", "bad.ini:6", "given twice (first on line 5)");
+    expect_error(ENS "[run]\nproduction = 100\nsample_every = 7\n", "bad.ini:6", "divisor");
+    expect_error(ENS "this is not ini\n", "bad.ini:4", "cannot parse");
+    expect_error("n = 5\n" ENS, "bad.ini:1", "before any [section]");
+    expect_error(ENS "[run]\nseed = -1\n", "bad.ini:5", "seed");
+    expect_error(ENS "[ensemble]\nreplicas = 0\n", "replicas", NULL); /* also a duplicate section */
+    /* plan level: still file:line of the key at fault */
+    expect_error("[potential]\ncutoff = 5.5\n" ENS, "bad.ini:2", "at most half the box edge");
+    expect_error("[rdf]\nrmax = 6\n" ENS, "bad.ini:2", "rmax");
+    expect_error("[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 2.5\n", "bad.ini:5",
+                 "cannot hold n = 500");
+    expect_error("[sytem]\n" ENS, "bad.ini:1", "unknown section [sytem]"); /* empty section */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults),
+        cmocka_unit_test(axes),
+        cmocka_unit_test(bad_inputs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,1 +1,136 @@
-int main(void){return 0;}
+/* NIST SRSW reference energies and virials of LJ configuration 4, through the CPU backend's full
+ * recomputation (all-pairs path) and, replicated 2x2x2, through its cell-list path. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lj.h"
+#include "mc_backend.h"
+#include "mc_chain.h"
+
+/* U and W of config 4 (or its 2x2x2 replica) at the given cutoff, via mc_backend_cpu. */
+static mc_measurement measure_nist4(double cutoff, int replicate, double *u_tail_total)
+{
+    double x[30], y[30], z[30];
+    tu_load_nist4(x, y, z);
+    int m = replicate ? 2 : 1, n = 30 * m * m * m;
+    char ini[512];
+    /* density 30/512 gives a box edge of exactly 8 (16 replicated) */
+    snprintf(ini, sizeof ini,
+             "[system]\nn = %d\nlattice = sc\n[potential]\ncutoff = %.17g\n"
+             "[ensemble]\ntemperature = 1\ndensity = 0.05859375\n[run]\nproduction = 1\n"
+             "sample_every = 1\n", n, cutoff);
+    mc_plan *plan = tu_plan(ini);
+    mc_err err = {0, ""};
+    mc_chain *c = mc_chain_create(plan, 0, &err);
+    assert_non_null(c);
+    assert_true(fabs(c->box_len - 8.0 * m) < 1e-13);
+    int k = 0;
+    for (int a = 0; a < m; a++)
+        for (int b = 0; b < m; b++)
+            for (int d = 0; d < m; d++)
+                for (int i = 0; i < 30; i++, k++) {
+                    c->x[k] = x[i] + 8.0 * a;
+                    c->y[k] = y[i] + 8.0 * b;
+                    c->z[k] = z[i] + 8.0 * d;
+                }
+    mc_backend *be = mc_backend_cpu.create(plan, &c, 1, &err);
+    assert_non_null(be);
+    mc_measurement out;
+    assert_int_equal(mc_backend_cpu.measure(be, 0, &out, &err), MC_OK);
+    *u_tail_total = plan->statepoint[0].u_tail * n;
+    mc_backend_cpu.destroy(be);
+    mc_chain_destroy(c);
+    mc_plan_destroy(plan);
+    return out;
+}
+
+static void assert_rel(double got, double want, double rel, const char *what)
+{
+    double d = fabs(got - want) / fabs(want);
+    if (!(d <= rel)) fail_msg("%s: got %.12g, want %.12g (relative %.3g > %.3g)", what, got, want, d, rel);
+}
+
+/* Table values have 5 significant figures: within half a unit of the last one. */
+static void assert_5sig(double got, double want, const char *what)
+{
+    double unit = pow(10.0, floor(log10(fabs(want))) - 4);
+    if (!(fabs(got - want) <= 0.5 * unit))
+        fail_msg("%s: got %.8g, want %.5g (to 5 significant figures)", what, got, want);
+}
+
+static void nist4_rc3(void **state)
+{
+    (void)state;
+    double tail;
+    mc_measurement m = measure_nist4(3.0, 0, &tail);
+    assert_rel(m.energy_pair, -16.790321304625856, 1e-8, "Upair rc=3");
+    assert_5sig(m.virial_pair, -46.249, "Wpair rc=3");
+    assert_5sig(tail, -0.54517, "ULRC rc=3");
+}
+
+static void nist4_rc4(void **state)
+{
+    (void)state;
+    double tail;
+    mc_measurement m = measure_nist4(4.0, 0, &tail);
+    assert_rel(m.energy_pair, -17.0604532203, 1e-8, "Upair rc=4");
+    assert_5sig(m.virial_pair, -47.869, "Wpair rc=4");
+    assert_5sig(tail, -0.23008, "ULRC rc=4");
+}
+
+/* With rc < 4 every partner within rc of a particle of the 2x2x2 replica is an image that the
+ * 8-box sees too, so U and W are exactly 8 times config 4's: a check of the cell-list path. */
+static void nist4_replicated_cells(void **state)
+{
+    (void)state;
+    double tail, tail8;
+    mc_measurement one = measure_nist4(3.0, 0, &tail);
+    mc_measurement eight = measure_nist4(3.0, 1, &tail8);
+    assert_rel(eight.energy_pair, 8 * -16.790321304625856, 1e-8, "Upair 2x2x2 rc=3");
+    assert_rel(eight.virial_pair, 8 * one.virial_pair, 1e-12, "Wpair 2x2x2 rc=3");
+    assert_rel(tail8, 8 * tail, 1e-12, "ULRC scales with N at fixed density");
+}
+
+/* Truncated and shifted at 2.5: NIST quotes U = -15.02506262 for config 4. */
+static void nist4_shifted(void **state)
+{
+    (void)state;
+    double x[30], y[30], z[30];
+    tu_load_nist4(x, y, z);
+    lj_params p = lj_params_make(1.0, 1.0, 2.5, 1);
+    double u = 0.0;
+    for (int i = 0; i < 30; i++)
+        for (int j = i + 1; j < 30; j++) {
+            double d[3] = {x[i] - x[j], y[i] - y[j], z[i] - z[j]};
+            for (int a = 0; a < 3; a++) d[a] -= 8.0 * round(d[a] / 8.0);
+            u += lj_pair_energy(d[0] * d[0] + d[1] * d[1] + d[2] * d[2], &p);
+        }
+    assert_rel(u, -15.02506262, 1e-9, "U truncated-shifted rc=2.5");
+}
+
+/* Exact limits of the pair function: zero at sigma, minimum -eps at 2^(1/6) sigma, zero past rc. */
+static void pair_function_limits(void **state)
+{
+    (void)state;
+    lj_params p = lj_params_make(1.0, 1.0, 3.0, 0);
+    assert_true(fabs(lj_pair_energy(1.0, &p)) < 1e-15);
+    double rmin2 = pow(2.0, 1.0 / 3.0);
+    assert_true(fabs(lj_pair_energy(rmin2, &p) + 1.0) < 1e-14);
+    assert_true(fabs(lj_pair_virial(rmin2, &p)) < 1e-13); /* force vanishes at the minimum */
+    assert_true(lj_pair_energy(9.0, &p) == 0.0 && lj_pair_virial(9.0, &p) == 0.0);
+    lj_params q = lj_params_make(2.0, 3.0, 6.0, 0);
+    assert_true(fabs(lj_pair_energy(4.0 * rmin2, &q) + 3.0) < 1e-13);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(nist4_rc3),      cmocka_unit_test(nist4_rc4),
+        cmocka_unit_test(nist4_replicated_cells), cmocka_unit_test(nist4_shifted),
+        cmocka_unit_test(pair_function_limits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,1 +1,89 @@
-int main(void){return 0;}
+/* Blocking analysis against series with known statistical inefficiency, and replica pooling. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "mc_rng.h"
+#include "mc_stats.h"
+
+/* Standard normal deviates (Box-Muller on Philox uniforms). */
+static void normals(double *x, long n, uint64_t seed)
+{
+    for (long i = 0; i < n; i += 2) {
+        mc_rng4 r = mc_rng_block(seed, 0, 0, (uint64_t)i);
+        double rad = sqrt(-2.0 * log(mc_rng_uniform(r.v[0]))), ang = 2.0 * M_PI * mc_rng_uniform(r.v[1]);
+        x[i] = rad * cos(ang);
+        if (i + 1 < n) x[i + 1] = rad * sin(ang);
+    }
+}
+
+static void independent_series(void **state)
+{
+    (void)state;
+    const long n = 1 << 16;
+    double *x = malloc(n * sizeof *x);
+    normals(x, n, 11);
+    mc_estimate e = mc_stats_block(x, n);
+    assert_true(fabs(e.mean) < 5.0 / sqrt((double)n));
+    assert_true(fabs(e.error * sqrt((double)n) - 1.0) < 0.1);
+    assert_true(e.inefficiency > 0.8 && e.inefficiency < 1.25);
+    assert_true(e.converged);
+    free(x);
+}
+
+/* AR(1), x_t = phi x_{t-1} + sqrt(1 - phi^2) e_t: unit variance, inefficiency (1 + phi)/(1 - phi). */
+static void correlated_series(void **state)
+{
+    (void)state;
+    const long n = 1 << 18;
+    const double phi = 0.9, s_exact = (1 + phi) / (1 - phi);
+    double *e = malloc(n * sizeof *e), *x = malloc(n * sizeof *x);
+    normals(e, n, 12);
+    x[0] = e[0];
+    for (long i = 1; i < n; i++) x[i] = phi * x[i - 1] + sqrt(1 - phi * phi) * e[i];
+    mc_estimate est = mc_stats_block(x, n);
+    double se_exact = sqrt(s_exact / n);
+    assert_true(est.inefficiency > 0.75 * s_exact && est.inefficiency < 1.25 * s_exact);
+    assert_true(fabs(est.error / se_exact - 1.0) < 0.15);
+    assert_true(fabs(est.n_independent - n / est.inefficiency) < 1e-6 * n);
+    /* the naive error would be sqrt(19) times too small: blocking must not return it */
+    assert_true(est.error > 3.0 / sqrt((double)n));
+    free(e);
+    free(x);
+}
+
+static void constant_and_tiny_series(void **state)
+{
+    (void)state;
+    double c[8] = {2, 2, 2, 2, 2, 2, 2, 2};
+    mc_estimate e = mc_stats_block(c, 8);
+    assert_true(e.mean == 2.0 && e.error == 0.0);
+    e = mc_stats_block(c, 1);
+    assert_true(e.mean == 2.0 && isnan(e.error));
+}
+
+static void pooling_replicas(void **state)
+{
+    (void)state;
+    mc_estimate ch[3] = {{1.0, 0.1, 2, 50, 1}, {2.0, 0.1, 2, 50, 1}, {3.0, 0.1, 2, 50, 1}};
+    mc_estimate p = mc_stats_pool(ch, 3);
+    assert_true(fabs(p.mean - 2.0) < 1e-15);
+    assert_true(fabs(p.error - sqrt(1.0 / 3.0)) < 1e-15); /* sd 1 over sqrt(3) */
+    assert_true(fabs(p.n_independent - 150) < 1e-12);
+    mc_estimate one = mc_stats_pool(ch, 1);
+    assert_true(one.mean == 1.0 && one.error == 0.1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(independent_series), cmocka_unit_test(correlated_series),
+        cmocka_unit_test(constant_and_tiny_series), cmocka_unit_test(pooling_replicas),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
