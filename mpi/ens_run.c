@@ -16,14 +16,26 @@ static void print_progress(const ens_layout *l, const mc_run *run, double elapse
     fflush(stdout);
 }
 
+/* Test hook: MCENS_TEST_FAIL_RANK=R makes rank R fail its first round, so the tests can check
+ * that one failing rank ends the whole job cleanly. */
+static int injected_failure(const ens_layout *l, mc_err *err)
+{
+    const char *v = getenv("MCENS_TEST_FAIL_RANK");
+    if (v && atoi(v) == l->rank) MC_FAIL(err, MC_ECHECK, "injected failure (MCENS_TEST_FAIL_RANK)");
+    return MC_OK;
+}
+
 int ens_drive(const ens_layout *l, mc_run *run, int quiet, mc_err *err)
 {
     const double progress_every_s = 5.0;
     double start = MPI_Wtime(), last = start;
-    int nchains_total = 0;
+    int nchains_total = 0, first = 1;
     for (int r = 0; r < l->size; r++) nchains_total += l->chains_of[r];
     while (!mc_run_finished(run)) {
-        MC_TRY(ens_agree(l->comm, mc_run_round(run, err), err));
+        int rc = mc_run_round(run, err);
+        if (rc == MC_OK && first) rc = injected_failure(l, err);
+        first = 0;
+        MC_TRY(ens_agree(l->comm, rc, err));
         double now = MPI_Wtime();
         if (!quiet && l->rank == 0 && now - last >= progress_every_s) {
             print_progress(l, run, now - start, nchains_total);

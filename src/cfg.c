@@ -44,8 +44,8 @@ static const cfg_key schema[] = {
      "pair potential: Lennard-Jones 4 eps [(sig/r)^12 - (sig/r)^6]"},
     {"potential", "sigma", K_REAL, OFF(potential.sigma), "1", 0, 1e6, 1, NULL,
      "LJ sigma (the length unit of every other length); 1 in reduced units"},
-    {"potential", "epsilon", K_REAL, OFF(potential.epsilon), "1", 0, 1e6, 1, NULL,
-     "LJ epsilon; 1 in reduced units"},
+    {"potential", "epsilon", K_REAL, OFF(potential.epsilon), "1", 0, 1e6, 0, NULL,
+     "LJ epsilon; 1 in reduced units, 0 gives the ideal gas"},
     {"potential", "cutoff", K_REAL, OFF(potential.cutoff), "3.0", 0, 1e6, 1, NULL,
      "truncation radius (length units, as sigma); at most half the smallest box edge"},
     {"potential", "tail_correction", K_BOOL, OFF(potential.tail_correction), "yes", 0, 0, 0,
@@ -369,13 +369,24 @@ int cfg_line(const cfg *c, const char *section, const char *key)
     return 0;
 }
 
+/* The shortest decimal that reads back as the same double: 0.4, not 0.40000000000000002. */
+static void print_real(double v, FILE *f)
+{
+    char buf[32];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    fputs(buf, f);
+}
+
 static void print_value(const cfg_key *k, const cfg *c, FILE *f)
 {
     const void *field = (const char *)c + k->offset;
     switch (k->kind) {
     case K_INT: fprintf(f, "%ld", *(const long *)field); break;
     case K_SEED: fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)field); break;
-    case K_REAL: fprintf(f, "%.17g", *(const double *)field); break;
+    case K_REAL: print_real(*(const double *)field, f); break;
     case K_BOOL: fprintf(f, "%s", *(const int *)field ? "yes" : "no"); break;
     case K_STRING: fprintf(f, "%s", *(char *const *)field); break;
     case K_CHOICE: {
@@ -387,7 +398,10 @@ static void print_value(const cfg_key *k, const cfg *c, FILE *f)
     }
     case K_LIST: {
         const cfg_list *l = field;
-        for (int i = 0; i < l->n; i++) fprintf(f, "%s%.17g", i ? ", " : "", l->v[i]);
+        for (int i = 0; i < l->n; i++) {
+            if (i) fputs(", ", f);
+            print_real(l->v[i], f);
+        }
         break;
     }
     }

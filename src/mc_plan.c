@@ -104,8 +104,8 @@ int mc_check_drift(double running, double full, int n, double epsilon, int chain
                    mc_err *err)
 {
     double scale = fmax(fabs(full), n * epsilon);
-    double rel = fabs(running - full) / scale;
-    if (!(rel <= 1e-9)) /* also catches NaN */
+    double diff = fabs(running - full), rel = scale > 0 ? diff / scale : diff;
+    if (!(diff <= 1e-9 * scale)) /* also catches NaN; exact agreement passes at scale 0 */
         MC_FAIL(err, MC_ECHECK,
                 "chain %d, sweep %ld: running energy %.15g differs from the full recomputation "
                 "%.15g by %.3g relative (limit 1e-9)",

@@ -1,2 +1,50 @@
 #!/bin/sh
-echo 1..0
+# Command line: help, version, dry run, output override, refusing to overwrite, rank count.
+. "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
+tap_plan 11
+cp "$T_SRCDIR/small.ini" .
+
+"$MCENS" --help > out.txt 2>&1; rc=$?
+grep -q "usage: mcens" out.txt; ok $((rc + $?)) "--help prints usage and exits 0"
+
+"$MCENS" --version > out.txt 2>&1; rc=$?
+grep -q "^mcens [0-9]" out.txt; ok $((rc + $?)) "--version prints the version"
+
+"$MCENS" > out.txt 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "expected exactly one CONFIG" out.txt; ok $? "no CONFIG: usage error, exit 2"
+
+run_np 1 nosuch.ini > out.txt 2>&1; rc=$?
+[ $rc -ne 0 ] && grep -q "nosuch.ini: cannot open" out.txt; ok $? "missing config file named in the error"
+
+run_np 2 --dry-run small.ini > out.txt 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "state points: 3 x 2 replicas = 6 chains" out.txt &&
+    grep -q "^rank 1/2 .*chains 3-5, backend cpu" out.txt && grep -q "lattice = fcc    ; default" out.txt &&
+    [ ! -e small.h5 ] && [ ! -e small.h5.part ]
+ok $? "--dry-run prints plan, ranks and defaults, writes nothing"
+diag < out.txt
+
+run_np 2 -q -o other.h5 small.ini > out.txt 2>&1; rc=$?
+[ $rc -eq 0 ] && [ -f other.h5 ] && [ ! -e small.h5 ] && [ ! -e other.h5.part ]
+ok $? "-o overrides [run] output; no .part left behind"
+h5check parameters other.h5 small.ini; ok $? "/parameters holds the config text as given"
+
+sum_before=$(md5sum other.h5)
+run_np 2 -q -o other.h5 small.ini > out.txt 2>&1; rc=$?
+[ $rc -ne 0 ] && grep -q "other.h5 exists; refusing to overwrite" out.txt &&
+    [ "$(md5sum other.h5)" = "$sum_before" ] && [ ! -e other.h5.part ]
+ok $? "an existing output is refused and left untouched"
+
+sed 's/^seed = 11/seed = 11\noverwrite = yes/' small.ini > ow.ini
+run_np 2 -q -o other.h5 ow.ini > out.txt 2>&1; rc=$?
+[ $rc -eq 0 ] && [ "$(md5sum other.h5)" != "$sum_before" ]
+ok $? "overwrite = yes replaces it"
+
+run_np 7 -q small.ini > out.txt 2>&1; rc=$?
+[ $rc -ne 0 ] && grep -q "7 ranks but only 6 chains" out.txt && [ ! -e small.h5 ]
+ok $? "more ranks than chains is an error that says so"
+
+MCENS_TEST_FAIL_RANK=1 run_np 3 -q small.ini > out.txt 2>&1; rc=$?
+[ $rc -ne 0 ] && grep -q "rank 1: .*injected failure" out.txt && [ ! -e small.h5 ] && [ ! -e small.h5.part ]
+ok $? "a failure on one rank ends the whole job with its message, no output, no hang"
+diag < out.txt
+exit 0

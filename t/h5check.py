@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Assertions on mcens output files for the shell tests. Each subcommand prints '# ' diagnostics
+and exits 0 when its check holds, 1 when it does not."""
+import csv
+import math
+import sys
+
+import h5py
+import numpy as np
+
+REQUIRED = {  # dataset -> expected shape in terms of S (state points), C (chains), N, B (bins), K samples
+    "parameters": (),
+    "statepoints/temperature": ("S",), "statepoints/density": ("S",),
+    "chains/statepoint": ("C",), "chains/energy": ("C", "K"), "chains/pressure": ("C", "K"),
+    "chains/acceptance": ("C",), "chains/final_positions": ("C", "N", 3),
+    "results/energy/mean": ("S",), "results/energy/stderr": ("S",),
+    "results/pressure/mean": ("S",), "results/pressure/stderr": ("S",),
+    "results/acceptance/mean": ("S",),
+    "results/rdf/r": ("B",), "results/rdf/g": ("S", "B"),
+}
+
+
+def fail(msg):
+    print("# " + msg)
+    sys.exit(1)
+
+
+def layout(path, S, C, N, B, K):
+    dims = {"S": int(S), "C": int(C), "N": int(N), "B": int(B), "K": int(K)}
+    with h5py.File(path, "r") as f:
+        for name, shape in REQUIRED.items():
+            if name not in f:
+                fail(f"{name} missing")
+            want = tuple(dims.get(d, d) for d in shape)
+            if f[name].shape != want:
+                fail(f"{name} has shape {f[name].shape}, expected {want}")
+            if name != "parameters" and ("unit" not in f[name].attrs or "description" not in f[name].attrs):
+                fail(f"{name} lacks a unit or description attribute")
+        attrs = f["parameters"].attrs
+        for a in ("mcens_version", "git_revision", "creation_time", "nranks", "hosts"):
+            if a not in attrs:
+                fail(f"/parameters lacks attribute {a}")
+        for name in ("chains/energy", "chains/pressure", "results/rdf/g"):
+            if not np.all(np.isfinite(f[name][...])):
+                fail(f"{name} has non-finite values")
+        sp = f["chains/statepoint"][...]
+        if list(sp) != sorted(sp) or sp.max() != dims["S"] - 1:
+            fail("chains/statepoint does not run 0..S-1 in order")
+        print(f"# layout ok: S={S} C={C} N={N} B={B} samples={K}, nranks={attrs['nranks']}")
+
+
+def same(a, b, *names):
+    with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+        for name in names:
+            x, y = fa[name][...], fb[name][...]
+            if x.shape != y.shape or x.tobytes() != y.tobytes():
+                diff = np.max(np.abs(x - y)) if x.shape == y.shape else "shape"
+                fail(f"{name} differs between {a} and {b} (max |diff| {diff})")
+        print(f"# bit-identical: {', '.join(names)}")
+
+
+def differ(a, b, name):
+    with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+        if fa[name][...].tobytes() == fb[name][...].tobytes():
+            fail(f"{name} is identical in {a} and {b}; expected different random streams")
+    print(f"# {name} differs, as it should")
+
+
+def parameters_text(path, config):
+    with h5py.File(path, "r") as f, open(config, "rb") as c:
+        stored = f["parameters"][()]
+        if stored != c.read():
+            fail("/parameters does not hold the config text as given")
+        print(f"# /parameters holds {len(stored)} bytes of config text")
+
+
+def rows(path):
+    with open(path) as fh:
+        return list(csv.DictReader(line for line in fh if not line.startswith("#")))
+
+
+def within(name, got, se, ref, extra):
+    tol = 3 * se + extra
+    ok = abs(got - ref) <= tol
+    print(f"# {name}: {got:.5f} +- {se:.5f}, reference {ref:.5f}, |diff| {abs(got - ref):.5f} "
+          f"<= {tol:.5f} (3 se + {extra}): {'ok' if ok else 'FAIL'}")
+    return ok
+
+
+def eos(path, refcsv):
+    """NVT U and P against the Thol et al. equation of state, at every reference point in the file."""
+    refs = rows(refcsv)
+    good, checked = True, 0
+    with h5py.File(path, "r") as f:
+        T, rho = f["statepoints/temperature"][...], f["statepoints/density"][...]
+        U, dU = f["results/energy/mean"][...], f["results/energy/stderr"][...]
+        P, dP = f["results/pressure/mean"][...], f["results/pressure/stderr"][...]
+        nind = f["results/energy/n_independent"][...]
+        for r in refs:
+            hit = np.where((np.abs(T - float(r["T"])) < 1e-12) & (np.abs(rho - float(r["rho"])) < 1e-12))[0]
+            if len(hit) == 0:
+                continue
+            s = hit[0]
+            checked += 1
+            print(f"# T={T[s]} rho={rho[s]}: {nind[s]:.0f} independent samples")
+            good &= within("U", U[s], dU[s], float(r["U_Thol"]), 0.01)
+            good &= within("P", P[s], dP[s], float(r["P_Thol"]), 0.01)
+    if checked == 0:
+        fail("no state point of the file is in the reference table")
+    sys.exit(0 if good else 1)
+
+
+def dilute(path, refcsv, column_u, column_b2):
+    """rho -> 0: U/N = rho dU/drho and Z = P/(rho T) = 1 + B2 rho, to O(rho^2) (1e-3 relative)."""
+    refs = {float(r["T"]): r for r in rows(refcsv)}
+    good = True
+    with h5py.File(path, "r") as f:
+        T, rho = f["statepoints/temperature"][...], f["statepoints/density"][...]
+        U, dU = f["results/energy/mean"][...], f["results/energy/stderr"][...]
+        P, dP = f["results/pressure/mean"][...], f["results/pressure/stderr"][...]
+        for s in range(len(T)):
+            r = refs[float(T[s])]
+            u_ref = rho[s] * float(r[column_u])
+            z_ref = 1 + float(r[column_b2]) * rho[s]
+            z, dz = P[s] / (rho[s] * T[s]), dP[s] / (rho[s] * T[s])
+            good &= within(f"T={T[s]} U/N", U[s], dU[s], u_ref, 1e-3 * abs(u_ref))
+            good &= within(f"T={T[s]} Z-1", z - 1, dz, z_ref - 1, 1e-3 * abs(z_ref - 1))
+    sys.exit(0 if good else 1)
+
+
+def gr_core(path):
+    """Interacting LJ: g(r) is ~0 inside r < 0.8 sigma at every state point."""
+    with h5py.File(path, "r") as f:
+        r, g = f["results/rdf/r"][...], f["results/rdf/g"][...]
+    core = r < 0.8
+    if np.any(g[:, core] > 1e-3):
+        fail(f"g(r) inside r < 0.8 sigma reaches {g[:, core].max():.3g}")
+    print(f"# g(r) < 1e-3 inside 0.8 sigma; peak {g.max():.3f}")
+
+
+def ideal(path):
+    """Ideal gas: g(r) = 1 within Poisson counting error in every bin; P = rho T; U = 0."""
+    with h5py.File(path, "r") as f:
+        g, counts = f["results/rdf/g"][...], f["results/rdf/counts"][...]
+        T, rho = f["statepoints/temperature"][...], f["statepoints/density"][...]
+        U, P = f["results/energy/mean"][...], f["results/pressure/mean"][...]
+    sigma = 1 / np.sqrt(np.maximum(counts, 1))
+    z = (g - 1) / sigma
+    print(f"# ideal gas: max |g-1|/sigma {np.abs(z).max():.2f} over {z.size} bins, "
+          f"mean (g-1)/sigma {z.mean():.3f}; U {U}, P - rho T {P - rho * T}")
+    if np.abs(z).max() > 5 or abs(z.mean()) > 5 / np.sqrt(z.size):
+        fail("g(r) of the ideal gas is not 1")
+    if np.any(np.abs(U) > 1e-6) or np.any(np.abs(P - rho * T) > 1e-6 * rho * T):
+        fail("ideal gas energy or pressure off")
+
+
+if __name__ == "__main__":
+    cmd, args = sys.argv[1], sys.argv[2:]
+    {"layout": layout, "same": same, "differ": differ, "parameters": parameters_text, "eos": eos,
+     "dilute": dilute, "gr_core": gr_core, "ideal": ideal}[cmd](*args)

@@ -1,0 +1,24 @@
+# tap.sh: TAP helpers for the shell tests (sourced). Each test runs in its own scratch directory.
+tap_n=0
+tap_failed=0
+tap_plan() { echo "1..$1"; }
+tap_skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+ok() { # ok STATUS DESCRIPTION
+    tap_n=$((tap_n + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=1; fi
+}
+diag() { sed 's/^/# /'; }
+: "${MCENS:?MCENS must name the mcens binary (make check sets it)}"
+: "${MPIRUN:=mpirun}" "${PYTHON3:=python3}" "${T_SRCDIR:=$(cd "$(dirname "$0")" && pwd)}"
+# h5check CMD ARGS...: an assertion on output files (t/h5check.py); its diagnostics go to the TAP
+# stream and its exit status is returned (no pipe, so the status is the checker's own)
+h5check() {
+    h5out=$("$PYTHON3" "$T_SRCDIR/h5check.py" "$@" 2>&1); h5rc=$?
+    printf '%s\n' "$h5out" | diag
+    return $h5rc
+}
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/mcens-test.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+cd "$scratch" || exit 1
+# mpirun NP ARGS...: mcens under Open MPI with a time limit, so a hang fails instead of blocking
+run_np() { np=$1; shift; timeout 600 "$MPIRUN" -np "$np" "$MCENS" "$@" < /dev/null; }
