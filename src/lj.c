@@ -26,3 +26,11 @@ double lj_tail_pressure(double sigma, double epsilon, double cutoff, double dens
     return 16.0 / 3.0 * M_PI * epsilon * pow(sigma, 3.0) * density * density *
            (2.0 / 3.0 * sr3 * sr3 * sr3 - sr3);
 }
+
+double lj_impulsive_pressure(const lj_params *p, double cutoff, double density, double temperature)
+{
+    double ir6 = 1.0 / (p->rc2 * p->rc2 * p->rc2);
+    double u_below = ir6 * (p->lj1 * ir6 - p->lj2) - p->shift; /* u(rc-) */
+    return -2.0 / 3.0 * M_PI * density * density * cutoff * cutoff * cutoff * temperature *
+           expm1(-u_below / temperature);
+}

@@ -42,6 +42,11 @@ MC_HD double lj_pair_virial(double r2, const lj_params *p)
 double lj_tail_energy(double sigma, double epsilon, double cutoff, double n, double volume);
 double lj_tail_pressure(double sigma, double epsilon, double cutoff, double density);
 
+/* Pressure of the step of a truncated (unshifted) potential at rc, which the pair virial misses:
+ * P_imp = -(2 pi / 3) rho^2 rc^3 kT y(rc) [exp(-u(rc-)/kT) - 1], with the cavity function
+ * y(rc) taken as 1. Exact to second order in density; 0 for a shifted potential. */
+double lj_impulsive_pressure(const lj_params *p, double cutoff, double density, double temperature);
+
 #ifdef __cplusplus
 }
 #endif

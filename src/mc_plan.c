@@ -47,6 +47,9 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
             if (c->potential.tail_correction) {
                 sp->u_tail = lj_tail_energy(sig, eps, p->cutoff, p->n, volume) / p->n;
                 sp->p_tail = lj_tail_pressure(sig, eps, p->cutoff, p->n / volume);
+            } else {
+                sp->p_impulsive = lj_impulsive_pressure(&p->lj, p->cutoff, p->n / volume,
+                                                        sp->temperature);
             }
             MC_TRY(check_statepoint(c, p, sp, err));
         }

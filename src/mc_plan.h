@@ -21,6 +21,7 @@ typedef struct mc_statepoint {
     double box_len;   /* cubic box edge */
     double u_tail;      /* tail correction to U per particle (0 when off) */
     double p_tail;      /* tail correction to P (0 when off) */
+    double p_impulsive; /* impulsive correction to P of the truncated potential (0 with tails) */
 } mc_statepoint;
 
 typedef struct mc_plan {

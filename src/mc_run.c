@@ -106,7 +106,8 @@ static int production_round(mc_run *r, mc_err *err)
         double volume = c->box_len * c->box_len * c->box_len;
         c->energy[c->nsamples] = r->measured[k].energy_pair / c->n + sp->u_tail;
         c->pressure[c->nsamples] = sp->density * sp->temperature +
-                                   r->measured[k].virial_pair / (3.0 * volume) + sp->p_tail;
+                                   r->measured[k].virial_pair / (3.0 * volume) + sp->p_tail +
+                                   sp->p_impulsive;
         c->nsamples++;
     }
     return MC_OK;

@@ -1,2 +1,15 @@
 #!/bin/sh
-echo 1..0
+# GPU discovery and binding: each rank binds to GPU (local rank mod device count) and logs it.
+# Skips where there is no GPU.
+. "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+[ "${ngpu:-0}" -gt 0 ] || tap_skip_all "no GPU"
+"$MCENS" --version > /dev/null || exit 1
+tap_plan 2
+cp "$T_SRCDIR/small.ini" .
+run_np 2 --dry-run small.ini > out.txt 2>&1
+grep -q "^rank 0/2 .*GPU 0 of $ngpu: " out.txt; ok $? "rank 0 binds GPU 0 of $ngpu and logs it"
+diag < out.txt
+want=$((1 % ngpu))
+grep -q "^rank 1/2 .*GPU $want of $ngpu: " out.txt; ok $? "rank 1 binds GPU $want (local rank 1 mod $ngpu)"
+exit 0
