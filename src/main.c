@@ -29,7 +29,8 @@ static void usage(FILE *f)
                "  -V, --version    show the version and exit\n"
                "  -n, --dry-run    parse and check CONFIG, print the plan and every setting, exit\n"
                "  -o, --output F   write F instead of [run] output\n"
-               "  -q, --quiet      no progress lines or summary table\n");
+               "  -q, --quiet      no progress lines or summary table\n"
+               "      --config-reference  print every config key with its default (Markdown)\n");
 }
 
 /* 0: run; 1: exit 0 now (help, version); 2: usage error. Same answer on every rank. */
@@ -38,7 +39,8 @@ static int parse_options(int argc, char **argv, options *o, int rank)
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},   {"version", no_argument, NULL, 'V'},
         {"dry-run", no_argument, NULL, 'n'}, {"output", required_argument, NULL, 'o'},
-        {"quiet", no_argument, NULL, 'q'},  {NULL, 0, NULL, 0}};
+        {"quiet", no_argument, NULL, 'q'},  {"config-reference", no_argument, NULL, 'R'},
+        {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     opterr = rank == 0;
     int ch;
@@ -49,6 +51,7 @@ static int parse_options(int argc, char **argv, options *o, int rank)
         case 'n': o->dry_run = 1; break;
         case 'o': o->output = optarg; break;
         case 'q': o->quiet = 1; break;
+        case 'R': if (rank == 0) cfg_print_reference(stdout); return 1;
         default: if (rank == 0) usage(stderr); return 2;
         }
     }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Command line: help, version, dry run, output override, refusing to overwrite, rank count.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 11
+tap_plan 12
 cp "$T_SRCDIR/small.ini" .
 
 "$MCENS" --help > out.txt 2>&1; rc=$?
@@ -47,4 +47,7 @@ MCENS_TEST_FAIL_RANK=1 run_np 3 -q small.ini > out.txt 2>&1; rc=$?
 [ $rc -ne 0 ] && grep -q "rank 1: .*injected failure" out.txt && [ ! -e small.h5 ] && [ ! -e small.h5.part ]
 ok $? "a failure on one rank ends the whole job with its message, no output, no hang"
 diag < out.txt
+"$MCENS" --config-reference > ref.md
+grep '^| `\[' "$T_SRCDIR/../README.md" > readme-keys.md
+grep '^| `\[' ref.md | cmp -s - readme-keys.md; ok $? "README's config reference is exactly mcens --config-reference"
 exit 0
