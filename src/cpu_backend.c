@@ -7,7 +7,6 @@
 #include "cpu_cells.h"
 #include "lj.h"
 #include "mc_backend.h"
-#include "mc_box.h"
 #include "mc_move.h"
 
 typedef struct cpu_chain_scratch {
