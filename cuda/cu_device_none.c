@@ -6,3 +6,16 @@ int cu_device_bind(int local_rank, cu_device_info *info, mc_err *err)
     (void)local_rank, (void)info;
     MC_FAIL(err, MC_ENODEV, "built without CUDA");
 }
+
+#include "mc_backend.h"
+
+/* Never chosen in a CPU-only build (no GPU is ever bound), but the table exists so callers need
+ * no #ifdef. */
+static mc_backend *none_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err)
+{
+    (void)plan, (void)chains, (void)nchains;
+    mc_err_set(err, MC_ENODEV, "the GPU backend is not in this build (configured without CUDA)");
+    return NULL;
+}
+
+const mc_backend_ops mc_backend_cuda = {"gpu", none_create, NULL, NULL, NULL, NULL};

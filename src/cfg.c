@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum cfg_kind { K_INT, K_REAL, K_BOOL, K_STRING, K_CHOICE, K_LIST, K_SEED };
+enum cfg_kind { K_INT, K_REAL, K_BOOL, K_STRING, K_CHOICE, K_LIST, K_SEED, K_CUTOFF };
 
 typedef struct cfg_key {
     const char *section, *name;
@@ -37,6 +37,10 @@ static const cfg_key schema[] = {
      "sweeps between samples; must divide production"},
     {"run", "overwrite", K_BOOL, OFF(run.overwrite), "no", 0, 0, 0, NULL,
      "replace an existing output file"},
+    {"run", "backend", K_CHOICE, OFF(run.backend), "auto", 0, 0, 0, "auto|cpu|gpu",
+     "where chains run: auto takes the GPU when the rank has one, else the CPU"},
+    {"run", "precision", K_CHOICE, OFF(run.precision), "double", 0, 0, 0, "double|single",
+     "GPU pair arithmetic (sums are always double); the CPU backend always uses double"},
     {"system", "n", K_INT, OFF(system.n), "500", 2, 1e8, 0, NULL, "number of particles"},
     {"system", "lattice", K_CHOICE, OFF(system.lattice), "fcc", 0, 0, 0, "fcc|sc",
      "starting lattice (filled in order; n need not fill it)"},
@@ -46,8 +50,8 @@ static const cfg_key schema[] = {
      "LJ sigma; every length is in its unit; 1 in reduced units"},
     {"potential", "epsilon", K_REAL, OFF(potential.epsilon), "1", 0, 1e6, 0, NULL,
      "LJ epsilon; 1 in reduced units, 0 gives the ideal gas"},
-    {"potential", "cutoff", K_REAL, OFF(potential.cutoff), "3.0", 0, 1e6, 1, NULL,
-     "truncation radius; at most half the smallest box edge"},
+    {"potential", "cutoff", K_CUTOFF, OFF(potential.cutoff), "3.0", 0, 1e6, 1, NULL,
+     "truncation radius, at most half the smallest box edge; none: every pair under the minimum image"},
     {"potential", "tail_correction", K_BOOL, OFF(potential.tail_correction), "yes", 0, 0, 0,
      NULL, "add the standard long-range corrections to energy and pressure"},
     {"ensemble", "type", K_CHOICE, OFF(ensemble.type), "nvt", 0, 0, 0, "nvt",
@@ -85,6 +89,7 @@ static const char *kind_expectation(const cfg_key *k, char *buf, size_t len)
     case K_STRING: snprintf(buf, len, "a non-empty value"); break;
     case K_CHOICE: snprintf(buf, len, "one of %s", k->choices); break;
     case K_SEED: snprintf(buf, len, "an integer from 0 to 2^64-1"); break;
+    case K_CUTOFF: snprintf(buf, len, "a number %s %g or none", low, k->min); break;
     }
     return buf;
 }
@@ -196,6 +201,12 @@ static int parse_value(const cfg_key *k, const char *s, cfg *c)
         *(uint64_t *)field = (uint64_t)u;
         return 1;
     }
+    case K_CUTOFF:
+        if (strcmp(s, "none") == 0) {
+            *(double *)field = INFINITY;
+            return 1;
+        }
+        /* fall through */ /* otherwise a number */
     case K_REAL:
         if (!parse_real(s, &v) || !in_range(k, v)) return 0;
         *(double *)field = v;
@@ -386,6 +397,12 @@ static void print_value(const cfg_key *k, const cfg *c, FILE *f)
     switch (k->kind) {
     case K_INT: fprintf(f, "%ld", *(const long *)field); break;
     case K_SEED: fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)field); break;
+    case K_CUTOFF:
+        if (isinf(*(const double *)field)) {
+            fputs("none", f);
+            break;
+        }
+        /* fall through */
     case K_REAL: print_real(*(const double *)field, f); break;
     case K_BOOL: fprintf(f, "%s", *(const int *)field ? "yes" : "no"); break;
     case K_STRING: fprintf(f, "%s", *(char *const *)field); break;

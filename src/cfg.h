@@ -14,6 +14,8 @@ extern "C" {
 #endif
 
 enum cfg_lattice { CFG_LATTICE_FCC = 0, CFG_LATTICE_SC = 1 };
+enum cfg_backend { CFG_BACKEND_AUTO = 0, CFG_BACKEND_CPU = 1, CFG_BACKEND_GPU = 2 };
+enum cfg_precision { CFG_PRECISION_DOUBLE = 0, CFG_PRECISION_SINGLE = 1 };
 enum cfg_potential { CFG_POTENTIAL_LJ = 0 };
 enum cfg_ensemble { CFG_ENSEMBLE_NVT = 0 };
 
@@ -30,6 +32,8 @@ typedef struct cfg {
         uint64_t seed;
         long equilibration_sweeps, production_sweeps, sample_every_sweeps;
         int overwrite;
+        int backend;   /* enum cfg_backend */
+        int precision; /* enum cfg_precision */
     } run;
     struct {
         long n;

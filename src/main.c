@@ -70,7 +70,7 @@ static int parse_options(int argc, char **argv, options *o, int rank)
 static int log_binding(const ens_layout *l, const char *backend, int have_gpu,
                        const cu_device_info *dev, const char *no_gpu_reason, mc_err *err)
 {
-    char line[640], device[320];
+    char line[700], device[320];
     if (have_gpu)
         snprintf(device, sizeof device, "GPU %d of %d: %s [%s] %.1f GiB", dev->index, dev->count,
                  dev->name, dev->pci_bus, dev->memory_gib);
@@ -123,6 +123,7 @@ static int gather_hosts(const ens_layout *l, char **hosts, mc_err *err)
 
 typedef struct job {
     options opt;
+    const mc_backend_ops *backend;
     char *text, *hosts;
     cfg config;
     int have_config;
@@ -133,6 +134,18 @@ typedef struct job {
     mc_run *run;
     mc_results *results;
 } job;
+
+/* [run] backend: auto takes the GPU when this rank has one; gpu without one is an error. */
+static int choose_backend(job *j, int have_gpu, const char *no_gpu_reason, mc_err *err)
+{
+    j->backend = &mc_backend_cpu;
+    if (j->config.run.backend == CFG_BACKEND_GPU && !have_gpu)
+        MC_FAIL(err, MC_ENODEV, "%s:%d: [run] backend = gpu, but rank %d on %s has no usable GPU (%s)",
+                j->config.filename, cfg_line(&j->config, "run", "backend"), j->layout.rank,
+                j->layout.host, no_gpu_reason);
+    if (j->config.run.backend != CFG_BACKEND_CPU && have_gpu) j->backend = &mc_backend_cuda;
+    return MC_OK;
+}
 
 static int setup(job *j, mc_err *err)
 {
@@ -148,9 +161,14 @@ static int setup(job *j, mc_err *err)
     int have_gpu = cu_device_bind(j->layout.local_rank, &dev, &dev_err) == MC_OK;
     /* no GPU means the CPU backend; a GPU that is there but fails is an error on that rank */
     int bind_rc = have_gpu || dev_err.code == MC_ENODEV ? MC_OK : mc_err_set(err, dev_err.code, "%s", dev_err.msg);
+    if (bind_rc == MC_OK) bind_rc = choose_backend(j, have_gpu, dev_err.msg, err);
     MC_TRY(ens_agree(MPI_COMM_WORLD, bind_rc, err));
+    char backend[64];
+    snprintf(backend, sizeof backend, "%s (%s)", j->backend->name,
+             j->backend == &mc_backend_cuda && j->plan->precision == CFG_PRECISION_SINGLE ? "single"
+                                                                                          : "double");
     if (!j->opt.quiet || j->opt.dry_run)
-        MC_TRY(log_binding(&j->layout, mc_backend_cpu.name, have_gpu, &dev, dev_err.msg, err));
+        MC_TRY(log_binding(&j->layout, backend, have_gpu, &dev, dev_err.msg, err));
     return gather_hosts(&j->layout, &j->hosts, err);
 }
 
@@ -159,14 +177,14 @@ static int run_and_write(job *j, mc_err *err)
     const char *output = j->opt.output ? j->opt.output : j->config.run.output;
     if (!(j->out = h5out_create(MPI_COMM_WORLD, output, j->config.run.overwrite, err)))
         return err->code;
-    j->run = mc_run_create(j->plan, &mc_backend_cpu, j->layout.first_chain, j->layout.nchains, err);
+    j->run = mc_run_create(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, err);
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->run ? MC_OK : err->code, err));
     MC_TRY(ens_drive(&j->layout, j->run, j->opt.quiet, err));
     j->results = mc_results_create(j->plan, err);
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->results ? MC_OK : err->code, err));
     MC_TRY(ens_pool(&j->layout, j->plan, j->run, j->results, err));
     h5out_info info = {j->text, j->opt.config_path, PACKAGE_VERSION, MCENS_GIT_REVISION,
-                       j->hosts, mc_backend_cpu.name, j->layout.size};
+                       j->hosts, j->backend->name, j->layout.size};
     MC_TRY(h5out_write(j->out, &info, j->plan, j->run, j->layout.first_chain, j->results, err));
     h5out *out = j->out;
     j->out = NULL;

@@ -37,6 +37,9 @@ typedef struct mc_backend_ops {
 } mc_backend_ops;
 
 extern const mc_backend_ops mc_backend_cpu;
+/* The GPU backend (cuda/); in a build without CUDA its create fails with MC_ENODEV. It runs on the
+ * device the rank was bound to (cu_device_bind). */
+extern const mc_backend_ops mc_backend_cuda;
 
 #ifdef __cplusplus
 }

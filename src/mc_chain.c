@@ -49,3 +49,8 @@ double mc_chain_production_acceptance(const mc_chain *c)
     uint64_t moves = c->step - c->production_step0;
     return moves ? (double)(c->accepted - c->production_accepted0) / (double)moves : 0.0;
 }
+
+void mc_chain_add_rdf_sample(mc_chain *c)
+{
+    c->rdf_norm += 0.5 * c->n * (c->n - 1) / (c->box_len * c->box_len * c->box_len);
+}

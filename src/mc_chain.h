@@ -35,6 +35,9 @@ typedef struct mc_chain {
 mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err);
 void mc_chain_destroy(mc_chain *c);
 
+/* Count one more RDF sample in the normalisation: N (N - 1) / (2 V), the ideal-gas pair density. */
+void mc_chain_add_rdf_sample(mc_chain *c);
+
 /* Acceptance ratio of the production phase so far (0 before any production move). */
 double mc_chain_production_acceptance(const mc_chain *c);
 

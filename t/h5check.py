@@ -154,7 +154,19 @@ def ideal(path):
         fail("ideal gas energy or pressure off")
 
 
+def agree(a, b):
+    """Two independent runs of the same state points: pooled U and P within 3 combined errors."""
+    good = True
+    with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+        for q in ("energy", "pressure"):
+            ma, ea = fa[f"results/{q}/mean"][...], fa[f"results/{q}/stderr"][...]
+            mb, eb = fb[f"results/{q}/mean"][...], fb[f"results/{q}/stderr"][...]
+            for s in range(len(ma)):
+                good &= within(f"{q}[{s}] {a} vs {b}", ma[s], math.hypot(ea[s], eb[s]), mb[s], 0.0)
+    sys.exit(0 if good else 1)
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     {"layout": layout, "same": same, "differ": differ, "parameters": parameters_text, "eos": eos,
-     "dilute": dilute, "gr_core": gr_core, "ideal": ideal}[cmd](*args)
+     "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree}[cmd](*args)

@@ -1,0 +1,194 @@
+/* cu_backend: the GPU backend's mc_backend_ops. Owns the device copies of a rank's chains
+ * (positions as [chain][x|y|z][n] in the plan's precision, and a cu_chain_dev per chain mirrored on
+ * the host), picks the kernel shape, and moves the few numbers the run driver needs across. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cu_backend.h"
+#include "cu_check.h"
+#include "mc_backend.h"
+
+struct mc_backend {
+    const mc_plan *plan;
+    mc_chain **chains;
+    cu_view v;
+    cu_chain_dev *mirror;            /* host copy of v.chains */
+    unsigned long long *d_rdf, *h_rdf; /* [nchains][bins] */
+    double *h_energy, *h_virial;     /* [nchains] */
+    void *h_pos;                     /* staging for positions in the device precision */
+    int batched;
+};
+
+static void cu_destroy(mc_backend *b)
+{
+    if (!b) return;
+    cudaFree(b->v.chains);
+    cudaFree(b->v.pos);
+    cudaFree(b->v.partial);
+    cudaFree(b->d_rdf);
+    cudaFreeHost(b->v.partial_host);
+    cudaFreeHost(b->h_pos);
+    free(b->mirror);
+    free(b->h_rdf);
+    free(b->h_energy);
+    free(b->h_virial);
+    free(b);
+}
+
+static size_t pos_bytes(const mc_backend *b)
+{
+    return (size_t)b->v.nchains * 3 * b->v.n * (b->v.single ? sizeof(float) : sizeof(double));
+}
+
+static int upload_chains(mc_backend *b, mc_err *err)
+{
+    for (int k = 0; k < b->v.nchains; k++) b->mirror[k].max_displacement = b->chains[k]->max_displacement;
+    CU_TRY(cudaMemcpy(b->v.chains, b->mirror, b->v.nchains * sizeof *b->mirror,
+                      cudaMemcpyHostToDevice), err);
+    return MC_OK;
+}
+
+static int download_chains(mc_backend *b, mc_err *err)
+{
+    CU_TRY(cudaMemcpy(b->mirror, b->v.chains, b->v.nchains * sizeof *b->mirror,
+                      cudaMemcpyDeviceToHost), err);
+    for (int k = 0; k < b->v.nchains; k++) {
+        b->chains[k]->step = b->mirror[k].step;
+        b->chains[k]->accepted = b->mirror[k].accepted;
+        b->chains[k]->energy_pair = b->mirror[k].energy;
+    }
+    return MC_OK;
+}
+
+static int upload_positions(mc_backend *b, mc_err *err)
+{
+    int n = b->v.n;
+    for (int k = 0; k < b->v.nchains; k++) {
+        const double *src[3] = {b->chains[k]->x, b->chains[k]->y, b->chains[k]->z};
+        for (int a = 0; a < 3; a++)
+            for (int i = 0; i < n; i++) {
+                size_t at = ((size_t)k * 3 + a) * n + i;
+                if (b->v.single) ((float *)b->h_pos)[at] = (float)src[a][i];
+                else ((double *)b->h_pos)[at] = src[a][i];
+            }
+    }
+    CU_TRY(cudaMemcpy(b->v.pos, b->h_pos, pos_bytes(b), cudaMemcpyHostToDevice), err);
+    return MC_OK;
+}
+
+static int cu_fetch(mc_backend *b, mc_err *err)
+{
+    CU_TRY(cudaMemcpy(b->h_pos, b->v.pos, pos_bytes(b), cudaMemcpyDeviceToHost), err);
+    int n = b->v.n;
+    for (int k = 0; k < b->v.nchains; k++) {
+        double *dst[3] = {b->chains[k]->x, b->chains[k]->y, b->chains[k]->z};
+        for (int a = 0; a < 3; a++)
+            for (int i = 0; i < n; i++) {
+                size_t at = ((size_t)k * 3 + a) * n + i;
+                dst[a][i] = b->v.single ? ((float *)b->h_pos)[at] : ((double *)b->h_pos)[at];
+            }
+    }
+    return MC_OK;
+}
+
+static int cu_sweep(mc_backend *b, long nsweeps, mc_err *err)
+{
+    MC_TRY(upload_chains(b, err));
+    long long moves = (long long)nsweeps * b->v.n;
+    MC_TRY(b->batched ? cu_sweep_batched(&b->v, moves, err) : cu_sweep_chains(&b->v, moves, err));
+    return download_chains(b, err); /* synchronises: a kernel fault surfaces here */
+}
+
+static int cu_measure_all(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err)
+{
+    const mc_plan *p = b->plan;
+    size_t hist = (size_t)b->v.nchains * p->rdf_bins * sizeof *b->h_rdf;
+    if (add_rdf) CU_TRY(cudaMemset(b->d_rdf, 0, hist), err);
+    MC_TRY(cu_measure(&b->v, b->h_energy, b->h_virial, add_rdf ? b->d_rdf : NULL, p->rdf_bins,
+                      p->rdf_rmax, p->rdf_dr, err));
+    for (int k = 0; k < b->v.nchains; k++) {
+        out[k].energy_pair = b->h_energy[k];
+        out[k].virial_pair = b->h_virial[k];
+        out[k].energy_pair_running = b->mirror[k].energy;
+        b->mirror[k].energy = b->chains[k]->energy_pair = b->h_energy[k]; /* restart from exact */
+    }
+    MC_TRY(upload_chains(b, err));
+    if (!add_rdf) return MC_OK;
+    CU_TRY(cudaMemcpy(b->h_rdf, b->d_rdf, hist, cudaMemcpyDeviceToHost), err);
+    for (int k = 0; k < b->v.nchains; k++) {
+        for (int bin = 0; bin < p->rdf_bins; bin++)
+            b->chains[k]->rdf_counts[bin] += b->h_rdf[(size_t)k * p->rdf_bins + bin];
+        mc_chain_add_rdf_sample(b->chains[k]);
+    }
+    return MC_OK;
+}
+
+/* One block per chain fills the GPU when there are many chains; a few large chains instead get
+ * the whole GPU each through batched trials. */
+static int use_batched(const cu_view *v) { return v->nchains < v->sm_count && v->n >= 4 * v->batch_trials; }
+
+static int allocate(mc_backend *b, mc_err *err)
+{
+    cu_view *v = &b->v;
+    size_t C = (size_t)v->nchains, bins = (size_t)b->plan->rdf_bins;
+    b->mirror = (cu_chain_dev *)calloc(C, sizeof *b->mirror);
+    b->h_rdf = (unsigned long long *)calloc(C * bins, sizeof *b->h_rdf);
+    b->h_energy = (double *)calloc(C, sizeof(double));
+    b->h_virial = (double *)calloc(C, sizeof(double));
+    if (!b->mirror || !b->h_rdf || !b->h_energy || !b->h_virial)
+        MC_FAIL(err, MC_ENOMEM, "out of host memory for the GPU backend");
+    size_t scratch = cu_measure_scratch(v), batch = cu_batched_scratch(v);
+    v->partial_len = scratch > batch ? scratch : batch;
+    CU_TRY(cudaMalloc(&v->chains, C * sizeof *v->chains), err);
+    CU_TRY(cudaMalloc(&v->pos, pos_bytes(b)), err);
+    CU_TRY(cudaMalloc(&v->partial, v->partial_len * sizeof(double)), err);
+    CU_TRY(cudaMalloc(&b->d_rdf, C * bins * sizeof *b->d_rdf), err);
+    CU_TRY(cudaMallocHost(&v->partial_host, v->partial_len * sizeof(double)), err);
+    CU_TRY(cudaMallocHost(&b->h_pos, pos_bytes(b)), err);
+    return MC_OK;
+}
+
+static int setup(mc_backend *b, mc_err *err)
+{
+    cu_view *v = &b->v;
+    int dev;
+    CU_TRY(cudaGetDevice(&dev), err);
+    CU_TRY(cudaDeviceGetAttribute(&v->sm_count, cudaDevAttrMultiProcessorCount, dev), err);
+    const char *k = getenv("MCENS_BATCH_TRIALS"); /* tuning knob for the benchmark */
+    v->batch_trials = k && atoi(k) >= 32 && atoi(k) <= 1024 ? atoi(k) / 32 * 32 : 256;
+    MC_TRY(allocate(b, err));
+    b->batched = use_batched(v);
+    for (int c = 0; c < v->nchains; c++) {
+        const mc_chain *ch = b->chains[c];
+        cu_chain_dev d = {ch->box_len, ch->half_box, ch->beta, ch->max_displacement, ch->step,
+                          ch->accepted, 0.0, (unsigned)ch->id, 0};
+        b->mirror[c] = d;
+    }
+    MC_TRY(upload_chains(b, err));
+    MC_TRY(upload_positions(b, err));
+    MC_TRY(cu_measure(v, b->h_energy, b->h_virial, NULL, 0, 0.0, 1.0, err));
+    for (int c = 0; c < v->nchains; c++)
+        b->mirror[c].energy = b->chains[c]->energy_pair = b->h_energy[c];
+    return upload_chains(b, err);
+}
+
+static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err)
+{
+    mc_backend *b = (mc_backend *)calloc(1, sizeof *b);
+    if (!b) return mc_err_set(err, MC_ENOMEM, "out of memory for the GPU backend"), (mc_backend *)NULL;
+    b->plan = plan;
+    b->chains = chains;
+    b->v.nchains = nchains;
+    b->v.n = plan->n;
+    b->v.single = plan->precision == CFG_PRECISION_SINGLE;
+    b->v.seed = plan->seed;
+    b->v.lj = plan->lj;
+    if (setup(b, err) != MC_OK) {
+        cu_destroy(b);
+        return NULL;
+    }
+    return b;
+}
+
+extern "C" const mc_backend_ops mc_backend_cuda = {"gpu", cu_create, cu_sweep, cu_measure_all,
+                                                   cu_fetch, cu_destroy};

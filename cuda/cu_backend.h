@@ -1,0 +1,48 @@
+/* cu_backend: internals shared by the CUDA backend's files (cu_backend.cu owns the memory,
+ * cu_sweep.cu and cu_measure.cu hold the kernels). Only host drivers are declared here; each takes
+ * the backend's device view and returns an mc status. */
+#ifndef CU_BACKEND_H
+#define CU_BACKEND_H
+
+#include <stdint.h>
+
+#include "lj.h"
+#include "mc_err.h"
+
+/* One chain as the kernels see it; mirrored on the host and copied around launches. */
+typedef struct cu_chain_dev {
+    double box, half_box, beta, max_displacement;
+    unsigned long long step;     /* moves made: the random-number counter */
+    unsigned long long accepted;
+    double energy;               /* running pair energy */
+    unsigned int id;             /* global chain index (keys the random stream) */
+    unsigned int pad_;
+} cu_chain_dev;
+
+typedef struct cu_view {
+    int nchains, n, single;      /* single: float pair arithmetic, else double */
+    uint64_t seed;
+    lj_params lj;                /* the kernels derive the float copy themselves */
+    cu_chain_dev *chains;        /* device [nchains] */
+    void *pos;                   /* device [nchains][3][n] of float or double */
+    double *partial;             /* device scratch for per-block partial sums */
+    double *partial_host;        /* pinned host copy of the measurement partials */
+    size_t partial_len;          /* doubles in partial (and partial_host) */
+    int sm_count;
+    int batch_trials;            /* K: trial moves evaluated together on the batched path */
+} cu_view;
+
+/* Advance every chain by `moves` moves. Many small chains: one resident block per chain. */
+int cu_sweep_chains(const cu_view *v, long long moves, mc_err *err);
+/* Few large chains: batches of K trials evaluated in parallel, accepted in order (exact). */
+int cu_sweep_batched(const cu_view *v, long long moves, mc_err *err);
+/* Scratch doubles cu_sweep_batched needs. */
+size_t cu_batched_scratch(const cu_view *v);
+
+/* Full energy and virial of every chain into host arrays [nchains]; with rdf (device
+ * [nchains][bins], added to) also the pair histogram out to rmax. */
+int cu_measure(const cu_view *v, double *energy, double *virial, unsigned long long *rdf, int bins,
+               double rdf_rmax, double rdf_dr, mc_err *err);
+size_t cu_measure_scratch(const cu_view *v);
+
+#endif

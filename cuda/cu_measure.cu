@@ -1,0 +1,83 @@
+/* cu_measure: full recomputation of every chain's pair energy and virial, and its RDF histogram.
+ * Block (b, c) takes rows i = b, b + nb, ... of chain c and its threads the partners j > i; each
+ * block writes its partial sums, which the host adds in block order, so the result repeats bit for
+ * bit. RDF counts are integers, so atomic adds keep them exact in any order. */
+#include <math.h>
+
+#include "cu_backend.h"
+#include "cu_check.h"
+#include "cu_kernels.cuh"
+
+enum { MEASURE_THREADS = 256 };
+
+template <typename real>
+__global__ void __launch_bounds__(MEASURE_THREADS)
+    measure_kernel(const cu_chain_dev *chains, const real *pos, int n,
+                   typename prec<real>::params lj, double *partial, unsigned long long *rdf,
+                   int bins, double rdf_rmax2, double rdf_dr)
+{
+    __shared__ double red[2][32];
+    const int c = blockIdx.y, nb = gridDim.x;
+    const real box = (real)chains[c].box, half = (real)chains[c].half_box;
+    const real *x = pos + (size_t)c * 3 * n, *y = x + n, *z = y + n;
+    unsigned long long *hist = rdf ? rdf + (size_t)c * bins : 0;
+    double e = 0.0, w = 0.0;
+    for (int i = blockIdx.x; i < n; i += nb) {
+        real xi = x[i], yi = y[i], zi = z[i];
+        for (int j = i + 1 + threadIdx.x; j < n; j += blockDim.x) {
+            real r2 = cu_dist2(xi, yi, zi, x[j], y[j], z[j], box, half);
+            e += (double)prec<real>::energy(r2, lj);
+            w += (double)prec<real>::virial(r2, lj);
+            if (hist && (double)r2 < rdf_rmax2) {
+                int bin = (int)(sqrt((double)r2) / rdf_dr); /* as the CPU bins it */
+                if (bin < bins) atomicAdd(&hist[bin], 1ull);
+            }
+        }
+    }
+    double etot = cu_block_sum(e, red[0]);
+    double wtot = cu_block_sum(w, red[1]);
+    if (threadIdx.x == 0) {
+        partial[2 * ((size_t)c * nb + blockIdx.x)] = etot;
+        partial[2 * ((size_t)c * nb + blockIdx.x) + 1] = wtot;
+    }
+}
+
+/* Rows per chain spread over enough blocks to fill the GPU, but never more blocks than rows. */
+static int measure_blocks(const cu_view *v)
+{
+    int nb = (2 * v->sm_count + v->nchains - 1) / v->nchains;
+    return nb < 1 ? 1 : nb > v->n ? v->n : nb;
+}
+
+size_t cu_measure_scratch(const cu_view *v) { return 2 * (size_t)v->nchains * measure_blocks(v); }
+
+template <typename real>
+static int launch_measure(const cu_view *v, int nb, unsigned long long *rdf, int bins,
+                          double rdf_rmax, double rdf_dr, mc_err *err)
+{
+    dim3 grid(nb, v->nchains);
+    measure_kernel<real><<<grid, MEASURE_THREADS>>>(v->chains, (const real *)v->pos, v->n,
+                                                    prec<real>::make(v->lj), v->partial, rdf, bins,
+                                                    rdf_rmax * rdf_rmax, rdf_dr);
+    CU_LAUNCHED(err);
+    return MC_OK;
+}
+
+int cu_measure(const cu_view *v, double *energy, double *virial, unsigned long long *rdf, int bins,
+               double rdf_rmax, double rdf_dr, mc_err *err)
+{
+    int nb = measure_blocks(v);
+    MC_TRY(v->single ? launch_measure<float>(v, nb, rdf, bins, rdf_rmax, rdf_dr, err)
+                     : launch_measure<double>(v, nb, rdf, bins, rdf_rmax, rdf_dr, err));
+    const double *host = v->partial_host;
+    CU_TRY(cudaMemcpy(v->partial_host, v->partial, cu_measure_scratch(v) * sizeof *host,
+                      cudaMemcpyDeviceToHost), err);
+    for (int c = 0; c < v->nchains; c++) {
+        energy[c] = virial[c] = 0.0;
+        for (int b = 0; b < nb; b++) { /* block order: deterministic */
+            energy[c] += host[2 * ((size_t)c * nb + b)];
+            virial[c] += host[2 * ((size_t)c * nb + b) + 1];
+        }
+    }
+    return MC_OK;
+}

@@ -1,0 +1,291 @@
+/* cu_sweep: the Metropolis loop on the GPU, in two shapes under one contract (the chain after
+ * `moves` moves is the CPU backend's chain, draw for draw and decision for decision):
+ *  - cu_sweep_chains: one resident block per chain for many small chains; every thread draws the
+ *    same trial, sums its share of the pair terms, and the block sum decides.
+ *  - cu_sweep_batched: for chains too large for one block, K consecutive trial moves are evaluated
+ *    at once against the batch-start configuration (kernel A, all SMs), then accepted in order
+ *    (kernel B, one block), each trial corrected by its pair terms with the earlier accepted ones,
+ *    and recomputed in full if its own particle already moved in the batch. */
+#include "cu_backend.h"
+#include "cu_check.h"
+#include "cu_kernels.cuh"
+#include "mc_move.h"
+
+enum { CHAIN_THREADS = 128, FLUSH_EVERY = 64 };
+
+/* Energy change of moving particle i from o to nw, summed over j = first, first + stride, ... < end
+ * (j != i). Pair terms add up in `real` for at most FLUSH_EVERY pairs, then into double. */
+template <typename real>
+__device__ double move_energy_part(const real *x, const real *y, const real *z, int first, int end,
+                                   int stride, int i, real ox, real oy, real oz, real nx, real ny,
+                                   real nz, real box, real half, const typename prec<real>::params &lj)
+{
+    double sum = 0.0;
+    real part = 0;
+    int count = 0;
+    for (int j = first; j < end; j += stride) {
+        if (j == i) continue;
+        real r2o = cu_dist2(ox, oy, oz, x[j], y[j], z[j], box, half);
+        real r2n = cu_dist2(nx, ny, nz, x[j], y[j], z[j], box, half);
+        part += prec<real>::energy(r2n, lj) - prec<real>::energy(r2o, lj);
+        if (++count == FLUSH_EVERY) {
+            sum += (double)part;
+            part = 0;
+            count = 0;
+        }
+    }
+    return sum + (double)part;
+}
+
+/* The trial of a move as the CPU makes it: new coordinates computed in double, then rounded. */
+template <typename real>
+__device__ void trial_position(const mc_trial &t, real ox, real oy, real oz, real box, real *nx,
+                               real *ny, real *nz)
+{
+    *nx = prec<real>::wrap((real)((double)ox + t.dx), box);
+    *ny = prec<real>::wrap((real)((double)oy + t.dy), box);
+    *nz = prec<real>::wrap((real)((double)oz + t.dz), box);
+}
+
+template <typename real>
+__global__ void __launch_bounds__(CHAIN_THREADS)
+    sweep_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves,
+                        typename prec<real>::params lj, unsigned long long seed, int staged)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ double red[2][32];
+    cu_chain_dev *cd = &chains[blockIdx.x];
+    const unsigned id = cd->id;
+    const double max_disp = cd->max_displacement, beta = cd->beta;
+    const real box = (real)cd->box, half = (real)cd->half_box;
+    unsigned long long step = cd->step, accepted = cd->accepted;
+    double energy = cd->energy;
+    real *g = pos + (size_t)blockIdx.x * 3 * n;
+    real *x = staged ? (real *)smem : g;
+    if (staged)
+        for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = g[j];
+    real *y = x + n, *z = y + n;
+    __syncthreads();
+    for (long long m = 0; m < moves; m++, step++) {
+        mc_trial t = mc_trial_draw(seed, id, step, (uint32_t)n, max_disp);
+        int i = (int)t.particle;
+        real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
+        trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
+        double part = move_energy_part(x, y, z, (int)threadIdx.x, n, (int)blockDim.x, i, ox, oy,
+                                       oz, nx, ny, nz, box, half, lj);
+        double dE = cu_block_sum(part, red[m & 1]);
+        /* every thread holds the same dE and draws the same uniform: a uniform branch */
+        if (mc_metropolis_accept(dE, beta, seed, id, step)) {
+            if (threadIdx.x == 0) {
+                x[i] = nx;
+                y[i] = ny;
+                z[i] = nz;
+            }
+            energy += dE;
+            accepted++;
+        }
+        __syncthreads(); /* the moved particle is visible before the next trial reads it */
+    }
+    if (staged)
+        for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = x[j];
+    if (threadIdx.x == 0) {
+        cd->step = step;
+        cd->accepted = accepted;
+        cd->energy = energy;
+    }
+}
+
+template <typename real> static int launch_chains(const cu_view *v, long long moves, mc_err *err)
+{
+    size_t bytes = 3 * (size_t)v->n * sizeof(real);
+    int max_optin = 0, dev;
+    CU_TRY(cudaGetDevice(&dev), err);
+    CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
+    /* staging pays only while several blocks still fit on an SM; else read from L1/L2 */
+    int staged = bytes <= 64 * 1024 && bytes + 2 * 32 * sizeof(double) <= (size_t)max_optin;
+    if (staged && bytes > 48 * 1024)
+        CU_TRY(cudaFuncSetAttribute(sweep_chains_kernel<real>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), err);
+    sweep_chains_kernel<real><<<v->nchains, CHAIN_THREADS, staged ? bytes : 0>>>(
+        v->chains, (real *)v->pos, v->n, moves, prec<real>::make(v->lj), v->seed, staged);
+    CU_LAUNCHED(err);
+    return MC_OK;
+}
+
+int cu_sweep_chains(const cu_view *v, long long moves, mc_err *err)
+{
+    return v->single ? launch_chains<float>(v, moves, err) : launch_chains<double>(v, moves, err);
+}
+
+/* ---- batched path ---------------------------------------------------------------------------- */
+
+/* Kernel A: block b stages particles [b chunk, (b + 1) chunk) in shared memory; thread k sums the
+ * energy change of trial k (step0 + k) over them against the batch-start configuration. */
+template <typename real>
+__global__ void batch_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
+                                    int chunk, typename prec<real>::params lj,
+                                    unsigned long long seed, double *partial)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    real *sx = (real *)smem, *sy = sx + chunk, *sz = sy + chunk;
+    const real *x = pos, *y = pos + n, *z = pos + 2 * n;
+    int j0 = blockIdx.x * chunk, len = min(n - j0, chunk);
+    for (int j = threadIdx.x; j < len; j += blockDim.x) {
+        sx[j] = x[j0 + j];
+        sy[j] = y[j0 + j];
+        sz[j] = z[j0 + j];
+    }
+    __syncthreads();
+    int k = threadIdx.x;
+    if (k >= trials) return;
+    const real box = (real)cd->box, half = (real)cd->half_box;
+    mc_trial t = mc_trial_draw(seed, cd->id, cd->step + k, (uint32_t)n, cd->max_displacement);
+    int i = (int)t.particle;
+    real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
+    trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
+    /* all threads read the same staged particle at once: a shared-memory broadcast */
+    partial[(size_t)blockIdx.x * blockDim.x + k] =
+        move_energy_part(sx, sy, sz, 0, len, 1, i - j0, ox, oy, oz, nx, ny, nz, box, half, lj);
+}
+
+/* The pair terms by which an accepted move (a -> b) changes a later trial (o -> nw). */
+template <typename real>
+__device__ double correction(real ox, real oy, real oz, real nx, real ny, real nz, real ax, real ay,
+                             real az, real bx, real by, real bz, real box, real half,
+                             const typename prec<real>::params &lj)
+{
+    typedef prec<real> P;
+    real now_new = P::energy(cu_dist2(nx, ny, nz, bx, by, bz, box, half), lj) -
+                   P::energy(cu_dist2(ox, oy, oz, bx, by, bz, box, half), lj);
+    real was_new = P::energy(cu_dist2(nx, ny, nz, ax, ay, az, box, half), lj) -
+                   P::energy(cu_dist2(ox, oy, oz, ax, ay, az, box, half), lj);
+    return (double)now_new - (double)was_new;
+}
+
+/* Kernel B: one block, thread k owns trial k. Step s: thread s decides trial s from its corrected
+ * energy change (or, if its particle already moved in this batch, the block recomputes it in full
+ * against the current positions); then every later trial adds the pair terms of an accepted s. */
+template <typename real>
+__global__ void batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, int nblocks,
+                                    typename prec<real>::params lj, unsigned long long seed,
+                                    const double *partial)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int K = blockDim.x, k = threadIdx.x;
+    real *sa = (real *)smem, *sb = sa + 3 * K;       /* old and new position per trial */
+    int *sp = (int *)(sb + 3 * K), *sprev = sp + K;  /* particle, previous trial of the same */
+    unsigned char *sacc = (unsigned char *)(sprev + K);
+    __shared__ double red[2][32], s_energy;
+    __shared__ int s_full[2];
+    __shared__ unsigned long long s_accepted;
+    real *x = pos, *y = pos + n, *z = pos + 2 * n;
+    const unsigned id = cd->id;
+    const unsigned long long step0 = cd->step;
+    const double beta = cd->beta, max_disp = cd->max_displacement;
+    const real box = (real)cd->box, half = (real)cd->half_box;
+    double dE = 0.0;
+    if (k < trials) {
+        mc_trial t = mc_trial_draw(seed, id, step0 + k, (uint32_t)n, max_disp);
+        int i = (int)t.particle;
+        sp[k] = i;
+        sa[3 * k] = x[i], sa[3 * k + 1] = y[i], sa[3 * k + 2] = z[i];
+        trial_position(t, sa[3 * k], sa[3 * k + 1], sa[3 * k + 2], box, &sb[3 * k], &sb[3 * k + 1],
+                       &sb[3 * k + 2]);
+        for (int b = 0; b < nblocks; b++) dE += partial[(size_t)b * K + k]; /* fixed order */
+        sacc[k] = 0;
+    }
+    if (k == 0) {
+        s_energy = cd->energy;
+        s_accepted = 0;
+    }
+    __syncthreads(); /* every trial has read its batch-start position before any is written */
+    if (k < trials) {
+        int prev = -1;
+        for (int m = k - 1; m >= 0 && prev < 0; m--) prev = sp[m] == sp[k] ? m : -1;
+        sprev[k] = prev;
+    }
+    __syncthreads();
+    for (int s = 0; s < trials; s++) {
+        if (k == s) {
+            int full = 0;
+            for (int m = sprev[s]; m >= 0 && !full; m = sprev[m]) full = sacc[m];
+            s_full[s & 1] = full;
+            if (!full && mc_metropolis_accept(dE, beta, seed, id, step0 + s)) {
+                int i = sp[s];
+                x[i] = sb[3 * s], y[i] = sb[3 * s + 1], z[i] = sb[3 * s + 2];
+                sacc[s] = 1;
+                s_energy += dE;
+                s_accepted++;
+            }
+        }
+        __syncthreads();
+        if (s_full[s & 1]) { /* uniform: its particle moved earlier in the batch */
+            int i = sp[s];
+            mc_trial t = mc_trial_draw(seed, id, step0 + s, (uint32_t)n, max_disp);
+            real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
+            trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
+            double part = move_energy_part(x, y, z, k, n, K, i, ox, oy, oz, nx, ny, nz, box, half, lj);
+            double full_dE = cu_block_sum(part, red[s & 1]);
+            if (k == s) {
+                sa[3 * s] = ox, sa[3 * s + 1] = oy, sa[3 * s + 2] = oz;
+                sb[3 * s] = nx, sb[3 * s + 1] = ny, sb[3 * s + 2] = nz;
+                if (mc_metropolis_accept(full_dE, beta, seed, id, step0 + s)) {
+                    x[i] = nx, y[i] = ny, z[i] = nz;
+                    sacc[s] = 1;
+                    s_energy += full_dE;
+                    s_accepted++;
+                }
+            }
+            __syncthreads();
+        }
+        if (sacc[s] && k > s && k < trials && sp[k] != sp[s])
+            dE += correction(sa[3 * k], sa[3 * k + 1], sa[3 * k + 2], sb[3 * k], sb[3 * k + 1],
+                             sb[3 * k + 2], sa[3 * s], sa[3 * s + 1], sa[3 * s + 2], sb[3 * s],
+                             sb[3 * s + 1], sb[3 * s + 2], box, half, lj);
+    }
+    __syncthreads();
+    if (k == 0) {
+        cd->step = step0 + trials;
+        cd->accepted += s_accepted;
+        cd->energy = s_energy;
+    }
+}
+
+static int batch_chunk(const cu_view *v)
+{
+    int blocks = 4 * v->sm_count; /* enough blocks of K threads to fill every SM */
+    int chunk = (v->n + blocks - 1) / blocks;
+    return chunk < 32 ? 32 : chunk;
+}
+
+size_t cu_batched_scratch(const cu_view *v)
+{
+    int chunk = batch_chunk(v);
+    return (size_t)((v->n + chunk - 1) / chunk) * v->batch_trials;
+}
+
+template <typename real> static int launch_batched(const cu_view *v, long long moves, mc_err *err)
+{
+    const int K = v->batch_trials, chunk = batch_chunk(v), nblocks = (v->n + chunk - 1) / chunk;
+    size_t smem_a = 3 * (size_t)chunk * sizeof(real);
+    size_t smem_b = 6 * (size_t)K * sizeof(real) + 2 * (size_t)K * sizeof(int) + K;
+    typename prec<real>::params lj = prec<real>::make(v->lj);
+    for (int c = 0; c < v->nchains; c++) {
+        real *pos = (real *)v->pos + (size_t)c * 3 * v->n;
+        for (long long done = 0; done < moves; done += K) {
+            int trials = (int)(moves - done < K ? moves - done : K);
+            batch_trials_kernel<real><<<nblocks, K, smem_a>>>(&v->chains[c], pos, v->n, trials,
+                                                              chunk, lj, v->seed, v->partial);
+            CU_LAUNCHED(err);
+            batch_accept_kernel<real><<<1, K, smem_b>>>(&v->chains[c], pos, v->n, trials, nblocks,
+                                                        lj, v->seed, v->partial);
+            CU_LAUNCHED(err);
+        }
+    }
+    return MC_OK;
+}
+
+int cu_sweep_batched(const cu_view *v, long long moves, mc_err *err)
+{
+    return v->single ? launch_batched<float>(v, moves, err) : launch_batched<double>(v, moves, err);
+}

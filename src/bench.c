@@ -1,0 +1,184 @@
+/* mcens-bench: throughput of the Monte Carlo engine on this machine, as a table (stdout) and as
+ * tab-separated values (--out FILE). Attempted moves per second, pair evaluations per second
+ * (2 (N - 1) per move: the moved particle's old and new energy), the fraction of the GPU's plain
+ * all-pairs rate, and the speedup over the serial CPU backend measured in the same run.
+ *   case 1: N = 500, rho = 0.8, T = 1, cutoff 3, many chains (one block each)
+ *   case 2: N = 50,000, rho = 0.8, T = 1, no cutoff, one chain (batched trials), and the classic
+ *           launch-per-move scheme as the baseline
+ *   case 3: N = 1,000,000, rho = 0.8, T = 1, cutoff 2.5, one chain
+ * Not a test: nothing here passes or fails. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cfg.h"
+#include "cu_bench.h"
+#include "cu_device.h"
+#include "mc_backend.h"
+#include "mc_chain.h"
+#include "mc_plan.h"
+
+typedef struct row {
+    const char *name;
+    double moves_per_s, pairs_per_move, ref_rate, cpu_moves_per_s;
+} row;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static mc_plan *plan_of(const char *ini, mc_err *err)
+{
+    cfg c;
+    if (cfg_parse(&c, ini, "bench", err) != MC_OK) return NULL;
+    mc_plan *p = mc_plan_create(&c, err);
+    cfg_fini(&c);
+    return p;
+}
+
+/* Moves per second of `nchains` chains of the plan on a backend: one warm-up sweep, then
+ * `sweeps` timed ones (each sweep call returns only when the work is done). */
+static int time_backend(const mc_backend_ops *ops, const mc_plan *p, int nchains, long sweeps,
+                        double *moves_per_s, mc_err *err)
+{
+    mc_chain **ch = calloc((size_t)nchains, sizeof *ch);
+    int rc = ch ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
+    for (int k = 0; rc == MC_OK && k < nchains; k++)
+        if (!(ch[k] = mc_chain_create(p, k, err))) rc = err->code;
+    mc_backend *b = rc == MC_OK ? ops->create(p, ch, nchains, err) : NULL;
+    if (rc == MC_OK && !b) rc = err->code;
+    for (int k = 0; rc == MC_OK && k < nchains; k++) ch[k]->max_displacement = 0.12;
+    if (rc == MC_OK) rc = ops->sweep(b, 1, err);
+    double t0 = now_s();
+    if (rc == MC_OK) rc = ops->sweep(b, sweeps, err);
+    *moves_per_s = (double)nchains * sweeps * p->n / (now_s() - t0);
+    if (b) ops->destroy(b);
+    for (int k = 0; ch && k < nchains; k++) mc_chain_destroy(ch[k]);
+    free(ch);
+    return rc;
+}
+
+/* Serial CPU moves per second, timed over a fixed number of moves (less than a sweep for big N). */
+static int time_cpu(const mc_plan *p, long moves, double *moves_per_s, mc_err *err)
+{
+    mc_chain *c = mc_chain_create(p, 0, err);
+    mc_backend *b = c ? mc_backend_cpu.create(p, &c, 1, err) : NULL;
+    if (!b) return mc_chain_destroy(c), err->code;
+    c->max_displacement = 0.12;
+    /* the CPU sweeps whole sweeps: time one sweep, or scale a fraction for large N */
+    long sweeps = moves / p->n > 0 ? moves / p->n : 1;
+    double t0 = now_s();
+    int rc = mc_backend_cpu.sweep(b, sweeps, err);
+    *moves_per_s = (double)sweeps * p->n / (now_s() - t0);
+    mc_backend_cpu.destroy(b);
+    mc_chain_destroy(c);
+    return rc;
+}
+
+static int baseline(const mc_plan *p, int single, double *moves_per_s, mc_err *err)
+{
+    mc_chain *c = mc_chain_create(p, 0, err);
+    if (!c) return err->code;
+    long accepted = 0, moves = 4000;
+    double seconds = 0;
+    int rc = cu_baseline_moves(c->x, c->y, c->z, c->n, c->box_len, c->beta, 0.12, p->lj, p->seed,
+                               0, moves, single, &accepted, &seconds, err);
+    *moves_per_s = moves / seconds;
+    mc_chain_destroy(c);
+    return rc;
+}
+
+static void print_row(FILE *f, const row *r, int tsv)
+{
+    double pairs = r->moves_per_s * r->pairs_per_move;
+    if (tsv)
+        fprintf(f, "%s\t%.4g\t%.4g\t%.4f\t%.4g\n", r->name, r->moves_per_s, pairs,
+                r->ref_rate > 0 ? pairs / r->ref_rate : NAN,
+                r->cpu_moves_per_s > 0 ? r->moves_per_s / r->cpu_moves_per_s : NAN);
+    else
+        fprintf(f, "%-44s %12.4g %14.4g %9.3f %10.1f\n", r->name, r->moves_per_s, pairs,
+                r->ref_rate > 0 ? pairs / r->ref_rate : NAN,
+                r->cpu_moves_per_s > 0 ? r->moves_per_s / r->cpu_moves_per_s : NAN);
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = argc > 2 && strcmp(argv[1], "--out") == 0 ? argv[2] : NULL;
+    mc_err err = {0, ""};
+    cu_device_info dev;
+    if (cu_device_bind(0, &dev, &err) != MC_OK) {
+        fprintf(stderr, "mcens-bench: %s\n", err.msg);
+        return 1;
+    }
+    int chains1 = 16 * 132;
+    const char *env = getenv("MCENS_BENCH_CHAINS");
+    if (env && atoi(env) > 0) chains1 = atoi(env);
+    row rows[16];
+    int nrows = 0;
+    double rate[2] = {0, 0}; /* [single] all-pairs pair evaluations per second */
+    for (int s = 0; s < 2; s++)
+        if (cu_pair_rate(1 << 16, s, &rate[s], &err) != MC_OK) goto fail;
+
+    char ini[512];
+    snprintf(ini, sizeof ini, "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\n"
+                              "temperature = 1\ndensity = 0.8\nreplicas = %d\n[run]\nprecision = %%s\n",
+             chains1);
+    double cpu1 = 0, cpu2 = 0;
+    for (int s = 1; s >= 0; s--) {
+        char text[600];
+        snprintf(text, sizeof text, ini, s ? "single" : "double");
+        mc_plan *p = plan_of(text, &err);
+        if (!p || (s == 0 && time_cpu(p, 20000, &cpu1, &err) != MC_OK)) goto fail;
+        row r = {s ? "1 N=500 rc=3, many chains, GPU single" : "1 N=500 rc=3, many chains, GPU double",
+                 0, 2.0 * (p->n - 1), rate[s], 0};
+        if (time_backend(&mc_backend_cuda, p, p->nchains, 40, &r.moves_per_s, &err) != MC_OK) goto fail;
+        rows[nrows++] = r;
+        mc_plan_destroy(p);
+    }
+    rows[0].cpu_moves_per_s = rows[1].cpu_moves_per_s = cpu1;
+    rows[nrows++] = (row){"1 N=500 rc=3, one chain, serial CPU", cpu1, 2.0 * 499, 0, cpu1};
+
+    for (int s = 1; s >= 0; s--) {
+        char text[300];
+        snprintf(text, sizeof text, "[system]\nn = 50000\n[potential]\ncutoff = none\n[ensemble]\n"
+                 "temperature = 1\ndensity = 0.8\n[run]\nprecision = %s\n", s ? "single" : "double");
+        mc_plan *p = plan_of(text, &err);
+        if (!p || (s == 0 && time_cpu(p, 50000, &cpu2, &err) != MC_OK)) goto fail;
+        row r = {s ? "2 N=50000 no cutoff, one chain, GPU single" : "2 N=50000 no cutoff, one chain, GPU double",
+                 0, 2.0 * (p->n - 1), rate[s], 0};
+        row base = {s ? "2 ... launch-per-move baseline, single" : "2 ... launch-per-move baseline, double",
+                    0, 2.0 * (p->n - 1), rate[s], 0};
+        if (time_backend(&mc_backend_cuda, p, 1, 4, &r.moves_per_s, &err) != MC_OK ||
+            baseline(p, s, &base.moves_per_s, &err) != MC_OK)
+            goto fail;
+        rows[nrows++] = r;
+        rows[nrows++] = base;
+        printf("case 2 %s: GPU / launch-per-move = %.1f\n", s ? "single" : "double",
+               r.moves_per_s / base.moves_per_s);
+        mc_plan_destroy(p);
+    }
+    for (int k = 0; k < nrows; k++)
+        if (rows[k].name[0] == '2') rows[k].cpu_moves_per_s = cpu2;
+    rows[nrows++] = (row){"2 N=50000 no cutoff, one chain, serial CPU", cpu2, 2.0 * 49999, 0, cpu2};
+
+    printf("\nGPU: %s; all-pairs rate %.3g pairs/s (single), %.3g (double)\n", dev.name, rate[1], rate[0]);
+    printf("%-44s %12s %14s %9s %10s\n", "case", "moves/s", "pair evals/s", "of rate", "vs CPU");
+    for (int k = 0; k < nrows; k++) print_row(stdout, &rows[k], 0);
+    if (out) {
+        FILE *f = fopen(out, "w");
+        if (!f) return fprintf(stderr, "mcens-bench: cannot write %s\n", out), 1;
+        fprintf(f, "# GPU %s; all-pairs rate single %.4g double %.4g pairs/s\n", dev.name, rate[1], rate[0]);
+        fprintf(f, "case\tmoves_per_s\tpair_evals_per_s\tfraction_of_all_pairs_rate\tspeedup_vs_serial_cpu\n");
+        for (int k = 0; k < nrows; k++) print_row(f, &rows[k], 1);
+        fclose(f);
+    }
+    return 0;
+fail:
+    fprintf(stderr, "mcens-bench: %s\n", err.msg);
+    return 1;
+}

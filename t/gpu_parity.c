@@ -1,0 +1,149 @@
+/* CPU/GPU parity: the same plan and seeds on mc_backend_cpu and mc_backend_cuda must make the same
+ * accept/reject decisions (equal accepted counts at every check) and give the same running energy
+ * to 1e-10 relative, on the all-pairs and cell-list (CPU side) shapes at N = 500 over 10^4 sweeps,
+ * and on the batched large-chain kernel, also with batches so long that particles repeat within
+ * them. The NIST configuration 4 and RDF counts through the GPU measurement. Skips without a GPU. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cu_device.h"
+#include "mc_backend.h"
+#include "mc_chain.h"
+
+typedef struct pair_of_runs {
+    mc_plan *plan;
+    mc_chain *cpu, *gpu;
+    mc_backend *bc, *bg;
+} pair_of_runs;
+
+static void pair_create(pair_of_runs *r, const char *ini, int chain)
+{
+    mc_err err = {0, ""};
+    r->plan = tu_plan(ini);
+    r->cpu = mc_chain_create(r->plan, chain, &err);
+    r->gpu = mc_chain_create(r->plan, chain, &err);
+    r->bc = mc_backend_cpu.create(r->plan, &r->cpu, 1, &err);
+    r->bg = mc_backend_cuda.create(r->plan, &r->gpu, 1, &err);
+    if (!r->bc || !r->bg) fail_msg("backend: %s", err.msg);
+}
+
+static void pair_destroy(pair_of_runs *r)
+{
+    mc_backend_cpu.destroy(r->bc);
+    mc_backend_cuda.destroy(r->bg);
+    mc_chain_destroy(r->cpu);
+    mc_chain_destroy(r->gpu);
+    mc_plan_destroy(r->plan);
+}
+
+/* Run both for `total` sweeps in blocks, comparing after each; max_displacement is set alike. */
+static void run_in_step(pair_of_runs *r, long total, long block, double step)
+{
+    mc_err err = {0, ""};
+    r->cpu->max_displacement = r->gpu->max_displacement = step;
+    for (long done = 0; done < total; done += block) {
+        assert_int_equal(mc_backend_cpu.sweep(r->bc, block, &err), MC_OK);
+        if (mc_backend_cuda.sweep(r->bg, block, &err) != MC_OK) fail_msg("gpu sweep: %s", err.msg);
+        if (r->cpu->step != r->gpu->step || r->cpu->accepted != r->gpu->accepted)
+            fail_msg("after %ld sweeps: cpu %llu/%llu accepted, gpu %llu/%llu", done + block,
+                     (unsigned long long)r->cpu->accepted, (unsigned long long)r->cpu->step,
+                     (unsigned long long)r->gpu->accepted, (unsigned long long)r->gpu->step);
+        double rel = fabs(r->cpu->energy_pair - r->gpu->energy_pair) / fabs(r->cpu->energy_pair);
+        if (!(rel < 1e-10))
+            fail_msg("after %ld sweeps: energy cpu %.15g gpu %.15g (rel %.3g)", done + block,
+                     r->cpu->energy_pair, r->gpu->energy_pair, rel);
+    }
+    mc_measurement mc, mg;
+    assert_int_equal(mc_backend_cpu.measure(r->bc, 0, &mc, &err), MC_OK);
+    assert_int_equal(mc_backend_cuda.measure(r->bg, 0, &mg, &err), MC_OK);
+    assert_true(fabs(mc.energy_pair - mg.energy_pair) < 1e-10 * fabs(mc.energy_pair));
+    assert_true(fabs(mc.virial_pair - mg.virial_pair) < 1e-10 * fabs(mc.virial_pair));
+    assert_int_equal(mc_backend_cuda.fetch(r->bg, &err), MC_OK);
+    double worst = 0.0;
+    for (int i = 0; i < r->plan->n; i++) worst = fmax(worst, fabs(r->cpu->x[i] - r->gpu->x[i]));
+    if (!(worst < 1e-9)) fail_msg("positions differ by up to %g", worst);
+    printf("# %ld sweeps: %llu of %llu moves accepted on both, energy %.12f, max |dx| %.2g\n", total,
+           (unsigned long long)r->gpu->accepted, (unsigned long long)r->gpu->step,
+           r->gpu->energy_pair, worst);
+}
+
+static void all_pairs_n500(void **state)
+{
+    (void)state;
+    pair_of_runs r;
+    pair_create(&r, "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 1\n"
+                    "density = 0.8\n[run]\nseed = 21\n", 0);
+    run_in_step(&r, 10000, 1000, 0.12);
+    pair_destroy(&r);
+}
+
+/* cutoff 2.1 in the 8.55 box: 4 cells per edge, so the CPU side takes its cell-list path */
+static void cell_list_n500(void **state)
+{
+    (void)state;
+    pair_of_runs r;
+    pair_create(&r, "[system]\nn = 500\n[potential]\ncutoff = 2.1\n[ensemble]\ntemperature = 1\n"
+                    "density = 0.8\n[run]\nseed = 22\n", 3);
+    run_in_step(&r, 10000, 1000, 0.12);
+    pair_destroy(&r);
+}
+
+static void batched(const char *trials)
+{
+    setenv("MCENS_BATCH_TRIALS", trials, 1);
+    pair_of_runs r;
+    pair_create(&r, "[system]\nn = 4096\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 1\n"
+                    "density = 0.8\n[run]\nseed = 23\n", 1);
+    run_in_step(&r, 40, 10, 0.12);
+    pair_destroy(&r);
+    unsetenv("MCENS_BATCH_TRIALS");
+}
+
+static void batched_k256(void **state) { (void)state; batched("256"); }
+/* 1024 trials among 4096 particles: about 128 repeated particles per batch */
+static void batched_k1024_repeats(void **state) { (void)state; batched("1024"); }
+
+static void nist4_and_rdf(void **state)
+{
+    (void)state;
+    double x[30], y[30], z[30];
+    tu_load_nist4(x, y, z);
+    mc_plan *p = tu_plan("[system]\nn = 30\nlattice = sc\n[potential]\ncutoff = 3\n[ensemble]\n"
+                         "temperature = 1\ndensity = 0.05859375\n[rdf]\nbins = 40\n");
+    mc_err err = {0, ""};
+    mc_chain *cc = mc_chain_create(p, 0, &err), *cg = mc_chain_create(p, 0, &err);
+    for (int i = 0; i < 30; i++) cc->x[i] = cg->x[i] = x[i], cc->y[i] = cg->y[i] = y[i], cc->z[i] = cg->z[i] = z[i];
+    mc_backend *bc = mc_backend_cpu.create(p, &cc, 1, &err), *bg = mc_backend_cuda.create(p, &cg, 1, &err);
+    assert_non_null(bg);
+    mc_measurement mc, mg;
+    assert_int_equal(mc_backend_cpu.measure(bc, 1, &mc, &err), MC_OK);
+    assert_int_equal(mc_backend_cuda.measure(bg, 1, &mg, &err), MC_OK);
+    assert_true(fabs(mg.energy_pair + 16.790321304625856) < 1e-8 * 16.790321304625856);
+    assert_true(fabs(mg.virial_pair - mc.virial_pair) < 1e-12 * fabs(mc.virial_pair));
+    assert_memory_equal(cc->rdf_counts, cg->rdf_counts, 40 * sizeof *cc->rdf_counts);
+    assert_true(cc->rdf_norm == cg->rdf_norm);
+    mc_backend_cpu.destroy(bc);
+    mc_backend_cuda.destroy(bg);
+    mc_chain_destroy(cc);
+    mc_chain_destroy(cg);
+    mc_plan_destroy(p);
+}
+
+int main(void)
+{
+    cu_device_info dev;
+    mc_err err = {0, ""};
+    if (cu_device_bind(0, &dev, &err) != MC_OK) {
+        printf("1..0 # SKIP no GPU (%s)\n", err.msg);
+        return 0;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(nist4_and_rdf),  cmocka_unit_test(all_pairs_n500),
+        cmocka_unit_test(cell_list_n500), cmocka_unit_test(batched_k256),
+        cmocka_unit_test(batched_k1024_repeats),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
