@@ -24,5 +24,6 @@ int cu_device_bind(int local_rank, cu_device_info *info, mc_err *err)
     snprintf(info->pci_bus, sizeof info->pci_bus, "%04x:%02x:%02x", prop.pciDomainID,
              prop.pciBusID, prop.pciDeviceID);
     info->memory_gib = prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0);
+    info->sm_count = prop.multiProcessorCount;
     return MC_OK;
 }

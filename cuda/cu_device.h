@@ -15,6 +15,7 @@ typedef struct cu_device_info {
     char name[256];
     char pci_bus[32]; /* domain:bus:device, tells GPUs of one node apart in the log */
     double memory_gib;
+    int sm_count; /* streaming multiprocessors */
 } cu_device_info;
 
 /* Bind to device local_rank % count. MC_ENODEV with a reason when no GPU can be used (no CUDA in

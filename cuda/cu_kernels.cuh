@@ -10,10 +10,10 @@ template <typename real> struct prec;
 template <> struct prec<double> {
     typedef lj_params params;
     static params make(const lj_params &p) { return p; }
-    static __device__ double energy(double r2, const params &p) { return lj_pair_energy(r2, &p); }
-    static __device__ double virial(double r2, const params &p) { return lj_pair_virial(r2, &p); }
-    static __device__ double image(double d, double box, double half) { return mc_min_image(d, box, half); }
-    static __device__ double wrap(double x, double box) { return mc_wrap(x, box); }
+    static __host__ __device__ double energy(double r2, const params &p) { return lj_pair_energy(r2, &p); }
+    static __host__ __device__ double virial(double r2, const params &p) { return lj_pair_virial(r2, &p); }
+    static __host__ __device__ double image(double d, double box, double half) { return mc_min_image(d, box, half); }
+    static __host__ __device__ double wrap(double x, double box) { return mc_wrap(x, box); }
 };
 template <> struct prec<float> {
     typedef lj_params_f params;
@@ -22,10 +22,10 @@ template <> struct prec<float> {
         params f = {(float)p.lj1, (float)p.lj2, (float)p.rc2, (float)p.shift};
         return f;
     }
-    static __device__ float energy(float r2, const params &p) { return lj_pair_energy_f(r2, &p); }
-    static __device__ float virial(float r2, const params &p) { return lj_pair_virial_f(r2, &p); }
-    static __device__ float image(float d, float box, float half) { return mc_min_image_f(d, box, half); }
-    static __device__ float wrap(float x, float box) { return mc_wrap_f(x, box); }
+    static __host__ __device__ float energy(float r2, const params &p) { return lj_pair_energy_f(r2, &p); }
+    static __host__ __device__ float virial(float r2, const params &p) { return lj_pair_virial_f(r2, &p); }
+    static __host__ __device__ float image(float d, float box, float half) { return mc_min_image_f(d, box, half); }
+    static __host__ __device__ float wrap(float x, float box) { return mc_wrap_f(x, box); }
 };
 
 /* Squared minimum-image distance between two points. */

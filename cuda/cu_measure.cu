@@ -42,11 +42,13 @@ __global__ void __launch_bounds__(MEASURE_THREADS)
     }
 }
 
-/* Rows per chain spread over enough blocks to fill the GPU, but never more blocks than rows. */
+/* Blocks per chain from n alone (about 64 rows each, at most 1024), never from the number of
+ * chains on the rank: the partition fixes the summation order, and a chain's numbers must not
+ * depend on which other chains share its GPU. */
 static int measure_blocks(const cu_view *v)
 {
-    int nb = (2 * v->sm_count + v->nchains - 1) / v->nchains;
-    return nb < 1 ? 1 : nb > v->n ? v->n : nb;
+    int nb = v->n / 64;
+    return nb < 1 ? 1 : nb > 1024 ? 1024 : nb;
 }
 
 size_t cu_measure_scratch(const cu_view *v) { return 2 * (size_t)v->nchains * measure_blocks(v); }

@@ -11,88 +11,114 @@
 #include "cu_kernels.cuh"
 #include "mc_move.h"
 
-enum { CHAIN_THREADS = 128, FLUSH_EVERY = 64 };
+enum { CHAIN_THREADS_MAX = 256, DRAW_AHEAD = 32 };
 
 /* Energy change of moving particle i from o to nw, summed over j = first, first + stride, ... < end
- * (j != i). Pair terms add up in `real` for at most FLUSH_EVERY pairs, then into double. */
+ * (j != i). Each pair energy is rounded once in `real` and added in double, new and old apart, so
+ * that the running energy and a full recomputation add exactly the same pair terms. */
 template <typename real>
 __device__ double move_energy_part(const real *x, const real *y, const real *z, int first, int end,
                                    int stride, int i, real ox, real oy, real oz, real nx, real ny,
                                    real nz, real box, real half, const typename prec<real>::params &lj)
 {
-    double sum = 0.0;
-    real part = 0;
-    int count = 0;
+    double e_new = 0.0, e_old = 0.0;
     for (int j = first; j < end; j += stride) {
         if (j == i) continue;
-        real r2o = cu_dist2(ox, oy, oz, x[j], y[j], z[j], box, half);
-        real r2n = cu_dist2(nx, ny, nz, x[j], y[j], z[j], box, half);
-        part += prec<real>::energy(r2n, lj) - prec<real>::energy(r2o, lj);
-        if (++count == FLUSH_EVERY) {
-            sum += (double)part;
-            part = 0;
-            count = 0;
-        }
+        e_old += (double)prec<real>::energy(cu_dist2(ox, oy, oz, x[j], y[j], z[j], box, half), lj);
+        e_new += (double)prec<real>::energy(cu_dist2(nx, ny, nz, x[j], y[j], z[j], box, half), lj);
     }
-    return sum + (double)part;
+    return e_new - e_old;
 }
 
 /* The trial of a move as the CPU makes it: new coordinates computed in double, then rounded. */
 template <typename real>
-__device__ void trial_position(const mc_trial &t, real ox, real oy, real oz, real box, real *nx,
-                               real *ny, real *nz)
+__host__ __device__ void trial_position(const mc_trial &t, real ox, real oy, real oz, real box,
+                                        real *nx, real *ny, real *nz)
 {
     *nx = prec<real>::wrap((real)((double)ox + t.dx), box);
     *ny = prec<real>::wrap((real)((double)oy + t.dy), box);
     *nz = prec<real>::wrap((real)((double)oz + t.dz), box);
 }
 
+/* Random numbers of DRAW_AHEAD consecutive moves, drawn by the lanes of warp 0 at once: each
+ * thread would otherwise run two Philox blocks per move, more work than its pair terms. */
+typedef struct draws {
+    mc_trial trial[DRAW_AHEAD];
+    double accept_u[DRAW_AHEAD];
+} draws;
+
+/* One block per chain. Per move: every thread sums its share of the pair terms; thread 0 adds the
+ * warp sums in a fixed order, applies the Metropolis test and moves the particle. */
 template <typename real>
-__global__ void __launch_bounds__(CHAIN_THREADS)
+__global__ void __launch_bounds__(CHAIN_THREADS_MAX)
     sweep_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves,
                         typename prec<real>::params lj, unsigned long long seed, int staged)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    __shared__ double red[2][32];
+    __shared__ double warp_sum[32];
+    __shared__ draws next;
+    __shared__ double s_energy;
+    __shared__ unsigned long long s_accepted;
     cu_chain_dev *cd = &chains[blockIdx.x];
     const unsigned id = cd->id;
     const double max_disp = cd->max_displacement, beta = cd->beta;
     const real box = (real)cd->box, half = (real)cd->half_box;
-    unsigned long long step = cd->step, accepted = cd->accepted;
-    double energy = cd->energy;
+    const unsigned long long step0 = cd->step;
     real *g = pos + (size_t)blockIdx.x * 3 * n;
     real *x = staged ? (real *)smem : g;
     if (staged)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = g[j];
     real *y = x + n, *z = y + n;
-    __syncthreads();
-    for (long long m = 0; m < moves; m++, step++) {
-        mc_trial t = mc_trial_draw(seed, id, step, (uint32_t)n, max_disp);
+    if (threadIdx.x == 0) {
+        s_energy = cd->energy;
+        s_accepted = cd->accepted;
+    }
+    for (long long m = 0; m < moves; m++) {
+        int slot = (int)(m % DRAW_AHEAD);
+        if (slot == 0) {
+            __syncthreads(); /* the previous batch of draws is used up */
+            if (threadIdx.x < DRAW_AHEAD && m + threadIdx.x < moves) {
+                unsigned long long step = step0 + m + threadIdx.x;
+                next.trial[threadIdx.x] = mc_trial_draw(seed, id, step, (uint32_t)n, max_disp);
+                next.accept_u[threadIdx.x] = mc_accept_uniform(seed, id, step);
+            }
+        }
+        __syncthreads(); /* draws written (slot 0) and the last move's particle visible */
+        const mc_trial t = next.trial[slot];
         int i = (int)t.particle;
         real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
         trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
         double part = move_energy_part(x, y, z, (int)threadIdx.x, n, (int)blockDim.x, i, ox, oy,
                                        oz, nx, ny, nz, box, half, lj);
-        double dE = cu_block_sum(part, red[m & 1]);
-        /* every thread holds the same dE and draws the same uniform: a uniform branch */
-        if (mc_metropolis_accept(dE, beta, seed, id, step)) {
-            if (threadIdx.x == 0) {
-                x[i] = nx;
-                y[i] = ny;
-                z[i] = nz;
+        for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
+        if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x >> 5] = part;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            double dE = 0.0;
+            for (int w = 0; w < (int)(blockDim.x >> 5); w++) dE += warp_sum[w]; /* fixed order */
+            if (mc_metropolis_test(dE, beta, next.accept_u[slot])) {
+                x[i] = nx, y[i] = ny, z[i] = nz;
+                s_energy += dE;
+                s_accepted++;
             }
-            energy += dE;
-            accepted++;
         }
-        __syncthreads(); /* the moved particle is visible before the next trial reads it */
     }
+    __syncthreads();
     if (staged)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = x[j];
     if (threadIdx.x == 0) {
-        cd->step = step;
-        cd->accepted = accepted;
-        cd->energy = energy;
+        cd->step = step0 + moves;
+        cd->accepted = s_accepted;
+        cd->energy = s_energy;
     }
+}
+
+/* Threads per chain block: about 8 particles each (fewer threads, less per-move overhead, as long
+ * as the pair loop keeps them busy), a whole number of warps, 32 to 256. */
+static int chain_threads(int n)
+{
+    int t = (n / 8 + 31) / 32 * 32;
+    return t < 32 ? 32 : t > CHAIN_THREADS_MAX ? CHAIN_THREADS_MAX : t;
 }
 
 template <typename real> static int launch_chains(const cu_view *v, long long moves, mc_err *err)
@@ -102,11 +128,11 @@ template <typename real> static int launch_chains(const cu_view *v, long long mo
     CU_TRY(cudaGetDevice(&dev), err);
     CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
     /* staging pays only while several blocks still fit on an SM; else read from L1/L2 */
-    int staged = bytes <= 64 * 1024 && bytes + 2 * 32 * sizeof(double) <= (size_t)max_optin;
-    if (staged && bytes > 48 * 1024)
+    int staged = bytes <= 64 * 1024 && bytes + sizeof(draws) + 1024 <= (size_t)max_optin;
+    if (staged && bytes > 48 * 1024 - sizeof(draws) - 512)
         CU_TRY(cudaFuncSetAttribute(sweep_chains_kernel<real>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), err);
-    sweep_chains_kernel<real><<<v->nchains, CHAIN_THREADS, staged ? bytes : 0>>>(
+    sweep_chains_kernel<real><<<v->nchains, chain_threads(v->n), staged ? bytes : 0>>>(
         v->chains, (real *)v->pos, v->n, moves, prec<real>::make(v->lj), v->seed, staged);
     CU_LAUNCHED(err);
     return MC_OK;
@@ -183,9 +209,10 @@ __global__ void batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int tria
     const unsigned long long step0 = cd->step;
     const double beta = cd->beta, max_disp = cd->max_displacement;
     const real box = (real)cd->box, half = (real)cd->half_box;
-    double dE = 0.0;
+    double dE = 0.0, accept_u = 0.0;
     if (k < trials) {
         mc_trial t = mc_trial_draw(seed, id, step0 + k, (uint32_t)n, max_disp);
+        accept_u = mc_accept_uniform(seed, id, step0 + k); /* drawn now, off the sequential path */
         int i = (int)t.particle;
         sp[k] = i;
         sa[3 * k] = x[i], sa[3 * k + 1] = y[i], sa[3 * k + 2] = z[i];
@@ -210,7 +237,7 @@ __global__ void batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int tria
             int full = 0;
             for (int m = sprev[s]; m >= 0 && !full; m = sprev[m]) full = sacc[m];
             s_full[s & 1] = full;
-            if (!full && mc_metropolis_accept(dE, beta, seed, id, step0 + s)) {
+            if (!full && mc_metropolis_test(dE, beta, accept_u)) {
                 int i = sp[s];
                 x[i] = sb[3 * s], y[i] = sb[3 * s + 1], z[i] = sb[3 * s + 2];
                 sacc[s] = 1;
@@ -229,7 +256,7 @@ __global__ void batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int tria
             if (k == s) {
                 sa[3 * s] = ox, sa[3 * s + 1] = oy, sa[3 * s + 2] = oz;
                 sb[3 * s] = nx, sb[3 * s + 1] = ny, sb[3 * s + 2] = nz;
-                if (mc_metropolis_accept(full_dE, beta, seed, id, step0 + s)) {
+                if (mc_metropolis_test(full_dE, beta, accept_u)) {
                     x[i] = nx, y[i] = ny, z[i] = nz;
                     sacc[s] = 1;
                     s_energy += full_dE;
@@ -270,6 +297,9 @@ template <typename real> static int launch_batched(const cu_view *v, long long m
     size_t smem_a = 3 * (size_t)chunk * sizeof(real);
     size_t smem_b = 6 * (size_t)K * sizeof(real) + 2 * (size_t)K * sizeof(int) + K;
     typename prec<real>::params lj = prec<real>::make(v->lj);
+    if (smem_b > 48 * 1024)
+        CU_TRY(cudaFuncSetAttribute(batch_accept_kernel<real>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b), err);
     for (int c = 0; c < v->nchains; c++) {
         real *pos = (real *)v->pos + (size_t)c * 3 * v->n;
         for (long long done = 0; done < moves; done += K) {

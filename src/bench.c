@@ -93,6 +93,16 @@ static int baseline(const mc_plan *p, int single, double *moves_per_s, mc_err *e
     return rc;
 }
 
+static void print_row(FILE *f, const row *r, int tsv);
+
+/* Each row as soon as it is measured, so a long or failing run still shows what it has. */
+static void add_row(row *rows, int *nrows, row r)
+{
+    rows[(*nrows)++] = r;
+    fprintf(stderr, "measured: ");
+    print_row(stderr, &r, 0);
+}
+
 static void print_row(FILE *f, const row *r, int tsv)
 {
     double pairs = r->moves_per_s * r->pairs_per_move;
@@ -115,7 +125,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "mcens-bench: %s\n", err.msg);
         return 1;
     }
-    int chains1 = 16 * 132;
+    int chains1 = 32 * dev.sm_count; /* up to 32 resident blocks per SM */
     const char *env = getenv("MCENS_BENCH_CHAINS");
     if (env && atoi(env) > 0) chains1 = atoi(env);
     row rows[16];
@@ -123,6 +133,7 @@ int main(int argc, char **argv)
     double rate[2] = {0, 0}; /* [single] all-pairs pair evaluations per second */
     for (int s = 0; s < 2; s++)
         if (cu_pair_rate(1 << 16, s, &rate[s], &err) != MC_OK) goto fail;
+    fprintf(stderr, "measured: all-pairs rate %.4g (single), %.4g (double) pairs/s\n", rate[1], rate[0]);
 
     char ini[512];
     snprintf(ini, sizeof ini, "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\n"
@@ -134,10 +145,11 @@ int main(int argc, char **argv)
         snprintf(text, sizeof text, ini, s ? "single" : "double");
         mc_plan *p = plan_of(text, &err);
         if (!p || (s == 0 && time_cpu(p, 20000, &cpu1, &err) != MC_OK)) goto fail;
+        if (s == 0) fprintf(stderr, "measured: serial CPU, case 1: %.4g moves/s\n", cpu1);
         row r = {s ? "1 N=500 rc=3, many chains, GPU single" : "1 N=500 rc=3, many chains, GPU double",
                  0, 2.0 * (p->n - 1), rate[s], 0};
         if (time_backend(&mc_backend_cuda, p, p->nchains, 40, &r.moves_per_s, &err) != MC_OK) goto fail;
-        rows[nrows++] = r;
+        add_row(rows, &nrows, r);
         mc_plan_destroy(p);
     }
     rows[0].cpu_moves_per_s = rows[1].cpu_moves_per_s = cpu1;
@@ -149,6 +161,7 @@ int main(int argc, char **argv)
                  "temperature = 1\ndensity = 0.8\n[run]\nprecision = %s\n", s ? "single" : "double");
         mc_plan *p = plan_of(text, &err);
         if (!p || (s == 0 && time_cpu(p, 50000, &cpu2, &err) != MC_OK)) goto fail;
+        if (s == 0) fprintf(stderr, "measured: serial CPU, case 2: %.4g moves/s\n", cpu2);
         row r = {s ? "2 N=50000 no cutoff, one chain, GPU single" : "2 N=50000 no cutoff, one chain, GPU double",
                  0, 2.0 * (p->n - 1), rate[s], 0};
         row base = {s ? "2 ... launch-per-move baseline, single" : "2 ... launch-per-move baseline, double",
@@ -156,8 +169,8 @@ int main(int argc, char **argv)
         if (time_backend(&mc_backend_cuda, p, 1, 4, &r.moves_per_s, &err) != MC_OK ||
             baseline(p, s, &base.moves_per_s, &err) != MC_OK)
             goto fail;
-        rows[nrows++] = r;
-        rows[nrows++] = base;
+        add_row(rows, &nrows, r);
+        add_row(rows, &nrows, base);
         printf("case 2 %s: GPU / launch-per-move = %.1f\n", s ? "single" : "double",
                r.moves_per_s / base.moves_per_s);
         mc_plan_destroy(p);
@@ -166,7 +179,7 @@ int main(int argc, char **argv)
         if (rows[k].name[0] == '2') rows[k].cpu_moves_per_s = cpu2;
     rows[nrows++] = (row){"2 N=50000 no cutoff, one chain, serial CPU", cpu2, 2.0 * 49999, 0, cpu2};
 
-    printf("\nGPU: %s; all-pairs rate %.3g pairs/s (single), %.3g (double)\n", dev.name, rate[1], rate[0]);
+    printf("\nGPU: %s, %d SMs; case 1 with %d chains; all-pairs rate %.3g pairs/s (single), %.3g (double)\n", dev.name, dev.sm_count, chains1, rate[1], rate[0]);
     printf("%-44s %12s %14s %9s %10s\n", "case", "moves/s", "pair evals/s", "of rate", "vs CPU");
     for (int k = 0; k < nrows; k++) print_row(stdout, &rows[k], 0);
     if (out) {

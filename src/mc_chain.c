@@ -7,6 +7,8 @@
 
 mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
 {
+    if (id < 0 || id >= plan->nchains)
+        return mc_err_set(err, MC_EINVAL, "chain %d: the plan has chains 0-%d", id, plan->nchains - 1), NULL;
     mc_chain *c = calloc(1, sizeof *c);
     if (!c) return mc_err_set(err, MC_ENOMEM, "out of memory for chain %d", id), NULL;
     const mc_statepoint *sp = &plan->statepoint[mc_plan_statepoint_of(plan, id)];

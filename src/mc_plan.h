@@ -53,9 +53,9 @@ static inline int mc_plan_statepoint_of(const mc_plan *p, int chain) { return ch
 
 /* Check that the running (incrementally updated) pair energy matches a full recomputation:
  * |running - full| <= tolerance max(|full|, n eps). The n eps floor keeps the test meaningful where
- * the energy itself is near zero (dilute gas). The tolerance is 1e-9 with double pair arithmetic;
- * with single, each pair term carries ~1e-7 relative rounding, and 1e-6 leaves a wide margin over
- * the measured drift while still catching any wrong energy change (doc/performance.md). */
+ * the energy itself is near zero (dilute gas). The tolerance is 1e-9 in both precisions: with
+ * single, each pair term is rounded once in float but every sum is taken in double, so a move's
+ * dE and the full recomputation add the same float pair energies and the running sum telescopes. */
 int mc_check_drift(double running, double full, int n, double epsilon, double tolerance, int chain,
                    long sweep, mc_err *err);
 

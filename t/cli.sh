@@ -18,7 +18,7 @@ run_np 1 nosuch.ini > out.txt 2>&1; rc=$?
 
 run_np 2 --dry-run small.ini > out.txt 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q "state points: 3 x 2 replicas = 6 chains" out.txt &&
-    grep -q "^rank 1/2 .*chains 3-5, backend cpu" out.txt && grep -q "lattice = fcc    ; default" out.txt &&
+    grep -qE "^rank 1/2 .*chains 3-5, backend (cpu|gpu)" out.txt && grep -q "lattice = fcc    ; default" out.txt &&
     [ ! -e small.h5 ] && [ ! -e small.h5.part ]
 ok $? "--dry-run prints plan, ranks and defaults, writes nothing"
 diag < out.txt

@@ -25,6 +25,7 @@ static void pair_create(pair_of_runs *r, const char *ini, int chain)
     r->plan = tu_plan(ini);
     r->cpu = mc_chain_create(r->plan, chain, &err);
     r->gpu = mc_chain_create(r->plan, chain, &err);
+    if (!r->cpu || !r->gpu) fail_msg("chain: %s", err.msg);
     r->bc = mc_backend_cpu.create(r->plan, &r->cpu, 1, &err);
     r->bg = mc_backend_cuda.create(r->plan, &r->gpu, 1, &err);
     if (!r->bc || !r->bg) fail_msg("backend: %s", err.msg);
@@ -86,7 +87,7 @@ static void cell_list_n500(void **state)
     (void)state;
     pair_of_runs r;
     pair_create(&r, "[system]\nn = 500\n[potential]\ncutoff = 2.1\n[ensemble]\ntemperature = 1\n"
-                    "density = 0.8\n[run]\nseed = 22\n", 3);
+                    "density = 0.8\nreplicas = 4\n[run]\nseed = 22\n", 3);
     run_in_step(&r, 10000, 1000, 0.12);
     pair_destroy(&r);
 }
@@ -96,7 +97,7 @@ static void batched(const char *trials)
     setenv("MCENS_BATCH_TRIALS", trials, 1);
     pair_of_runs r;
     pair_create(&r, "[system]\nn = 4096\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 1\n"
-                    "density = 0.8\n[run]\nseed = 23\n", 1);
+                    "density = 0.8\nreplicas = 2\n[run]\nseed = 23\n", 1);
     run_in_step(&r, 40, 10, 0.12);
     pair_destroy(&r);
     unsetenv("MCENS_BATCH_TRIALS");

@@ -21,7 +21,7 @@ h5check gr_core np2.h5; ok $? "g(r) vanishes inside the repulsive core"
 
 run_np 2 -q ideal.ini > out.txt 2>&1 && h5check ideal ideal.h5
 ok $? "ideal gas (epsilon = 0): g(r) = 1 within counting error, P = rho T, U = 0"
-run_np 2 small.ini > out.txt 2>&1 && grep -q "^rank 1/2 on .*chains 3-5, backend cpu" out.txt &&
+run_np 2 small.ini > out.txt 2>&1 && grep -qE "^rank 1/2 on .*chains 3-5, backend (cpu|gpu)" out.txt &&
     grep -qE "^ +2 +1.5 +0.8 +-[0-9.]+ \+- [0-9.]+ " out.txt
 ok $? "each rank logs its binding once; rank 0 prints a summary per state point"
 diag < out.txt

@@ -3,9 +3,10 @@ tap_n=0
 tap_failed=0
 tap_plan() { echo "1..$1"; }
 tap_skip_all() { echo "1..0 # SKIP $1"; exit 0; }
-ok() { # ok STATUS DESCRIPTION
+ok() { # ok STATUS DESCRIPTION; returns STATUS, so a caller can add diagnostics on failure
     tap_n=$((tap_n + 1))
     if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=1; fi
+    return "$1"
 }
 diag() { sed 's/^/# /'; }
 : "${MCENS:?MCENS must name the mcens binary (make check sets it)}"
