@@ -44,7 +44,7 @@ __host__ __device__ void trial_position(const mc_trial &t, real ox, real oy, rea
  * thread would otherwise run two Philox blocks per move, more work than its pair terms. */
 typedef struct draws {
     mc_trial trial[DRAW_AHEAD];
-    double accept_u[DRAW_AHEAD];
+    double threshold[DRAW_AHEAD];
 } draws;
 
 /* One block per chain. Per move: every thread sums its share of the pair terms; thread 0 adds the
@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
             if (threadIdx.x < DRAW_AHEAD && m + threadIdx.x < moves) {
                 unsigned long long step = step0 + m + threadIdx.x;
                 next.trial[threadIdx.x] = mc_trial_draw(seed, id, step, (uint32_t)n, max_disp);
-                next.accept_u[threadIdx.x] = mc_accept_uniform(seed, id, step);
+                next.threshold[threadIdx.x] = mc_accept_threshold(seed, id, step);
             }
         }
         __syncthreads(); /* draws written (slot 0) and the last move's particle visible */
@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         if (threadIdx.x == 0) {
             double dE = 0.0;
             for (int w = 0; w < (int)(blockDim.x >> 5); w++) dE += warp_sum[w]; /* fixed order */
-            if (mc_metropolis_test(dE, beta, next.accept_u[slot])) {
+            if (mc_metropolis_test(dE, beta, next.threshold[slot])) {
                 x[i] = nx, y[i] = ny, z[i] = nz;
                 s_energy += dE;
                 s_accepted++;
@@ -209,10 +209,10 @@ __global__ void batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int tria
     const unsigned long long step0 = cd->step;
     const double beta = cd->beta, max_disp = cd->max_displacement;
     const real box = (real)cd->box, half = (real)cd->half_box;
-    double dE = 0.0, accept_u = 0.0;
+    double dE = 0.0, threshold = 0.0;
     if (k < trials) {
         mc_trial t = mc_trial_draw(seed, id, step0 + k, (uint32_t)n, max_disp);
-        accept_u = mc_accept_uniform(seed, id, step0 + k); /* drawn now, off the sequential path */
+        threshold = mc_accept_threshold(seed, id, step0 + k); /* now, off the sequential path */
         int i = (int)t.particle;
         sp[k] = i;
         sa[3 * k] = x[i], sa[3 * k + 1] = y[i], sa[3 * k + 2] = z[i];
@@ -237,7 +237,7 @@ __global__ void batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int tria
             int full = 0;
             for (int m = sprev[s]; m >= 0 && !full; m = sprev[m]) full = sacc[m];
             s_full[s & 1] = full;
-            if (!full && mc_metropolis_test(dE, beta, accept_u)) {
+            if (!full && mc_metropolis_test(dE, beta, threshold)) {
                 int i = sp[s];
                 x[i] = sb[3 * s], y[i] = sb[3 * s + 1], z[i] = sb[3 * s + 2];
                 sacc[s] = 1;
@@ -256,7 +256,7 @@ __global__ void batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int tria
             if (k == s) {
                 sa[3 * s] = ox, sa[3 * s + 1] = oy, sa[3 * s + 2] = oz;
                 sb[3 * s] = nx, sb[3 * s + 1] = ny, sb[3 * s + 2] = nz;
-                if (mc_metropolis_test(full_dE, beta, accept_u)) {
+                if (mc_metropolis_test(full_dE, beta, threshold)) {
                     x[i] = nx, y[i] = ny, z[i] = nz;
                     sacc[s] = 1;
                     s_energy += full_dE;

@@ -75,6 +75,17 @@ static int set_string_attr(hid_t obj, const char *name, const char *value, mc_er
     return MC_OK;
 }
 
+static int set_double_attr(hid_t obj, const char *name, double value, mc_err *err)
+{
+    hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
+    int rc = space >= 0 &&
+             (attr = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
+             H5Awrite(attr, H5T_NATIVE_DOUBLE, &value) >= 0;
+    H5Aclose(attr), H5Sclose(space);
+    if (!rc) MC_FAIL(err, MC_EHDF5, "cannot write attribute %s", name);
+    return MC_OK;
+}
+
 static int set_int_attr(hid_t obj, const char *name, long value, mc_err *err)
 {
     hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
@@ -144,6 +155,8 @@ static int write_parameters(h5out *f, const h5out_info *info, mc_err *err)
     if (rc == MC_OK) rc = set_int_attr(dset, "nranks", info->nranks, err);
     if (rc == MC_OK) rc = set_string_attr(dset, "hosts", info->hosts, err);
     if (rc == MC_OK) rc = set_string_attr(dset, "backend", info->backend, err);
+    if (rc == MC_OK) rc = set_double_attr(dset, "run_seconds", info->run_seconds, err);
+    if (rc == MC_OK) rc = set_double_attr(dset, "moves_per_second", info->moves_per_second, err);
     if (rc == MC_OK) rc = set_string_attr(dset, "units", "reduced: epsilon, sigma, k_B = 1, mass = 1", err);
     H5Dclose(dset), H5Sclose(space), H5Tclose(type);
     return rc;

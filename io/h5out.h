@@ -19,6 +19,8 @@ typedef struct h5out_info {
     const char *config_text, *config_file;
     const char *version, *git_revision, *hosts, *backend;
     int nranks;
+    double run_seconds;      /* wall time of equilibration and production */
+    double moves_per_second; /* attempted moves of all chains over run_seconds */
 } h5out_info;
 
 /* Refuses an existing path unless overwrite; NULL on failure (same on every rank). */

@@ -36,8 +36,9 @@ int ens_agree(MPI_Comm comm, int status, mc_err *err);
 /* Gather one line per rank and print them in rank order on rank 0 (to stream). */
 int ens_print_ordered(const ens_layout *l, const char *line, FILE *stream, mc_err *err);
 
-/* Run every round to the end, agreeing after each; rank 0 prints progress unless quiet. */
-int ens_drive(const ens_layout *l, mc_run *run, int quiet, mc_err *err);
+/* Run every round to the end, agreeing after each; rank 0 prints progress unless quiet.
+ * *seconds: wall time of the rounds (the same on every rank: they end together). */
+int ens_drive(const ens_layout *l, mc_run *run, int quiet, double *seconds, mc_err *err);
 
 /* Pool this rank's finished chains with every other rank's into res (identical on all ranks). */
 int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_results *res,

@@ -25,7 +25,7 @@ static int injected_failure(const ens_layout *l, mc_err *err)
     return MC_OK;
 }
 
-int ens_drive(const ens_layout *l, mc_run *run, int quiet, mc_err *err)
+int ens_drive(const ens_layout *l, mc_run *run, int quiet, double *seconds, mc_err *err)
 {
     const double progress_every_s = 5.0;
     double start = MPI_Wtime(), last = start;
@@ -42,7 +42,9 @@ int ens_drive(const ens_layout *l, mc_run *run, int quiet, mc_err *err)
             last = now;
         }
     }
-    return ens_agree(l->comm, mc_run_fetch(run, err), err);
+    MC_TRY(ens_agree(l->comm, mc_run_fetch(run, err), err));
+    *seconds = MPI_Wtime() - start;
+    return ens_mpi_check(MPI_Bcast(seconds, 1, MPI_DOUBLE, 0, l->comm), "MPI_Bcast", err);
 }
 
 /* Per-chain estimates travel as raw bytes: each rank's chains are one contiguous block, so an

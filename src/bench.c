@@ -126,6 +126,8 @@ int main(int argc, char **argv)
         return 1;
     }
     int chains1 = 32 * dev.sm_count; /* up to 32 resident blocks per SM */
+    /* MCENS_BENCH_CASE=2 measures case 2 alone (for tuning MCENS_BATCH_TRIALS) */
+    const char *only = getenv("MCENS_BENCH_CASE");
     const char *env = getenv("MCENS_BENCH_CHAINS");
     if (env && atoi(env) > 0) chains1 = atoi(env);
     row rows[16];
@@ -140,7 +142,7 @@ int main(int argc, char **argv)
                               "temperature = 1\ndensity = 0.8\nreplicas = %d\n[run]\nprecision = %%s\n",
              chains1);
     double cpu1 = 0, cpu2 = 0;
-    for (int s = 1; s >= 0; s--) {
+    for (int s = 1; s >= 0 && !(only && strcmp(only, "1") != 0); s--) {
         char text[600];
         snprintf(text, sizeof text, ini, s ? "single" : "double");
         mc_plan *p = plan_of(text, &err);
@@ -152,15 +154,16 @@ int main(int argc, char **argv)
         add_row(rows, &nrows, r);
         mc_plan_destroy(p);
     }
-    rows[0].cpu_moves_per_s = rows[1].cpu_moves_per_s = cpu1;
-    rows[nrows++] = (row){"1 N=500 rc=3, one chain, serial CPU", cpu1, 2.0 * 499, 0, cpu1};
-
-    for (int s = 1; s >= 0; s--) {
+    if (cpu1 > 0) {
+        rows[0].cpu_moves_per_s = rows[1].cpu_moves_per_s = cpu1;
+        rows[nrows++] = (row){"1 N=500 rc=3, one chain, serial CPU", cpu1, 2.0 * 499, 0, cpu1};
+    }
+    for (int s = 1; s >= 0 && !(only && strcmp(only, "2") != 0); s--) {
         char text[300];
         snprintf(text, sizeof text, "[system]\nn = 50000\n[potential]\ncutoff = none\n[ensemble]\n"
                  "temperature = 1\ndensity = 0.8\n[run]\nprecision = %s\n", s ? "single" : "double");
         mc_plan *p = plan_of(text, &err);
-        if (!p || (s == 0 && time_cpu(p, 50000, &cpu2, &err) != MC_OK)) goto fail;
+        if (!p || (s == 0 && !only && time_cpu(p, 50000, &cpu2, &err) != MC_OK)) goto fail;
         if (s == 0) fprintf(stderr, "measured: serial CPU, case 2: %.4g moves/s\n", cpu2);
         row r = {s ? "2 N=50000 no cutoff, one chain, GPU single" : "2 N=50000 no cutoff, one chain, GPU double",
                  0, 2.0 * (p->n - 1), rate[s], 0};
@@ -177,7 +180,7 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < nrows; k++)
         if (rows[k].name[0] == '2') rows[k].cpu_moves_per_s = cpu2;
-    rows[nrows++] = (row){"2 N=50000 no cutoff, one chain, serial CPU", cpu2, 2.0 * 49999, 0, cpu2};
+    if (cpu2 > 0) rows[nrows++] = (row){"2 N=50000 no cutoff, one chain, serial CPU", cpu2, 2.0 * 49999, 0, cpu2};
 
     printf("\nGPU: %s, %d SMs; case 1 with %d chains; all-pairs rate %.3g pairs/s (single), %.3g (double)\n", dev.name, dev.sm_count, chains1, rate[1], rate[0]);
     printf("%-44s %12s %14s %9s %10s\n", "case", "moves/s", "pair evals/s", "of rate", "vs CPU");

@@ -179,19 +179,24 @@ static int run_and_write(job *j, mc_err *err)
         return err->code;
     j->run = mc_run_create(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, err);
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->run ? MC_OK : err->code, err));
-    MC_TRY(ens_drive(&j->layout, j->run, j->opt.quiet, err));
+    double seconds = 0.0;
+    MC_TRY(ens_drive(&j->layout, j->run, j->opt.quiet, &seconds, err));
+    double moves = (double)j->plan->nchains * mc_run_sweeps_total(j->run) * j->plan->n;
     j->results = mc_results_create(j->plan, err);
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->results ? MC_OK : err->code, err));
     MC_TRY(ens_pool(&j->layout, j->plan, j->run, j->results, err));
     h5out_info info = {j->text, j->opt.config_path, PACKAGE_VERSION, MCENS_GIT_REVISION,
-                       j->hosts, j->backend->name, j->layout.size};
+                       j->hosts, j->backend->name, j->layout.size, seconds, moves / seconds};
     MC_TRY(h5out_write(j->out, &info, j->plan, j->run, j->layout.first_chain, j->results, err));
     h5out *out = j->out;
     j->out = NULL;
     MC_TRY(h5out_close(out, 1, err));
     if (!j->opt.quiet && j->layout.rank == 0) {
         print_summary(j->plan, j->results);
-        printf("\nwrote %s\n", output);
+        printf("\n%d chains x %ld sweeps x %d particles in %.2f s: %.4g moves/s on %d ranks\n",
+               j->plan->nchains, mc_run_sweeps_total(j->run), j->plan->n, seconds, moves / seconds,
+               j->layout.size);
+        printf("wrote %s\n", output);
     }
     return MC_OK;
 }

@@ -26,22 +26,24 @@ MC_HD mc_trial mc_trial_draw(uint64_t seed, uint32_t chain, uint64_t step, uint3
     return t;
 }
 
-/* The acceptance uniform of a step (drawn ahead by kernels that batch their random numbers). */
-MC_HD double mc_accept_uniform(uint64_t seed, uint32_t chain, uint64_t step)
+/* The acceptance threshold of a step: -ln u for its uniform u in (0, 1), a unit exponential
+ * variate (finite: u is never 0). Kernels draw it ahead, off their sequential path. */
+MC_HD double mc_accept_threshold(uint64_t seed, uint32_t chain, uint64_t step)
 {
-    return mc_rng_uniform(mc_rng_block(seed, chain, MC_RNG_ACCEPT, step).v[0]);
+    return -log(mc_rng_uniform(mc_rng_block(seed, chain, MC_RNG_ACCEPT, step).v[0]));
 }
 
-/* The Metropolis test with its uniform u in (0, 1): accept with probability min(1, exp(-beta dE)). */
-MC_HD int mc_metropolis_test(double dE, double beta, double u)
+/* Metropolis: accept with probability min(1, exp(-beta dE)), written u < exp(-beta dE) <=>
+ * beta dE < -ln u, so the test itself needs no transcendental function. */
+MC_HD int mc_metropolis_test(double dE, double beta, double threshold)
 {
-    return dE <= 0.0 || u < exp(-beta * dE);
+    return dE <= 0.0 || beta * dE < threshold;
 }
 
-/* Accept with probability min(1, exp(-beta dE)); draws only when dE > 0. */
+/* The test with its threshold drawn here (only when dE > 0). */
 MC_HD int mc_metropolis_accept(double dE, double beta, uint64_t seed, uint32_t chain, uint64_t step)
 {
-    return dE <= 0.0 || mc_metropolis_test(dE, beta, mc_accept_uniform(seed, chain, step));
+    return dE <= 0.0 || mc_metropolis_test(dE, beta, mc_accept_threshold(seed, chain, step));
 }
 
 #endif
