@@ -154,8 +154,12 @@ static int setup(mc_backend *b, mc_err *err)
     int dev;
     CU_TRY(cudaGetDevice(&dev), err);
     CU_TRY(cudaDeviceGetAttribute(&v->sm_count, cudaDevAttrMultiProcessorCount, dev), err);
+    /* K = 512 measured best at N = 50,000 (doc/performance.md); smaller chains take 256, so that
+     * repeats of a particle within a batch (about K^2 / 2N) stay rare */
     const char *k = getenv("MCENS_BATCH_TRIALS"); /* tuning knob for the benchmark */
-    v->batch_trials = k && atoi(k) >= 32 && atoi(k) <= 1024 ? atoi(k) / 32 * 32 : 256;
+    v->batch_trials = k && atoi(k) >= 32 && atoi(k) <= 1024 ? atoi(k) / 32 * 32
+                      : v->n >= 16384                        ? 512
+                                                             : 256;
     MC_TRY(allocate(b, err));
     b->batched = use_batched(v);
     for (int c = 0; c < v->nchains; c++) {
