@@ -140,7 +140,7 @@ static int choose_backend(job *j, int have_gpu, const char *no_gpu_reason, mc_er
 {
     j->backend = &mc_backend_cpu;
     if (j->config.run.backend == CFG_BACKEND_GPU && !have_gpu)
-        MC_FAIL(err, MC_ENODEV, "%s:%d: [run] backend = gpu, but rank %d on %s has no usable GPU (%s)",
+        MC_FAIL(err, MC_ENODEV, "%s:%d: [run] backend = gpu, but rank %d on %s cannot use a GPU: %s",
                 j->config.filename, cfg_line(&j->config, "run", "backend"), j->layout.rank,
                 j->layout.host, no_gpu_reason);
     if (j->config.run.backend != CFG_BACKEND_CPU && have_gpu) j->backend = &mc_backend_cuda;
