@@ -22,6 +22,7 @@ struct mc_backend {
 static void cu_destroy(mc_backend *b)
 {
     if (!b) return;
+    cu_cells_free(&b->v);
     cudaFree(b->v.chains);
     cudaFree(b->v.pos);
     cudaFree(b->v.partial);
@@ -95,8 +96,31 @@ static int cu_sweep(mc_backend *b, long nsweeps, mc_err *err)
 {
     MC_TRY(upload_chains(b, err));
     long long moves = (long long)nsweeps * b->v.n;
-    MC_TRY(b->batched ? cu_sweep_batched(&b->v, moves, err) : cu_sweep_chains(&b->v, moves, err));
-    return download_chains(b, err); /* synchronises: a kernel fault surfaces here */
+    if (b->v.cells.m) MC_TRY(cu_sweep_cells(&b->v, moves, b->plan->cutoff, err));
+    else if (b->batched) MC_TRY(cu_sweep_batched(&b->v, moves, err));
+    else MC_TRY(cu_sweep_chains(&b->v, moves, err));
+    MC_TRY(download_chains(b, err)); /* synchronises: a kernel fault surfaces here */
+    int overflow = 0;
+    if (b->v.cells.m)
+        CU_TRY(cudaMemcpy(&overflow, b->v.cells.overflow, sizeof overflow, cudaMemcpyDeviceToHost), err);
+    if (overflow)
+        MC_FAIL(err, MC_ECHECK, "a GPU cell list exceeded its capacity of %d particles", b->v.cells.cap);
+    return MC_OK;
+}
+
+/* Energy and virial (and, when add_rdf, pair counts) through the cells where the chain has them. */
+static int measure_energies(mc_backend *b, int add_rdf, mc_err *err)
+{
+    const mc_plan *p = b->plan;
+    unsigned long long *rdf = add_rdf ? b->d_rdf : NULL;
+    if (!b->v.cells.m)
+        return cu_measure(&b->v, b->h_energy, b->h_virial, rdf, p->rdf_bins, p->rdf_rmax, p->rdf_dr, err);
+    int rdf_in_cells = p->rdf_rmax <= b->chains[0]->box_len / b->v.cells.m;
+    MC_TRY(cu_measure_cells(&b->v, b->h_energy, b->h_virial, rdf_in_cells ? rdf : NULL, p->rdf_bins,
+                            p->rdf_rmax, p->rdf_dr, err));
+    if (!rdf || rdf_in_cells) return MC_OK;
+    double e, w; /* the RDF reaches past the cells: count its pairs over all pairs */
+    return cu_measure(&b->v, &e, &w, rdf, p->rdf_bins, p->rdf_rmax, p->rdf_dr, err);
 }
 
 static int cu_measure_all(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err)
@@ -104,8 +128,7 @@ static int cu_measure_all(mc_backend *b, int add_rdf, mc_measurement *out, mc_er
     const mc_plan *p = b->plan;
     size_t hist = (size_t)b->v.nchains * p->rdf_bins * sizeof *b->h_rdf;
     if (add_rdf) CU_TRY(cudaMemset(b->d_rdf, 0, hist), err);
-    MC_TRY(cu_measure(&b->v, b->h_energy, b->h_virial, add_rdf ? b->d_rdf : NULL, p->rdf_bins,
-                      p->rdf_rmax, p->rdf_dr, err));
+    MC_TRY(measure_energies(b, add_rdf, err));
     for (int k = 0; k < b->v.nchains; k++) {
         out[k].energy_pair = b->h_energy[k];
         out[k].virial_pair = b->h_virial[k];
@@ -137,8 +160,9 @@ static int allocate(mc_backend *b, mc_err *err)
     b->h_virial = (double *)calloc(C, sizeof(double));
     if (!b->mirror || !b->h_rdf || !b->h_energy || !b->h_virial)
         MC_FAIL(err, MC_ENOMEM, "out of host memory for the GPU backend");
-    size_t scratch = cu_measure_scratch(v), batch = cu_batched_scratch(v);
+    size_t scratch = cu_measure_scratch(v), batch = cu_batched_scratch(v), cells = cu_cells_scratch(v);
     v->partial_len = scratch > batch ? scratch : batch;
+    if (cells > v->partial_len) v->partial_len = cells;
     CU_TRY(cudaMalloc(&v->chains, C * sizeof *v->chains), err);
     CU_TRY(cudaMalloc(&v->pos, pos_bytes(b)), err);
     CU_TRY(cudaMalloc(&v->partial, v->partial_len * sizeof(double)), err);
@@ -170,7 +194,8 @@ static int setup(mc_backend *b, mc_err *err)
     }
     MC_TRY(upload_chains(b, err));
     MC_TRY(upload_positions(b, err));
-    MC_TRY(cu_measure(v, b->h_energy, b->h_virial, NULL, 0, 0.0, 1.0, err));
+    if (b->batched) MC_TRY(cu_cells_setup(v, b->h_pos, b->chains[0]->box_len, b->plan->cutoff, err));
+    MC_TRY(measure_energies(b, 0, err));
     for (int c = 0; c < v->nchains; c++)
         b->mirror[c].energy = b->chains[c]->energy_pair = b->h_energy[c];
     return upload_chains(b, err);

@@ -19,6 +19,17 @@ typedef struct cu_chain_dev {
     unsigned int pad_;
 } cu_chain_dev;
 
+/* Cell lists on the device for large chains with a cutoff (cu_cells.cu): m^3 cells per chain, at
+ * least one cutoff wide, each holding up to cap particle indices in a deterministic order. */
+typedef struct cu_cells_dev {
+    int m, cap;                  /* cells per edge (0: no cell path), slots per cell */
+    int *count;                  /* [nchains][m^3] */
+    int *slot;                   /* [nchains][m^3][cap] */
+    int *cell_of, *slot_of;      /* [nchains][n] */
+    void *trials;                /* per-batch trial table (cu_cells.cu) */
+    int *overflow;               /* set when a cell would exceed cap */
+} cu_cells_dev;
+
 typedef struct cu_view {
     int nchains, n, single;      /* single: float pair arithmetic, else double */
     uint64_t seed;
@@ -30,6 +41,7 @@ typedef struct cu_view {
     size_t partial_len;          /* doubles in partial (and partial_host) */
     int sm_count;
     int batch_trials;            /* K: trial moves evaluated together on the batched path */
+    cu_cells_dev cells;          /* cell lists of the cell path (cells.m == 0: not used) */
 } cu_view;
 
 /* Advance every chain by `moves` moves. Many small chains: one resident block per chain. */
@@ -38,6 +50,17 @@ int cu_sweep_chains(const cu_view *v, long long moves, mc_err *err);
 int cu_sweep_batched(const cu_view *v, long long moves, mc_err *err);
 /* Scratch doubles cu_sweep_batched needs. */
 size_t cu_batched_scratch(const cu_view *v);
+
+/* Cell path: choose and allocate the cell lists for the chains' current positions (m stays 0 when
+ * cells do not pay), free them; advance every chain by `moves` moves through them. */
+int cu_cells_setup(cu_view *v, const void *host_pos, double box_len, double cutoff, mc_err *err);
+void cu_cells_free(cu_view *v);
+int cu_sweep_cells(const cu_view *v, long long moves, double cutoff, mc_err *err);
+/* Energy and virial through the cells (and the RDF when rdf_rmax fits in a cell; else rdf must be
+ * NULL and the caller counts pairs with cu_measure). */
+int cu_measure_cells(const cu_view *v, double *energy, double *virial, unsigned long long *rdf,
+                     int bins, double rdf_rmax, double rdf_dr, mc_err *err);
+size_t cu_cells_scratch(const cu_view *v);
 
 /* Full energy and virial of every chain into host arrays [nchains]; with rdf (device
  * [nchains][bins], added to) also the pair histogram out to rmax. */

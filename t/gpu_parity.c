@@ -2,7 +2,8 @@
  * accept/reject decisions (equal accepted counts at every check) and give the same running energy
  * to 1e-10 relative, on the all-pairs and cell-list (CPU side) shapes at N = 500 over 10^4 sweeps,
  * and on the batched large-chain kernel, also with batches so long that particles repeat within
- * them. The NIST configuration 4 and RDF counts through the GPU measurement. Skips without a GPU. */
+ * them, and on the cell-list path for large chains with a cutoff. The NIST configuration 4 and RDF
+ * counts through the GPU measurement. Skips without a GPU. */
 #include "testutil.h"
 
 #include <math.h>
@@ -107,6 +108,32 @@ static void batched_k256(void **state) { (void)state; batched("256"); }
 /* 1024 trials among 4096 particles: about 128 repeated particles per batch */
 static void batched_k1024_repeats(void **state) { (void)state; batched("1024"); }
 
+/* The cell path: one chain of 20,000 with cutoff 2.5 (11 cells per edge on both sides), K = 512:
+ * about 6 repeated particles and 2 interacting pairs of trials per batch. */
+static void cells_n20000(void **state)
+{
+    (void)state;
+    pair_of_runs r;
+    pair_create(&r, "[system]\nn = 20000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\n"
+                    "density = 0.8\n[run]\nseed = 24\n", 0);
+    run_in_step(&r, 12, 4, 0.12);
+    pair_destroy(&r);
+}
+
+/* Dense trials: 512 of them among 2,048 particles in 5 cells per edge: about 64 repeats and 20
+ * interacting trials each per batch, beyond the 32 a conflict list holds. */
+static void cells_dense_overflow(void **state)
+{
+    (void)state;
+    setenv("MCENS_BATCH_TRIALS", "512", 1);
+    pair_of_runs r;
+    pair_create(&r, "[system]\nn = 2048\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\n"
+                    "density = 0.8\n[run]\nseed = 25\n", 0);
+    run_in_step(&r, 40, 10, 0.12);
+    pair_destroy(&r);
+    unsetenv("MCENS_BATCH_TRIALS");
+}
+
 static void nist4_and_rdf(void **state)
 {
     (void)state;
@@ -144,7 +171,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nist4_and_rdf),  cmocka_unit_test(all_pairs_n500),
         cmocka_unit_test(cell_list_n500), cmocka_unit_test(batched_k256),
-        cmocka_unit_test(batched_k1024_repeats),
+        cmocka_unit_test(batched_k1024_repeats), cmocka_unit_test(cells_n20000),
+        cmocka_unit_test(cells_dense_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,440 @@
+/* cu_cells: the large-chain path with a cutoff. Like cu_sweep_batched it evaluates K consecutive
+ * trial moves at once and accepts them so that the chain is exactly the sequential one, but every
+ * energy runs over the 27 cells around a position, and trials are decided in parallel wherever
+ * they cannot interact:
+ *  D: one block draws the K trials, each particle's previous trial in the batch and multiplicity.
+ *  A: one warp per trial sums its energy change over the cells (batch-start configuration) and
+ *     lists the earlier trials it may interact with: any whose particle's batch-start position is
+ *     within rc + sqrt(3) max_disp (mult_k + mult_m), the farthest the two particles can reach
+ *     within the batch; every other pair's correction is exactly zero.
+ *  B: one block assigns dependency levels over those lists and decides level by level; a trial
+ *     whose particle already moved in the batch recomputes its energy change from its true old
+ *     position. Positions are written and cell lists updated at the end, in a deterministic order.
+ * Cells hold particle indices in slots; moving between cells swaps with the last slot. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cu_backend.h"
+#include "cu_check.h"
+#include "cu_kernels.cuh"
+#include "mc_move.h"
+
+enum { MAXC = 32, A_WARPS = 8, MEASURE_CELL_THREADS = 256 };
+
+/* The trial table of one batch, carved out of cells.trials. */
+struct tables {
+    int *p, *prev, *mult, *nconf, *conf; /* conf: [K][MAXC], ascending; nconf > MAXC: all earlier */
+    double *threshold, *base, *d;        /* d: displacement [K][3] */
+    void *a, *b;                         /* real [K][3]: batch-start old position, drawn new one */
+};
+
+static size_t align8(size_t x) { return (x + 7) / 8 * 8; }
+
+__host__ __device__ static inline tables table_at(void *buf, int K, size_t real_size)
+{
+    char *c = (char *)buf;
+    tables t;
+    t.p = (int *)c, c += K * sizeof(int);
+    t.prev = (int *)c, c += K * sizeof(int);
+    t.mult = (int *)c, c += K * sizeof(int);
+    t.nconf = (int *)c, c += K * sizeof(int);
+    t.conf = (int *)c, c += (size_t)K * MAXC * sizeof(int);
+    t.threshold = (double *)c, c += K * sizeof(double); /* offsets so far are multiples of 8 */
+    t.base = (double *)c, c += K * sizeof(double);
+    t.d = (double *)c, c += 3 * K * sizeof(double);
+    t.a = c, c += 3 * K * real_size;
+    t.b = c;
+    return t;
+}
+
+static size_t table_bytes(int K, size_t real_size)
+{
+    return align8((4 + MAXC) * (size_t)K * sizeof(int)) + 5 * (size_t)K * sizeof(double) +
+           6 * (size_t)K * real_size;
+}
+
+template <typename real> __host__ __device__ static inline int cell_axis(real x, real inv_w, int m)
+{
+    int k = (int)(x * inv_w);
+    return k < m ? k : m - 1; /* x * inv_w may round up to m just below the box edge */
+}
+
+template <typename real>
+__host__ __device__ static inline int cell_index(real x, real y, real z, real inv_w, int m)
+{
+    return (cell_axis(x, inv_w, m) * m + cell_axis(y, inv_w, m)) * m + cell_axis(z, inv_w, m);
+}
+
+__device__ static inline int neighbour_cell(int c, int k, int m)
+{
+    int cz = c % m, cy = (c / m) % m, cx = c / (m * m);
+    int dx = k / 9 - 1, dy = (k / 3) % 3 - 1, dz = k % 3 - 1;
+    return (((cx + dx + m) % m) * m + (cy + dy + m) % m) * m + (cz + dz + m) % m;
+}
+
+/* Energy of particle p placed at q with the members of neighbour cells k0, k0 + stride, ... < 27
+ * of q's cell (batch-start positions), pair terms rounded in real and added in double. */
+template <typename real>
+__device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, int p, real qx,
+                               real qy, real qz, real box, real half, int k0, int stride,
+                               const typename prec<real>::params &lj)
+{
+    const real *x = pos, *y = pos + n, *z = pos + 2 * n;
+    real inv_w = (real)g.m / box;
+    int home = cell_index(qx, qy, qz, inv_w, g.m);
+    double e = 0.0;
+    for (int k = k0; k < 27; k += stride) {
+        int c = neighbour_cell(home, k, g.m);
+        const int *members = g.slot + (size_t)c * g.cap;
+        for (int s = 0; s < g.count[c]; s++) {
+            int j = members[s];
+            if (j == p) continue;
+            e += (double)prec<real>::energy(cu_dist2(qx, qy, qz, x[j], y[j], z[j], box, half), lj);
+        }
+    }
+    return e;
+}
+
+template <typename real>
+__global__ void cells_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
+                                  tables t, unsigned long long seed)
+{
+    extern __shared__ int sp[];
+    const int k = threadIdx.x;
+    const real box = (real)cd->box;
+    if (k < trials) {
+        mc_trial tr = mc_trial_draw(seed, cd->id, cd->step + k, (uint32_t)n, cd->max_displacement);
+        int p = (int)tr.particle;
+        real *a = (real *)t.a + 3 * k, *b = (real *)t.b + 3 * k;
+        a[0] = pos[p], a[1] = pos[n + p], a[2] = pos[2 * n + p];
+        b[0] = prec<real>::wrap((real)((double)a[0] + tr.dx), box);
+        b[1] = prec<real>::wrap((real)((double)a[1] + tr.dy), box);
+        b[2] = prec<real>::wrap((real)((double)a[2] + tr.dz), box);
+        t.d[3 * k] = tr.dx, t.d[3 * k + 1] = tr.dy, t.d[3 * k + 2] = tr.dz;
+        t.threshold[k] = mc_accept_threshold(seed, cd->id, cd->step + k);
+        t.p[k] = sp[k] = p;
+    }
+    __syncthreads();
+    if (k < trials) {
+        int prev = -1, mult = 1;
+        for (int m = 0; m < k; m++)
+            if (sp[m] == sp[k]) prev = m, mult++;
+        t.prev[k] = prev;
+        t.mult[k] = mult;
+    }
+}
+
+template <typename real>
+__global__ void cells_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
+                                    tables t, cu_cells_dev g, typename prec<real>::params lj,
+                                    double cutoff)
+{
+    const int lane = threadIdx.x & 31, k = blockIdx.x * A_WARPS + (threadIdx.x >> 5);
+    if (k >= trials) return; /* whole warps leave together */
+    const real box = (real)cd->box, half = (real)cd->half_box;
+    const int p = t.p[k], mult = t.mult[k];
+    const real *a = (const real *)t.a, *b = (const real *)t.b;
+    const double step = 1.7320508075688772 * cd->max_displacement; /* longest single move */
+    int count = 0;
+    for (int m0 = 0; m0 < k; m0 += 32) {
+        int m = m0 + lane;
+        bool hit = false;
+        if (m < k) {
+            if (t.p[m] == p) {
+                hit = true;
+            } else {
+                double reach = cutoff + step * (mult + t.mult[m]) + 1e-6;
+                double r2 = (double)cu_dist2(a[3 * k], a[3 * k + 1], a[3 * k + 2], a[3 * m],
+                                             a[3 * m + 1], a[3 * m + 2], box, half);
+                hit = r2 < reach * reach;
+            }
+        }
+        unsigned ballot = __ballot_sync(0xffffffffu, hit);
+        int at = count + __popc(ballot & ((1u << lane) - 1u));
+        if (hit && at < MAXC) t.conf[(size_t)k * MAXC + at] = m;
+        count += __popc(ballot);
+    }
+    if (lane == 0) t.nconf[k] = count;
+    if (mult != 1) return; /* a repeated particle is evaluated in kernel B, from its true position */
+    double e = 0.0;
+    if (lane < 27)
+        e = cells_energy(g, pos, n, p, b[3 * k], b[3 * k + 1], b[3 * k + 2], box, half, lane, 32, lj) -
+            cells_energy(g, pos, n, p, a[3 * k], a[3 * k + 1], a[3 * k + 2], box, half, lane, 32, lj);
+    for (int off = 16; off > 0; off >>= 1) e += __shfl_down_sync(0xffffffffu, e, off);
+    if (lane == 0) t.base[k] = e;
+}
+
+/* Move particle p from cell c to cell c2 (swap with the last slot; append). */
+__device__ static void cell_move(cu_cells_dev &g, int p, int c, int c2)
+{
+    int s = g.slot_of[p], last = g.count[c] - 1, q = g.slot[(size_t)c * g.cap + last];
+    g.slot[(size_t)c * g.cap + s] = q;
+    g.slot_of[q] = s;
+    g.count[c] = last;
+    int s2 = g.count[c2];
+    if (s2 >= g.cap) {
+        *g.overflow = 1; /* reported by the host; the run stops */
+        return;
+    }
+    g.slot[(size_t)c2 * g.cap + s2] = p;
+    g.count[c2] = s2 + 1;
+    g.cell_of[p] = c2;
+    g.slot_of[p] = s2;
+}
+
+template <typename real>
+__global__ void cells_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, tables t,
+                                    cu_cells_dev g, typename prec<real>::params lj,
+                                    unsigned long long seed)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int K = blockDim.x, k = threadIdx.x;
+    real *sa = (real *)smem, *sb = sa + 3 * K;
+    double *gain = (double *)(sb + 3 * K + (3 * K * sizeof(real) % 8 ? 1 : 0));
+    int *level = (int *)(gain + K), *next = level + K, *chg_old = next + K, *chg_new = chg_old + K;
+    unsigned char *acc = (unsigned char *)(chg_new + K);
+    __shared__ double red[32];
+    __shared__ int s_max_level;
+    const real box = (real)cd->box, half = (real)cd->half_box;
+    const bool active = k < trials;
+    int p = -1, prev = -1, mult = 1, nconf = 0;
+    if (active) {
+        p = t.p[k], prev = t.prev[k], mult = t.mult[k], nconf = t.nconf[k];
+        for (int c = 0; c < 3; c++) sa[3 * k + c] = ((real *)t.a)[3 * k + c], sb[3 * k + c] = ((real *)t.b)[3 * k + c];
+    }
+    level[k] = 0, next[k] = -1, acc[k] = 0, gain[k] = 0.0, chg_old[k] = chg_new[k] = -1;
+    if (k == 0) s_max_level = 0;
+    __syncthreads();
+    if (active && prev >= 0) next[prev] = k;
+    const bool all_earlier = nconf > MAXC; /* list overflowed: depend on every earlier trial */
+    const int nlist = all_earlier ? k : nconf;
+    /* dependency levels: 1 + the highest level among the trials this one depends on */
+    for (;;) {
+        int want = 0;
+        for (int c = 0; active && c < nlist; c++) {
+            int m = all_earlier ? c : t.conf[(size_t)k * MAXC + c];
+            want = max(want, level[m] + 1);
+        }
+        __syncthreads();
+        int changed = active && want != level[k];
+        if (changed) level[k] = want;
+        if (!__syncthreads_or(changed)) break;
+    }
+    if (active) atomicMax(&s_max_level, level[k]);
+    __syncthreads();
+    for (int lev = 0; lev <= s_max_level; lev++) {
+        if (active && level[k] == lev) {
+            real ox = sa[3 * k], oy = sa[3 * k + 1], oz = sa[3 * k + 2];
+            real nx = sb[3 * k], ny = sb[3 * k + 1], nz = sb[3 * k + 2];
+            double dE = t.base[k];
+            if (mult > 1) { /* its particle may have moved: start from where it is now */
+                int m = prev;
+                while (m >= 0 && !acc[m]) m = t.prev[m];
+                if (m >= 0) ox = sb[3 * m], oy = sb[3 * m + 1], oz = sb[3 * m + 2];
+                nx = prec<real>::wrap((real)((double)ox + t.d[3 * k]), box);
+                ny = prec<real>::wrap((real)((double)oy + t.d[3 * k + 1]), box);
+                nz = prec<real>::wrap((real)((double)oz + t.d[3 * k + 2]), box);
+                dE = cells_energy(g, pos, n, p, nx, ny, nz, box, half, 0, 1, lj) -
+                     cells_energy(g, pos, n, p, ox, oy, oz, box, half, 0, 1, lj);
+            }
+            for (int c = 0; c < nlist; c++) { /* ascending m: a fixed order */
+                int m = all_earlier ? c : t.conf[(size_t)k * MAXC + c];
+                if (!acc[m] || t.p[m] == p) continue;
+                typedef prec<real> P;
+                const real *ma = sa + 3 * m, *mb = sb + 3 * m;
+                dE += (double)P::energy(cu_dist2(nx, ny, nz, mb[0], mb[1], mb[2], box, half), lj) -
+                      (double)P::energy(cu_dist2(ox, oy, oz, mb[0], mb[1], mb[2], box, half), lj) -
+                      (double)P::energy(cu_dist2(nx, ny, nz, ma[0], ma[1], ma[2], box, half), lj) +
+                      (double)P::energy(cu_dist2(ox, oy, oz, ma[0], ma[1], ma[2], box, half), lj);
+            }
+            sa[3 * k] = ox, sa[3 * k + 1] = oy, sa[3 * k + 2] = oz;
+            sb[3 * k] = nx, sb[3 * k + 1] = ny, sb[3 * k + 2] = nz;
+            if (mc_metropolis_test(dE, cd->beta, t.threshold[k])) acc[k] = 1, gain[k] = dE;
+        }
+        __syncthreads();
+    }
+    double total = cu_block_sum(gain[k], red);
+    int accepted = __syncthreads_count(acc[k]);
+    /* the last accepted move of each particle sets its position and cell */
+    real inv_w = (real)g.m / box;
+    if (active && acc[k]) {
+        int m = next[k];
+        while (m >= 0 && !acc[m]) m = next[m];
+        if (m < 0) {
+            pos[p] = sb[3 * k], pos[n + p] = sb[3 * k + 1], pos[2 * n + p] = sb[3 * k + 2];
+            int c2 = cell_index(sb[3 * k], sb[3 * k + 1], sb[3 * k + 2], inv_w, g.m);
+            if (c2 != g.cell_of[p]) chg_old[k] = g.cell_of[p], chg_new[k] = c2;
+        }
+    }
+    __syncthreads();
+    /* cell moves touching cells no other move touches commute: do them at once; the rest in order */
+    int alone = 1;
+    if (chg_old[k] >= 0) {
+        for (int m = 0; m < trials && alone; m++)
+            if (m != k && chg_old[m] >= 0)
+                alone = chg_old[m] != chg_old[k] && chg_old[m] != chg_new[k] &&
+                        chg_new[m] != chg_old[k] && chg_new[m] != chg_new[k];
+        if (alone) cell_move(g, p, chg_old[k], chg_new[k]);
+    }
+    if (__syncthreads_or(chg_old[k] >= 0 && !alone) && k == 0)
+        for (int m = 0; m < trials; m++) {
+            if (chg_old[m] < 0) continue;
+            int others = 0;
+            for (int q = 0; q < trials && !others; q++)
+                others = q != m && chg_old[q] >= 0 &&
+                         (chg_old[q] == chg_old[m] || chg_old[q] == chg_new[m] ||
+                          chg_new[q] == chg_old[m] || chg_new[q] == chg_new[m]);
+            if (others) cell_move(g, t.p[m], chg_old[m], chg_new[m]);
+        }
+    if (k == 0) {
+        cd->step += trials;
+        cd->accepted += accepted;
+        cd->energy += total;
+    }
+}
+
+template <typename real>
+static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err *err)
+{
+    const int K = v->batch_trials;
+    tables t = table_at(v->cells.trials, K, sizeof(real));
+    size_t smem_b = 6 * (size_t)K * sizeof(real) + 8 + (size_t)K * (sizeof(double) + 4 * sizeof(int) + 1);
+    if (smem_b > 48 * 1024)
+        CU_TRY(cudaFuncSetAttribute(cells_accept_kernel<real>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b), err);
+    typename prec<real>::params lj = prec<real>::make(v->lj);
+    real *pos = (real *)v->pos;
+    for (long long done = 0; done < moves; done += K) {
+        int trials = (int)(moves - done < K ? moves - done : K);
+        cells_draw_kernel<real><<<1, K, K * sizeof(int)>>>(v->chains, pos, v->n, trials, t, v->seed);
+        CU_LAUNCHED(err);
+        cells_trials_kernel<real><<<(trials + A_WARPS - 1) / A_WARPS, 32 * A_WARPS>>>(
+            v->chains, pos, v->n, trials, t, v->cells, lj, cutoff);
+        CU_LAUNCHED(err);
+        cells_accept_kernel<real><<<1, K, smem_b>>>(v->chains, pos, v->n, trials, t, v->cells, lj,
+                                                    v->seed);
+        CU_LAUNCHED(err);
+    }
+    return MC_OK;
+}
+
+int cu_sweep_cells(const cu_view *v, long long moves, double cutoff, mc_err *err)
+{
+    return v->single ? launch_cells<float>(v, moves, cutoff, err)
+                     : launch_cells<double>(v, moves, cutoff, err);
+}
+
+/* ---- set-up and measurement ------------------------------------------------------------------ */
+
+template <typename real>
+static int build_cells(cu_view *v, const real *pos, double box_len, mc_err *err)
+{
+    cu_cells_dev *g = &v->cells;
+    int n = v->n, m = g->m;
+    size_t ncells = (size_t)m * m * m;
+    int *count = (int *)calloc(ncells, sizeof(int)), *slot = (int *)malloc(ncells * g->cap * sizeof(int));
+    int *cell_of = (int *)malloc(n * sizeof(int)), *slot_of = (int *)malloc(n * sizeof(int));
+    int rc = count && slot && cell_of && slot_of ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
+    real inv_w = (real)m / (real)box_len;
+    for (int i = 0; rc == MC_OK && i < n; i++) { /* in index order: the same lists every run */
+        int c = cell_index(pos[i], pos[n + i], pos[2 * n + i], inv_w, m);
+        if (count[c] == g->cap) rc = mc_err_set(err, MC_ECHECK, "more than %d particles in one cell", g->cap);
+        else cell_of[i] = c, slot_of[i] = count[c], slot[c * g->cap + count[c]++] = i;
+    }
+    if (rc == MC_OK &&
+        (cudaMemcpy(g->count, count, ncells * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess ||
+         cudaMemcpy(g->slot, slot, ncells * g->cap * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess ||
+         cudaMemcpy(g->cell_of, cell_of, n * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess ||
+         cudaMemcpy(g->slot_of, slot_of, n * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess))
+        rc = mc_err_set(err, MC_ECUDA, "copying the cell lists to the GPU failed");
+    free(count), free(slot), free(cell_of), free(slot_of);
+    return rc;
+}
+
+int cu_cells_setup(cu_view *v, const void *host_pos, double box_len, double cutoff, mc_err *err)
+{
+    cu_cells_dev *g = &v->cells;
+    memset(g, 0, sizeof *g);
+    int m = isfinite(cutoff) ? (int)floor(box_len / cutoff) : 0;
+    if (v->nchains != 1 || m < 4) return MC_OK; /* one large chain per rank, 4+ cells per edge */
+    if (m > 1024) m = 1024;
+    double per_cell = (double)v->n / ((double)m * m * m);
+    g->m = m;
+    g->cap = (int)(4 * per_cell) + 32; /* room for density fluctuations; overflow is detected */
+    size_t ncells = (size_t)m * m * m, real_size = v->single ? sizeof(float) : sizeof(double);
+    CU_TRY(cudaMalloc(&g->count, ncells * sizeof(int)), err);
+    CU_TRY(cudaMalloc(&g->slot, ncells * g->cap * sizeof(int)), err);
+    CU_TRY(cudaMalloc(&g->cell_of, v->n * sizeof(int)), err);
+    CU_TRY(cudaMalloc(&g->slot_of, v->n * sizeof(int)), err);
+    CU_TRY(cudaMalloc(&g->trials, table_bytes(v->batch_trials, real_size)), err);
+    CU_TRY(cudaMalloc(&g->overflow, sizeof(int)), err);
+    CU_TRY(cudaMemset(g->overflow, 0, sizeof(int)), err);
+    return v->single ? build_cells(v, (const float *)host_pos, box_len, err)
+                     : build_cells(v, (const double *)host_pos, box_len, err);
+}
+
+void cu_cells_free(cu_view *v)
+{
+    cu_cells_dev *g = &v->cells;
+    cudaFree(g->count), cudaFree(g->slot), cudaFree(g->cell_of), cudaFree(g->slot_of);
+    cudaFree(g->trials), cudaFree(g->overflow);
+    memset(g, 0, sizeof *g);
+}
+
+size_t cu_cells_scratch(const cu_view *v)
+{
+    return 2 * (size_t)((v->n + MEASURE_CELL_THREADS - 1) / MEASURE_CELL_THREADS);
+}
+
+/* Thread i: pairs (i, j > i) in the 27 cells around i; per-block partials, added on the host. */
+template <typename real>
+__global__ void __launch_bounds__(MEASURE_CELL_THREADS)
+    measure_cells_kernel(const cu_chain_dev *cd, const real *pos, int n, cu_cells_dev g,
+                         typename prec<real>::params lj, double *partial, unsigned long long *rdf,
+                         int bins, double rdf_rmax2, double rdf_dr)
+{
+    __shared__ double red[2][32];
+    const real box = (real)cd->box, half = (real)cd->half_box;
+    const real *x = pos, *y = pos + n, *z = pos + 2 * n;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    double e = 0.0, w = 0.0;
+    if (i < n) {
+        int home = g.cell_of[i];
+        for (int k = 0; k < 27; k++) {
+            int c = neighbour_cell(home, k, g.m);
+            for (int s = 0; s < g.count[c]; s++) {
+                int j = g.slot[(size_t)c * g.cap + s];
+                if (j <= i) continue;
+                real r2 = cu_dist2(x[i], y[i], z[i], x[j], y[j], z[j], box, half);
+                e += (double)prec<real>::energy(r2, lj);
+                w += (double)prec<real>::virial(r2, lj);
+                if (rdf && (double)r2 < rdf_rmax2) {
+                    int bin = (int)(sqrt((double)r2) / rdf_dr);
+                    if (bin < bins) atomicAdd(&rdf[bin], 1ull);
+                }
+            }
+        }
+    }
+    double etot = cu_block_sum(e, red[0]), wtot = cu_block_sum(w, red[1]);
+    if (threadIdx.x == 0) partial[2 * blockIdx.x] = etot, partial[2 * blockIdx.x + 1] = wtot;
+}
+
+int cu_measure_cells(const cu_view *v, double *energy, double *virial, unsigned long long *rdf,
+                     int bins, double rdf_rmax, double rdf_dr, mc_err *err)
+{
+    int nb = (v->n + MEASURE_CELL_THREADS - 1) / MEASURE_CELL_THREADS;
+    if (v->single)
+        measure_cells_kernel<float><<<nb, MEASURE_CELL_THREADS>>>(
+            v->chains, (const float *)v->pos, v->n, v->cells, prec<float>::make(v->lj), v->partial,
+            rdf, bins, rdf_rmax * rdf_rmax, rdf_dr);
+    else
+        measure_cells_kernel<double><<<nb, MEASURE_CELL_THREADS>>>(
+            v->chains, (const double *)v->pos, v->n, v->cells, prec<double>::make(v->lj),
+            v->partial, rdf, bins, rdf_rmax * rdf_rmax, rdf_dr);
+    CU_LAUNCHED(err);
+    CU_TRY(cudaMemcpy(v->partial_host, v->partial, 2 * nb * sizeof(double), cudaMemcpyDeviceToHost), err);
+    energy[0] = virial[0] = 0.0;
+    for (int b = 0; b < nb; b++) energy[0] += v->partial_host[2 * b], virial[0] += v->partial_host[2 * b + 1];
+    return MC_OK;
+}
