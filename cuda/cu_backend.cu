@@ -181,7 +181,7 @@ static int setup(mc_backend *b, mc_err *err)
     /* K = 512 measured best at N = 50,000 (doc/performance.md); smaller chains take 256, so that
      * repeats of a particle within a batch (about K^2 / 2N) stay rare */
     const char *k = getenv("MCENS_BATCH_TRIALS"); /* tuning knob for the benchmark */
-    v->batch_trials = k && atoi(k) >= 32 && atoi(k) <= 1024 ? atoi(k) / 32 * 32
+    v->batch_trials = k && atoi(k) >= 32 && atoi(k) <= CU_MAX_BATCH_TRIALS ? atoi(k) / 32 * 32
                       : v->n >= 16384                        ? 512
                                                              : 256;
     MC_TRY(allocate(b, err));
@@ -195,6 +195,9 @@ static int setup(mc_backend *b, mc_err *err)
     MC_TRY(upload_chains(b, err));
     MC_TRY(upload_positions(b, err));
     if (b->batched) MC_TRY(cu_cells_setup(v, b->h_pos, b->chains[0]->box_len, b->plan->cutoff, err));
+    /* cell path: trials mostly far apart, so larger batches only amortise launches (measured) */
+    if (v->cells.m && !getenv("MCENS_BATCH_TRIALS") && v->n >= 4 * CU_MAX_BATCH_TRIALS)
+        v->batch_trials = CU_MAX_BATCH_TRIALS;
     MC_TRY(measure_energies(b, 0, err));
     for (int c = 0; c < v->nchains; c++)
         b->mirror[c].energy = b->chains[c]->energy_pair = b->h_energy[c];

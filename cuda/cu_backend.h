@@ -30,6 +30,8 @@ typedef struct cu_cells_dev {
     int *overflow;               /* set when a cell would exceed cap */
 } cu_cells_dev;
 
+enum { CU_MAX_BATCH_TRIALS = 1024 }; /* one block of kernel B holds a batch */
+
 typedef struct cu_view {
     int nchains, n, single;      /* single: float pair arithmetic, else double */
     uint64_t seed;

@@ -26,6 +26,7 @@ enum { MAXC = 32, A_WARPS = 8, MEASURE_CELL_THREADS = 256 };
 struct tables {
     int *p, *prev, *mult, *nconf, *conf; /* conf: [K][MAXC], ascending; nconf > MAXC: all earlier */
     double *threshold, *base, *d;        /* d: displacement [K][3] */
+    double *base2;                       /* second occurrence of a particle: dE if the first moved */
     void *a, *b;                         /* real [K][3]: batch-start old position, drawn new one */
 };
 
@@ -43,6 +44,7 @@ __host__ __device__ static inline tables table_at(void *buf, int K, size_t real_
     t.threshold = (double *)c, c += K * sizeof(double); /* offsets so far are multiples of 8 */
     t.base = (double *)c, c += K * sizeof(double);
     t.d = (double *)c, c += 3 * K * sizeof(double);
+    t.base2 = (double *)c, c += K * sizeof(double);
     t.a = c, c += 3 * K * real_size;
     t.b = c;
     return t;
@@ -50,7 +52,7 @@ __host__ __device__ static inline tables table_at(void *buf, int K, size_t real_
 
 static size_t table_bytes(int K, size_t real_size)
 {
-    return align8((4 + MAXC) * (size_t)K * sizeof(int)) + 5 * (size_t)K * sizeof(double) +
+    return align8((4 + MAXC) * (size_t)K * sizeof(int)) + 6 * (size_t)K * sizeof(double) +
            6 * (size_t)K * real_size;
 }
 
@@ -87,17 +89,25 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
     for (int k = k0; k < 27; k += stride) {
         int c = neighbour_cell(home, k, g.m);
         const int *members = g.slot + (size_t)c * g.cap;
-        for (int s = 0; s < g.count[c]; s++) {
-            int j = members[s];
-            if (j == p) continue;
-            e += (double)prec<real>::energy(cu_dist2(qx, qy, qz, x[j], y[j], z[j], box, half), lj);
+        const int count = g.count[c];
+        /* four members per round: independent loads in flight instead of one chain of them */
+        for (int s = 0; s < count; s += 4) {
+            int j[4];
+            real u[4];
+            for (int q = 0; q < 4; q++) j[q] = s + q < count ? members[s + q] : -1;
+            for (int q = 0; q < 4; q++) {
+                int jj = j[q] < 0 ? p : j[q];
+                u[q] = prec<real>::energy(cu_dist2(qx, qy, qz, x[jj], y[jj], z[jj], box, half), lj);
+            }
+            for (int q = 0; q < 4; q++)
+                if (j[q] >= 0 && j[q] != p) e += (double)u[q];
         }
     }
     return e;
 }
 
 template <typename real>
-__global__ void cells_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
+__global__ void __launch_bounds__(1024) cells_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
                                   tables t, unsigned long long seed)
 {
     extern __shared__ int sp[];
@@ -125,26 +135,50 @@ __global__ void cells_draw_kernel(const cu_chain_dev *cd, const real *pos, int n
     }
 }
 
+/* Warp-summed energy change of particle p moved from o to nw (lane = neighbour cell). */
 template <typename real>
-__global__ void cells_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
-                                    tables t, cu_cells_dev g, typename prec<real>::params lj,
-                                    double cutoff)
+__device__ double warp_move_energy(const cu_cells_dev &g, const real *pos, int n, int p, const real *o,
+                                   const real *nw, real box, real half, int lane,
+                                   const typename prec<real>::params &lj)
 {
+    double e = 0.0;
+    if (lane < 27)
+        e = cells_energy(g, pos, n, p, nw[0], nw[1], nw[2], box, half, lane, 32, lj) -
+            cells_energy(g, pos, n, p, o[0], o[1], o[2], box, half, lane, 32, lj);
+    for (int off = 16; off > 0; off >>= 1) e += __shfl_down_sync(0xffffffffu, e, off);
+    return e; /* complete in lane 0 */
+}
+
+template <typename real>
+__global__ void __launch_bounds__(32 * A_WARPS)
+    cells_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
+                        cu_cells_dev g, typename prec<real>::params lj, double cutoff)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    /* the trial table up to this block's last trial, staged for the conflict scan */
+    const int staged = min(trials, (int)(blockIdx.x + 1) * A_WARPS);
+    real *sa = (real *)smem;
+    int *sp = (int *)(sa + 3 * staged + 1), *smult = sp + staged;
+    for (int m = threadIdx.x; m < staged; m += blockDim.x) {
+        sp[m] = t.p[m], smult[m] = t.mult[m];
+        for (int c = 0; c < 3; c++) sa[3 * m + c] = ((const real *)t.a)[3 * m + c];
+    }
+    __syncthreads();
     const int lane = threadIdx.x & 31, k = blockIdx.x * A_WARPS + (threadIdx.x >> 5);
     if (k >= trials) return; /* whole warps leave together */
     const real box = (real)cd->box, half = (real)cd->half_box;
-    const int p = t.p[k], mult = t.mult[k];
-    const real *a = (const real *)t.a, *b = (const real *)t.b;
+    const int p = sp[k], mult = smult[k];
+    const real *a = sa, *b = (const real *)t.b;
     const double step = 1.7320508075688772 * cd->max_displacement; /* longest single move */
     int count = 0;
     for (int m0 = 0; m0 < k; m0 += 32) {
         int m = m0 + lane;
         bool hit = false;
         if (m < k) {
-            if (t.p[m] == p) {
+            if (sp[m] == p) {
                 hit = true;
             } else {
-                double reach = cutoff + step * (mult + t.mult[m]) + 1e-6;
+                double reach = cutoff + step * (mult + smult[m]) + 1e-6;
                 double r2 = (double)cu_dist2(a[3 * k], a[3 * k + 1], a[3 * k + 2], a[3 * m],
                                              a[3 * m + 1], a[3 * m + 2], box, half);
                 hit = r2 < reach * reach;
@@ -156,13 +190,18 @@ __global__ void cells_trials_kernel(const cu_chain_dev *cd, const real *pos, int
         count += __popc(ballot);
     }
     if (lane == 0) t.nconf[k] = count;
-    if (mult != 1) return; /* a repeated particle is evaluated in kernel B, from its true position */
-    double e = 0.0;
-    if (lane < 27)
-        e = cells_energy(g, pos, n, p, b[3 * k], b[3 * k + 1], b[3 * k + 2], box, half, lane, 32, lj) -
-            cells_energy(g, pos, n, p, a[3 * k], a[3 * k + 1], a[3 * k + 2], box, half, lane, 32, lj);
-    for (int off = 16; off > 0; off >>= 1) e += __shfl_down_sync(0xffffffffu, e, off);
+    if (mult > 2) return; /* a third occurrence is evaluated in kernel B, from its true position */
+    /* as drawn: the particle's earlier trial, if any, was rejected */
+    double e = warp_move_energy(g, pos, n, p, a + 3 * k, b + 3 * k, box, half, lane, lj);
     if (lane == 0) t.base[k] = e;
+    if (mult == 1) return;
+    /* second occurrence: also the case that the first one was accepted and moved it there */
+    int first = t.prev[k];
+    const real *o = b + 3 * first;
+    real nw[3];
+    for (int c = 0; c < 3; c++) nw[c] = prec<real>::wrap((real)((double)o[c] + t.d[3 * k + c]), box);
+    e = warp_move_energy(g, pos, n, p, o, nw, box, half, lane, lj);
+    if (lane == 0) t.base2[k] = e;
 }
 
 /* Move particle p from cell c to cell c2 (swap with the last slot; append). */
@@ -184,7 +223,7 @@ __device__ static void cell_move(cu_cells_dev &g, int p, int c, int c2)
 }
 
 template <typename real>
-__global__ void cells_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, tables t,
+__global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, tables t,
                                     cu_cells_dev g, typename prec<real>::params lj,
                                     unsigned long long seed)
 {
@@ -228,7 +267,13 @@ __global__ void cells_accept_kernel(cu_chain_dev *cd, real *pos, int n, int tria
             real ox = sa[3 * k], oy = sa[3 * k + 1], oz = sa[3 * k + 2];
             real nx = sb[3 * k], ny = sb[3 * k + 1], nz = sb[3 * k + 2];
             double dE = t.base[k];
-            if (mult > 1) { /* its particle may have moved: start from where it is now */
+            if (mult == 2 && acc[prev]) { /* the first occurrence moved it: kernel A's second case */
+                ox = sb[3 * prev], oy = sb[3 * prev + 1], oz = sb[3 * prev + 2];
+                nx = prec<real>::wrap((real)((double)ox + t.d[3 * k]), box);
+                ny = prec<real>::wrap((real)((double)oy + t.d[3 * k + 1]), box);
+                nz = prec<real>::wrap((real)((double)oz + t.d[3 * k + 2]), box);
+                dE = t.base2[k];
+            } else if (mult > 2) { /* its particle may have moved: start from where it is now */
                 int m = prev;
                 while (m >= 0 && !acc[m]) m = t.prev[m];
                 if (m >= 0) ox = sb[3 * m], oy = sb[3 * m + 1], oz = sb[3 * m + 2];
@@ -309,7 +354,8 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
         int trials = (int)(moves - done < K ? moves - done : K);
         cells_draw_kernel<real><<<1, K, K * sizeof(int)>>>(v->chains, pos, v->n, trials, t, v->seed);
         CU_LAUNCHED(err);
-        cells_trials_kernel<real><<<(trials + A_WARPS - 1) / A_WARPS, 32 * A_WARPS>>>(
+        size_t smem_a = (3 * (size_t)trials + 1) * sizeof(real) + 2 * (size_t)trials * sizeof(int);
+        cells_trials_kernel<real><<<(trials + A_WARPS - 1) / A_WARPS, 32 * A_WARPS, smem_a>>>(
             v->chains, pos, v->n, trials, t, v->cells, lj, cutoff);
         CU_LAUNCHED(err);
         cells_accept_kernel<real><<<1, K, smem_b>>>(v->chains, pos, v->n, trials, t, v->cells, lj,
@@ -367,7 +413,8 @@ int cu_cells_setup(cu_view *v, const void *host_pos, double box_len, double cuto
     CU_TRY(cudaMalloc(&g->slot, ncells * g->cap * sizeof(int)), err);
     CU_TRY(cudaMalloc(&g->cell_of, v->n * sizeof(int)), err);
     CU_TRY(cudaMalloc(&g->slot_of, v->n * sizeof(int)), err);
-    CU_TRY(cudaMalloc(&g->trials, table_bytes(v->batch_trials, real_size)), err);
+    /* sized for the largest batch, whatever K the caller settles on after this */
+    CU_TRY(cudaMalloc(&g->trials, table_bytes(CU_MAX_BATCH_TRIALS, real_size)), err);
     CU_TRY(cudaMalloc(&g->overflow, sizeof(int)), err);
     CU_TRY(cudaMemset(g->overflow, 0, sizeof(int)), err);
     return v->single ? build_cells(v, (const float *)host_pos, box_len, err)

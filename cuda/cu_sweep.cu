@@ -192,7 +192,7 @@ __device__ double correction(real ox, real oy, real oz, real nx, real ny, real n
  * energy change (or, if its particle already moved in this batch, the block recomputes it in full
  * against the current positions); then every later trial adds the pair terms of an accepted s. */
 template <typename real>
-__global__ void batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, int nblocks,
+__global__ void __launch_bounds__(1024) batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, int nblocks,
                                     typename prec<real>::params lj, unsigned long long seed,
                                     const double *partial)
 {

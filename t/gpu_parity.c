@@ -20,9 +20,12 @@ typedef struct pair_of_runs {
     mc_backend *bc, *bg;
 } pair_of_runs;
 
-static void pair_create(pair_of_runs *r, const char *ini, int chain)
+/* trials: the batch size K for the large-chain paths ("" for the default) */
+static void pair_create_k(pair_of_runs *r, const char *ini, int chain, const char *trials)
 {
     mc_err err = {0, ""};
+    if (trials[0]) setenv("MCENS_BATCH_TRIALS", trials, 1);
+    else unsetenv("MCENS_BATCH_TRIALS");
     r->plan = tu_plan(ini);
     r->cpu = mc_chain_create(r->plan, chain, &err);
     r->gpu = mc_chain_create(r->plan, chain, &err);
@@ -31,6 +34,8 @@ static void pair_create(pair_of_runs *r, const char *ini, int chain)
     r->bg = mc_backend_cuda.create(r->plan, &r->gpu, 1, &err);
     if (!r->bc || !r->bg) fail_msg("backend: %s", err.msg);
 }
+
+static void pair_create(pair_of_runs *r, const char *ini, int chain) { pair_create_k(r, ini, chain, ""); }
 
 static void pair_destroy(pair_of_runs *r)
 {
@@ -93,23 +98,22 @@ static void cell_list_n500(void **state)
     pair_destroy(&r);
 }
 
+/* No cutoff: the all-pairs batched kernels. */
 static void batched(const char *trials)
 {
-    setenv("MCENS_BATCH_TRIALS", trials, 1);
     pair_of_runs r;
-    pair_create(&r, "[system]\nn = 4096\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 1\n"
-                    "density = 0.8\nreplicas = 2\n[run]\nseed = 23\n", 1);
+    pair_create_k(&r, "[system]\nn = 4096\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 1\n"
+                      "density = 0.8\nreplicas = 2\n[run]\nseed = 23\n", 1, trials);
     run_in_step(&r, 40, 10, 0.12);
     pair_destroy(&r);
-    unsetenv("MCENS_BATCH_TRIALS");
 }
 
 static void batched_k256(void **state) { (void)state; batched("256"); }
 /* 1024 trials among 4096 particles: about 128 repeated particles per batch */
 static void batched_k1024_repeats(void **state) { (void)state; batched("1024"); }
 
-/* The cell path: one chain of 20,000 with cutoff 2.5 (11 cells per edge on both sides), K = 512:
- * about 6 repeated particles and 2 interacting pairs of trials per batch. */
+/* The cell path: one chain of 20,000 with cutoff 2.5 (11 cells per edge on both sides), K = 1024:
+ * about 26 repeated particles (some three times) and 4 interacting trials each per batch. */
 static void cells_n20000(void **state)
 {
     (void)state;
@@ -125,13 +129,11 @@ static void cells_n20000(void **state)
 static void cells_dense_overflow(void **state)
 {
     (void)state;
-    setenv("MCENS_BATCH_TRIALS", "512", 1);
     pair_of_runs r;
-    pair_create(&r, "[system]\nn = 2048\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\n"
-                    "density = 0.8\n[run]\nseed = 25\n", 0);
+    pair_create_k(&r, "[system]\nn = 2048\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\n"
+                      "density = 0.8\n[run]\nseed = 25\n", 0, "512");
     run_in_step(&r, 40, 10, 0.12);
     pair_destroy(&r);
-    unsetenv("MCENS_BATCH_TRIALS");
 }
 
 static void nist4_and_rdf(void **state)
