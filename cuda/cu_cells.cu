@@ -20,7 +20,7 @@
 #include "cu_kernels.cuh"
 #include "mc_move.h"
 
-enum { MAXC = 32, A_WARPS = 8, MEASURE_CELL_THREADS = 256 };
+enum { MAXC = 32, A_WARPS = 8, MEASURE_CELL_THREADS = 256, MAX_CELL_CHANGES = 256 };
 
 /* The trial table of one batch, carved out of cells.trials. */
 struct tables {
@@ -106,16 +106,27 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
     return e;
 }
 
+enum { HASH_BUCKETS = 2048, HASH_DEPTH = 4 }; /* 40 kB: fits beside the K ids under 48 kB */
+
+/* Kernel D. Repeats of a particle within a batch are rare (about K^2 / 2N), so instead of every
+ * trial scanning all earlier ones, trials register in a shared hash of particle ids and only
+ * compare with the trials in their own bucket (a full scan if the bucket overflows). */
 template <typename real>
-__global__ void __launch_bounds__(1024) cells_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
-                                  tables t, unsigned long long seed)
+__global__ void __launch_bounds__(1024)
+    cells_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
+                      unsigned long long seed)
 {
-    extern __shared__ int sp[];
+    extern __shared__ int sp[];                   /* [K] particle of each trial */
+    __shared__ int bucket_fill[HASH_BUCKETS];
+    __shared__ int bucket[HASH_BUCKETS][HASH_DEPTH];
     const int k = threadIdx.x;
     const real box = (real)cd->box;
+    for (int h = k; h < HASH_BUCKETS; h += blockDim.x) bucket_fill[h] = 0;
+    __syncthreads();
+    int p = -1, h = 0;
     if (k < trials) {
         mc_trial tr = mc_trial_draw(seed, cd->id, cd->step + k, (uint32_t)n, cd->max_displacement);
-        int p = (int)tr.particle;
+        p = (int)tr.particle;
         real *a = (real *)t.a + 3 * k, *b = (real *)t.b + 3 * k;
         a[0] = pos[p], a[1] = pos[n + p], a[2] = pos[2 * n + p];
         b[0] = prec<real>::wrap((real)((double)a[0] + tr.dx), box);
@@ -124,12 +135,22 @@ __global__ void __launch_bounds__(1024) cells_draw_kernel(const cu_chain_dev *cd
         t.d[3 * k] = tr.dx, t.d[3 * k + 1] = tr.dy, t.d[3 * k + 2] = tr.dz;
         t.threshold[k] = mc_accept_threshold(seed, cd->id, cd->step + k);
         t.p[k] = sp[k] = p;
+        h = (int)(((unsigned)p * 2654435761u) % HASH_BUCKETS);
+        int at = atomicAdd(&bucket_fill[h], 1);
+        if (at < HASH_DEPTH) bucket[h][at] = k;
     }
     __syncthreads();
     if (k < trials) {
-        int prev = -1, mult = 1;
-        for (int m = 0; m < k; m++)
-            if (sp[m] == sp[k]) prev = m, mult++;
+        int prev = -1, mult = 1, fill = bucket_fill[h];
+        if (fill > HASH_DEPTH) { /* rare: compare with every earlier trial */
+            for (int m = 0; m < k; m++)
+                if (sp[m] == p) prev = m, mult++;
+        } else {
+            for (int e = 0; e < fill; e++) { /* bucket order is arbitrary; the result is not */
+                int m = bucket[h][e];
+                if (m < k && sp[m] == p) prev = max(prev, m), mult++;
+            }
+        }
         t.prev[k] = prev;
         t.mult[k] = mult;
     }
@@ -313,23 +334,49 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
         }
     }
     __syncthreads();
-    /* cell moves touching cells no other move touches commute: do them at once; the rest in order */
+    /* cell moves touching cells no other move touches commute: do them at once; the rest in order.
+     * The moves that change cells (a few per batch) are listed in trial order first. */
+    __shared__ int s_nchg, s_chg[MAX_CELL_CHANGES];
+    __shared__ int s_warp_chg[32];
+    const int changes = chg_old[k] >= 0;
+    unsigned mask = __ballot_sync(0xffffffffu, changes);
+    if ((k & 31) == 0) s_warp_chg[k >> 5] = __popc(mask);
+    __syncthreads();
+    if (k == 0) {
+        int total = 0;
+        for (int w = 0; w < (K >> 5); w++) {
+            int c = s_warp_chg[w];
+            s_warp_chg[w] = total;
+            total += c;
+        }
+        s_nchg = total;
+    }
+    __syncthreads();
+    const int nchg = s_nchg;
+    const bool listed = nchg <= MAX_CELL_CHANGES;
+    if (changes && listed) s_chg[s_warp_chg[k >> 5] + __popc(mask & ((1u << (k & 31)) - 1u))] = k;
+    __syncthreads();
     int alone = 1;
-    if (chg_old[k] >= 0) {
-        for (int m = 0; m < trials && alone; m++)
+    if (changes) {
+        for (int e = 0; e < (listed ? nchg : trials) && alone; e++) {
+            int m = listed ? s_chg[e] : e;
             if (m != k && chg_old[m] >= 0)
                 alone = chg_old[m] != chg_old[k] && chg_old[m] != chg_new[k] &&
                         chg_new[m] != chg_old[k] && chg_new[m] != chg_new[k];
+        }
         if (alone) cell_move(g, p, chg_old[k], chg_new[k]);
     }
-    if (__syncthreads_or(chg_old[k] >= 0 && !alone) && k == 0)
-        for (int m = 0; m < trials; m++) {
+    if (__syncthreads_or(changes && !alone) && k == 0)
+        for (int e = 0; e < (listed ? nchg : trials); e++) {
+            int m = listed ? s_chg[e] : e;
             if (chg_old[m] < 0) continue;
             int others = 0;
-            for (int q = 0; q < trials && !others; q++)
+            for (int f = 0; f < (listed ? nchg : trials) && !others; f++) {
+                int q = listed ? s_chg[f] : f;
                 others = q != m && chg_old[q] >= 0 &&
                          (chg_old[q] == chg_old[m] || chg_old[q] == chg_new[m] ||
                           chg_new[q] == chg_old[m] || chg_new[q] == chg_new[m]);
+            }
             if (others) cell_move(g, t.p[m], chg_old[m], chg_new[m]);
         }
     if (k == 0) {
