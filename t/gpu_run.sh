@@ -25,15 +25,16 @@ h5check agree eos.h5 single.h5; ok $? "single and double precision agree within 
 if command -v compute-sanitizer > /dev/null; then
     printf '[run]\nbackend = gpu\nequilibration = 2\nproduction = 4\nsample_every = 2\n[system]\nn = %s\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\nreplicas = %s\n' 108 4 > chains.ini
     printf '[run]\nbackend = gpu\nequilibration = 1\nproduction = 2\nsample_every = 1\n[system]\nn = 1372\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 1\ndensity = 0.8\n' > batched.ini
+    printf '[run]\nbackend = gpu\nequilibration = 1\nproduction = 1\nsample_every = 1\n[system]\nn = 4096\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\n[rdf]\nrmax = 2.5\n' > cells.ini
     for tool in memcheck racecheck; do
         bad=0
-        for cfg in chains batched; do
+        for cfg in chains batched cells; do
             rm -f mcens.h5
             compute-sanitizer --tool $tool --error-exitcode 9 "$MCENS" -q $cfg.ini > san.txt 2>&1 || bad=1
             grep -q "ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards" san.txt || bad=1
             [ $bad -eq 0 ] || diag < san.txt
         done
-        ok $bad "compute-sanitizer $tool: no errors on the chain and batched kernels"
+        ok $bad "compute-sanitizer $tool: no errors on the chain, batched and cell kernels"
     done
 else
     echo "ok 7 # SKIP compute-sanitizer not installed"; echo "ok 8 # SKIP compute-sanitizer not installed"
