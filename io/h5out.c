@@ -75,23 +75,13 @@ static int set_string_attr(hid_t obj, const char *name, const char *value, mc_er
     return MC_OK;
 }
 
-static int set_double_attr(hid_t obj, const char *name, double value, mc_err *err)
+/* A scalar attribute of a native type (H5T_NATIVE_LONG, H5T_NATIVE_DOUBLE, ...). */
+static int set_scalar_attr(hid_t obj, const char *name, hid_t type, const void *value, mc_err *err)
 {
     hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
     int rc = space >= 0 &&
-             (attr = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
-             H5Awrite(attr, H5T_NATIVE_DOUBLE, &value) >= 0;
-    H5Aclose(attr), H5Sclose(space);
-    if (!rc) MC_FAIL(err, MC_EHDF5, "cannot write attribute %s", name);
-    return MC_OK;
-}
-
-static int set_int_attr(hid_t obj, const char *name, long value, mc_err *err)
-{
-    hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
-    int rc = space >= 0 &&
-             (attr = H5Acreate2(obj, name, H5T_NATIVE_LONG, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
-             H5Awrite(attr, H5T_NATIVE_LONG, &value) >= 0;
+             (attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
+             H5Awrite(attr, type, value) >= 0;
     H5Aclose(attr), H5Sclose(space);
     if (!rc) MC_FAIL(err, MC_EHDF5, "cannot write attribute %s", name);
     return MC_OK;
@@ -152,11 +142,14 @@ static int write_parameters(h5out *f, const h5out_info *info, mc_err *err)
     if (rc == MC_OK) rc = set_string_attr(dset, "mcens_version", info->version, err);
     if (rc == MC_OK) rc = set_string_attr(dset, "git_revision", info->git_revision, err);
     if (rc == MC_OK) rc = set_string_attr(dset, "creation_time", when, err);
-    if (rc == MC_OK) rc = set_int_attr(dset, "nranks", info->nranks, err);
+    long nranks = info->nranks;
+    if (rc == MC_OK) rc = set_scalar_attr(dset, "nranks", H5T_NATIVE_LONG, &nranks, err);
     if (rc == MC_OK) rc = set_string_attr(dset, "hosts", info->hosts, err);
     if (rc == MC_OK) rc = set_string_attr(dset, "backend", info->backend, err);
-    if (rc == MC_OK) rc = set_double_attr(dset, "run_seconds", info->run_seconds, err);
-    if (rc == MC_OK) rc = set_double_attr(dset, "moves_per_second", info->moves_per_second, err);
+    if (rc == MC_OK)
+        rc = set_scalar_attr(dset, "run_seconds", H5T_NATIVE_DOUBLE, &info->run_seconds, err);
+    if (rc == MC_OK)
+        rc = set_scalar_attr(dset, "moves_per_second", H5T_NATIVE_DOUBLE, &info->moves_per_second, err);
     if (rc == MC_OK) rc = set_string_attr(dset, "units", "reduced: epsilon, sigma, k_B = 1, mass = 1", err);
     H5Dclose(dset), H5Sclose(space), H5Tclose(type);
     return rc;
