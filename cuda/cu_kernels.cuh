@@ -19,7 +19,7 @@ template <> struct prec<float> {
     typedef lj_params_f params;
     static params make(const lj_params &p)
     {
-        params f = {(float)p.lj1, (float)p.lj2, (float)p.rc2, (float)p.shift};
+        params f = {(float)p.lj1, (float)p.lj2, (float)p.rc2, (float)p.shift, (float)p.rc, (float)p.slope};
         return f;
     }
     static __host__ __device__ float energy(float r2, const params &p) { return lj_pair_energy_f(r2, &p); }

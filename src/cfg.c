@@ -52,8 +52,13 @@ static const cfg_key schema[] = {
      "LJ epsilon; 1 in reduced units, 0 gives the ideal gas"},
     {"potential", "cutoff", K_CUTOFF, OFF(potential.cutoff), "3.0", 0, 1e6, 1, NULL,
      "truncation radius, at most half the smallest box edge; none: every pair under the minimum image"},
+    {"potential", "rmin", K_REAL, OFF(potential.rmin), "0", 0, 1e6, 0, NULL,
+     "position of the LJ minimum, eps [(rmin/r)^12 - 2 (rmin/r)^6]: sets sigma = rmin / 2^(1/6); 0: use sigma"},
+    {"potential", "cutoff_scheme", K_CHOICE, OFF(potential.cutoff_scheme), "truncated", 0, 0, 0,
+     "truncated|shifted|force_shifted",
+     "u(r); u(r) - u(rc); or u(r) - u(rc) - (r - rc) u'(rc), the linear-force-shifted potential"},
     {"potential", "tail_correction", K_BOOL, OFF(potential.tail_correction), "yes", 0, 0, 0,
-     NULL, "add the standard long-range corrections to energy and pressure"},
+     NULL, "long-range corrections to energy and pressure (truncated scheme only; off for the others)"},
     {"ensemble", "type", K_CHOICE, OFF(ensemble.type), "nvt", 0, 0, 0, "nvt",
      "statistical ensemble"},
     {"ensemble", "temperature", K_LIST, OFF(ensemble.temperature), NULL, 0, 1e6, 1, NULL,
@@ -333,12 +338,36 @@ void cfg_fini(cfg *c)
     memset(c, 0, sizeof *c);
 }
 
+/* Keys that constrain each other in [potential]. */
+static int check_potential(cfg *c, mc_err *err)
+{
+    if (c->potential.rmin > 0) {
+        if (cfg_line(c, "potential", "sigma"))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] rmin: give sigma or rmin, not both (sigma on line %d)",
+                    c->filename, cfg_line(c, "potential", "rmin"), cfg_line(c, "potential", "sigma"));
+        c->potential.sigma = c->potential.rmin / pow(2.0, 1.0 / 6.0);
+    }
+    if (c->potential.cutoff_scheme == CFG_CUTOFF_TRUNCATED) return MC_OK;
+    if (!isfinite(c->potential.cutoff))
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] cutoff_scheme: a shifted potential needs a finite cutoff",
+                c->filename, cfg_line(c, "potential", "cutoff_scheme"));
+    if (c->potential.tail_correction && cfg_line(c, "potential", "tail_correction"))
+        MC_FAIL(err, MC_EINVAL,
+                "%s:%d: [potential] tail_correction = yes: expected no with cutoff_scheme = %s "
+                "(tail corrections belong to the truncated potential)",
+                c->filename, cfg_line(c, "potential", "tail_correction"),
+                c->potential.cutoff_scheme == CFG_CUTOFF_SHIFTED ? "shifted" : "force_shifted");
+    c->potential.tail_correction = 0;
+    return MC_OK;
+}
+
 static int check_required_and_relations(cfg *c, mc_err *err)
 {
     for (int i = 0; i < N_KEYS; i++)
         if (!schema[i].default_text && c->line[i] == 0)
             MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [%s]", c->filename,
                     schema[i].name, schema[i].section);
+    MC_TRY(check_potential(c, err));
     if (c->run.production_sweeps % c->run.sample_every_sweeps != 0)
         MC_FAIL(err, MC_EINVAL,
                 "%s:%d: [run] sample_every = %ld: expected a divisor of production = %ld",

@@ -17,6 +17,8 @@ enum cfg_lattice { CFG_LATTICE_FCC = 0, CFG_LATTICE_SC = 1 };
 enum cfg_backend { CFG_BACKEND_AUTO = 0, CFG_BACKEND_CPU = 1, CFG_BACKEND_GPU = 2 };
 enum cfg_precision { CFG_PRECISION_DOUBLE = 0, CFG_PRECISION_SINGLE = 1 };
 enum cfg_potential { CFG_POTENTIAL_LJ = 0 };
+/* as enum lj_scheme */
+enum cfg_cutoff_scheme { CFG_CUTOFF_TRUNCATED = 0, CFG_CUTOFF_SHIFTED = 1, CFG_CUTOFF_FORCE_SHIFTED = 2 };
 enum cfg_ensemble { CFG_ENSEMBLE_NVT = 0 };
 
 /* A state-point axis: one value, a comma list, or start:stop:count. */
@@ -42,6 +44,8 @@ typedef struct cfg {
     struct {
         int type; /* enum cfg_potential */
         double sigma, epsilon, cutoff;
+        double rmin;       /* position of the minimum, 2^(1/6) sigma; 0: sigma is given instead */
+        int cutoff_scheme; /* enum cfg_cutoff_scheme */
         int tail_correction;
     } potential;
     struct {

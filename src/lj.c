@@ -3,11 +3,15 @@
 
 #include <math.h>
 
-lj_params lj_params_make(double sigma, double epsilon, double cutoff, int shifted)
+lj_params lj_params_make(double sigma, double epsilon, double cutoff, int scheme)
 {
     double s6 = pow(sigma, 6.0);
-    lj_params p = {4.0 * epsilon * s6 * s6, 4.0 * epsilon * s6, cutoff * cutoff, 0.0};
-    if (shifted) p.shift = lj_pair_energy(p.rc2, &(lj_params){p.lj1, p.lj2, INFINITY, 0.0});
+    lj_params p = {4.0 * epsilon * s6 * s6, 4.0 * epsilon * s6, cutoff * cutoff, 0.0, cutoff, 0.0};
+    if (scheme == LJ_TRUNCATED || !isfinite(cutoff)) return p;
+    lj_params plain = {p.lj1, p.lj2, INFINITY, 0.0, INFINITY, 0.0};
+    p.shift = lj_pair_energy(p.rc2, &plain);
+    /* u'(rc) = -W(rc) / rc, W the pair virial -r du/dr */
+    if (scheme == LJ_FORCE_SHIFTED) p.slope = -lj_pair_virial(p.rc2, &plain) / cutoff;
     return p;
 }
 

@@ -5,6 +5,8 @@
 #ifndef LJ_H
 #define LJ_H
 
+#include <math.h>
+
 #include "mc_hd.h"
 
 #ifdef __cplusplus
@@ -25,7 +27,10 @@ extern "C" {
 #undef LJ_FN
 #endif
 
-lj_params lj_params_make(double sigma, double epsilon, double cutoff, int shifted);
+/* How the potential ends at the cutoff: enum cfg_cutoff_scheme's values. */
+enum lj_scheme { LJ_TRUNCATED = 0, LJ_SHIFTED = 1, LJ_FORCE_SHIFTED = 2 };
+
+lj_params lj_params_make(double sigma, double epsilon, double cutoff, int scheme);
 
 /* Tail corrections for n particles in volume v (N^2 convention, as NIST SRSW). */
 double lj_tail_energy(double sigma, double epsilon, double cutoff, double n, double volume);

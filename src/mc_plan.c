@@ -49,7 +49,8 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
             } else if (c->potential.tail_correction) {
                 sp->u_tail = lj_tail_energy(sig, eps, p->cutoff, p->n, volume) / p->n;
                 sp->p_tail = lj_tail_pressure(sig, eps, p->cutoff, p->n / volume);
-            } else {
+            } else if (c->potential.cutoff_scheme == CFG_CUTOFF_TRUNCATED) {
+                /* only the truncated potential steps at rc; the shifted ones are continuous */
                 sp->p_impulsive = lj_impulsive_pressure(&p->lj, p->cutoff, p->n / volume,
                                                         sp->temperature);
             }
@@ -79,7 +80,8 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->cutoff = c->potential.cutoff;
     p->sigma = c->potential.sigma;
     p->epsilon = c->potential.epsilon;
-    p->lj = lj_params_make(c->potential.sigma, c->potential.epsilon, p->cutoff, 0);
+    p->lj = lj_params_make(c->potential.sigma, c->potential.epsilon, p->cutoff,
+                           c->potential.cutoff_scheme);
     p->equilibration_sweeps = c->run.equilibration_sweeps;
     p->production_sweeps = c->run.production_sweeps;
     p->sample_every_sweeps = c->run.sample_every_sweeps;

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cfg.h"
@@ -101,12 +102,52 @@ static void bad_inputs(void **state)
     expect_error("[sytem]\n" ENS, "bad.ini:1", "unknown section [sytem]"); /* empty section */
 }
 
+/* rmin = 2^(1/6) sigma: the same pair constants as the equivalent sigma. */
+static void rmin_parametrisation(void **state)
+{
+    (void)state;
+    cfg a, b;
+    mc_err err = {0, ""};
+    assert_int_equal(cfg_parse(&a, "[potential]\nsigma = 0.3405\nepsilon = 0.9961\ncutoff = 1.0\n" ENS,
+                               "a.ini", &err), MC_OK);
+    char text[256];
+    snprintf(text, sizeof text, "[potential]\nrmin = %.17g\nepsilon = 0.9961\ncutoff = 1.0\n" ENS,
+             0.3405 * pow(2.0, 1.0 / 6.0));
+    assert_int_equal(cfg_parse(&b, text, "b.ini", &err), MC_OK);
+    mc_plan *pa = mc_plan_create(&a, &err), *pb = mc_plan_create(&b, &err);
+    assert_non_null(pa);
+    assert_non_null(pb);
+    assert_true(fabs(pa->lj.lj1 - pb->lj.lj1) <= 1e-14 * pa->lj.lj1);
+    assert_true(fabs(pa->lj.lj2 - pb->lj.lj2) <= 1e-14 * pa->lj.lj2);
+    mc_plan_destroy(pa), mc_plan_destroy(pb);
+    cfg_fini(&a), cfg_fini(&b);
+}
+
+static void cutoff_scheme_rules(void **state)
+{
+    (void)state;
+    expect_error("[potential]\nsigma = 1\nrmin = 1.1\n" ENS, "bad.ini:3", "give sigma or rmin, not both");
+    expect_error("[potential]\ncutoff_scheme = shifted\ntail_correction = yes\n" ENS, "bad.ini:3",
+                 "tail_correction = yes: expected no with cutoff_scheme = shifted");
+    expect_error("[potential]\ncutoff = none\ncutoff_scheme = force_shifted\n" ENS, "bad.ini:3",
+                 "needs a finite cutoff");
+    expect_error("[potential]\ncutoff_scheme = smooth\n" ENS, "bad.ini:2",
+                 "one of truncated|shifted|force_shifted");
+    cfg c;
+    mc_err err = {0, ""};
+    assert_int_equal(cfg_parse(&c, "[potential]\ncutoff_scheme = shifted\n" ENS, "a.ini", &err), MC_OK);
+    assert_int_equal(c.potential.tail_correction, 0); /* the default yes does not apply */
+    cfg_fini(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults),
         cmocka_unit_test(axes),
         cmocka_unit_test(bad_inputs),
+        cmocka_unit_test(rmin_parametrisation),
+        cmocka_unit_test(cutoff_scheme_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

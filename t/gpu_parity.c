@@ -99,6 +99,17 @@ static void cell_list_n500(void **state)
 }
 
 /* No cutoff: the all-pairs batched kernels. */
+/* The linear-force-shifted potential (square root in the pair function) on the many-chain kernel. */
+static void force_shifted_n500(void **state)
+{
+    (void)state;
+    pair_of_runs r;
+    pair_create(&r, "[system]\nn = 500\n[potential]\ncutoff = 2.5\ncutoff_scheme = force_shifted\n"
+                    "[ensemble]\ntemperature = 1\ndensity = 0.8\n[run]\nseed = 26\n", 0);
+    run_in_step(&r, 2000, 500, 0.12);
+    pair_destroy(&r);
+}
+
 static void batched(const char *trials)
 {
     pair_of_runs r;
@@ -172,7 +183,8 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nist4_and_rdf),  cmocka_unit_test(all_pairs_n500),
-        cmocka_unit_test(cell_list_n500), cmocka_unit_test(batched_k256),
+        cmocka_unit_test(cell_list_n500), cmocka_unit_test(force_shifted_n500),
+        cmocka_unit_test(batched_k256),
         cmocka_unit_test(batched_k1024_repeats), cmocka_unit_test(cells_n20000),
         cmocka_unit_test(cells_dense_overflow),
     };

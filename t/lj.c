@@ -10,8 +10,9 @@
 #include "mc_backend.h"
 #include "mc_chain.h"
 
-/* U and W of config 4 (or its 2x2x2 replica) at the given cutoff, via mc_backend_cpu. */
-static mc_measurement measure_nist4(double cutoff, int replicate, double *u_tail_total)
+/* U and W of config 4 (or its 2x2x2 replica) at the given cutoff and scheme, via mc_backend_cpu. */
+static mc_measurement measure_nist4_scheme(double cutoff, const char *scheme, int replicate,
+                                           double *u_tail_total)
 {
     double x[30], y[30], z[30];
     tu_load_nist4(x, y, z);
@@ -19,9 +20,9 @@ static mc_measurement measure_nist4(double cutoff, int replicate, double *u_tail
     char ini[512];
     /* density 30/512 gives a box edge of exactly 8 (16 replicated) */
     snprintf(ini, sizeof ini,
-             "[system]\nn = %d\nlattice = sc\n[potential]\ncutoff = %.17g\n"
+             "[system]\nn = %d\nlattice = sc\n[potential]\ncutoff = %.17g\ncutoff_scheme = %s\n"
              "[ensemble]\ntemperature = 1\ndensity = 0.05859375\n[run]\nproduction = 1\n"
-             "sample_every = 1\n", n, cutoff);
+             "sample_every = 1\n", n, cutoff, scheme);
     mc_plan *plan = tu_plan(ini);
     mc_err err = {0, ""};
     mc_chain *c = mc_chain_create(plan, 0, &err);
@@ -45,6 +46,11 @@ static mc_measurement measure_nist4(double cutoff, int replicate, double *u_tail
     mc_chain_destroy(c);
     mc_plan_destroy(plan);
     return out;
+}
+
+static mc_measurement measure_nist4(double cutoff, int replicate, double *u_tail_total)
+{
+    return measure_nist4_scheme(cutoff, "truncated", replicate, u_tail_total);
 }
 
 static void assert_rel(double got, double want, double rel, const char *what)
@@ -87,21 +93,39 @@ static void nist4_replicated_cells(void **state)
     assert_rel(tail8, 8 * tail, 1e-12, "ULRC scales with N at fixed density");
 }
 
-/* Truncated and shifted at 2.5: NIST quotes U = -15.02506262 for config 4. */
+/* Truncated and shifted at 2.5: U = -15.02506262 for config 4, W that of the truncated potential. */
 static void nist4_shifted(void **state)
 {
     (void)state;
-    double x[30], y[30], z[30];
-    tu_load_nist4(x, y, z);
-    lj_params p = lj_params_make(1.0, 1.0, 2.5, 1);
-    double u = 0.0;
-    for (int i = 0; i < 30; i++)
-        for (int j = i + 1; j < 30; j++) {
-            double d[3] = {x[i] - x[j], y[i] - y[j], z[i] - z[j]};
-            for (int a = 0; a < 3; a++) d[a] -= 8.0 * round(d[a] / 8.0);
-            u += lj_pair_energy(d[0] * d[0] + d[1] * d[1] + d[2] * d[2], &p);
-        }
-    assert_rel(u, -15.02506262, 1e-9, "U truncated-shifted rc=2.5");
+    double tail, tail_truncated;
+    mc_measurement ts = measure_nist4_scheme(2.5, "shifted", 0, &tail);
+    mc_measurement tr = measure_nist4_scheme(2.5, "truncated", 0, &tail_truncated);
+    assert_rel(ts.energy_pair, -15.02506262, 1e-9, "U truncated-shifted rc=2.5");
+    assert_rel(ts.virial_pair, tr.virial_pair, 1e-14, "W shifted = W truncated");
+    assert_true(tail == 0.0); /* no tail correction for a shifted potential */
+}
+
+/* Linear-force-shifted at 3: U = -15.0014022869 (high precision), W = -43.096 (5 figures). */
+static void nist4_force_shifted(void **state)
+{
+    (void)state;
+    double tail;
+    mc_measurement m = measure_nist4_scheme(3.0, "force_shifted", 0, &tail);
+    assert_rel(m.energy_pair, -15.0014022869, 1e-8, "Upair LFS rc=3");
+    assert_5sig(m.virial_pair, -43.096, "Wpair LFS rc=3");
+}
+
+/* The force-shifted pair energy and its force both vanish at rc (continuity of u and F). */
+static void force_shift_continuity(void **state)
+{
+    (void)state;
+    lj_params p = lj_params_make(1.0, 1.0, 2.5, LJ_FORCE_SHIFTED);
+    double below = 2.5 * (1 - 1e-7), h = 1e-6;
+    assert_true(fabs(lj_pair_energy(below * below, &p)) < 1e-9);
+    double r1 = 2.5 - 2 * h, r2 = 2.5 - h;
+    double du = (lj_pair_energy(r2 * r2, &p) - lj_pair_energy(r1 * r1, &p)) / h;
+    assert_true(fabs(du) < 1e-5);
+    assert_true(fabs(lj_pair_virial(below * below, &p)) < 1e-6);
 }
 
 /* Exact limits of the pair function: zero at sigma, minimum -eps at 2^(1/6) sigma, zero past rc. */
@@ -123,6 +147,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nist4_rc3),      cmocka_unit_test(nist4_rc4),
         cmocka_unit_test(nist4_replicated_cells), cmocka_unit_test(nist4_shifted),
+        cmocka_unit_test(nist4_force_shifted), cmocka_unit_test(force_shift_continuity),
         cmocka_unit_test(pair_function_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,7 @@
 # O(rho^2), about 1e-3 relative), for the full potential (cutoff 3 with tail corrections) and for
 # the potential truncated at 3 without them (whose pressure needs the impulsive correction).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 5
+tap_plan 9
 ref="$T_SRCDIR/refdata/dilute_limit_B2.csv"
 cp "$T_SRCDIR/dilute.ini" full.ini
 sed 's/^tail_correction = yes/tail_correction = no/; s/^output = full.h5/output = trunc.h5/' full.ini > trunc.ini
@@ -16,4 +16,12 @@ ok $? "truncated potential: U/N and Z - 1 (with the impulsive term) match its ow
 # negative control: the truncated run is not the full potential (tails missing: U off by 3e-4)
 h5check dilute trunc.h5 "$ref" dUdrho_full B2_full; [ $? -ne 0 ]
 ok $? "the truncated run is rejected against the full-potential limit"
+# the two shifted potentials at rc = 2.5 (continuous: the virial pressure is the whole pressure)
+for scheme in shifted:TS force_shifted:LFS; do
+    name=${scheme%%:*} col=${scheme##*:}
+    sed "s/^cutoff = 3.0/cutoff = 2.5\ncutoff_scheme = $name/; s/^tail_correction = yes/tail_correction = no/; s/^output = full.h5/output = $name.h5/" full.ini > $name.ini
+    run_np 2 -q $name.ini > out.txt 2>&1; ok $? "dilute run, $name at 2.5, finishes" || diag < out.txt
+    h5check dilute $name.h5 "$ref" "dUdrho_rc2.5_$col" "B2_rc2.5_$col"
+    ok $? "$name at 2.5: U/N and Z - 1 match rho dU/drho and B2 rho"
+done
 exit 0
