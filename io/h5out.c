@@ -266,6 +266,9 @@ static int write_estimates(h5out *f, hid_t results, const char *name, const mc_e
          offsetof(mc_estimate, error)},
         {"n_independent", "1", "%s: independent samples behind the error bar",
          offsetof(mc_estimate, n_independent)},
+        {"statistical_inefficiency", "1",
+         "%s: samples per independent sample found by blocking (mean over replicas)",
+         offsetof(mc_estimate, inefficiency)},
     };
     for (size_t c = 0; rc == MC_OK && c < sizeof cols / sizeof cols[0]; c++) {
         for (int s = 0; s < S; s++) col[s] = *(const double *)((const char *)&est[s] + cols[c].offset);
@@ -289,6 +292,10 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
     if (rc == MC_OK)
         rc = write_estimates(f, g, "acceptance", res->acceptance, S, "1",
                              "translation acceptance ratio", err);
+    if (rc == MC_OK)
+        rc = write_estimates(f, g, "heat_capacity", res->heat_capacity, S, "k_B",
+                             "C_V/N from energy fluctuations, kinetic 3/2 included (jackknife error)",
+                             err);
     hid_t rdf = rc == MC_OK ? make_group(g, "rdf") : H5I_INVALID_HID;
     if (rc == MC_OK && rdf < 0) rc = mc_err_set(err, MC_EHDF5, "cannot create /results/rdf");
     hsize_t db[1] = {(hsize_t)plan->rdf_bins}, dsb[2] = {(hsize_t)S, (hsize_t)plan->rdf_bins};

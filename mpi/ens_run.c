@@ -74,6 +74,7 @@ int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_res
     for (int k = 0; k < mc_run_nchains(run); k++) mc_results_add_chain(res, plan, mc_run_chain(run, k));
     MC_TRY(gather_chain_block(l, res->chain_energy, sizeof *res->chain_energy, err));
     MC_TRY(gather_chain_block(l, res->chain_pressure, sizeof *res->chain_pressure, err));
+    MC_TRY(gather_chain_block(l, res->chain_heat_capacity, sizeof *res->chain_heat_capacity, err));
     MC_TRY(gather_chain_block(l, res->chain_acceptance, sizeof *res->chain_acceptance, err));
     MC_TRY(gather_chain_block(l, res->chain_max_displacement, sizeof *res->chain_max_displacement,
                               err));

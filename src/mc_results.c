@@ -9,6 +9,8 @@ void mc_results_destroy(mc_results *r)
     if (!r) return;
     free(r->chain_energy);
     free(r->chain_pressure);
+    free(r->chain_heat_capacity);
+    free(r->heat_capacity);
     free(r->chain_acceptance);
     free(r->chain_max_displacement);
     free(r->chain_rdf_norm);
@@ -32,6 +34,8 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
     r->rdf_bins = plan->rdf_bins;
     r->chain_energy = calloc(C, sizeof *r->chain_energy);
     r->chain_pressure = calloc(C, sizeof *r->chain_pressure);
+    r->chain_heat_capacity = calloc(C, sizeof *r->chain_heat_capacity);
+    r->heat_capacity = calloc(S, sizeof *r->heat_capacity);
     r->chain_acceptance = calloc(C, sizeof *r->chain_acceptance);
     r->chain_max_displacement = calloc(C, sizeof *r->chain_max_displacement);
     r->chain_rdf_norm = calloc(C, sizeof *r->chain_rdf_norm);
@@ -42,7 +46,8 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
     r->rdf_counts = calloc(S * B, sizeof *r->rdf_counts);
     r->rdf_norm = calloc(S, sizeof *r->rdf_norm);
     r->rdf_g = calloc(S * B, sizeof *r->rdf_g);
-    if (!r->chain_energy || !r->chain_pressure || !r->chain_acceptance ||
+    if (!r->chain_energy || !r->chain_pressure || !r->chain_acceptance || !r->chain_heat_capacity ||
+        !r->heat_capacity ||
         !r->chain_max_displacement || !r->chain_rdf_norm || !r->energy || !r->pressure || !r->acceptance || !r->rdf_r ||
         !r->rdf_counts || !r->rdf_norm || !r->rdf_g) {
         mc_results_destroy(r);
@@ -56,6 +61,8 @@ void mc_results_add_chain(mc_results *r, const mc_plan *plan, const mc_chain *c)
 {
     r->chain_energy[c->id] = mc_stats_block(c->energy, c->nsamples);
     r->chain_pressure[c->id] = mc_stats_block(c->pressure, c->nsamples);
+    r->chain_heat_capacity[c->id] = mc_stats_heat_capacity(
+        c->energy, c->nsamples, c->n, plan->statepoint[c->statepoint].temperature);
     r->chain_acceptance[c->id] = mc_chain_production_acceptance(c);
     r->chain_max_displacement[c->id] = c->max_displacement;
     uint64_t *counts = r->rdf_counts + (size_t)c->statepoint * plan->rdf_bins;
@@ -70,6 +77,7 @@ void mc_results_pool(mc_results *r, const mc_plan *plan)
     for (int s = 0; s < plan->nstatepoints; s++) {
         r->energy[s] = mc_stats_pool(r->chain_energy + s * R, R);
         r->pressure[s] = mc_stats_pool(r->chain_pressure + s * R, R);
+        r->heat_capacity[s] = mc_stats_pool(r->chain_heat_capacity + s * R, R);
         for (int k = 0; acc && k < R; k++)
             acc[k] = (mc_estimate){r->chain_acceptance[s * R + k], NAN, NAN, NAN, 1};
         r->acceptance[s] = acc ? mc_stats_pool(acc, R) : (mc_estimate){NAN, NAN, NAN, NAN, 0};

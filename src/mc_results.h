@@ -19,12 +19,12 @@ extern "C" {
 typedef struct mc_results {
     int nstatepoints, nchains, rdf_bins;
     /* per chain [nchains] */
-    mc_estimate *chain_energy, *chain_pressure;
+    mc_estimate *chain_energy, *chain_pressure, *chain_heat_capacity;
     double *chain_acceptance;       /* production acceptance ratio */
     double *chain_max_displacement; /* the frozen production step */
     double *chain_rdf_norm;         /* summed ideal pair densities N (N - 1) / (2 V) */
     /* per state point [nstatepoints] */
-    mc_estimate *energy, *pressure, *acceptance;
+    mc_estimate *energy, *pressure, *acceptance, *heat_capacity;
     /* RDF */
     double *rdf_r;          /* [bins] bin centres */
     uint64_t *rdf_counts;   /* [nstatepoints * bins] pair counts summed over replicas */

@@ -55,11 +55,49 @@ mc_estimate mc_stats_pool(const mc_estimate *chain, int r)
     for (int i = 0; i < r; i++) {
         e.mean += chain[i].mean / r;
         e.n_independent += chain[i].n_independent;
+        e.inefficiency += chain[i].inefficiency / r; /* the chains' mean, for the record */
         e.converged &= chain[i].converged;
     }
     double ss = 0.0;
     for (int i = 0; i < r; i++) ss += (chain[i].mean - e.mean) * (chain[i].mean - e.mean);
     e.error = sqrt(ss / (r - 1) / r);
-    e.inefficiency = NAN; /* not defined across chains */
+    return e;
+}
+
+/* C_V/N of samples [lo, hi) of u, skipping [skip_lo, skip_hi). */
+static double heat_capacity_of(const double *u, long lo, long hi, long skip_lo, long skip_hi,
+                               int particles, double temperature)
+{
+    double sum = 0.0, sum2 = 0.0;
+    long count = 0;
+    for (long i = lo; i < hi; i++) {
+        if (i >= skip_lo && i < skip_hi) continue;
+        sum += u[i];
+        count++;
+    }
+    double mean = sum / count;
+    for (long i = lo; i < hi; i++)
+        if (i < skip_lo || i >= skip_hi) sum2 += (u[i] - mean) * (u[i] - mean);
+    return 1.5 + particles * (sum2 / (count - 1)) / (temperature * temperature);
+}
+
+mc_estimate mc_stats_heat_capacity(const double *u, long n, int particles, double temperature)
+{
+    enum { BLOCKS = 16 };
+    mc_estimate e = {NAN, NAN, NAN, NAN, 0};
+    if (n < 2) return e;
+    e.mean = heat_capacity_of(u, 0, n, 0, 0, particles, temperature);
+    if (n < 2 * BLOCKS) return e;
+    double leave[BLOCKS], avg = 0.0;
+    for (int b = 0; b < BLOCKS; b++) {
+        leave[b] = heat_capacity_of(u, 0, n, b * n / BLOCKS, (b + 1) * n / BLOCKS, particles,
+                                    temperature);
+        avg += leave[b] / BLOCKS;
+    }
+    double ss = 0.0;
+    for (int b = 0; b < BLOCKS; b++) ss += (leave[b] - avg) * (leave[b] - avg);
+    e.error = sqrt((BLOCKS - 1.0) / BLOCKS * ss);
+    e.n_independent = BLOCKS; /* the jackknife's blocks */
+    e.converged = 1;
     return e;
 }

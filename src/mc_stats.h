@@ -20,8 +20,15 @@ typedef struct mc_estimate {
 /* Block-averaged estimate of a series of n samples; error is NAN when n < 2. */
 mc_estimate mc_stats_block(const double *x, long n);
 
+/* Heat capacity per particle in k_B from energy fluctuations in NVT,
+ * C_V / (N k_B) = 3/2 + N var(u) / T^2 (u: potential energy per particle, T: kT), the kinetic 3/2
+ * included. Its error by the jackknife over 16 contiguous blocks (each long compared with the
+ * correlation time for the series mcens keeps; error NAN with fewer than 32 samples). */
+mc_estimate mc_stats_heat_capacity(const double *u, long n, int particles, double temperature);
+
 /* Pool r chain estimates of one quantity: mean of means and, for r > 1, the standard error from
- * their spread (each chain counts once, whatever its inefficiency); r = 1 returns the chain's own. */
+ * their spread (each chain counts once, whatever its inefficiency), with the chains' mean
+ * inefficiency and summed independent samples; r = 1 returns the chain's own. */
 mc_estimate mc_stats_pool(const mc_estimate *chain, int r);
 
 #ifdef __cplusplus

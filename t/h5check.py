@@ -15,7 +15,8 @@ REQUIRED = {  # dataset -> expected shape in terms of S (state points), C (chain
     "chains/acceptance": ("C",), "chains/final_positions": ("C", "N", 3),
     "results/energy/mean": ("S",), "results/energy/stderr": ("S",),
     "results/pressure/mean": ("S",), "results/pressure/stderr": ("S",),
-    "results/acceptance/mean": ("S",),
+    "results/acceptance/mean": ("S",), "results/heat_capacity/mean": ("S",),
+    "results/heat_capacity/stderr": ("S",), "results/energy/statistical_inefficiency": ("S",),
     "results/rdf/r": ("B",), "results/rdf/g": ("S", "B"),
 }
 
@@ -139,7 +140,7 @@ def gr_core(path):
 
 
 def ideal(path):
-    """Ideal gas: g(r) = 1 within Poisson counting error in every bin; P = rho T; U = 0."""
+    """Ideal gas: g(r) = 1 within Poisson counting error in every bin; P = rho T; U = 0; C_V/N = 3/2."""
     with h5py.File(path, "r") as f:
         g, counts = f["results/rdf/g"][...], f["results/rdf/counts"][...]
         T, rho = f["statepoints/temperature"][...], f["statepoints/density"][...]
@@ -152,6 +153,10 @@ def ideal(path):
         fail("g(r) of the ideal gas is not 1")
     if np.any(np.abs(U) > 1e-6) or np.any(np.abs(P - rho * T) > 1e-6 * rho * T):
         fail("ideal gas energy or pressure off")
+    with h5py.File(path, "r") as f:
+        cv = f["results/heat_capacity/mean"][...]
+    if np.any(cv != 1.5):
+        fail(f"ideal gas heat capacity {cv}, expected 3/2 exactly")
 
 
 def agree(a, b):
@@ -166,7 +171,24 @@ def agree(a, b):
     sys.exit(0 if good else 1)
 
 
+def cv_slope(path, shift="0"):
+    """Three temperatures at one density: C_V/N - 3/2 at the middle one from fluctuations against
+    the central difference of U(T), within 3 combined standard errors (curvature error O(dT^2) is
+    far below them). shift moves the fluctuation value, for the negative control."""
+    with h5py.File(path, "r") as f:
+        T = f["statepoints/temperature"][...]
+        U, dU = f["results/energy/mean"][...], f["results/energy/stderr"][...]
+        C, dC = f["results/heat_capacity/mean"][...], f["results/heat_capacity/stderr"][...]
+    if len(T) != 3:
+        fail("expected three temperatures")
+    slope = (U[2] - U[0]) / (T[2] - T[0])
+    dslope = math.hypot(dU[2], dU[0]) / (T[2] - T[0])
+    good = within(f"C_V/N - 3/2 at T={T[1]} (fluctuations) vs dU/dT", C[1] - 1.5 + float(shift),
+                  math.hypot(dC[1], dslope), slope, 0.0)
+    sys.exit(0 if good else 1)
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     {"layout": layout, "same": same, "differ": differ, "parameters": parameters_text, "eos": eos,
-     "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree}[cmd](*args)
+     "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope}[cmd](*args)

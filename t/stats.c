@@ -75,6 +75,7 @@ static void pooling_replicas(void **state)
     assert_true(fabs(p.mean - 2.0) < 1e-15);
     assert_true(fabs(p.error - sqrt(1.0 / 3.0)) < 1e-15); /* sd 1 over sqrt(3) */
     assert_true(fabs(p.n_independent - 150) < 1e-12);
+    assert_true(fabs(p.inefficiency - 2.0) < 1e-15);
     mc_estimate one = mc_stats_pool(ch, 1);
     assert_true(one.mean == 1.0 && one.error == 0.1);
 }
