@@ -146,6 +146,12 @@ static int cu_measure_all(mc_backend *b, int add_rdf, mc_measurement *out, mc_er
     return MC_OK;
 }
 
+static int cu_widom_all(mc_backend *b, int insertions, long sample, double *sums, mc_err *err)
+{
+    return b->v.cells.m ? cu_widom_cells(&b->v, insertions, sample, sums, err)
+                        : cu_widom_chains(&b->v, insertions, sample, sums, err);
+}
+
 /* One block per chain fills the GPU when there are many chains; a few large chains instead get
  * the whole GPU each through batched trials. */
 static int use_batched(const cu_view *v) { return v->nchains < v->sm_count && v->n >= 4 * v->batch_trials; }
@@ -163,6 +169,7 @@ static int allocate(mc_backend *b, mc_err *err)
     size_t scratch = cu_measure_scratch(v), batch = cu_batched_scratch(v), cells = cu_cells_scratch(v);
     v->partial_len = scratch > batch ? scratch : batch;
     if (cells > v->partial_len) v->partial_len = cells;
+    if ((size_t)b->plan->widom_insertions > v->partial_len) v->partial_len = b->plan->widom_insertions;
     CU_TRY(cudaMalloc(&v->chains, C * sizeof *v->chains), err);
     CU_TRY(cudaMalloc(&v->pos, pos_bytes(b)), err);
     CU_TRY(cudaMalloc(&v->partial, v->partial_len * sizeof(double)), err);
@@ -223,4 +230,4 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
 }
 
 extern "C" const mc_backend_ops mc_backend_cuda = {"gpu", cu_create, cu_sweep, cu_measure_all,
-                                                   cu_fetch, cu_destroy};
+                                                   cu_widom_all, cu_fetch, cu_destroy};

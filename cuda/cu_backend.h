@@ -64,6 +64,11 @@ int cu_measure_cells(const cu_view *v, double *energy, double *virial, unsigned 
                      int bins, double rdf_rmax, double rdf_dr, mc_err *err);
 size_t cu_cells_scratch(const cu_view *v);
 
+/* Widom insertion: per chain the sum of exp(-beta dU) over the sample's test positions, into host
+ * sums[nchains]; the cell version serves the one chain of the cell path. */
+int cu_widom_chains(const cu_view *v, int insertions, long sample, double *sums, mc_err *err);
+int cu_widom_cells(const cu_view *v, int insertions, long sample, double *sums, mc_err *err);
+
 /* Full energy and virial of every chain into host arrays [nchains]; with rdf (device
  * [nchains][bins], added to) also the pair histogram out to rmax. */
 int cu_measure(const cu_view *v, double *energy, double *virial, unsigned long long *rdf, int bins,

@@ -532,3 +532,39 @@ int cu_measure_cells(const cu_view *v, double *energy, double *virial, unsigned 
     for (int b = 0; b < nb; b++) energy[0] += v->partial_host[2 * b], virial[0] += v->partial_host[2 * b + 1];
     return MC_OK;
 }
+
+/* Widom insertion through the cells: one warp per test position, exp(-beta dU) per insertion. */
+template <typename real>
+__global__ void __launch_bounds__(32 * A_WARPS)
+    widom_cells_kernel(const cu_chain_dev *cd, const real *pos, int n, cu_cells_dev g,
+                       typename prec<real>::params lj, unsigned long long seed, int insertions,
+                       unsigned long long sample, double *out)
+{
+    const int lane = threadIdx.x & 31, i = blockIdx.x * A_WARPS + (threadIdx.x >> 5);
+    if (i >= insertions) return;
+    const real box = (real)cd->box, half = (real)cd->half_box;
+    double px, py, pz;
+    mc_widom_position(seed, cd->id, sample, (uint32_t)insertions, (uint32_t)i, cd->box, &px, &py, &pz);
+    double e = lane < 27 ? cells_energy(g, pos, n, -1, (real)px, (real)py, (real)pz, box, half, lane, 32, lj)
+                         : 0.0;
+    for (int off = 16; off > 0; off >>= 1) e += __shfl_down_sync(0xffffffffu, e, off);
+    if (lane == 0) out[i] = exp(-cd->beta * e);
+}
+
+int cu_widom_cells(const cu_view *v, int insertions, long sample, double *sums, mc_err *err)
+{
+    int blocks = (insertions + A_WARPS - 1) / A_WARPS;
+    if (v->single)
+        widom_cells_kernel<float><<<blocks, 32 * A_WARPS>>>(v->chains, (const float *)v->pos, v->n,
+                                                             v->cells, prec<float>::make(v->lj),
+                                                             v->seed, insertions, sample, v->partial);
+    else
+        widom_cells_kernel<double><<<blocks, 32 * A_WARPS>>>(v->chains, (const double *)v->pos, v->n,
+                                                              v->cells, prec<double>::make(v->lj),
+                                                              v->seed, insertions, sample, v->partial);
+    CU_LAUNCHED(err);
+    CU_TRY(cudaMemcpy(v->partial_host, v->partial, insertions * sizeof(double), cudaMemcpyDeviceToHost), err);
+    sums[0] = 0.0;
+    for (int i = 0; i < insertions; i++) sums[0] += v->partial_host[i]; /* insertion order */
+    return MC_OK;
+}

@@ -7,6 +7,7 @@
 #include "cu_backend.h"
 #include "cu_check.h"
 #include "cu_kernels.cuh"
+#include "mc_move.h"
 
 enum { MEASURE_THREADS = 256 };
 
@@ -81,5 +82,46 @@ int cu_measure(const cu_view *v, double *energy, double *virial, unsigned long l
             virial[c] += host[2 * ((size_t)c * nb + b) + 1];
         }
     }
+    return MC_OK;
+}
+
+/* Widom insertion, one block per chain: for each test position (mc_widom_position, as the CPU
+ * draws it) the block sums the pair energies with every particle, thread 0 adds exp(-beta dU)
+ * in insertion order. */
+template <typename real>
+__global__ void __launch_bounds__(MEASURE_THREADS)
+    widom_kernel(const cu_chain_dev *chains, const real *pos, int n, typename prec<real>::params lj,
+                 unsigned long long seed, int insertions, unsigned long long sample, double *out)
+{
+    __shared__ double red[2][32];
+    const cu_chain_dev *cd = &chains[blockIdx.x];
+    const real box = (real)cd->box, half = (real)cd->half_box;
+    const real *x = pos + (size_t)blockIdx.x * 3 * n, *y = x + n, *z = y + n;
+    double sum = 0.0;
+    for (int i = 0; i < insertions; i++) {
+        double px, py, pz;
+        mc_widom_position(seed, cd->id, sample, (uint32_t)insertions, (uint32_t)i, cd->box, &px, &py, &pz);
+        double part = 0.0;
+        for (int j = threadIdx.x; j < n; j += blockDim.x)
+            part += (double)prec<real>::energy(
+                cu_dist2((real)px, (real)py, (real)pz, x[j], y[j], z[j], box, half), lj);
+        double dU = cu_block_sum(part, red[i & 1]);
+        if (threadIdx.x == 0) sum += exp(-cd->beta * dU);
+    }
+    if (threadIdx.x == 0) out[blockIdx.x] = sum;
+}
+
+int cu_widom_chains(const cu_view *v, int insertions, long sample, double *sums, mc_err *err)
+{
+    if (v->single)
+        widom_kernel<float><<<v->nchains, MEASURE_THREADS>>>(v->chains, (const float *)v->pos, v->n,
+                                                              prec<float>::make(v->lj), v->seed,
+                                                              insertions, sample, v->partial);
+    else
+        widom_kernel<double><<<v->nchains, MEASURE_THREADS>>>(v->chains, (const double *)v->pos,
+                                                               v->n, prec<double>::make(v->lj),
+                                                               v->seed, insertions, sample, v->partial);
+    CU_LAUNCHED(err);
+    CU_TRY(cudaMemcpy(sums, v->partial, v->nchains * sizeof *sums, cudaMemcpyDeviceToHost), err);
     return MC_OK;
 }

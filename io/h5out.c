@@ -191,12 +191,15 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
     size_t ns = (size_t)plan->nsamples, npos = (size_t)plan->n * 3;
     double *e = malloc((size_t)nl * ns * sizeof *e), *p = malloc((size_t)nl * ns * sizeof *p);
     double *pos = malloc((size_t)nl * npos * sizeof *pos);
+    double *w = plan->widom_insertions ? malloc((size_t)nl * ns * sizeof *w) : NULL;
     int *sp = malloc((size_t)nl * sizeof *sp), *rep = malloc((size_t)nl * sizeof *rep);
-    int rc = e && p && pos && sp && rep ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
+    int rc = e && p && pos && sp && rep && (w || !plan->widom_insertions)
+                 ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
     for (int k = 0; rc == MC_OK && k < nl; k++) {
         const mc_chain *c = mc_run_chain(run, k);
         memcpy(e + k * ns, c->energy, ns * sizeof *e);
         memcpy(p + k * ns, c->pressure, ns * sizeof *p);
+        if (w) memcpy(w + k * ns, c->widom, ns * sizeof *w);
         for (int i = 0; i < c->n; i++) {
             pos[k * npos + 3 * i] = c->x[i];
             pos[k * npos + 3 * i + 1] = c->y[i];
@@ -224,7 +227,10 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
     if (rc == MC_OK)
         rc = write_rows(f, g, "final_positions", H5T_NATIVE_DOUBLE, 3, d3, r0, n, pos, "sigma",
                         "positions in [0, box) at the end of the run", err);
-    free(e), free(p), free(pos), free(sp), free(rep);
+    if (rc == MC_OK && w)
+        rc = write_rows(f, g, "widom_boltzmann", H5T_NATIVE_DOUBLE, 2, d2, r0, n, w, "1",
+                        "mean exp(-beta dU) of the test particles of each sample", err);
+    free(e), free(p), free(pos), free(sp), free(rep), free(w);
     return rc;
 }
 
@@ -292,6 +298,10 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
     if (rc == MC_OK)
         rc = write_estimates(f, g, "acceptance", res->acceptance, S, "1",
                              "translation acceptance ratio", err);
+    if (rc == MC_OK && plan->widom_insertions)
+        rc = write_estimates(f, g, "mu_excess", res->mu_excess, S, "epsilon",
+                             "excess chemical potential by Widom insertion, tail term included "
+                             "when tails are on", err);
     if (rc == MC_OK)
         rc = write_estimates(f, g, "heat_capacity", res->heat_capacity, S, "k_B",
                              "C_V/N from energy fluctuations, kinetic 3/2 included (jackknife error)",

@@ -67,6 +67,8 @@ static const cfg_key schema[] = {
      "number density N/V in the length unit of sigma: a value, a comma list, or start:stop:count"},
     {"ensemble", "replicas", K_INT, OFF(ensemble.replicas), "1", 1, 1e6, 0, NULL,
      "independent chains per state point"},
+    {"ensemble", "widom", K_INT, OFF(ensemble.widom), "0", 0, 1e7, 0, NULL,
+     "Widom test-particle insertions per sample for the excess chemical potential; 0: none"},
     {"moves", "target_acceptance", K_REAL, OFF(moves.target_acceptance), "0.4", 0, 1, 1, NULL,
      "acceptance the displacement adapts toward during equilibration"},
     {"moves", "max_displacement", K_REAL, OFF(moves.max_displacement), "0.1", 0, 1e6, 1,

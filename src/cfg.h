@@ -52,6 +52,7 @@ typedef struct cfg {
         int type; /* enum cfg_ensemble */
         cfg_list temperature, density; /* kT/eps; N/V */
         long replicas;
+        long widom; /* test-particle insertions per sample; 0: none */
     } ensemble;
     struct {
         double target_acceptance;

@@ -167,6 +167,23 @@ static int cpu_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *
     return MC_OK;
 }
 
+static int cpu_widom(mc_backend *b, int insertions, long sample, double *boltzmann_sum, mc_err *err)
+{
+    (void)err;
+    for (int k = 0; k < b->nchains; k++) {
+        const mc_chain *c = b->chains[k];
+        double sum = 0.0, x, y, z;
+        for (int i = 0; i < insertions; i++) {
+            mc_widom_position(b->plan->seed, (uint32_t)c->id, (uint64_t)sample, (uint32_t)insertions,
+                              (uint32_t)i, c->box_len, &x, &y, &z);
+            /* skip = -1: the test particle is none of the n */
+            sum += exp(-c->beta * particle_energy(c, &b->scratch[k].move_cells, &b->plan->lj, -1, x, y, z));
+        }
+        boltzmann_sum[k] = sum;
+    }
+    return MC_OK;
+}
+
 static int cpu_fetch(mc_backend *b, mc_err *err)
 {
     (void)b, (void)err;
@@ -209,5 +226,5 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
     return b;
 }
 
-const mc_backend_ops mc_backend_cpu = {"cpu", cpu_create, cpu_sweep, cpu_measure, cpu_fetch,
-                                       cpu_destroy};
+const mc_backend_ops mc_backend_cpu = {"cpu", cpu_create, cpu_sweep, cpu_measure, cpu_widom,
+                                       cpu_fetch, cpu_destroy};

@@ -31,6 +31,10 @@ typedef struct mc_backend_ops {
     /* Recompute every chain's energy and virial from scratch into out[nchains], reset the running
      * energy to it, and when add_rdf add one sample's pair counts to chain->rdf_counts. */
     int (*measure)(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err);
+    /* Widom test-particle insertion: for every chain, the sum over `insertions` trial positions
+     * (mc_widom_position of sample `sample`) of exp(-beta dU), dU the test particle's energy with
+     * all particles; summed in insertion order. */
+    int (*widom)(mc_backend *b, int insertions, long sample, double *boltzmann_sum, mc_err *err);
     /* Bring positions back to the host chains (no-op where they never left). */
     int (*fetch)(mc_backend *b, mc_err *err);
     void (*destroy)(mc_backend *b);

@@ -26,7 +26,9 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
     c->energy = malloc(ns * sizeof *c->energy);
     c->pressure = malloc(ns * sizeof *c->pressure);
     c->rdf_counts = calloc((size_t)plan->rdf_bins, sizeof *c->rdf_counts);
-    if (!c->x || !c->y || !c->z || !c->energy || !c->pressure || !c->rdf_counts) {
+    if (plan->widom_insertions) c->widom = malloc(ns * sizeof *c->widom);
+    if (!c->x || !c->y || !c->z || !c->energy || !c->pressure || !c->rdf_counts ||
+        (plan->widom_insertions && !c->widom)) {
         mc_chain_destroy(c);
         return mc_err_set(err, MC_ENOMEM, "out of memory for chain %d (n = %d)", id, plan->n), NULL;
     }
@@ -42,6 +44,7 @@ void mc_chain_destroy(mc_chain *c)
     free(c->z);
     free(c->energy);
     free(c->pressure);
+    free(c->widom);
     free(c->rdf_counts);
     free(c);
 }

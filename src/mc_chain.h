@@ -26,6 +26,8 @@ typedef struct mc_chain {
     /* production record */
     long nsamples;                  /* samples taken so far */
     double *energy, *pressure;      /* [plan->nsamples]: U/N with tail, P with tail */
+    double *widom;                  /* [plan->nsamples] mean exp(-beta dU) of the sample's
+                                       insertions; NULL without Widom insertion */
     uint64_t production_step0, production_accepted0; /* counters when production began */
     uint64_t *rdf_counts;           /* [plan->rdf_bins]: pair counts summed over samples */
     double rdf_norm;                /* sum over samples of N (N - 1) / (2 V) */

@@ -46,4 +46,14 @@ MC_HD int mc_metropolis_accept(double dE, double beta, uint64_t seed, uint32_t c
     return dE <= 0.0 || mc_metropolis_test(dE, beta, mc_accept_threshold(seed, chain, step));
 }
 
+/* Position of Widom insertion `insertion` of sample `sample`: uniform in the box. */
+MC_HD void mc_widom_position(uint64_t seed, uint32_t chain, uint64_t sample, uint32_t insertions,
+                             uint32_t insertion, double box, double *x, double *y, double *z)
+{
+    mc_rng4 r = mc_rng_block(seed, chain, MC_RNG_WIDOM, sample * insertions + insertion);
+    *x = box * (mc_rng_uniform(r.v[0]) - 0.5 / 4294967296.0); /* [0, box): u is in (0, 1) */
+    *y = box * (mc_rng_uniform(r.v[1]) - 0.5 / 4294967296.0);
+    *z = box * (mc_rng_uniform(r.v[2]) - 0.5 / 4294967296.0);
+}
+
 #endif

@@ -89,6 +89,7 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->nsamples = p->production_sweeps / p->sample_every_sweeps;
     p->target_acceptance = c->moves.target_acceptance;
     p->max_displacement0 = c->moves.max_displacement;
+    p->widom_insertions = (int)c->ensemble.widom;
     if (fill_statepoints(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     long nchains = (long)p->nstatepoints * p->replicas;
     if (nchains > 1000000) {

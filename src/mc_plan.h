@@ -41,6 +41,7 @@ typedef struct mc_plan {
     long equilibration_sweeps, production_sweeps, sample_every_sweeps, adapt_every_sweeps;
     long nsamples;       /* production / sample_every */
     double target_acceptance, max_displacement0;
+    int widom_insertions;  /* per sample; 0: no Widom insertion */
     int rdf_bins;
     double rdf_rmax, rdf_dr;
 } mc_plan;

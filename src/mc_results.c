@@ -11,6 +11,8 @@ void mc_results_destroy(mc_results *r)
     free(r->chain_pressure);
     free(r->chain_heat_capacity);
     free(r->heat_capacity);
+    free(r->chain_widom);
+    free(r->mu_excess);
     free(r->chain_acceptance);
     free(r->chain_max_displacement);
     free(r->chain_rdf_norm);
@@ -36,6 +38,8 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
     r->chain_pressure = calloc(C, sizeof *r->chain_pressure);
     r->chain_heat_capacity = calloc(C, sizeof *r->chain_heat_capacity);
     r->heat_capacity = calloc(S, sizeof *r->heat_capacity);
+    r->chain_widom = calloc(C, sizeof *r->chain_widom);
+    r->mu_excess = calloc(S, sizeof *r->mu_excess);
     r->chain_acceptance = calloc(C, sizeof *r->chain_acceptance);
     r->chain_max_displacement = calloc(C, sizeof *r->chain_max_displacement);
     r->chain_rdf_norm = calloc(C, sizeof *r->chain_rdf_norm);
@@ -47,7 +51,7 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
     r->rdf_norm = calloc(S, sizeof *r->rdf_norm);
     r->rdf_g = calloc(S * B, sizeof *r->rdf_g);
     if (!r->chain_energy || !r->chain_pressure || !r->chain_acceptance || !r->chain_heat_capacity ||
-        !r->heat_capacity ||
+        !r->heat_capacity || !r->chain_widom || !r->mu_excess ||
         !r->chain_max_displacement || !r->chain_rdf_norm || !r->energy || !r->pressure || !r->acceptance || !r->rdf_r ||
         !r->rdf_counts || !r->rdf_norm || !r->rdf_g) {
         mc_results_destroy(r);
@@ -63,11 +67,25 @@ void mc_results_add_chain(mc_results *r, const mc_plan *plan, const mc_chain *c)
     r->chain_pressure[c->id] = mc_stats_block(c->pressure, c->nsamples);
     r->chain_heat_capacity[c->id] = mc_stats_heat_capacity(
         c->energy, c->nsamples, c->n, plan->statepoint[c->statepoint].temperature);
+    if (c->widom) r->chain_widom[c->id] = mc_stats_block(c->widom, c->nsamples);
     r->chain_acceptance[c->id] = mc_chain_production_acceptance(c);
     r->chain_max_displacement[c->id] = c->max_displacement;
     uint64_t *counts = r->rdf_counts + (size_t)c->statepoint * plan->rdf_bins;
     for (int b = 0; b < plan->rdf_bins; b++) counts[b] += c->rdf_counts[b];
     r->chain_rdf_norm[c->id] = c->rdf_norm;
+}
+
+/* mu_ex = -kT ln <w> with <w> pooled over replicas (equal samples each, so the mean of the chain
+ * means is the pooled Boltzmann-factor sum over all insertions), plus the tail 2 U_tail/N when
+ * tails are on; error by the delta method, kT se(w) / <w>. */
+static mc_estimate widom_mu(mc_estimate w, const mc_statepoint *sp, int insertions)
+{
+    mc_estimate mu = {NAN, NAN, NAN, NAN, 0};
+    if (!insertions) return mu;
+    mu = w;
+    mu.mean = -sp->temperature * log(w.mean) + 2.0 * sp->u_tail;
+    mu.error = sp->temperature * w.error / w.mean;
+    return mu;
 }
 
 void mc_results_pool(mc_results *r, const mc_plan *plan)
@@ -78,6 +96,8 @@ void mc_results_pool(mc_results *r, const mc_plan *plan)
         r->energy[s] = mc_stats_pool(r->chain_energy + s * R, R);
         r->pressure[s] = mc_stats_pool(r->chain_pressure + s * R, R);
         r->heat_capacity[s] = mc_stats_pool(r->chain_heat_capacity + s * R, R);
+        r->mu_excess[s] = widom_mu(mc_stats_pool(r->chain_widom + s * R, R), &plan->statepoint[s],
+                                   plan->widom_insertions);
         for (int k = 0; acc && k < R; k++)
             acc[k] = (mc_estimate){r->chain_acceptance[s * R + k], NAN, NAN, NAN, 1};
         r->acceptance[s] = acc ? mc_stats_pool(acc, R) : (mc_estimate){NAN, NAN, NAN, NAN, 0};

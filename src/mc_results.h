@@ -20,11 +20,13 @@ typedef struct mc_results {
     int nstatepoints, nchains, rdf_bins;
     /* per chain [nchains] */
     mc_estimate *chain_energy, *chain_pressure, *chain_heat_capacity;
+    mc_estimate *chain_widom;       /* mean Boltzmann factor exp(-beta dU) of test particles */
     double *chain_acceptance;       /* production acceptance ratio */
     double *chain_max_displacement; /* the frozen production step */
     double *chain_rdf_norm;         /* summed ideal pair densities N (N - 1) / (2 V) */
     /* per state point [nstatepoints] */
     mc_estimate *energy, *pressure, *acceptance, *heat_capacity;
+    mc_estimate *mu_excess;         /* -kT ln <exp(-beta dU)> (+ tail), from pooled Boltzmann factors */
     /* RDF */
     double *rdf_r;          /* [bins] bin centres */
     uint64_t *rdf_counts;   /* [nstatepoints * bins] pair counts summed over replicas */

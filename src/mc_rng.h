@@ -20,7 +20,8 @@
 enum mc_rng_stream {
     MC_RNG_TRIAL = 0,  /* trial move: particle index and displacement */
     MC_RNG_ACCEPT = 1, /* Metropolis acceptance uniform */
-    MC_RNG_SETUP = 2   /* initial configuration (step = particle index) */
+    MC_RNG_SETUP = 2,  /* initial configuration (step = particle index) */
+    MC_RNG_WIDOM = 3   /* test-particle positions (step = sample * insertions + insertion) */
 };
 
 typedef struct mc_rng4 {

@@ -12,6 +12,7 @@ struct mc_run {
     int nchains;
     long sweeps_done;
     mc_measurement *measured; /* [nchains] scratch for one round */
+    double *boltzmann;        /* [nchains] Widom sums of one sample */
     uint64_t *accepted0;      /* [nchains] accepted count when the round began */
 };
 
@@ -22,6 +23,7 @@ void mc_run_destroy(mc_run *r)
     for (int k = 0; r->chains && k < r->nchains; k++) mc_chain_destroy(r->chains[k]);
     free(r->chains);
     free(r->measured);
+    free(r->boltzmann);
     free(r->accepted0);
     free(r);
 }
@@ -37,7 +39,8 @@ mc_run *mc_run_create(const mc_plan *plan, const mc_backend_ops *ops, int first_
     r->chains = calloc((size_t)nchains, sizeof *r->chains);
     r->measured = calloc((size_t)nchains, sizeof *r->measured);
     r->accepted0 = calloc((size_t)nchains, sizeof *r->accepted0);
-    if (!r->chains || !r->measured || !r->accepted0) {
+    r->boltzmann = calloc((size_t)nchains, sizeof *r->boltzmann);
+    if (!r->chains || !r->measured || !r->accepted0 || !r->boltzmann) {
         mc_run_destroy(r);
         return mc_err_set(err, MC_ENOMEM, "out of memory for %d chains", nchains), NULL;
     }
@@ -100,8 +103,11 @@ static int production_round(mc_run *r, mc_err *err)
     MC_TRY(r->ops->sweep(r->backend, p->sample_every_sweeps, err));
     r->sweeps_done += p->sample_every_sweeps;
     MC_TRY(measure_and_check(r, 1, err));
+    int m = p->widom_insertions;
+    if (m) MC_TRY(r->ops->widom(r->backend, m, r->chains[0]->nsamples, r->boltzmann, err));
     for (int k = 0; k < r->nchains; k++) {
         mc_chain *c = r->chains[k];
+        if (m) c->widom[c->nsamples] = r->boltzmann[k] / m;
         const mc_statepoint *sp = &p->statepoint[c->statepoint];
         double volume = c->box_len * c->box_len * c->box_len;
         c->energy[c->nsamples] = r->measured[k].energy_pair / c->n + sp->u_tail;

@@ -68,6 +68,10 @@ static void run_in_step(pair_of_runs *r, long total, long block, double step)
     assert_int_equal(mc_backend_cuda.measure(r->bg, 0, &mg, &err), MC_OK);
     assert_true(fabs(mc.energy_pair - mg.energy_pair) < 1e-10 * fabs(mc.energy_pair));
     assert_true(fabs(mc.virial_pair - mg.virial_pair) < 1e-10 * fabs(mc.virial_pair));
+    double wc, wg; /* Widom: the same test positions, the same Boltzmann-factor sums */
+    assert_int_equal(mc_backend_cpu.widom(r->bc, 64, 3, &wc, &err), MC_OK);
+    assert_int_equal(mc_backend_cuda.widom(r->bg, 64, 3, &wg, &err), MC_OK);
+    if (!(fabs(wc - wg) <= 1e-10 * fabs(wc))) fail_msg("Widom sums: cpu %.15g gpu %.15g", wc, wg);
     assert_int_equal(mc_backend_cuda.fetch(r->bg, &err), MC_OK);
     double worst = 0.0;
     for (int i = 0; i < r->plan->n; i++) worst = fmax(worst, fabs(r->cpu->x[i] - r->gpu->x[i]));

@@ -97,6 +97,7 @@ def eos(path, refcsv):
         U, dU = f["results/energy/mean"][...], f["results/energy/stderr"][...]
         P, dP = f["results/pressure/mean"][...], f["results/pressure/stderr"][...]
         nind = f["results/energy/n_independent"][...]
+        mu, dmu = f["results/mu_excess/mean"][...], f["results/mu_excess/stderr"][...]
         for r in refs:
             hit = np.where((np.abs(T - float(r["T"])) < 1e-12) & (np.abs(rho - float(r["rho"])) < 1e-12))[0]
             if len(hit) == 0:
@@ -106,19 +107,24 @@ def eos(path, refcsv):
             print(f"# T={T[s]} rho={rho[s]}: {nind[s]:.0f} independent samples")
             good &= within("U", U[s], dU[s], float(r["U_Thol"]), 0.01)
             good &= within("P", P[s], dP[s], float(r["P_Thol"]), 0.01)
+            good &= within("muex", mu[s], dmu[s], float(r["muex_Thol"]), 0.02)
     if checked == 0:
         fail("no state point of the file is in the reference table")
     sys.exit(0 if good else 1)
 
 
 def dilute(path, refcsv, column_u, column_b2):
-    """rho -> 0: U/N = rho dU/drho and Z = P/(rho T) = 1 + B2 rho, to O(rho^2) (1e-3 relative)."""
+    """rho -> 0: U/N = rho dU/drho, Z = P/(rho T) = 1 + B2 rho and (with Widom insertion)
+    beta muex = 2 B2 rho, each to O(rho^2) (1e-3 relative)."""
     refs = {float(r["T"]): r for r in rows(refcsv)}
     good = True
     with h5py.File(path, "r") as f:
         T, rho = f["statepoints/temperature"][...], f["statepoints/density"][...]
         U, dU = f["results/energy/mean"][...], f["results/energy/stderr"][...]
         P, dP = f["results/pressure/mean"][...], f["results/pressure/stderr"][...]
+        widom = "results/mu_excess" in f
+        if widom:
+            mu, dmu = f["results/mu_excess/mean"][...], f["results/mu_excess/stderr"][...]
         for s in range(len(T)):
             r = refs[float(T[s])]
             u_ref = rho[s] * float(r[column_u])
@@ -126,6 +132,9 @@ def dilute(path, refcsv, column_u, column_b2):
             z, dz = P[s] / (rho[s] * T[s]), dP[s] / (rho[s] * T[s])
             good &= within(f"T={T[s]} U/N", U[s], dU[s], u_ref, 1e-3 * abs(u_ref))
             good &= within(f"T={T[s]} Z-1", z - 1, dz, z_ref - 1, 1e-3 * abs(z_ref - 1))
+            if widom:
+                mu_ref = 2 * float(r[column_b2]) * rho[s] * T[s]
+                good &= within(f"T={T[s]} muex", mu[s], dmu[s], mu_ref, 1e-3 * abs(mu_ref))
     sys.exit(0 if good else 1)
 
 
@@ -155,8 +164,11 @@ def ideal(path):
         fail("ideal gas energy or pressure off")
     with h5py.File(path, "r") as f:
         cv = f["results/heat_capacity/mean"][...]
+        mu = f["results/mu_excess/mean"][...]
     if np.any(cv != 1.5):
         fail(f"ideal gas heat capacity {cv}, expected 3/2 exactly")
+    if np.any(mu != 0.0):
+        fail(f"ideal gas excess chemical potential {mu}, expected 0 exactly")
 
 
 def agree(a, b):
