@@ -150,7 +150,7 @@ static int write_parameters(h5out *f, const h5out_info *info, mc_err *err)
         rc = set_scalar_attr(dset, "run_seconds", H5T_NATIVE_DOUBLE, &info->run_seconds, err);
     if (rc == MC_OK)
         rc = set_scalar_attr(dset, "moves_per_second", H5T_NATIVE_DOUBLE, &info->moves_per_second, err);
-    if (rc == MC_OK) rc = set_string_attr(dset, "units", "reduced: epsilon, sigma, k_B = 1, mass = 1", err);
+    if (rc == MC_OK) rc = set_string_attr(dset, "units", info->units, err);
     H5Dclose(dset), H5Sclose(space), H5Tclose(type);
     return rc;
 }
@@ -164,18 +164,24 @@ static int write_statepoints(h5out *f, const mc_plan *plan, mc_err *err)
     if (!col) rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     hsize_t dims[1] = {(hsize_t)S};
     if (rc == MC_OK) {
-        for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].temperature;
-        rc = write_whole(f, g, "temperature", H5T_NATIVE_DOUBLE, 1, dims, col, "epsilon/k_B",
-                         "temperature kT/epsilon of each state point", err);
+        for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].temperature_given;
+        rc = write_whole(f, g, "temperature", H5T_NATIVE_DOUBLE, 1, dims, col,
+                         plan->units.temperature, "temperature of each state point", err);
     }
     if (rc == MC_OK) {
         for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].density;
-        rc = write_whole(f, g, "density", H5T_NATIVE_DOUBLE, 1, dims, col, "sigma^-3",
+        rc = write_whole(f, g, "density", H5T_NATIVE_DOUBLE, 1, dims, col, plan->units.density,
                          "number density N/V of each state point", err);
     }
     if (rc == MC_OK) {
+        for (int s = 0; s < S; s++)
+            col[s] = plan->statepoint[s].density * plan->units.mass_density_factor;
+        rc = write_whole(f, g, "mass_density", H5T_NATIVE_DOUBLE, 1, dims, col,
+                         plan->units.mass_density, "mass density of each state point ([system] mass)", err);
+    }
+    if (rc == MC_OK) {
         for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].box_len;
-        rc = write_whole(f, g, "box_length", H5T_NATIVE_DOUBLE, 1, dims, col, "sigma",
+        rc = write_whole(f, g, "box_length", H5T_NATIVE_DOUBLE, 1, dims, col, plan->units.length,
                          "cubic box edge of each state point", err);
     }
     free(col);
@@ -198,7 +204,7 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
     for (int k = 0; rc == MC_OK && k < nl; k++) {
         const mc_chain *c = mc_run_chain(run, k);
         memcpy(e + k * ns, c->energy, ns * sizeof *e);
-        memcpy(p + k * ns, c->pressure, ns * sizeof *p);
+        for (size_t i = 0; i < ns; i++) p[k * ns + i] = c->pressure[i] * plan->units.pressure_factor;
         if (w) memcpy(w + k * ns, c->widom, ns * sizeof *w);
         for (int i = 0; i < c->n; i++) {
             pos[k * npos + 3 * i] = c->x[i];
@@ -217,15 +223,15 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
         rc = write_rows(f, g, "replica", H5T_NATIVE_INT, 1, d1, r0, n, rep, "1",
                         "replica number of each chain within its state point", err);
     if (rc == MC_OK)
-        rc = write_rows(f, g, "energy", H5T_NATIVE_DOUBLE, 2, d2, r0, n, e, "epsilon",
+        rc = write_rows(f, g, "energy", H5T_NATIVE_DOUBLE, 2, d2, r0, n, e, plan->units.energy,
                         "potential energy per particle at each sample, tail correction included",
                         err);
     if (rc == MC_OK)
-        rc = write_rows(f, g, "pressure", H5T_NATIVE_DOUBLE, 2, d2, r0, n, p, "epsilon sigma^-3",
+        rc = write_rows(f, g, "pressure", H5T_NATIVE_DOUBLE, 2, d2, r0, n, p, plan->units.pressure,
                         "virial pressure rho T + W/(3V) at each sample, tail correction included",
                         err);
     if (rc == MC_OK)
-        rc = write_rows(f, g, "final_positions", H5T_NATIVE_DOUBLE, 3, d3, r0, n, pos, "sigma",
+        rc = write_rows(f, g, "final_positions", H5T_NATIVE_DOUBLE, 3, d3, r0, n, pos, plan->units.length,
                         "positions in [0, box) at the end of the run", err);
     if (rc == MC_OK && w)
         rc = write_rows(f, g, "widom_boltzmann", H5T_NATIVE_DOUBLE, 2, d2, r0, n, w, "1",
@@ -246,7 +252,7 @@ static int write_chains(h5out *f, const mc_plan *plan, const mc_run *run, int fi
                          "accepted / attempted translation moves in production", err);
     if (rc == MC_OK)
         rc = write_whole(f, g, "max_displacement", H5T_NATIVE_DOUBLE, 1, d1,
-                         res->chain_max_displacement, "sigma",
+                         res->chain_max_displacement, plan->units.length,
                          "maximum displacement per axis in production (adapted in equilibration)",
                          err);
     H5Gclose(g);
@@ -254,8 +260,9 @@ static int write_chains(h5out *f, const mc_plan *plan, const mc_run *run, int fi
 }
 
 /* /results/NAME/{mean, stderr, n_independent, statistical_inefficiency} from estimates [S]. */
+/* scale multiplies mean and stderr (unit conversion); the sample counts are as they are. */
 static int write_estimates(h5out *f, hid_t results, const char *name, const mc_estimate *est,
-                           int S, const char *unit, const char *what, mc_err *err)
+                           int S, double scale, const char *unit, const char *what, mc_err *err)
 {
     hid_t g = make_group(results, name);
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /results/%s", name);
@@ -266,18 +273,20 @@ static int write_estimates(h5out *f, hid_t results, const char *name, const mc_e
     const struct {
         const char *name, *unit, *desc;
         size_t offset;
+        double scale;
     } cols[] = {
-        {"mean", unit, "%s: mean over samples and replicas", offsetof(mc_estimate, mean)},
+        {"mean", unit, "%s: mean over samples and replicas", offsetof(mc_estimate, mean), scale},
         {"stderr", unit, "%s: standard error (replica spread, or blocking for one replica)",
-         offsetof(mc_estimate, error)},
+         offsetof(mc_estimate, error), scale},
         {"n_independent", "1", "%s: independent samples behind the error bar",
-         offsetof(mc_estimate, n_independent)},
+         offsetof(mc_estimate, n_independent), 1.0},
         {"statistical_inefficiency", "1",
          "%s: samples per independent sample found by blocking (mean over replicas)",
-         offsetof(mc_estimate, inefficiency)},
+         offsetof(mc_estimate, inefficiency), 1.0},
     };
     for (size_t c = 0; rc == MC_OK && c < sizeof cols / sizeof cols[0]; c++) {
-        for (int s = 0; s < S; s++) col[s] = *(const double *)((const char *)&est[s] + cols[c].offset);
+        for (int s = 0; s < S; s++)
+            col[s] = cols[c].scale * *(const double *)((const char *)&est[s] + cols[c].offset);
         snprintf(desc, sizeof desc, cols[c].desc, what);
         rc = write_whole(f, g, cols[c].name, H5T_NATIVE_DOUBLE, 1, dims, col, cols[c].unit, desc, err);
     }
@@ -291,26 +300,28 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
     hid_t g = make_group(f->file, "results");
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /results");
     int S = plan->nstatepoints, rc;
-    rc = write_estimates(f, g, "energy", res->energy, S, "epsilon",
+    const mc_units *u = &plan->units;
+    rc = write_estimates(f, g, "energy", res->energy, S, 1.0, u->energy,
                          "potential energy per particle", err);
     if (rc == MC_OK)
-        rc = write_estimates(f, g, "pressure", res->pressure, S, "epsilon sigma^-3", "pressure", err);
+        rc = write_estimates(f, g, "pressure", res->pressure, S, u->pressure_factor, u->pressure,
+                             "pressure", err);
     if (rc == MC_OK)
-        rc = write_estimates(f, g, "acceptance", res->acceptance, S, "1",
+        rc = write_estimates(f, g, "acceptance", res->acceptance, S, 1.0, "1",
                              "translation acceptance ratio", err);
     if (rc == MC_OK && plan->widom_insertions)
-        rc = write_estimates(f, g, "mu_excess", res->mu_excess, S, "epsilon",
+        rc = write_estimates(f, g, "mu_excess", res->mu_excess, S, 1.0, u->energy,
                              "excess chemical potential by Widom insertion, tail term included "
                              "when tails are on", err);
     if (rc == MC_OK)
-        rc = write_estimates(f, g, "heat_capacity", res->heat_capacity, S, "k_B",
+        rc = write_estimates(f, g, "heat_capacity", res->heat_capacity, S, 1.0, "k_B",
                              "C_V/N from energy fluctuations, kinetic 3/2 included (jackknife error)",
                              err);
     hid_t rdf = rc == MC_OK ? make_group(g, "rdf") : H5I_INVALID_HID;
     if (rc == MC_OK && rdf < 0) rc = mc_err_set(err, MC_EHDF5, "cannot create /results/rdf");
     hsize_t db[1] = {(hsize_t)plan->rdf_bins}, dsb[2] = {(hsize_t)S, (hsize_t)plan->rdf_bins};
     if (rc == MC_OK)
-        rc = write_whole(f, rdf, "r", H5T_NATIVE_DOUBLE, 1, db, res->rdf_r, "sigma",
+        rc = write_whole(f, rdf, "r", H5T_NATIVE_DOUBLE, 1, db, res->rdf_r, u->length,
                          "bin centres", err);
     if (rc == MC_OK)
         rc = write_whole(f, rdf, "g", H5T_NATIVE_DOUBLE, 2, dsb, res->rdf_g, "1",

@@ -17,7 +17,7 @@ typedef struct h5out h5out;
 /* Provenance stored as attributes of /parameters. */
 typedef struct h5out_info {
     const char *config_text, *config_file;
-    const char *version, *git_revision, *hosts, *backend;
+    const char *version, *git_revision, *hosts, *backend, *units;
     int nranks;
     double run_seconds;      /* wall time of equilibration and production */
     double moves_per_second; /* attempted moves of all chains over run_seconds */

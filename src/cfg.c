@@ -44,12 +44,20 @@ static const cfg_key schema[] = {
     {"system", "n", K_INT, OFF(system.n), "500", 2, 1e8, 0, NULL, "number of particles"},
     {"system", "lattice", K_CHOICE, OFF(system.lattice), "fcc", 0, 0, 0, "fcc|sc",
      "starting lattice (filled in order; n need not fill it)"},
+    {"system", "units", K_CHOICE, OFF(system.units), "reduced", 0, 0, 0, "reduced|real",
+     "reduced (eps = sigma = k_B = 1), or real: lengths in nm, energies in kJ/mol, temperature in K, pressure out in bar"},
+    {"system", "mass", K_REAL, OFF(system.mass), "1", 0, 1e9, 1, NULL,
+     "particle mass (g/mol in real units); only used to report the density in kg/m^3"},
     {"potential", "type", K_CHOICE, OFF(potential.type), "lj", 0, 0, 0, "lj",
      "pair potential: Lennard-Jones 4 eps [(sig/r)^12 - (sig/r)^6]"},
+    {"potential", "preset", K_CHOICE, OFF(potential.preset), "none", 0, 0, 0, "none|argon",
+     "argon (real units): sigma 0.3405 nm, epsilon/k_B 119.8 K, mass 39.948 g/mol"},
     {"potential", "sigma", K_REAL, OFF(potential.sigma), "1", 0, 1e6, 1, NULL,
      "LJ sigma; every length is in its unit; 1 in reduced units"},
     {"potential", "epsilon", K_REAL, OFF(potential.epsilon), "1", 0, 1e6, 0, NULL,
      "LJ epsilon; 1 in reduced units, 0 gives the ideal gas"},
+    {"potential", "epsilon_k", K_REAL, OFF(potential.epsilon_k), "0", 0, 1e9, 0, NULL,
+     "real units: epsilon / k_B in K, instead of epsilon; 0: use epsilon"},
     {"potential", "cutoff", K_CUTOFF, OFF(potential.cutoff), "3.0", 0, 1e6, 1, NULL,
      "truncation radius, at most half the smallest box edge; none: every pair under the minimum image"},
     {"potential", "rmin", K_REAL, OFF(potential.rmin), "0", 0, 1e6, 0, NULL,
@@ -340,9 +348,40 @@ void cfg_fini(cfg *c)
     memset(c, 0, sizeof *c);
 }
 
+/* Real units: the argon preset, epsilon from epsilon_k; both only in real units. */
+static int check_units(cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    int real = c->system.units == CFG_UNITS_REAL;
+    if (c->potential.preset != CFG_PRESET_NONE) {
+        if (!real)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] preset = argon: expected [system] units = real",
+                    f, cfg_line(c, "potential", "preset"));
+        static const char *fixed[] = {"sigma", "epsilon", "epsilon_k", "rmin"};
+        for (int i = 0; i < 4; i++)
+            if (cfg_line(c, "potential", fixed[i]))
+                MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] %s: the argon preset sets it; remove one",
+                        f, cfg_line(c, "potential", fixed[i]), fixed[i]);
+        c->potential.sigma = 0.3405;            /* nm */
+        c->potential.epsilon_k = 119.8;         /* K */
+        if (!cfg_line(c, "system", "mass")) c->system.mass = 39.948; /* g/mol */
+    }
+    if (c->potential.epsilon_k > 0) {
+        if (!real)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] epsilon_k: expected [system] units = real",
+                    f, cfg_line(c, "potential", "epsilon_k"));
+        if (cfg_line(c, "potential", "epsilon"))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] epsilon_k: give epsilon or epsilon_k, not both",
+                    f, cfg_line(c, "potential", "epsilon_k"));
+        c->potential.epsilon = c->potential.epsilon_k * MC_BOLTZMANN_KJ_MOL_K;
+    }
+    return MC_OK;
+}
+
 /* Keys that constrain each other in [potential]. */
 static int check_potential(cfg *c, mc_err *err)
 {
+    MC_TRY(check_units(c, err));
     if (c->potential.rmin > 0) {
         if (cfg_line(c, "potential", "sigma"))
             MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] rmin: give sigma or rmin, not both (sigma on line %d)",

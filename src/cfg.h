@@ -13,7 +13,12 @@
 extern "C" {
 #endif
 
+/* The molar gas constant R = N_A k_B in kJ/mol/K (CODATA 2018, exact): k_B for energies per mole. */
+#define MC_BOLTZMANN_KJ_MOL_K 0.008314462618
+
 enum cfg_lattice { CFG_LATTICE_FCC = 0, CFG_LATTICE_SC = 1 };
+enum cfg_units { CFG_UNITS_REDUCED = 0, CFG_UNITS_REAL = 1 };
+enum cfg_preset { CFG_PRESET_NONE = 0, CFG_PRESET_ARGON = 1 };
 enum cfg_backend { CFG_BACKEND_AUTO = 0, CFG_BACKEND_CPU = 1, CFG_BACKEND_GPU = 2 };
 enum cfg_precision { CFG_PRECISION_DOUBLE = 0, CFG_PRECISION_SINGLE = 1 };
 enum cfg_potential { CFG_POTENTIAL_LJ = 0 };
@@ -40,11 +45,15 @@ typedef struct cfg {
     struct {
         long n;
         int lattice; /* enum cfg_lattice */
+        int units;   /* enum cfg_units */
+        double mass; /* per particle: g/mol in real units */
     } system;
     struct {
         int type; /* enum cfg_potential */
         double sigma, epsilon, cutoff;
         double rmin;       /* position of the minimum, 2^(1/6) sigma; 0: sigma is given instead */
+        double epsilon_k;  /* real units: epsilon / k_B in K; 0: epsilon is given instead */
+        int preset;        /* enum cfg_preset */
         int cutoff_scheme; /* enum cfg_cutoff_scheme */
         int tail_correction;
     } potential;

@@ -86,9 +86,10 @@ static void print_plan(const cfg *c, const mc_plan *p)
 {
     printf("\nstate points: %d x %d replicas = %d chains of n = %d\n", p->nstatepoints, p->replicas,
            p->nchains, p->n);
+    printf("units: %s\n", p->units.system);
     printf("%6s %12s %12s %12s\n", "point", "T", "density", "box");
     for (int s = 0; s < p->nstatepoints; s++)
-        printf("%6d %12.6g %12.6g %12.6g\n", s, p->statepoint[s].temperature,
+        printf("%6d %12.6g %12.6g %12.6g\n", s, p->statepoint[s].temperature_given,
                p->statepoint[s].density, p->statepoint[s].box_len);
     printf("\nsettings (defaults marked):\n");
     cfg_print(c, stdout);
@@ -96,11 +97,13 @@ static void print_plan(const cfg *c, const mc_plan *p)
 
 static void print_summary(const mc_plan *p, const mc_results *r)
 {
+    printf("\nunits: %s", p->units.system);
     printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "density", "U/N", "P", "accept");
     for (int s = 0; s < p->nstatepoints; s++)
         printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
-               p->statepoint[s].temperature, p->statepoint[s].density, r->energy[s].mean,
-               r->energy[s].error, r->pressure[s].mean, r->pressure[s].error, r->acceptance[s].mean);
+               p->statepoint[s].temperature_given, p->statepoint[s].density, r->energy[s].mean,
+               r->energy[s].error, r->pressure[s].mean * p->units.pressure_factor,
+               r->pressure[s].error * p->units.pressure_factor, r->acceptance[s].mean);
 }
 
 /* Hosts of all ranks, space separated, on every rank (an attribute every rank must write alike). */
@@ -186,7 +189,8 @@ static int run_and_write(job *j, mc_err *err)
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->results ? MC_OK : err->code, err));
     MC_TRY(ens_pool(&j->layout, j->plan, j->run, j->results, err));
     h5out_info info = {j->text, j->opt.config_path, PACKAGE_VERSION, MCENS_GIT_REVISION,
-                       j->hosts, j->backend->name, j->layout.size, seconds, moves / seconds};
+                       j->hosts, j->backend->name, j->plan->units.system, j->layout.size, seconds,
+                       moves / seconds};
     MC_TRY(h5out_write(j->out, &info, j->plan, j->run, j->layout.first_chain, j->results, err));
     h5out *out = j->out;
     j->out = NULL;

@@ -30,6 +30,22 @@ static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint 
     return MC_OK;
 }
 
+static mc_units units_of(const cfg *c)
+{
+    /* from the exact SI constants: 1 kJ/mol/nm^3 = 1e3 J / (N_A 1e-27 m^3) = 16.6054 bar, and
+     * n particles/nm^3 of M g/mol weigh n M 1e-3 kg / N_A per 1e-27 m^3 */
+    const double avogadro = 6.02214076e23;
+    const double bar_per_kjmol_nm3 = 1e3 / (avogadro * 1e-27) / 1e5;
+    const double kgm3_per_gmol_nm3 = 1e-3 / (avogadro * 1e-27);
+    if (c->system.units == CFG_UNITS_REAL)
+        return (mc_units){1, MC_BOLTZMANN_KJ_MOL_K, bar_per_kjmol_nm3,
+                          kgm3_per_gmol_nm3 * c->system.mass, "kJ/mol", "nm", "K", "bar", "nm^-3",
+                          "kg/m^3", "real: nm, kJ/mol, K, bar, g/mol; k_B = R = 0.008314462618 kJ/mol/K"};
+    return (mc_units){0, 1.0, 1.0, c->system.mass, "epsilon", "sigma", "epsilon/k_B",
+                      "epsilon sigma^-3", "sigma^-3", "mass sigma^-3",
+                      "reduced: epsilon, sigma, k_B = 1"};
+}
+
 static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
 {
     const cfg_list *T = &c->ensemble.temperature, *rho = &c->ensemble.density;
@@ -40,7 +56,8 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
     for (int it = 0; it < T->n; it++)
         for (int id = 0; id < rho->n; id++) {
             mc_statepoint *sp = &p->statepoint[it * rho->n + id];
-            sp->temperature = T->v[it];
+            sp->temperature_given = T->v[it];
+            sp->temperature = T->v[it] * p->units.kT_per_temperature;
             sp->density = rho->v[id];
             double volume = p->n / sp->density;
             sp->box_len = cbrt(volume);
@@ -78,6 +95,7 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->precision = c->run.precision;
     p->drift_tolerance = 1e-9; /* both precisions: pair terms are summed in double */
     p->cutoff = c->potential.cutoff;
+    p->units = units_of(c);
     p->sigma = c->potential.sigma;
     p->epsilon = c->potential.epsilon;
     p->lj = lj_params_make(c->potential.sigma, c->potential.epsilon, p->cutoff,

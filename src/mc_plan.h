@@ -15,8 +15,19 @@
 extern "C" {
 #endif
 
+/* How results are reported: internal values are in the units of sigma and epsilon (nm and kJ/mol
+ * in real units, where kT = R T); these factors and names turn them into the output's. */
+typedef struct mc_units {
+    int real;
+    double kT_per_temperature; /* R in kJ/mol/K (real), 1 (reduced) */
+    double pressure_factor;    /* bar per kJ/mol/nm^3 (real), 1 */
+    double mass_density_factor; /* mass density per number density: kg/m^3 per nm^-3 (real), mass */
+    const char *energy, *length, *temperature, *pressure, *density, *mass_density, *system;
+} mc_units;
+
 typedef struct mc_statepoint {
-    double temperature; /* kT / eps */
+    double temperature; /* kT, in the energy unit (the Boltzmann factor is exp(-u / kT)) */
+    double temperature_given; /* as in the config: K in real units, kT/eps in reduced */
     double density;     /* N / V */
     double box_len;   /* cubic box edge */
     double u_tail;      /* tail correction to U per particle (0 when off) */
@@ -35,6 +46,7 @@ typedef struct mc_plan {
     int backend;          /* enum cfg_backend, as asked for */
     int precision;        /* enum cfg_precision */
     double drift_tolerance; /* relative; see mc_check_drift */
+    mc_units units;
     lj_params lj;
     double sigma, epsilon; /* length and energy units of the potential */
     double cutoff;

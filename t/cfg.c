@@ -133,8 +133,19 @@ static void cutoff_scheme_rules(void **state)
                  "needs a finite cutoff");
     expect_error("[potential]\ncutoff_scheme = smooth\n" ENS, "bad.ini:2",
                  "one of truncated|shifted|force_shifted");
+    expect_error("[potential]\npreset = argon\n" ENS, "bad.ini:2", "expected [system] units = real");
+    expect_error("[system]\nunits = real\n[potential]\npreset = argon\nsigma = 0.34\n" ENS, "bad.ini:5",
+                 "the argon preset sets it");
+    expect_error("[potential]\nepsilon_k = 120\n" ENS, "bad.ini:2", "expected [system] units = real");
+    expect_error("[system]\nunits = real\n[potential]\nepsilon = 1\nepsilon_k = 120\n" ENS,
+                 "bad.ini:5", "give epsilon or epsilon_k, not both");
     cfg c;
     mc_err err = {0, ""};
+    assert_int_equal(cfg_parse(&c, "[system]\nunits = real\n[potential]\npreset = argon\ncutoff = 0.85\n"
+                                   "[ensemble]\ntemperature = 120\ndensity = 20\n", "a.ini", &err), MC_OK);
+    assert_true(c.potential.sigma == 0.3405 && c.system.mass == 39.948);
+    assert_true(fabs(c.potential.epsilon - 119.8 * 0.008314462618) < 1e-15);
+    cfg_fini(&c);
     assert_int_equal(cfg_parse(&c, "[potential]\ncutoff_scheme = shifted\n" ENS, "a.ini", &err), MC_OK);
     assert_int_equal(c.potential.tail_correction, 0); /* the default yes does not apply */
     cfg_fini(&c);

@@ -200,7 +200,40 @@ def cv_slope(path, shift="0"):
     sys.exit(0 if good else 1)
 
 
+def units_equivalent(reduced, real, sigma_nm, eps_k, mass):
+    """The same system in reduced and real units: identical decisions, and every real-unit result
+    equal to the reduced one times its unit, to rounding (1e-9 relative)."""
+    sigma_nm, eps_k, mass = float(sigma_nm), float(eps_k), float(mass)
+    R, NA = 0.008314462618, 6.02214076e23          # kJ/mol/K; 1/mol
+    eps = eps_k * R                                  # kJ/mol
+    bar = 1e3 / NA / 1e-27 / 1e5                     # kJ/mol/nm^3 in bar, from SI
+    with h5py.File(reduced, "r") as a, h5py.File(real, "r") as b:
+        if a["chains/acceptance"][...].tobytes() != b["chains/acceptance"][...].tobytes():
+            fail("acceptance differs: the two runs did not make the same decisions")
+        checks = [("results/energy/mean", eps), ("results/pressure/mean", eps / sigma_nm**3 * bar),
+                  ("results/mu_excess/mean", eps), ("statepoints/temperature", eps_k),
+                  ("statepoints/density", sigma_nm**-3), ("results/rdf/r", sigma_nm),
+                  ("chains/energy", eps), ("results/heat_capacity/mean", 1.0)]
+        for name, unit in checks:
+            x, y = a[name][...] * unit, b[name][...]
+            rel = np.max(np.abs(x - y) / np.maximum(np.abs(y), 1e-300))
+            print(f"# {name}: reduced x unit vs real, max relative difference {rel:.2e} [{b[name].attrs['unit']}]")
+            if not rel < 1e-9:
+                fail(f"{name} differs between the unit systems")
+        g = np.max(np.abs(a["results/rdf/g"][...] - b["results/rdf/g"][...]))
+        if g > 1e-3:
+            fail(f"g(r) differs by {g}")
+        kgm3 = b["statepoints/density"][...] * mass * 1e-3 / NA / 1e-27
+        if np.max(np.abs(b["statepoints/mass_density"][...] / kgm3 - 1)) > 1e-9:
+            fail("mass density in kg/m^3 is off")
+        units = b["parameters"].attrs["units"]
+        units = units.decode() if isinstance(units, bytes) else str(units)
+        if "k_B = R = 0.008314462618 kJ/mol/K" not in units:
+            fail("the output does not state the Boltzmann constant")
+        print(f"# argon: {b['statepoints/mass_density'][0]:.2f} kg/m^3 at {b['statepoints/temperature'][0]} K")
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     {"layout": layout, "same": same, "differ": differ, "parameters": parameters_text, "eos": eos,
-     "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope}[cmd](*args)
+     "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent}[cmd](*args)
