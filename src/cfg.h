@@ -59,7 +59,7 @@ typedef struct cfg {
     } potential;
     struct {
         int type; /* enum cfg_ensemble */
-        cfg_list temperature, density; /* kT/eps; N/V */
+        cfg_list temperature, density; /* as given: kT/eps or K (real units); N/V */
         long replicas;
         long widom; /* test-particle insertions per sample; 0: none */
     } ensemble;
