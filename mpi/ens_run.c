@@ -5,12 +5,11 @@
 
 #include "ens.h"
 
-static void print_progress(const ens_layout *l, const mc_run *run, double elapsed_s, int nchains)
+static void print_progress(const mc_run *run, double elapsed_s, int nchains)
 {
     long done = mc_run_sweeps_done(run), total = mc_run_sweeps_total(run);
     double rate = done * (double)nchains / elapsed_s; /* chain-sweeps per second, all ranks */
     double eta_s = done > 0 ? elapsed_s * (total - done) / done : 0.0;
-    (void)l;
     printf("progress %5.1f%%  %10.1f sweeps/s  ETA %02d:%02d:%02d\n", 100.0 * done / total, rate,
            (int)(eta_s / 3600), (int)(eta_s / 60) % 60, (int)eta_s % 60);
     fflush(stdout);
@@ -38,7 +37,7 @@ int ens_drive(const ens_layout *l, mc_run *run, int quiet, double *seconds, mc_e
         MC_TRY(ens_agree(l->comm, rc, err));
         double now = MPI_Wtime();
         if (!quiet && l->rank == 0 && now - last >= progress_every_s) {
-            print_progress(l, run, now - start, nchains_total);
+            print_progress(run, now - start, nchains_total);
             last = now;
         }
     }

@@ -33,8 +33,9 @@ double lj_tail_pressure(double sigma, double epsilon, double cutoff, double dens
 
 double lj_impulsive_pressure(const lj_params *p, double cutoff, double density, double temperature)
 {
-    double ir6 = 1.0 / (p->rc2 * p->rc2 * p->rc2);
-    double u_below = ir6 * (p->lj1 * ir6 - p->lj2) - p->shift; /* u(rc-) */
+    lj_params inside = *p; /* the same potential, evaluated at rc itself: u(rc-) */
+    inside.rc2 = INFINITY;
+    double u_below = lj_pair_energy(p->rc2, &inside);
     return -2.0 / 3.0 * M_PI * density * density * cutoff * cutoff * cutoff * temperature *
            expm1(-u_below / temperature);
 }

@@ -91,9 +91,7 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->lattice = c->system.lattice;
     p->replicas = (int)c->ensemble.replicas;
     p->seed = c->run.seed;
-    p->backend = c->run.backend;
     p->precision = c->run.precision;
-    p->drift_tolerance = 1e-9; /* both precisions: pair terms are summed in double */
     p->cutoff = c->potential.cutoff;
     p->units = units_of(c);
     p->sigma = c->potential.sigma;
@@ -129,15 +127,15 @@ void mc_plan_destroy(mc_plan *p)
     free(p);
 }
 
-int mc_check_drift(double running, double full, int n, double epsilon, double tolerance, int chain,
-                   long sweep, mc_err *err)
+int mc_check_drift(double running, double full, int n, double epsilon, int chain, long sweep,
+                   mc_err *err)
 {
     double scale = fmax(fabs(full), n * epsilon);
     double diff = fabs(running - full), rel = scale > 0 ? diff / scale : diff;
-    if (!(diff <= tolerance * scale)) /* also catches NaN; exact agreement passes at scale 0 */
+    if (!(diff <= MC_DRIFT_TOLERANCE * scale)) /* also catches NaN; exact agreement passes at scale 0 */
         MC_FAIL(err, MC_ECHECK,
                 "chain %d, sweep %ld: running energy %.15g differs from the full recomputation "
                 "%.15g by %.3g relative (limit %g)",
-                chain, sweep, running, full, rel, tolerance);
+                chain, sweep, running, full, rel, MC_DRIFT_TOLERANCE);
     return MC_OK;
 }

@@ -43,9 +43,7 @@ typedef struct mc_plan {
     int replicas;
     int nchains;         /* nstatepoints * replicas; chain c is state point c / replicas */
     uint64_t seed;
-    int backend;          /* enum cfg_backend, as asked for */
     int precision;        /* enum cfg_precision */
-    double drift_tolerance; /* relative; see mc_check_drift */
     mc_units units;
     lj_params lj;
     double sigma, epsilon; /* length and energy units of the potential */
@@ -65,12 +63,14 @@ void mc_plan_destroy(mc_plan *p);
 static inline int mc_plan_statepoint_of(const mc_plan *p, int chain) { return chain / p->replicas; }
 
 /* Check that the running (incrementally updated) pair energy matches a full recomputation:
- * |running - full| <= tolerance max(|full|, n eps). The n eps floor keeps the test meaningful where
- * the energy itself is near zero (dilute gas). The tolerance is 1e-9 in both precisions: with
+ * |running - full| <= MC_DRIFT_TOLERANCE max(|full|, n eps). The n eps floor keeps the test meaningful where
+ * the energy itself is near zero (dilute gas). The tolerance holds in both precisions: with
  * single, each pair term is rounded once in float but every sum is taken in double, so a move's
  * dE and the full recomputation add the same float pair energies and the running sum telescopes. */
-int mc_check_drift(double running, double full, int n, double epsilon, double tolerance, int chain,
-                   long sweep, mc_err *err);
+#define MC_DRIFT_TOLERANCE 1e-9
+
+int mc_check_drift(double running, double full, int n, double epsilon, int chain, long sweep,
+                   mc_err *err);
 
 #ifdef __cplusplus
 }

@@ -70,7 +70,7 @@ static int measure_and_check(mc_run *r, int add_rdf, mc_err *err)
     MC_TRY(r->ops->measure(r->backend, add_rdf, r->measured, err));
     for (int k = 0; k < r->nchains; k++)
         MC_TRY(mc_check_drift(r->measured[k].energy_pair_running, r->measured[k].energy_pair,
-                              r->plan->n, r->plan->epsilon, r->plan->drift_tolerance,
+                              r->plan->n, r->plan->epsilon,
                               r->chains[k]->id, r->sweeps_done, err));
     return MC_OK;
 }
