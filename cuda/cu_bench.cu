@@ -56,9 +56,9 @@ static int baseline(double *hx, double *hy, double *hz, int n, double box, doubl
     for (long m = 0; rc == MC_OK && m < moves; m++) {
         mc_trial t = mc_trial_draw(seed, chain, (uint64_t)m, (uint32_t)n, max_disp);
         int i = (int)t.particle;
-        real nx = prec<real>::wrap((real)(h[i] + t.dx), (real)box);
-        real ny = prec<real>::wrap((real)(h[n + i] + t.dy), (real)box);
-        real nz = prec<real>::wrap((real)(h[2 * n + i] + t.dz), (real)box);
+        real nx = cu_displace(h[i], t.dx, (real)box);
+        real ny = cu_displace(h[n + i], t.dy, (real)box);
+        real nz = cu_displace(h[2 * n + i], t.dz, (real)box);
         baseline_kernel<real><<<blocks, BASE_THREADS>>>(d, d + n, d + 2 * n, n, i, h[i], h[n + i],
                                                         h[2 * n + i], nx, ny, nz, (real)box, p,
                                                         partial);

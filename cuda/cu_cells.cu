@@ -129,9 +129,9 @@ __global__ void __launch_bounds__(1024)
         p = (int)tr.particle;
         real *a = (real *)t.a + 3 * k, *b = (real *)t.b + 3 * k;
         a[0] = pos[p], a[1] = pos[n + p], a[2] = pos[2 * n + p];
-        b[0] = prec<real>::wrap((real)((double)a[0] + tr.dx), box);
-        b[1] = prec<real>::wrap((real)((double)a[1] + tr.dy), box);
-        b[2] = prec<real>::wrap((real)((double)a[2] + tr.dz), box);
+        b[0] = cu_displace(a[0], tr.dx, box);
+        b[1] = cu_displace(a[1], tr.dy, box);
+        b[2] = cu_displace(a[2], tr.dz, box);
         t.d[3 * k] = tr.dx, t.d[3 * k + 1] = tr.dy, t.d[3 * k + 2] = tr.dz;
         t.threshold[k] = mc_accept_threshold(seed, cd->id, cd->step + k);
         t.p[k] = sp[k] = p;
@@ -220,7 +220,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
     int first = t.prev[k];
     const real *o = b + 3 * first;
     real nw[3];
-    for (int c = 0; c < 3; c++) nw[c] = prec<real>::wrap((real)((double)o[c] + t.d[3 * k + c]), box);
+    for (int c = 0; c < 3; c++) nw[c] = cu_displace(o[c], t.d[3 * k + c], box);
     e = warp_move_energy(g, pos, n, p, o, nw, box, half, lane, lj);
     if (lane == 0) t.base2[k] = e;
 }
@@ -290,29 +290,24 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
             double dE = t.base[k];
             if (mult == 2 && acc[prev]) { /* the first occurrence moved it: kernel A's second case */
                 ox = sb[3 * prev], oy = sb[3 * prev + 1], oz = sb[3 * prev + 2];
-                nx = prec<real>::wrap((real)((double)ox + t.d[3 * k]), box);
-                ny = prec<real>::wrap((real)((double)oy + t.d[3 * k + 1]), box);
-                nz = prec<real>::wrap((real)((double)oz + t.d[3 * k + 2]), box);
+                nx = cu_displace(ox, t.d[3 * k], box);
+                ny = cu_displace(oy, t.d[3 * k + 1], box);
+                nz = cu_displace(oz, t.d[3 * k + 2], box);
                 dE = t.base2[k];
             } else if (mult > 2) { /* its particle may have moved: start from where it is now */
                 int m = prev;
                 while (m >= 0 && !acc[m]) m = t.prev[m];
                 if (m >= 0) ox = sb[3 * m], oy = sb[3 * m + 1], oz = sb[3 * m + 2];
-                nx = prec<real>::wrap((real)((double)ox + t.d[3 * k]), box);
-                ny = prec<real>::wrap((real)((double)oy + t.d[3 * k + 1]), box);
-                nz = prec<real>::wrap((real)((double)oz + t.d[3 * k + 2]), box);
+                nx = cu_displace(ox, t.d[3 * k], box);
+                ny = cu_displace(oy, t.d[3 * k + 1], box);
+                nz = cu_displace(oz, t.d[3 * k + 2], box);
                 dE = cells_energy(g, pos, n, p, nx, ny, nz, box, half, 0, 1, lj) -
                      cells_energy(g, pos, n, p, ox, oy, oz, box, half, 0, 1, lj);
             }
             for (int c = 0; c < nlist; c++) { /* ascending m: a fixed order */
                 int m = all_earlier ? c : t.conf[(size_t)k * MAXC + c];
                 if (!acc[m] || t.p[m] == p) continue;
-                typedef prec<real> P;
-                const real *ma = sa + 3 * m, *mb = sb + 3 * m;
-                dE += (double)P::energy(cu_dist2(nx, ny, nz, mb[0], mb[1], mb[2], box, half), lj) -
-                      (double)P::energy(cu_dist2(ox, oy, oz, mb[0], mb[1], mb[2], box, half), lj) -
-                      (double)P::energy(cu_dist2(nx, ny, nz, ma[0], ma[1], ma[2], box, half), lj) +
-                      (double)P::energy(cu_dist2(ox, oy, oz, ma[0], ma[1], ma[2], box, half), lj);
+                dE += cu_pair_correction(ox, oy, oz, nx, ny, nz, sa + 3 * m, sb + 3 * m, box, half, lj);
             }
             sa[3 * k] = ox, sa[3 * k + 1] = oy, sa[3 * k + 2] = oz;
             sb[3 * k] = nx, sb[3 * k + 1] = ny, sb[3 * k + 2] = nz;
@@ -500,13 +495,8 @@ __global__ void __launch_bounds__(MEASURE_CELL_THREADS)
             for (int s = 0; s < g.count[c]; s++) {
                 int j = g.slot[(size_t)c * g.cap + s];
                 if (j <= i) continue;
-                real r2 = cu_dist2(x[i], y[i], z[i], x[j], y[j], z[j], box, half);
-                e += (double)prec<real>::energy(r2, lj);
-                w += (double)prec<real>::virial(r2, lj);
-                if (rdf && (double)r2 < rdf_rmax2) {
-                    int bin = (int)(sqrt((double)r2) / rdf_dr);
-                    if (bin < bins) atomicAdd(&rdf[bin], 1ull);
-                }
+                cu_measure_pair(cu_dist2(x[i], y[i], z[i], x[j], y[j], z[j], box, half), lj, &e, &w,
+                                rdf, bins, rdf_rmax2, rdf_dr);
             }
         }
     }

@@ -39,6 +39,43 @@ __device__ inline real cu_dist2(real ax, real ay, real az, real bx, real by, rea
     return dx * dx + dy * dy + dz * dz;
 }
 
+/* A coordinate moved by d as the CPU moves it: the sum taken in double, then rounded to real. */
+template <typename real>
+__host__ __device__ inline real cu_displace(real x, double d, real box)
+{
+    return prec<real>::wrap((real)((double)x + d), box);
+}
+
+/* How an accepted move of another particle (a -> b) changes a later trial's energy change
+ * (o -> nw): its new pair terms minus its old ones, each pair term rounded once in real and
+ * added in double, as every other energy sum. */
+template <typename real>
+__device__ inline double cu_pair_correction(real ox, real oy, real oz, real nx, real ny, real nz,
+                                            const real *a, const real *b, real box, real half,
+                                            const typename prec<real>::params &lj)
+{
+    typedef prec<real> P;
+    return (double)P::energy(cu_dist2(nx, ny, nz, b[0], b[1], b[2], box, half), lj) -
+           (double)P::energy(cu_dist2(ox, oy, oz, b[0], b[1], b[2], box, half), lj) -
+           (double)P::energy(cu_dist2(nx, ny, nz, a[0], a[1], a[2], box, half), lj) +
+           (double)P::energy(cu_dist2(ox, oy, oz, a[0], a[1], a[2], box, half), lj);
+}
+
+/* One pair of a full recomputation: energy and virial in double, and its RDF bin (binned in
+ * double, as the CPU bins it; integer counts add exactly in any order). */
+template <typename real>
+__device__ inline void cu_measure_pair(real r2, const typename prec<real>::params &lj, double *e,
+                                       double *w, unsigned long long *hist, int bins,
+                                       double rdf_rmax2, double rdf_dr)
+{
+    *e += (double)prec<real>::energy(r2, lj);
+    *w += (double)prec<real>::virial(r2, lj);
+    if (hist && (double)r2 < rdf_rmax2) {
+        int bin = (int)(sqrt((double)r2) / rdf_dr);
+        if (bin < bins) atomicAdd(&hist[bin], 1ull);
+    }
+}
+
 /* Sum of v over the block, returned to every thread, always added in the same order (warp
  * shuffles, then warps in index order), so results repeat bit for bit run to run. blockDim.x must
  * be a multiple of 32; scratch holds 32 doubles and must not be reused by the next call without a

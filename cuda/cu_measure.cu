@@ -26,13 +26,8 @@ __global__ void __launch_bounds__(MEASURE_THREADS)
     for (int i = blockIdx.x; i < n; i += nb) {
         real xi = x[i], yi = y[i], zi = z[i];
         for (int j = i + 1 + threadIdx.x; j < n; j += blockDim.x) {
-            real r2 = cu_dist2(xi, yi, zi, x[j], y[j], z[j], box, half);
-            e += (double)prec<real>::energy(r2, lj);
-            w += (double)prec<real>::virial(r2, lj);
-            if (hist && (double)r2 < rdf_rmax2) {
-                int bin = (int)(sqrt((double)r2) / rdf_dr); /* as the CPU bins it */
-                if (bin < bins) atomicAdd(&hist[bin], 1ull);
-            }
+            cu_measure_pair(cu_dist2(xi, yi, zi, x[j], y[j], z[j], box, half), lj, &e, &w, hist,
+                            bins, rdf_rmax2, rdf_dr);
         }
     }
     double etot = cu_block_sum(e, red[0]);

@@ -35,9 +35,9 @@ template <typename real>
 __host__ __device__ void trial_position(const mc_trial &t, real ox, real oy, real oz, real box,
                                         real *nx, real *ny, real *nz)
 {
-    *nx = prec<real>::wrap((real)((double)ox + t.dx), box);
-    *ny = prec<real>::wrap((real)((double)oy + t.dy), box);
-    *nz = prec<real>::wrap((real)((double)oz + t.dz), box);
+    *nx = cu_displace(ox, t.dx, box);
+    *ny = cu_displace(oy, t.dy, box);
+    *nz = cu_displace(oz, t.dz, box);
 }
 
 /* Random numbers of DRAW_AHEAD consecutive moves, drawn by the lanes of warp 0 at once: each
@@ -174,20 +174,6 @@ __global__ void batch_trials_kernel(const cu_chain_dev *cd, const real *pos, int
         move_energy_part(sx, sy, sz, 0, len, 1, i - j0, ox, oy, oz, nx, ny, nz, box, half, lj);
 }
 
-/* The pair terms by which an accepted move (a -> b) changes a later trial (o -> nw). */
-template <typename real>
-__device__ double correction(real ox, real oy, real oz, real nx, real ny, real nz, real ax, real ay,
-                             real az, real bx, real by, real bz, real box, real half,
-                             const typename prec<real>::params &lj)
-{
-    typedef prec<real> P;
-    real now_new = P::energy(cu_dist2(nx, ny, nz, bx, by, bz, box, half), lj) -
-                   P::energy(cu_dist2(ox, oy, oz, bx, by, bz, box, half), lj);
-    real was_new = P::energy(cu_dist2(nx, ny, nz, ax, ay, az, box, half), lj) -
-                   P::energy(cu_dist2(ox, oy, oz, ax, ay, az, box, half), lj);
-    return (double)now_new - (double)was_new;
-}
-
 /* Kernel B: one block, thread k owns trial k. Step s: thread s decides trial s from its corrected
  * energy change (or, if its particle already moved in this batch, the block recomputes it in full
  * against the current positions); then every later trial adds the pair terms of an accepted s. */
@@ -266,9 +252,8 @@ __global__ void __launch_bounds__(1024) batch_accept_kernel(cu_chain_dev *cd, re
             __syncthreads();
         }
         if (sacc[s] && k > s && k < trials && sp[k] != sp[s])
-            dE += correction(sa[3 * k], sa[3 * k + 1], sa[3 * k + 2], sb[3 * k], sb[3 * k + 1],
-                             sb[3 * k + 2], sa[3 * s], sa[3 * s + 1], sa[3 * s + 2], sb[3 * s],
-                             sb[3 * s + 1], sb[3 * s + 2], box, half, lj);
+            dE += cu_pair_correction(sa[3 * k], sa[3 * k + 1], sa[3 * k + 2], sb[3 * k], sb[3 * k + 1],
+                                     sb[3 * k + 2], sa + 3 * s, sb + 3 * s, box, half, lj);
     }
     __syncthreads();
     if (k == 0) {
