@@ -16,6 +16,7 @@ struct mc_backend {
     unsigned long long *d_rdf, *h_rdf; /* [nchains][bins] */
     double *h_energy, *h_virial;     /* [nchains] */
     void *h_pos;                     /* staging for positions in the device precision */
+    double *d_scale;                 /* npt: device [nchains] box scaling of a volume move */
     int batched;
 };
 
@@ -27,6 +28,7 @@ static void cu_destroy(mc_backend *b)
     cudaFree(b->v.pos);
     cudaFree(b->v.partial);
     cudaFree(b->d_rdf);
+    cudaFree(b->d_scale);
     cudaFreeHost(b->v.partial_host);
     cudaFreeHost(b->h_pos);
     free(b->mirror);
@@ -152,6 +154,30 @@ static int cu_widom_all(mc_backend *b, int insertions, long sample, double *sums
                         : cu_widom_chains(&b->v, insertions, sample, sums, err);
 }
 
+static int cu_volume_energy_all(mc_backend *b, const double *scale, double *energy, mc_err *err)
+{
+    CU_TRY(cudaMemcpy(b->d_scale, scale, b->v.nchains * sizeof *scale, cudaMemcpyHostToDevice), err);
+    MC_TRY(cu_volume_energy(&b->v, b->d_scale, b->h_energy, err));
+    for (int k = 0; k < b->v.nchains; k++)
+        if (scale[k] != 1.0) energy[k] = b->h_energy[k];
+    return MC_OK;
+}
+
+static int cu_volume_apply(mc_backend *b, const double *scale, const double *energy, mc_err *err)
+{
+    CU_TRY(cudaMemcpy(b->d_scale, scale, b->v.nchains * sizeof *scale, cudaMemcpyHostToDevice), err);
+    MC_TRY(cu_volume_scale(&b->v, b->d_scale, err)); /* reads the old boxes: before the update */
+    for (int k = 0; k < b->v.nchains; k++) {
+        if (scale[k] == 1.0) continue;
+        mc_chain *c = b->chains[k];
+        mc_chain_set_box(c, c->box_len * scale[k]);
+        b->mirror[k].box = c->box_len;
+        b->mirror[k].half_box = c->half_box;
+        b->mirror[k].energy = c->energy_pair = energy[k];
+    }
+    return upload_chains(b, err);
+}
+
 /* One block per chain fills the GPU when there are many chains; a few large chains instead get
  * the whole GPU each through batched trials. */
 static int use_batched(const cu_view *v) { return v->nchains < v->sm_count && v->n >= 4 * v->batch_trials; }
@@ -176,6 +202,7 @@ static int allocate(mc_backend *b, mc_err *err)
     CU_TRY(cudaMalloc(&b->d_rdf, C * bins * sizeof *b->d_rdf), err);
     CU_TRY(cudaMallocHost(&v->partial_host, v->partial_len * sizeof(double)), err);
     CU_TRY(cudaMallocHost(&b->h_pos, pos_bytes(b)), err);
+    if (b->plan->npt) CU_TRY(cudaMalloc(&b->d_scale, C * sizeof *b->d_scale), err);
     return MC_OK;
 }
 
@@ -201,7 +228,9 @@ static int setup(mc_backend *b, mc_err *err)
     }
     MC_TRY(upload_chains(b, err));
     MC_TRY(upload_positions(b, err));
-    if (b->batched) MC_TRY(cu_cells_setup(v, b->h_pos, b->chains[0]->box_len, b->plan->cutoff, err));
+    /* npt keeps to the all-pairs paths: a volume move would invalidate the cell grid */
+    if (b->batched && !b->plan->npt)
+        MC_TRY(cu_cells_setup(v, b->h_pos, b->chains[0]->box_len, b->plan->cutoff, err));
     /* cell path: trials mostly far apart, so larger batches only amortise launches (measured) */
     if (v->cells.m && !getenv("MCENS_BATCH_TRIALS") && v->n >= 4 * CU_MAX_BATCH_TRIALS)
         v->batch_trials = CU_MAX_BATCH_TRIALS;
@@ -229,5 +258,6 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
     return b;
 }
 
-extern "C" const mc_backend_ops mc_backend_cuda = {"gpu", cu_create, cu_sweep, cu_measure_all,
-                                                   cu_widom_all, cu_fetch, cu_destroy};
+extern "C" const mc_backend_ops mc_backend_cuda = {
+    "gpu", cu_create, cu_sweep, cu_measure_all, cu_widom_all, cu_volume_energy_all, cu_volume_apply,
+    cu_fetch, cu_destroy};

@@ -75,4 +75,10 @@ int cu_measure(const cu_view *v, double *energy, double *virial, unsigned long l
                double rdf_rmax, double rdf_dr, mc_err *err);
 size_t cu_measure_scratch(const cu_view *v);
 
+/* npt (all-pairs paths only): the pair energy of every chain whose scale (device [nchains]) is not
+ * 1, at its box and positions scaled by it, into host energy[nchains] (0 for the others); and
+ * the scaling made permanent in the positions (the caller updates the boxes afterwards). */
+int cu_volume_energy(const cu_view *v, const double *scale, double *energy, mc_err *err);
+int cu_volume_scale(const cu_view *v, const double *scale, mc_err *err);
+
 #endif

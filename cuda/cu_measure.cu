@@ -11,23 +11,37 @@
 
 enum { MEASURE_THREADS = 256 };
 
+/* A coordinate as mc_scale_coordinate scales it with its box (the product in double, then
+ * rounded to real); s = 1 leaves it as it is. */
+template <typename real>
+__device__ inline real scaled(real x, double s, real scaled_box)
+{
+    if (s == 1.0) return x;
+    real v = (real)((double)x * s);
+    return v >= scaled_box ? v - scaled_box : v;
+}
+
+/* With scale (npt trial volumes, device [nchains]), chain c is measured with its box and
+ * positions scaled by scale[c], and chains with scale 1 are skipped (their partials are 0). */
 template <typename real>
 __global__ void __launch_bounds__(MEASURE_THREADS)
     measure_kernel(const cu_chain_dev *chains, const real *pos, int n,
                    typename prec<real>::params lj, double *partial, unsigned long long *rdf,
-                   int bins, double rdf_rmax2, double rdf_dr)
+                   int bins, double rdf_rmax2, double rdf_dr, const double *scale)
 {
     __shared__ double red[2][32];
     const int c = blockIdx.y, nb = gridDim.x;
-    const real box = (real)chains[c].box, half = (real)chains[c].half_box;
+    const double s = scale ? scale[c] : 1.0;
+    const real box = (real)(chains[c].box * s), half = (real)(0.5 * (chains[c].box * s));
     const real *x = pos + (size_t)c * 3 * n, *y = x + n, *z = y + n;
     unsigned long long *hist = rdf ? rdf + (size_t)c * bins : 0;
     double e = 0.0, w = 0.0;
-    for (int i = blockIdx.x; i < n; i += nb) {
-        real xi = x[i], yi = y[i], zi = z[i];
+    for (int i = blockIdx.x; i < n && !(scale && s == 1.0); i += nb) {
+        real xi = scaled(x[i], s, box), yi = scaled(y[i], s, box), zi = scaled(z[i], s, box);
         for (int j = i + 1 + threadIdx.x; j < n; j += blockDim.x) {
-            cu_measure_pair(cu_dist2(xi, yi, zi, x[j], y[j], z[j], box, half), lj, &e, &w, hist,
-                            bins, rdf_rmax2, rdf_dr);
+            real xj = scaled(x[j], s, box), yj = scaled(y[j], s, box), zj = scaled(z[j], s, box);
+            cu_measure_pair(cu_dist2(xi, yi, zi, xj, yj, zj, box, half), lj, &e, &w, hist, bins,
+                            rdf_rmax2, rdf_dr);
         }
     }
     double etot = cu_block_sum(e, red[0]);
@@ -51,32 +65,71 @@ size_t cu_measure_scratch(const cu_view *v) { return 2 * (size_t)v->nchains * me
 
 template <typename real>
 static int launch_measure(const cu_view *v, int nb, unsigned long long *rdf, int bins,
-                          double rdf_rmax, double rdf_dr, mc_err *err)
+                          double rdf_rmax, double rdf_dr, const double *scale, mc_err *err)
 {
     dim3 grid(nb, v->nchains);
     measure_kernel<real><<<grid, MEASURE_THREADS>>>(v->chains, (const real *)v->pos, v->n,
                                                     prec<real>::make(v->lj), v->partial, rdf, bins,
-                                                    rdf_rmax * rdf_rmax, rdf_dr);
+                                                    rdf_rmax * rdf_rmax, rdf_dr, scale);
     CU_LAUNCHED(err);
+    return MC_OK;
+}
+
+/* The measurement, optionally at scaled volumes; see cu_measure and cu_volume_energy. */
+static int measure_scaled(const cu_view *v, double *energy, double *virial,
+                          unsigned long long *rdf, int bins, double rdf_rmax, double rdf_dr,
+                          const double *scale, mc_err *err)
+{
+    int nb = measure_blocks(v);
+    MC_TRY(v->single ? launch_measure<float>(v, nb, rdf, bins, rdf_rmax, rdf_dr, scale, err)
+                     : launch_measure<double>(v, nb, rdf, bins, rdf_rmax, rdf_dr, scale, err));
+    const double *host = v->partial_host;
+    CU_TRY(cudaMemcpy(v->partial_host, v->partial, cu_measure_scratch(v) * sizeof *host,
+                      cudaMemcpyDeviceToHost), err);
+    for (int c = 0; c < v->nchains; c++) {
+        double e = 0.0, w = 0.0;
+        for (int b = 0; b < nb; b++) { /* block order: deterministic */
+            e += host[2 * ((size_t)c * nb + b)];
+            w += host[2 * ((size_t)c * nb + b) + 1];
+        }
+        energy[c] = e;
+        if (virial) virial[c] = w;
+    }
     return MC_OK;
 }
 
 int cu_measure(const cu_view *v, double *energy, double *virial, unsigned long long *rdf, int bins,
                double rdf_rmax, double rdf_dr, mc_err *err)
 {
-    int nb = measure_blocks(v);
-    MC_TRY(v->single ? launch_measure<float>(v, nb, rdf, bins, rdf_rmax, rdf_dr, err)
-                     : launch_measure<double>(v, nb, rdf, bins, rdf_rmax, rdf_dr, err));
-    const double *host = v->partial_host;
-    CU_TRY(cudaMemcpy(v->partial_host, v->partial, cu_measure_scratch(v) * sizeof *host,
-                      cudaMemcpyDeviceToHost), err);
-    for (int c = 0; c < v->nchains; c++) {
-        energy[c] = virial[c] = 0.0;
-        for (int b = 0; b < nb; b++) { /* block order: deterministic */
-            energy[c] += host[2 * ((size_t)c * nb + b)];
-            virial[c] += host[2 * ((size_t)c * nb + b) + 1];
-        }
-    }
+    return measure_scaled(v, energy, virial, rdf, bins, rdf_rmax, rdf_dr, NULL, err);
+}
+
+int cu_volume_energy(const cu_view *v, const double *scale, double *energy, mc_err *err)
+{
+    return measure_scaled(v, energy, NULL, NULL, 0, 0.0, 1.0, scale, err);
+}
+
+/* Scale the positions of every chain whose scale is not 1 (one block row per chain). */
+template <typename real>
+__global__ void scale_kernel(const cu_chain_dev *chains, real *pos, int n, const double *scale)
+{
+    const int c = blockIdx.y;
+    const double s = scale[c];
+    if (s == 1.0) return;
+    const real box = (real)(chains[c].box * s);
+    real *p = pos + (size_t)c * 3 * n;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < 3 * n; k += gridDim.x * blockDim.x)
+        p[k] = scaled(p[k], s, box);
+}
+
+int cu_volume_scale(const cu_view *v, const double *scale, mc_err *err)
+{
+    dim3 grid((3 * v->n + MEASURE_THREADS - 1) / MEASURE_THREADS < 64
+                  ? (3 * v->n + MEASURE_THREADS - 1) / MEASURE_THREADS : 64,
+              v->nchains);
+    if (v->single) scale_kernel<float><<<grid, MEASURE_THREADS>>>(v->chains, (float *)v->pos, v->n, scale);
+    else scale_kernel<double><<<grid, MEASURE_THREADS>>>(v->chains, (double *)v->pos, v->n, scale);
+    CU_LAUNCHED(err);
     return MC_OK;
 }
 

@@ -171,7 +171,13 @@ static int write_statepoints(h5out *f, const mc_plan *plan, mc_err *err)
     if (rc == MC_OK) {
         for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].density;
         rc = write_whole(f, g, "density", H5T_NATIVE_DOUBLE, 1, dims, col, plan->units.density,
-                         "number density N/V of each state point", err);
+                         plan->npt ? "starting number density N/V of each state point (npt)"
+                                   : "number density N/V of each state point", err);
+    }
+    if (rc == MC_OK && plan->npt) {
+        for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].pressure_given;
+        rc = write_whole(f, g, "pressure", H5T_NATIVE_DOUBLE, 1, dims, col, plan->units.pressure,
+                         "imposed pressure of each state point (npt)", err);
     }
     if (rc == MC_OK) {
         for (int s = 0; s < S; s++)
@@ -198,14 +204,21 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
     double *e = malloc((size_t)nl * ns * sizeof *e), *p = malloc((size_t)nl * ns * sizeof *p);
     double *pos = malloc((size_t)nl * npos * sizeof *pos);
     double *w = plan->widom_insertions ? malloc((size_t)nl * ns * sizeof *w) : NULL;
+    double *rho = plan->npt ? malloc((size_t)nl * ns * sizeof *rho) : NULL;
+    double *h = plan->npt ? malloc((size_t)nl * ns * sizeof *h) : NULL;
+    double *box = malloc((size_t)nl * sizeof *box);
     int *sp = malloc((size_t)nl * sizeof *sp), *rep = malloc((size_t)nl * sizeof *rep);
-    int rc = e && p && pos && sp && rep && (w || !plan->widom_insertions)
+    int rc = e && p && pos && sp && rep && box && (w || !plan->widom_insertions) &&
+                     (!plan->npt || (rho && h))
                  ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
     for (int k = 0; rc == MC_OK && k < nl; k++) {
         const mc_chain *c = mc_run_chain(run, k);
         memcpy(e + k * ns, c->energy, ns * sizeof *e);
         for (size_t i = 0; i < ns; i++) p[k * ns + i] = c->pressure[i] * plan->units.pressure_factor;
         if (w) memcpy(w + k * ns, c->widom, ns * sizeof *w);
+        if (rho) memcpy(rho + k * ns, c->density, ns * sizeof *rho);
+        if (h) memcpy(h + k * ns, c->enthalpy, ns * sizeof *h);
+        box[k] = c->box_len;
         for (int i = 0; i < c->n; i++) {
             pos[k * npos + 3 * i] = c->x[i];
             pos[k * npos + 3 * i + 1] = c->y[i];
@@ -233,10 +246,20 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
     if (rc == MC_OK)
         rc = write_rows(f, g, "final_positions", H5T_NATIVE_DOUBLE, 3, d3, r0, n, pos, plan->units.length,
                         "positions in [0, box) at the end of the run", err);
+    if (rc == MC_OK)
+        rc = write_rows(f, g, "box_length", H5T_NATIVE_DOUBLE, 1, d1, r0, n, box, plan->units.length,
+                        "cubic box edge at the end of the run (final_positions lie in [0, box))", err);
     if (rc == MC_OK && w)
         rc = write_rows(f, g, "widom_boltzmann", H5T_NATIVE_DOUBLE, 2, d2, r0, n, w, "1",
                         "mean exp(-beta dU) of the test particles of each sample", err);
-    free(e), free(p), free(pos), free(sp), free(rep), free(w);
+    if (rc == MC_OK && rho)
+        rc = write_rows(f, g, "density", H5T_NATIVE_DOUBLE, 2, d2, r0, n, rho, plan->units.density,
+                        "number density N/V at each sample (npt)", err);
+    if (rc == MC_OK && h)
+        rc = write_rows(f, g, "enthalpy", H5T_NATIVE_DOUBLE, 2, d2, r0, n, h, plan->units.energy,
+                        "configurational enthalpy per particle U/N + P V/N at each sample, P the "
+                        "imposed pressure (npt)", err);
+    free(e), free(p), free(pos), free(sp), free(rep), free(w), free(rho), free(h), free(box);
     return rc;
 }
 
@@ -255,6 +278,14 @@ static int write_chains(h5out *f, const mc_plan *plan, const mc_run *run, int fi
                          res->chain_max_displacement, plan->units.length,
                          "maximum displacement per axis in production (adapted in equilibration)",
                          err);
+    if (rc == MC_OK && plan->npt)
+        rc = write_whole(f, g, "volume_acceptance", H5T_NATIVE_DOUBLE, 1, d1,
+                         res->chain_volume_acceptance, "1",
+                         "accepted / attempted volume moves in production (npt)", err);
+    if (rc == MC_OK && plan->npt)
+        rc = write_whole(f, g, "max_volume_step", H5T_NATIVE_DOUBLE, 1, d1,
+                         res->chain_max_volume_step, "1",
+                         "maximum |ln V' - ln V| of a volume move in production (npt)", err);
     H5Gclose(g);
     return rc;
 }
@@ -315,8 +346,23 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
                              "when tails are on", err);
     if (rc == MC_OK)
         rc = write_estimates(f, g, "heat_capacity", res->heat_capacity, S, 1.0, "k_B",
-                             "C_V/N from energy fluctuations, kinetic 3/2 included (jackknife error)",
+                             plan->npt ? "C_P/N from enthalpy fluctuations, kinetic 3/2 included "
+                                         "(jackknife error)"
+                                       : "C_V/N from energy fluctuations, kinetic 3/2 included "
+                                         "(jackknife error)",
                              err);
+    if (rc == MC_OK && plan->npt)
+        rc = write_estimates(f, g, "density", res->density, S, 1.0, u->density,
+                             "number density N/V (npt)", err);
+    if (rc == MC_OK && plan->npt)
+        rc = write_estimates(f, g, "mass_density", res->density, S, u->mass_density_factor,
+                             u->mass_density, "mass density ([system] mass) (npt)", err);
+    if (rc == MC_OK && plan->npt)
+        rc = write_estimates(f, g, "enthalpy", res->enthalpy, S, 1.0, u->energy,
+                             "configurational enthalpy per particle U/N + P V/N (npt)", err);
+    if (rc == MC_OK && plan->npt)
+        rc = write_estimates(f, g, "volume_acceptance", res->volume_acceptance, S, 1.0, "1",
+                             "volume-move acceptance ratio (npt)", err);
     hid_t rdf = rc == MC_OK ? make_group(g, "rdf") : H5I_INVALID_HID;
     if (rc == MC_OK && rdf < 0) rc = mc_err_set(err, MC_EHDF5, "cannot create /results/rdf");
     hsize_t db[1] = {(hsize_t)plan->rdf_bins}, dsb[2] = {(hsize_t)S, (hsize_t)plan->rdf_bins};

@@ -79,6 +79,14 @@ int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_res
     MC_TRY(gather_chain_block(l, res->chain_max_displacement, sizeof *res->chain_max_displacement,
                               err));
     MC_TRY(gather_chain_block(l, res->chain_rdf_norm, sizeof *res->chain_rdf_norm, err));
+    if (plan->npt) {
+        MC_TRY(gather_chain_block(l, res->chain_density, sizeof *res->chain_density, err));
+        MC_TRY(gather_chain_block(l, res->chain_enthalpy, sizeof *res->chain_enthalpy, err));
+        MC_TRY(gather_chain_block(l, res->chain_volume_acceptance,
+                                  sizeof *res->chain_volume_acceptance, err));
+        MC_TRY(gather_chain_block(l, res->chain_max_volume_step, sizeof *res->chain_max_volume_step,
+                                  err));
+    }
     /* integer counts: the sum is exact in any order */
     int sb = plan->nstatepoints * plan->rdf_bins;
     MC_TRY(ens_mpi_check(MPI_Allreduce(MPI_IN_PLACE, res->rdf_counts, sb, MPI_UINT64_T, MPI_SUM,

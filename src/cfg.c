@@ -67,12 +67,16 @@ static const cfg_key schema[] = {
      "u(r); u(r) - u(rc); or u(r) - u(rc) - (r - rc) u'(rc), the linear-force-shifted potential"},
     {"potential", "tail_correction", K_BOOL, OFF(potential.tail_correction), "yes", 0, 0, 0,
      NULL, "long-range corrections to energy and pressure (truncated scheme only; off for the others)"},
-    {"ensemble", "type", K_CHOICE, OFF(ensemble.type), "nvt", 0, 0, 0, "nvt",
-     "statistical ensemble"},
+    {"ensemble", "type", K_CHOICE, OFF(ensemble.type), "nvt", 0, 0, 0, "nvt|npt",
+     "statistical ensemble: nvt (density is an axis) or npt (pressure is an axis; volume moves in ln V)"},
     {"ensemble", "temperature", K_LIST, OFF(ensemble.temperature), NULL, 0, 1e6, 1, NULL,
      "kT in the energy unit of epsilon: a value, a comma list, or start:stop:count"},
-    {"ensemble", "density", K_LIST, OFF(ensemble.density), NULL, 0, 1e6, 1, NULL,
-     "number density N/V in the length unit of sigma: a value, a comma list, or start:stop:count"},
+    {"ensemble", "density", K_LIST, OFF(ensemble.density), "", 0, 1e6, 1, NULL,
+     "number density N/V in the length unit of sigma: a value, a comma list, or start:stop:count; "
+     "required for nvt; for npt one starting density (default 0.5 sigma^-3)"},
+    {"ensemble", "pressure", K_LIST, OFF(ensemble.pressure), "", -1e9, 1e9, 0, NULL,
+     "npt only, required there: pressure in epsilon sigma^-3 (bar in real units): a value, a comma "
+     "list, or start:stop:count"},
     {"ensemble", "replicas", K_INT, OFF(ensemble.replicas), "1", 1, 1e6, 0, NULL,
      "independent chains per state point"},
     {"ensemble", "widom", K_INT, OFF(ensemble.widom), "0", 0, 1e7, 0, NULL,
@@ -81,11 +85,13 @@ static const cfg_key schema[] = {
      "acceptance the displacement adapts toward during equilibration"},
     {"moves", "max_displacement", K_REAL, OFF(moves.max_displacement), "0.1", 0, 1e6, 1,
      NULL, "starting maximum displacement per axis"},
+    {"moves", "max_volume_step", K_REAL, OFF(moves.max_volume_step), "0.01", 0, 10, 1, NULL,
+     "npt: starting maximum change of ln V per volume move (one per sweep); adapted in equilibration"},
     {"moves", "adapt_every", K_INT, OFF(moves.adapt_every_sweeps), "50", 1, 1e12, 0, NULL,
      "sweeps between step-size updates during equilibration"},
     {"rdf", "bins", K_INT, OFF(rdf.bins), "200", 1, 1e7, 0, NULL, "RDF histogram bins"},
     {"rdf", "rmax", K_REAL, OFF(rdf.rmax), "0", 0, 1e6, 0, NULL,
-     "RDF range; 0 means half the smallest box edge"},
+     "RDF range; 0 means half the smallest box edge (npt: 0.4 of the smallest starting box)"},
 };
 #undef OFF
 enum { N_KEYS = sizeof schema / sizeof schema[0] };
@@ -402,6 +408,39 @@ static int check_potential(cfg *c, mc_err *err)
     return MC_OK;
 }
 
+/* Which of density and pressure the ensemble takes as its axis. */
+static int check_ensemble(cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    cfg_list *rho = &c->ensemble.density;
+    if (c->ensemble.type == CFG_ENSEMBLE_NVT) {
+        if (c->ensemble.pressure.n)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] pressure: expected type = npt (this run is nvt)",
+                    f, cfg_line(c, "ensemble", "pressure"));
+        if (!rho->n)
+            MC_FAIL(err, MC_EINVAL, "%s: missing required key 'density' in [ensemble] (type = nvt)", f);
+        return MC_OK;
+    }
+    if (!c->ensemble.pressure.n)
+        MC_FAIL(err, MC_EINVAL, "%s: missing required key 'pressure' in [ensemble] (type = npt)", f);
+    if (c->ensemble.widom)
+        MC_FAIL(err, MC_EINVAL,
+                "%s:%d: [ensemble] widom: Widom insertion runs with type = nvt only (npt would need "
+                "the volume-weighted average); run nvt at the npt density",
+                f, cfg_line(c, "ensemble", "widom"));
+    if (rho->n > 1)
+        MC_FAIL(err, MC_EINVAL,
+                "%s:%d: [ensemble] density: expected one starting density with type = npt "
+                "(pressure is the axis), got %d values", f, cfg_line(c, "ensemble", "density"), rho->n);
+    if (!rho->n) {
+        rho->v = malloc(sizeof *rho->v);
+        if (!rho->v) MC_FAIL(err, MC_ENOMEM, "out of memory");
+        rho->n = 1;
+        rho->v[0] = 0.5 / (c->potential.sigma * c->potential.sigma * c->potential.sigma);
+    }
+    return MC_OK;
+}
+
 static int check_required_and_relations(cfg *c, mc_err *err)
 {
     for (int i = 0; i < N_KEYS; i++)
@@ -409,6 +448,7 @@ static int check_required_and_relations(cfg *c, mc_err *err)
             MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [%s]", c->filename,
                     schema[i].name, schema[i].section);
     MC_TRY(check_potential(c, err));
+    MC_TRY(check_ensemble(c, err));
     if (c->run.production_sweeps % c->run.sample_every_sweeps != 0)
         MC_FAIL(err, MC_EINVAL,
                 "%s:%d: [run] sample_every = %ld: expected a divisor of production = %ld",
@@ -423,7 +463,8 @@ int cfg_parse(cfg *c, const char *text, const char *filename, mc_err *err)
     c->filename = strdup(filename);
     if (!c->filename) MC_FAIL(err, MC_ENOMEM, "out of memory reading %s", filename);
     for (int i = 0; i < N_KEYS; i++)
-        if (schema[i].default_text && !parse_value(&schema[i], schema[i].default_text, c)) {
+        if (schema[i].default_text && schema[i].default_text[0] &&
+            !parse_value(&schema[i], schema[i].default_text, c)) {
             cfg_fini(c);
             MC_FAIL(err, MC_EINVAL, "internal: bad default for [%s] %s", schema[i].section,
                     schema[i].name);
@@ -513,5 +554,8 @@ void cfg_print_reference(FILE *f)
     fprintf(f, "| section | key | default | meaning |\n|---|---|---|---|\n");
     for (int i = 0; i < N_KEYS; i++)
         fprintf(f, "| `[%s]` | `%s` | %s | %s |\n", schema[i].section, schema[i].name,
-                schema[i].default_text ? schema[i].default_text : "(required)", schema[i].help);
+                !schema[i].default_text     ? "(required)"
+                : schema[i].default_text[0] ? schema[i].default_text
+                                            : "(none)",
+                schema[i].help);
 }

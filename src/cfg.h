@@ -24,7 +24,7 @@ enum cfg_precision { CFG_PRECISION_DOUBLE = 0, CFG_PRECISION_SINGLE = 1 };
 enum cfg_potential { CFG_POTENTIAL_LJ = 0 };
 /* as enum lj_scheme */
 enum cfg_cutoff_scheme { CFG_CUTOFF_TRUNCATED = 0, CFG_CUTOFF_SHIFTED = 1, CFG_CUTOFF_FORCE_SHIFTED = 2 };
-enum cfg_ensemble { CFG_ENSEMBLE_NVT = 0 };
+enum cfg_ensemble { CFG_ENSEMBLE_NVT = 0, CFG_ENSEMBLE_NPT = 1 };
 
 /* A state-point axis: one value, a comma list, or start:stop:count. */
 typedef struct cfg_list {
@@ -60,12 +60,14 @@ typedef struct cfg {
     struct {
         int type; /* enum cfg_ensemble */
         cfg_list temperature, density; /* as given: kT/eps or K (real units); N/V */
+        cfg_list pressure;             /* npt: eps/sigma^3 or bar (real units); empty for nvt */
         long replicas;
         long widom; /* test-particle insertions per sample; 0: none */
     } ensemble;
     struct {
         double target_acceptance;
         double max_displacement; /* starting value; adapted in equilibration */
+        double max_volume_step;  /* npt: starting max |ln V' - ln V|; adapted in equilibration */
         long adapt_every_sweeps;
     } moves;
     struct {

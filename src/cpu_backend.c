@@ -3,6 +3,7 @@
  * over the 27 surrounding cells when the box holds at least 4 cutoff-wide cells per edge. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cpu_cells.h"
 #include "lj.h"
@@ -19,6 +20,7 @@ struct mc_backend {
     mc_chain **chains;
     int nchains;
     cpu_chain_scratch *scratch; /* [nchains] */
+    double *trial_pos;          /* npt: [3][n] positions of a trial volume */
 };
 
 /* Energy of a particle at p with particles [j0, j1); vectorises (omp simd) over j. */
@@ -184,6 +186,59 @@ static int cpu_widom(mc_backend *b, int insertions, long sample, double *boltzma
     return MC_OK;
 }
 
+/* Size the grid for the chain's current box and fill it (an npt box changes its cell count). */
+static int cells_reset(cpu_cells *g, const mc_chain *c, double min_len, mc_err *err)
+{
+    cpu_cells_fini(g);
+    MC_TRY(cpu_cells_init(g, c->n, c->box_len, min_len, err));
+    if (g->ncell) cpu_cells_build(g, c->n, c->x, c->y, c->z);
+    return MC_OK;
+}
+
+/* The chain scaled by s into out, whose coordinates are b->trial_pos. */
+static void scaled_chain(const mc_backend *b, const mc_chain *c, double s, mc_chain *out)
+{
+    *out = *c;
+    out->x = b->trial_pos, out->y = out->x + c->n, out->z = out->y + c->n;
+    mc_chain_set_box(out, c->box_len * s);
+    for (int i = 0; i < c->n; i++) {
+        out->x[i] = mc_scale_coordinate(c->x[i], s, out->box_len);
+        out->y[i] = mc_scale_coordinate(c->y[i], s, out->box_len);
+        out->z[i] = mc_scale_coordinate(c->z[i], s, out->box_len);
+    }
+}
+
+static int cpu_volume_energy(mc_backend *b, const double *scale, double *energy, mc_err *err)
+{
+    for (int k = 0; k < b->nchains; k++) {
+        if (scale[k] == 1.0) continue;
+        mc_chain trial;
+        cpu_cells cells = {0};
+        scaled_chain(b, b->chains[k], scale[k], &trial);
+        MC_TRY(cells_reset(&cells, &trial, b->plan->cutoff, err));
+        energy[k] = pair_pass(b->plan, &trial, &cells, PAIR_ENERGY).energy;
+        cpu_cells_fini(&cells);
+    }
+    return MC_OK;
+}
+
+static int cpu_volume_apply(mc_backend *b, const double *scale, const double *energy, mc_err *err)
+{
+    for (int k = 0; k < b->nchains; k++) {
+        if (scale[k] == 1.0) continue;
+        mc_chain *c = b->chains[k], trial;
+        scaled_chain(b, c, scale[k], &trial);
+        for (int a = 0; a < 3; a++)
+            memcpy((a == 0 ? c->x : a == 1 ? c->y : c->z), trial.x + (size_t)a * c->n,
+                   (size_t)c->n * sizeof *c->x);
+        mc_chain_set_box(c, trial.box_len);
+        c->energy_pair = energy[k];
+        MC_TRY(cells_reset(&b->scratch[k].move_cells, c, b->plan->cutoff, err));
+        MC_TRY(cells_reset(&b->scratch[k].rdf_cells, c, b->plan->rdf_rmax, err));
+    }
+    return MC_OK;
+}
+
 static int cpu_fetch(mc_backend *b, mc_err *err)
 {
     (void)b, (void)err;
@@ -198,6 +253,7 @@ static void cpu_destroy(mc_backend *b)
         cpu_cells_fini(&b->scratch[k].rdf_cells);
     }
     free(b->scratch);
+    free(b->trial_pos);
     free(b);
 }
 
@@ -212,6 +268,10 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
     b->plan = plan;
     b->chains = chains;
     b->nchains = nchains;
+    if (plan->npt && !(b->trial_pos = malloc(3 * (size_t)plan->n * sizeof *b->trial_pos))) {
+        cpu_destroy(b);
+        return mc_err_set(err, MC_ENOMEM, "out of memory for the CPU backend"), NULL;
+    }
     for (int k = 0; k < nchains; k++) {
         mc_chain *c = chains[k];
         cpu_chain_scratch *s = &b->scratch[k];
@@ -226,5 +286,6 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
     return b;
 }
 
-const mc_backend_ops mc_backend_cpu = {"cpu", cpu_create, cpu_sweep, cpu_measure, cpu_widom,
-                                       cpu_fetch, cpu_destroy};
+const mc_backend_ops mc_backend_cpu = {"cpu",          cpu_create,        cpu_sweep,
+                                       cpu_measure,    cpu_widom,         cpu_volume_energy,
+                                       cpu_volume_apply, cpu_fetch,       cpu_destroy};

@@ -87,10 +87,13 @@ static void print_plan(const cfg *c, const mc_plan *p)
     printf("\nstate points: %d x %d replicas = %d chains of n = %d\n", p->nstatepoints, p->replicas,
            p->nchains, p->n);
     printf("units: %s\n", p->units.system);
-    printf("%6s %12s %12s %12s\n", "point", "T", "density", "box");
-    for (int s = 0; s < p->nstatepoints; s++)
-        printf("%6d %12.6g %12.6g %12.6g\n", s, p->statepoint[s].temperature_given,
+    printf("%6s %12s %12s %12s%s\n", "point", "T", "density", "box", p->npt ? "            P" : "");
+    for (int s = 0; s < p->nstatepoints; s++) {
+        printf("%6d %12.6g %12.6g %12.6g", s, p->statepoint[s].temperature_given,
                p->statepoint[s].density, p->statepoint[s].box_len);
+        if (p->npt) printf(" %12.6g", p->statepoint[s].pressure_given);
+        printf("\n");
+    }
     printf("\nsettings (defaults marked):\n");
     cfg_print(c, stdout);
 }
@@ -104,6 +107,13 @@ static void print_summary(const mc_plan *p, const mc_results *r)
                p->statepoint[s].temperature_given, p->statepoint[s].density, r->energy[s].mean,
                r->energy[s].error, r->pressure[s].mean * p->units.pressure_factor,
                r->pressure[s].error * p->units.pressure_factor, r->acceptance[s].mean);
+    if (!p->npt) return;
+    printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "P", "density", "H/N", "V acc");
+    for (int s = 0; s < p->nstatepoints; s++)
+        printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
+               p->statepoint[s].temperature_given, p->statepoint[s].pressure_given,
+               r->density[s].mean, r->density[s].error, r->enthalpy[s].mean, r->enthalpy[s].error,
+               r->volume_acceptance[s].mean);
 }
 
 /* Hosts of all ranks, space separated, on every rank (an attribute every rank must write alike). */

@@ -35,6 +35,13 @@ typedef struct mc_backend_ops {
      * (mc_widom_position of sample `sample`) of exp(-beta dU), dU the test particle's energy with
      * all particles; summed in insertion order. */
     int (*widom)(mc_backend *b, int insertions, long sample, double *boltzmann_sum, mc_err *err);
+    /* npt, trial: each chain's pair energy with its box edge and positions scaled by scale[k]
+     * (mc_scale_coordinate), into energy[k]; chains with scale[k] == 1 are skipped. Changes
+     * nothing. */
+    int (*volume_energy)(mc_backend *b, const double *scale, double *energy, mc_err *err);
+    /* npt, accepted: scale every chain with scale[k] != 1 for good (box, positions, cell lists);
+     * its running energy becomes energy[k]. */
+    int (*volume_apply)(mc_backend *b, const double *scale, const double *energy, mc_err *err);
     /* Bring positions back to the host chains (no-op where they never left). */
     int (*fetch)(mc_backend *b, mc_err *err);
     void (*destroy)(mc_backend *b);

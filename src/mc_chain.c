@@ -19,6 +19,7 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
     c->half_box = 0.5 * sp->box_len;
     c->beta = 1.0 / sp->temperature;
     c->max_displacement = plan->max_displacement0;
+    c->max_volume_step = plan->max_volume_step0;
     size_t n = (size_t)plan->n, ns = (size_t)plan->nsamples;
     c->x = malloc(n * sizeof *c->x);
     c->y = malloc(n * sizeof *c->y);
@@ -27,8 +28,12 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
     c->pressure = malloc(ns * sizeof *c->pressure);
     c->rdf_counts = calloc((size_t)plan->rdf_bins, sizeof *c->rdf_counts);
     if (plan->widom_insertions) c->widom = malloc(ns * sizeof *c->widom);
+    if (plan->npt) {
+        c->density = malloc(ns * sizeof *c->density);
+        c->enthalpy = malloc(ns * sizeof *c->enthalpy);
+    }
     if (!c->x || !c->y || !c->z || !c->energy || !c->pressure || !c->rdf_counts ||
-        (plan->widom_insertions && !c->widom)) {
+        (plan->widom_insertions && !c->widom) || (plan->npt && (!c->density || !c->enthalpy))) {
         mc_chain_destroy(c);
         return mc_err_set(err, MC_ENOMEM, "out of memory for chain %d (n = %d)", id, plan->n), NULL;
     }
@@ -45,6 +50,8 @@ void mc_chain_destroy(mc_chain *c)
     free(c->energy);
     free(c->pressure);
     free(c->widom);
+    free(c->density);
+    free(c->enthalpy);
     free(c->rdf_counts);
     free(c);
 }
@@ -53,6 +60,18 @@ double mc_chain_production_acceptance(const mc_chain *c)
 {
     uint64_t moves = c->step - c->production_step0;
     return moves ? (double)(c->accepted - c->production_accepted0) / (double)moves : 0.0;
+}
+
+double mc_chain_production_volume_acceptance(const mc_chain *c)
+{
+    uint64_t moves = c->volume_moves - c->production_volume_moves0;
+    return moves ? (double)(c->volume_accepted - c->production_volume_accepted0) / (double)moves : 0.0;
+}
+
+void mc_chain_set_box(mc_chain *c, double box_len)
+{
+    c->box_len = box_len;
+    c->half_box = 0.5 * box_len;
 }
 
 void mc_chain_add_rdf_sample(mc_chain *c)

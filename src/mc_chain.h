@@ -23,11 +23,16 @@ typedef struct mc_chain {
     uint64_t step;                  /* trial moves made so far: the random-number counter */
     uint64_t accepted;              /* accepted moves so far (all phases) */
     double energy_pair;             /* running pair energy, kept by adding accepted dE */
+    /* npt: one volume move per sweep, counted apart from the translation moves */
+    double max_volume_step;         /* max |ln V' - ln V|; adapted in equilibration only */
+    uint64_t volume_moves, volume_accepted; /* volume_moves keys the volume random stream */
+    uint64_t production_volume_moves0, production_volume_accepted0;
     /* production record */
     long nsamples;                  /* samples taken so far */
     double *energy, *pressure;      /* [plan->nsamples]: U/N with tail, P with tail */
     double *widom;                  /* [plan->nsamples] mean exp(-beta dU) of the sample's
                                        insertions; NULL without Widom insertion */
+    double *density, *enthalpy;     /* npt [plan->nsamples]: N/V and (U + P V)/N; NULL in nvt */
     uint64_t production_step0, production_accepted0; /* counters when production began */
     uint64_t *rdf_counts;           /* [plan->rdf_bins]: pair counts summed over samples */
     double rdf_norm;                /* sum over samples of N (N - 1) / (2 V) */
@@ -42,6 +47,10 @@ void mc_chain_add_rdf_sample(mc_chain *c);
 
 /* Acceptance ratio of the production phase so far (0 before any production move). */
 double mc_chain_production_acceptance(const mc_chain *c);
+double mc_chain_production_volume_acceptance(const mc_chain *c);
+
+/* Change the box edge to box_len (npt), keeping half_box in step. */
+void mc_chain_set_box(mc_chain *c, double box_len);
 
 #ifdef __cplusplus
 }

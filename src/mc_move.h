@@ -46,6 +46,31 @@ MC_HD int mc_metropolis_accept(double dE, double beta, uint64_t seed, uint32_t c
     return dE <= 0.0 || mc_metropolis_test(dE, beta, mc_accept_threshold(seed, chain, step));
 }
 
+/* An npt volume move: ln(V'/V) uniform in (-max_step, max_step) and its acceptance threshold
+ * -ln u, both from one block of the volume stream keyed by the chain's volume-move count. */
+typedef struct mc_volume_trial {
+    double log_ratio; /* ln(V'/V) */
+    double threshold;
+} mc_volume_trial;
+
+MC_HD mc_volume_trial mc_volume_draw(uint64_t seed, uint32_t chain, uint64_t move, double max_step)
+{
+    mc_rng4 r = mc_rng_block(seed, chain, MC_RNG_VOLUME, move);
+    mc_volume_trial t;
+    t.log_ratio = max_step * (2.0 * mc_rng_uniform(r.v[0]) - 1.0);
+    t.threshold = -log(mc_rng_uniform(r.v[1]));
+    return t;
+}
+
+/* A coordinate in [0, box) scaled with its box by s: x s in double, folded into [0, box s)
+ * (rounding can land exactly on the edge). Every backend scales through this, so a trial volume's
+ * energy and the accepted configuration are the same numbers. */
+MC_HD double mc_scale_coordinate(double x, double s, double scaled_box)
+{
+    double v = x * s;
+    return v >= scaled_box ? v - scaled_box : v;
+}
+
 /* Position of Widom insertion `insertion` of sample `sample`: uniform in the box. */
 MC_HD void mc_widom_position(uint64_t seed, uint32_t chain, uint64_t sample, uint32_t insertions,
                              uint32_t insertion, double box, double *x, double *y, double *z)

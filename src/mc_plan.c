@@ -46,31 +46,43 @@ static mc_units units_of(const cfg *c)
                       "reduced: epsilon, sigma, k_B = 1"};
 }
 
+mc_corrections mc_plan_corrections(const mc_plan *p, double density, double temperature)
+{
+    mc_corrections k = {0.0, 0.0, 0.0};
+    if (!isfinite(p->cutoff)) {
+        /* no cutoff: nothing to correct (the minimum image bounds the sum instead) */
+    } else if (p->tail_correction) {
+        k.u_tail = lj_tail_energy(p->sigma, p->epsilon, p->cutoff, 1.0, 1.0 / density);
+        k.p_tail = lj_tail_pressure(p->sigma, p->epsilon, p->cutoff, density);
+    } else if (p->cutoff_scheme == CFG_CUTOFF_TRUNCATED) {
+        /* only the truncated potential steps at rc; the shifted ones are continuous */
+        k.p_impulsive = lj_impulsive_pressure(&p->lj, p->cutoff, density, temperature);
+    }
+    return k;
+}
+
+/* State points: temperature x density (nvt) or temperature x pressure (npt, from the one starting
+ * density). */
 static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
 {
     const cfg_list *T = &c->ensemble.temperature, *rho = &c->ensemble.density;
-    p->nstatepoints = T->n * rho->n;
+    const cfg_list *P = &c->ensemble.pressure;
+    int naxis = p->npt ? P->n : rho->n;
+    p->nstatepoints = T->n * naxis;
     p->statepoint = calloc((size_t)p->nstatepoints, sizeof *p->statepoint);
     if (!p->statepoint) MC_FAIL(err, MC_ENOMEM, "out of memory for %d state points", p->nstatepoints);
-    double sig = c->potential.sigma, eps = c->potential.epsilon;
     for (int it = 0; it < T->n; it++)
-        for (int id = 0; id < rho->n; id++) {
-            mc_statepoint *sp = &p->statepoint[it * rho->n + id];
+        for (int ia = 0; ia < naxis; ia++) {
+            mc_statepoint *sp = &p->statepoint[it * naxis + ia];
             sp->temperature_given = T->v[it];
             sp->temperature = T->v[it] * p->units.kT_per_temperature;
-            sp->density = rho->v[id];
-            double volume = p->n / sp->density;
-            sp->box_len = cbrt(volume);
-            if (!isfinite(p->cutoff)) {
-                /* no cutoff: nothing to correct (the minimum image bounds the sum instead) */
-            } else if (c->potential.tail_correction) {
-                sp->u_tail = lj_tail_energy(sig, eps, p->cutoff, p->n, volume) / p->n;
-                sp->p_tail = lj_tail_pressure(sig, eps, p->cutoff, p->n / volume);
-            } else if (c->potential.cutoff_scheme == CFG_CUTOFF_TRUNCATED) {
-                /* only the truncated potential steps at rc; the shifted ones are continuous */
-                sp->p_impulsive = lj_impulsive_pressure(&p->lj, p->cutoff, p->n / volume,
-                                                        sp->temperature);
+            sp->density = rho->v[p->npt ? 0 : ia];
+            if (p->npt) {
+                sp->pressure_given = P->v[ia];
+                sp->pressure = P->v[ia] / p->units.pressure_factor;
             }
+            sp->box_len = cbrt(p->n / sp->density);
+            sp->corr = mc_plan_corrections(p, sp->density, sp->temperature);
             MC_TRY(check_statepoint(c, p, sp, err));
         }
     return MC_OK;
@@ -93,6 +105,10 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->seed = c->run.seed;
     p->precision = c->run.precision;
     p->cutoff = c->potential.cutoff;
+    p->tail_correction = c->potential.tail_correction;
+    p->cutoff_scheme = c->potential.cutoff_scheme;
+    p->npt = c->ensemble.type == CFG_ENSEMBLE_NPT;
+    p->max_volume_step0 = c->moves.max_volume_step;
     p->units = units_of(c);
     p->sigma = c->potential.sigma;
     p->epsilon = c->potential.epsilon;
@@ -115,8 +131,10 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     }
     p->nchains = (int)nchains;
     p->rdf_bins = (int)c->rdf.bins;
-    p->rdf_rmax = c->rdf.rmax > 0 ? c->rdf.rmax : 0.5 * smallest_box(p);
+    /* npt: the box breathes, so the default RDF range leaves it room to shrink by a fifth */
+    p->rdf_rmax = c->rdf.rmax > 0 ? c->rdf.rmax : (p->npt ? 0.4 : 0.5) * smallest_box(p);
     p->rdf_dr = p->rdf_rmax / p->rdf_bins;
+    p->min_box_len = 2.0 * fmax(p->rdf_rmax, isfinite(p->cutoff) ? p->cutoff : 0.0);
     return p;
 }
 

@@ -25,14 +25,21 @@ typedef struct mc_units {
     const char *energy, *length, *temperature, *pressure, *density, *mass_density, *system;
 } mc_units;
 
-typedef struct mc_statepoint {
-    double temperature; /* kT, in the energy unit (the Boltzmann factor is exp(-u / kT)) */
-    double temperature_given; /* as in the config: K in real units, kT/eps in reduced */
-    double density;     /* N / V */
-    double box_len;   /* cubic box edge */
+/* Corrections for what the cutoff leaves out, at one density (all 0 without a cutoff). */
+typedef struct mc_corrections {
     double u_tail;      /* tail correction to U per particle (0 when off) */
     double p_tail;      /* tail correction to P (0 when off) */
     double p_impulsive; /* impulsive correction to P of the truncated potential (0 with tails) */
+} mc_corrections;
+
+typedef struct mc_statepoint {
+    double temperature; /* kT, in the energy unit (the Boltzmann factor is exp(-u / kT)) */
+    double temperature_given; /* as in the config: K in real units, kT/eps in reduced */
+    double density;     /* N / V (npt: at the start) */
+    double box_len;     /* cubic box edge (npt: at the start) */
+    double pressure;    /* npt: the imposed pressure in energy / length^3; 0 for nvt */
+    double pressure_given; /* npt: as in the config (bar in real units) */
+    mc_corrections corr;   /* at the (starting) density */
 } mc_statepoint;
 
 typedef struct mc_plan {
@@ -42,19 +49,27 @@ typedef struct mc_plan {
     mc_statepoint *statepoint;
     int replicas;
     int nchains;         /* nstatepoints * replicas; chain c is state point c / replicas */
+    int npt;             /* isothermal-isobaric: one ln V move per chain after every sweep */
     uint64_t seed;
     int precision;        /* enum cfg_precision */
     mc_units units;
     lj_params lj;
     double sigma, epsilon; /* length and energy units of the potential */
     double cutoff;
+    int tail_correction, cutoff_scheme; /* as in the config (tails only with truncated) */
     long equilibration_sweeps, production_sweeps, sample_every_sweeps, adapt_every_sweeps;
     long nsamples;       /* production / sample_every */
     double target_acceptance, max_displacement0;
+    double max_volume_step0; /* npt: starting max |ln V' - ln V| */
+    double min_box_len;      /* npt: volume moves below this box edge are rejected, so that the
+                                cutoff and the RDF range stay within half the box */
     int widom_insertions;  /* per sample; 0: no Widom insertion */
     int rdf_bins;
     double rdf_rmax, rdf_dr;
 } mc_plan;
+
+/* Tail and impulsive corrections at number density rho and kT (npt calls it at every volume). */
+mc_corrections mc_plan_corrections(const mc_plan *p, double density, double temperature);
 
 /* NULL on failure, with err naming the config line at fault. */
 mc_plan *mc_plan_create(const cfg *c, mc_err *err);

@@ -7,6 +7,13 @@
 void mc_results_destroy(mc_results *r)
 {
     if (!r) return;
+    free(r->chain_density);
+    free(r->chain_enthalpy);
+    free(r->chain_volume_acceptance);
+    free(r->chain_max_volume_step);
+    free(r->density);
+    free(r->enthalpy);
+    free(r->volume_acceptance);
     free(r->chain_energy);
     free(r->chain_pressure);
     free(r->chain_heat_capacity);
@@ -50,7 +57,16 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
     r->rdf_counts = calloc(S * B, sizeof *r->rdf_counts);
     r->rdf_norm = calloc(S, sizeof *r->rdf_norm);
     r->rdf_g = calloc(S * B, sizeof *r->rdf_g);
-    if (!r->chain_energy || !r->chain_pressure || !r->chain_acceptance || !r->chain_heat_capacity ||
+    r->chain_density = calloc(C, sizeof *r->chain_density);
+    r->chain_enthalpy = calloc(C, sizeof *r->chain_enthalpy);
+    r->chain_volume_acceptance = calloc(C, sizeof *r->chain_volume_acceptance);
+    r->chain_max_volume_step = calloc(C, sizeof *r->chain_max_volume_step);
+    r->density = calloc(S, sizeof *r->density);
+    r->enthalpy = calloc(S, sizeof *r->enthalpy);
+    r->volume_acceptance = calloc(S, sizeof *r->volume_acceptance);
+    if (!r->chain_density || !r->chain_enthalpy || !r->chain_volume_acceptance ||
+        !r->chain_max_volume_step || !r->density || !r->enthalpy || !r->volume_acceptance ||
+!r->chain_energy || !r->chain_pressure || !r->chain_acceptance || !r->chain_heat_capacity ||
         !r->heat_capacity || !r->chain_widom || !r->mu_excess ||
         !r->chain_max_displacement || !r->chain_rdf_norm || !r->energy || !r->pressure || !r->acceptance || !r->rdf_r ||
         !r->rdf_counts || !r->rdf_norm || !r->rdf_g) {
@@ -65,8 +81,17 @@ void mc_results_add_chain(mc_results *r, const mc_plan *plan, const mc_chain *c)
 {
     r->chain_energy[c->id] = mc_stats_block(c->energy, c->nsamples);
     r->chain_pressure[c->id] = mc_stats_block(c->pressure, c->nsamples);
+    /* npt: the enthalpy per particle in the same formula gives C_P (its ideal-gas 5/2 comes from
+     * the volume fluctuations, N var(P V/N) / T^2 = 1) */
     r->chain_heat_capacity[c->id] = mc_stats_heat_capacity(
-        c->energy, c->nsamples, c->n, plan->statepoint[c->statepoint].temperature);
+        plan->npt ? c->enthalpy : c->energy, c->nsamples, c->n,
+        plan->statepoint[c->statepoint].temperature);
+    if (plan->npt) {
+        r->chain_density[c->id] = mc_stats_block(c->density, c->nsamples);
+        r->chain_enthalpy[c->id] = mc_stats_block(c->enthalpy, c->nsamples);
+        r->chain_volume_acceptance[c->id] = mc_chain_production_volume_acceptance(c);
+        r->chain_max_volume_step[c->id] = c->max_volume_step;
+    }
     if (c->widom) r->chain_widom[c->id] = mc_stats_block(c->widom, c->nsamples);
     r->chain_acceptance[c->id] = mc_chain_production_acceptance(c);
     r->chain_max_displacement[c->id] = c->max_displacement;
@@ -83,9 +108,17 @@ static mc_estimate widom_mu(mc_estimate w, const mc_statepoint *sp, int insertio
     mc_estimate mu = {NAN, NAN, NAN, NAN, 0};
     if (!insertions) return mu;
     mu = w;
-    mu.mean = -sp->temperature * log(w.mean) + 2.0 * sp->u_tail;
+    mu.mean = -sp->temperature * log(w.mean) + 2.0 * sp->corr.u_tail;
     mu.error = sp->temperature * w.error / w.mean;
     return mu;
+}
+
+/* Acceptance ratios of r replicas pooled like any estimate (scratch: r estimates, or NULL). */
+static mc_estimate pool_ratios(const double *ratio, int r, mc_estimate *scratch)
+{
+    if (!scratch) return (mc_estimate){NAN, NAN, NAN, NAN, 0};
+    for (int k = 0; k < r; k++) scratch[k] = (mc_estimate){ratio[k], NAN, NAN, NAN, 1};
+    return mc_stats_pool(scratch, r);
 }
 
 void mc_results_pool(mc_results *r, const mc_plan *plan)
@@ -98,9 +131,12 @@ void mc_results_pool(mc_results *r, const mc_plan *plan)
         r->heat_capacity[s] = mc_stats_pool(r->chain_heat_capacity + s * R, R);
         r->mu_excess[s] = widom_mu(mc_stats_pool(r->chain_widom + s * R, R), &plan->statepoint[s],
                                    plan->widom_insertions);
-        for (int k = 0; acc && k < R; k++)
-            acc[k] = (mc_estimate){r->chain_acceptance[s * R + k], NAN, NAN, NAN, 1};
-        r->acceptance[s] = acc ? mc_stats_pool(acc, R) : (mc_estimate){NAN, NAN, NAN, NAN, 0};
+        r->acceptance[s] = pool_ratios(r->chain_acceptance + s * R, R, acc);
+        if (plan->npt) {
+            r->density[s] = mc_stats_pool(r->chain_density + s * R, R);
+            r->enthalpy[s] = mc_stats_pool(r->chain_enthalpy + s * R, R);
+            r->volume_acceptance[s] = pool_ratios(r->chain_volume_acceptance + s * R, R, acc);
+        }
         /* summed in chain order, so the result does not depend on how chains met ranks */
         r->rdf_norm[s] = 0.0;
         for (int k = 0; k < R; k++) r->rdf_norm[s] += r->chain_rdf_norm[s * R + k];

@@ -24,8 +24,13 @@ typedef struct mc_results {
     double *chain_acceptance;       /* production acceptance ratio */
     double *chain_max_displacement; /* the frozen production step */
     double *chain_rdf_norm;         /* summed ideal pair densities N (N - 1) / (2 V) */
+    /* npt only (zero in nvt) */
+    mc_estimate *chain_density, *chain_enthalpy;
+    double *chain_volume_acceptance, *chain_max_volume_step;
     /* per state point [nstatepoints] */
-    mc_estimate *energy, *pressure, *acceptance, *heat_capacity;
+    mc_estimate *energy, *pressure, *acceptance;
+    mc_estimate *heat_capacity;     /* C_V/N (nvt) or C_P/N (npt, from enthalpy fluctuations) */
+    mc_estimate *density, *enthalpy, *volume_acceptance; /* npt only */
     mc_estimate *mu_excess;         /* -kT ln <exp(-beta dU)> (+ tail), from pooled Boltzmann factors */
     /* RDF */
     double *rdf_r;          /* [bins] bin centres */

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "mc_move.h"
+
 struct mc_run {
     const mc_plan *plan;
     const mc_backend_ops *ops;
@@ -14,6 +16,9 @@ struct mc_run {
     mc_measurement *measured; /* [nchains] scratch for one round */
     double *boltzmann;        /* [nchains] Widom sums of one sample */
     uint64_t *accepted0;      /* [nchains] accepted count when the round began */
+    uint64_t *volume_accepted0; /* [nchains] accepted volume moves when the round began */
+    double *scale, *trial_energy; /* npt [nchains]: one volume move's box scaling and energy */
+    mc_volume_trial *volume_trial; /* npt [nchains]: its draws */
 };
 
 void mc_run_destroy(mc_run *r)
@@ -25,6 +30,10 @@ void mc_run_destroy(mc_run *r)
     free(r->measured);
     free(r->boltzmann);
     free(r->accepted0);
+    free(r->volume_accepted0);
+    free(r->scale);
+    free(r->trial_energy);
+    free(r->volume_trial);
     free(r);
 }
 
@@ -40,7 +49,12 @@ mc_run *mc_run_create(const mc_plan *plan, const mc_backend_ops *ops, int first_
     r->measured = calloc((size_t)nchains, sizeof *r->measured);
     r->accepted0 = calloc((size_t)nchains, sizeof *r->accepted0);
     r->boltzmann = calloc((size_t)nchains, sizeof *r->boltzmann);
-    if (!r->chains || !r->measured || !r->accepted0 || !r->boltzmann) {
+    r->volume_accepted0 = calloc((size_t)nchains, sizeof *r->volume_accepted0);
+    r->scale = calloc((size_t)nchains, sizeof *r->scale);
+    r->trial_energy = calloc((size_t)nchains, sizeof *r->trial_energy);
+    r->volume_trial = calloc((size_t)nchains, sizeof *r->volume_trial);
+    if (!r->chains || !r->measured || !r->accepted0 || !r->boltzmann || !r->volume_accepted0 ||
+        !r->scale || !r->trial_energy || !r->volume_trial) {
         mc_run_destroy(r);
         return mc_err_set(err, MC_ENOMEM, "out of memory for %d chains", nchains), NULL;
     }
@@ -56,13 +70,56 @@ mc_run *mc_run_create(const mc_plan *plan, const mc_backend_ops *ops, int first_
     return r;
 }
 
-/* Scale the step toward the target acceptance; bounded factors keep one noisy block from
- * collapsing or exploding it, and half the box is the largest step the minimum image allows. */
-static void adapt_step(mc_chain *c, double acceptance, double target)
+/* Scale a step toward the target acceptance; bounded factors keep one noisy block from
+ * collapsing or exploding it, and `largest` caps it (half the box for a displacement). */
+static double adapted_step(double step, double acceptance, double target, double largest)
 {
     double factor = acceptance / target;
     factor = factor < 0.5 ? 0.5 : factor > 1.5 ? 1.5 : factor;
-    c->max_displacement = fmin(c->max_displacement * factor, c->half_box);
+    return fmin(step * factor, largest);
+}
+
+/* npt: one volume move per chain, a random walk in ln V. With V' = V e^d, d uniform in
+ * (-dmax, dmax), the walk's proposal density in V is 1/V', so detailed balance for the NPT weight
+ * V^N exp(-beta (U + P V)) accepts with min(1, exp(-beta [dU + P dV] + (N + 1) d)) (Frenkel &
+ * Smit, 2nd ed., 5.4.2). dU includes the change of the tail correction, which depends on V. A box
+ * that would end below plan->min_box_len is rejected without evaluation (the cutoff and the RDF
+ * range must stay within half the box): the ensemble is then the one restricted to larger boxes. */
+static int volume_move(mc_run *r, mc_err *err)
+{
+    const mc_plan *p = r->plan;
+    mc_volume_trial *t = r->volume_trial;
+    for (int k = 0; k < r->nchains; k++) {
+        mc_chain *c = r->chains[k];
+        t[k] = mc_volume_draw(p->seed, (uint32_t)c->id, c->volume_moves++, c->max_volume_step);
+        r->scale[k] = exp(t[k].log_ratio / 3.0);
+        if (c->box_len * r->scale[k] < p->min_box_len) r->scale[k] = 1.0;
+    }
+    MC_TRY(r->ops->volume_energy(r->backend, r->scale, r->trial_energy, err));
+    for (int k = 0; k < r->nchains; k++) {
+        mc_chain *c = r->chains[k];
+        if (r->scale[k] == 1.0) continue;
+        const mc_statepoint *sp = &p->statepoint[c->statepoint];
+        double v = c->box_len * c->box_len * c->box_len, v_new = v * exp(t[k].log_ratio);
+        double du_tail = c->n * (mc_plan_corrections(p, c->n / v_new, sp->temperature).u_tail -
+                                 mc_plan_corrections(p, c->n / v, sp->temperature).u_tail);
+        double dh = r->trial_energy[k] - c->energy_pair + du_tail + sp->pressure * (v_new - v) -
+                    (c->n + 1) * sp->temperature * t[k].log_ratio;
+        if (mc_metropolis_test(dh, c->beta, t[k].threshold)) c->volume_accepted++;
+        else r->scale[k] = 1.0;
+    }
+    return r->ops->volume_apply(r->backend, r->scale, r->trial_energy, err);
+}
+
+/* nsweeps sweeps of translation moves, each followed by a volume move in npt. */
+static int advance(mc_run *r, long nsweeps, mc_err *err)
+{
+    if (!r->plan->npt) return r->ops->sweep(r->backend, nsweeps, err);
+    for (long s = 0; s < nsweeps; s++) {
+        MC_TRY(r->ops->sweep(r->backend, 1, err));
+        MC_TRY(volume_move(r, err));
+    }
+    return MC_OK;
 }
 
 static int measure_and_check(mc_run *r, int add_rdf, mc_err *err)
@@ -80,19 +137,30 @@ static int equilibration_round(mc_run *r, mc_err *err)
     const mc_plan *p = r->plan;
     long sweeps = p->equilibration_sweeps - r->sweeps_done;
     if (sweeps > p->adapt_every_sweeps) sweeps = p->adapt_every_sweeps;
-    for (int k = 0; k < r->nchains; k++) r->accepted0[k] = r->chains[k]->accepted;
-    MC_TRY(r->ops->sweep(r->backend, sweeps, err));
+    for (int k = 0; k < r->nchains; k++) {
+        r->accepted0[k] = r->chains[k]->accepted;
+        r->volume_accepted0[k] = r->chains[k]->volume_accepted;
+    }
+    MC_TRY(advance(r, sweeps, err));
     for (int k = 0; k < r->nchains; k++) {
         mc_chain *c = r->chains[k];
-        adapt_step(c, (double)(c->accepted - r->accepted0[k]) / ((double)sweeps * c->n),
-                   p->target_acceptance);
+        c->max_displacement = adapted_step(c->max_displacement,
+                                           (double)(c->accepted - r->accepted0[k]) / ((double)sweeps * c->n),
+                                           p->target_acceptance, c->half_box);
+        if (p->npt) /* at most a change of V by e^1 per move */
+            c->max_volume_step = adapted_step(c->max_volume_step,
+                                              (double)(c->volume_accepted - r->volume_accepted0[k]) / sweeps,
+                                              p->target_acceptance, 1.0);
     }
     r->sweeps_done += sweeps;
     MC_TRY(measure_and_check(r, 0, err));
     if (r->sweeps_done == p->equilibration_sweeps)
         for (int k = 0; k < r->nchains; k++) {
-            r->chains[k]->production_step0 = r->chains[k]->step;
-            r->chains[k]->production_accepted0 = r->chains[k]->accepted;
+            mc_chain *c = r->chains[k];
+            c->production_step0 = c->step;
+            c->production_accepted0 = c->accepted;
+            c->production_volume_moves0 = c->volume_moves;
+            c->production_volume_accepted0 = c->volume_accepted;
         }
     return MC_OK;
 }
@@ -100,7 +168,7 @@ static int equilibration_round(mc_run *r, mc_err *err)
 static int production_round(mc_run *r, mc_err *err)
 {
     const mc_plan *p = r->plan;
-    MC_TRY(r->ops->sweep(r->backend, p->sample_every_sweeps, err));
+    MC_TRY(advance(r, p->sample_every_sweeps, err));
     r->sweeps_done += p->sample_every_sweeps;
     MC_TRY(measure_and_check(r, 1, err));
     int m = p->widom_insertions;
@@ -109,12 +177,15 @@ static int production_round(mc_run *r, mc_err *err)
         mc_chain *c = r->chains[k];
         if (m) c->widom[c->nsamples] = r->boltzmann[k] / m;
         const mc_statepoint *sp = &p->statepoint[c->statepoint];
-        double volume = c->box_len * c->box_len * c->box_len;
-        c->energy[c->nsamples] = r->measured[k].energy_pair / c->n + sp->u_tail;
-        c->pressure[c->nsamples] = sp->density * sp->temperature +
-                                   r->measured[k].virial_pair / (3.0 * volume) + sp->p_tail +
-                                   sp->p_impulsive;
-        c->nsamples++;
+        double volume = c->box_len * c->box_len * c->box_len, density = c->n / volume;
+        mc_corrections corr = p->npt ? mc_plan_corrections(p, density, sp->temperature) : sp->corr;
+        long at = c->nsamples++;
+        c->energy[at] = r->measured[k].energy_pair / c->n + corr.u_tail;
+        c->pressure[at] = density * sp->temperature + r->measured[k].virial_pair / (3.0 * volume) +
+                          corr.p_tail + corr.p_impulsive;
+        if (!p->npt) continue;
+        c->density[at] = density;
+        c->enthalpy[at] = c->energy[at] + sp->pressure / density;
     }
     return MC_OK;
 }

@@ -58,9 +58,16 @@ mc_estimate mc_stats_pool(const mc_estimate *chain, int r)
         e.inefficiency += chain[i].inefficiency / r; /* the chains' mean, for the record */
         e.converged &= chain[i].converged;
     }
-    double ss = 0.0;
-    for (int i = 0; i < r; i++) ss += (chain[i].mean - e.mean) * (chain[i].mean - e.mean);
+    double ss = 0.0, var_blocking = 0.0;
+    for (int i = 0; i < r; i++) {
+        ss += (chain[i].mean - e.mean) * (chain[i].mean - e.mean);
+        var_blocking += chain[i].error * chain[i].error / ((double)r * r);
+    }
     e.error = sqrt(ss / (r - 1) / r);
+    /* with few replicas the spread has few degrees of freedom and can come out small by chance;
+     * the chains' own blocking errors then bound it from below (NAN errors, as for ratios, leave
+     * the spread alone) */
+    if (var_blocking > e.error * e.error) e.error = sqrt(var_blocking);
     return e;
 }
 

@@ -27,8 +27,9 @@ mc_estimate mc_stats_block(const double *x, long n);
 mc_estimate mc_stats_heat_capacity(const double *u, long n, int particles, double temperature);
 
 /* Pool r chain estimates of one quantity: mean of means and, for r > 1, the standard error from
- * their spread (each chain counts once, whatever its inefficiency), with the chains' mean
- * inefficiency and summed independent samples; r = 1 returns the chain's own. */
+ * their spread (each chain counts once, whatever its inefficiency) or, where larger, from the
+ * chains' own errors (sqrt(sum se_i^2) / r), with the chains' mean inefficiency and summed
+ * independent samples; r = 1 returns the chain's own. */
 mc_estimate mc_stats_pool(const mc_estimate *chain, int r);
 
 #ifdef __cplusplus

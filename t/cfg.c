@@ -33,6 +33,32 @@ static void defaults(void **state)
     cfg_fini(&c);
 }
 
+/* npt: temperature x pressure state points from one starting density (0.5 sigma^-3 by default),
+ * pressure converted from bar in real units. */
+static void npt_axes(void **state)
+{
+    (void)state;
+    mc_err err = {0, ""};
+    cfg c;
+    assert_int_equal(cfg_parse(&c, "[ensemble]\ntype = npt\ntemperature = 1, 2\npressure = 0.5:1.5:3\n",
+                               "a.ini", &err), MC_OK);
+    mc_plan *p = mc_plan_create(&c, &err);
+    assert_non_null(p);
+    assert_int_equal(p->nstatepoints, 6);
+    assert_true(p->npt && p->statepoint[4].pressure == 1.0 && p->statepoint[4].temperature == 2.0);
+    assert_true(p->statepoint[4].density == 0.5);
+    mc_plan_destroy(p);
+    cfg_fini(&c);
+    assert_int_equal(cfg_parse(&c, "[system]\nunits = real\n[potential]\npreset = argon\ncutoff = 1\n"
+                                   "[ensemble]\ntype = npt\ntemperature = 120\npressure = 16.6053906717\n"
+                                   "density = 12\n", "a.ini", &err), MC_OK);
+    p = mc_plan_create(&c, &err);
+    assert_non_null(p);
+    assert_true(fabs(p->statepoint[0].pressure - 1.0) < 1e-9); /* 1 kJ/mol/nm^3 in bar */
+    mc_plan_destroy(p);
+    cfg_fini(&c);
+}
+
 static void axes(void **state)
 {
     (void)state;
@@ -93,6 +119,17 @@ static void bad_inputs(void **state)
     expect_error(ENS "this is not ini\n", "bad.ini:4", "cannot parse");
     expect_error("n = 5\n" ENS, "bad.ini:1", "before any [section]");
     expect_error(ENS "[run]\nseed = -1\n", "bad.ini:5", "seed");
+    /* npt: pressure is its axis and only its */
+    expect_error("[ensemble]\ntemperature = 1\ndensity = 0.5\npressure = 1\n", "bad.ini:4",
+                 "pressure: expected type = npt");
+    expect_error("[ensemble]\ntype = npt\ntemperature = 1\n", "missing required key 'pressure'",
+                 "npt");
+    expect_error("[ensemble]\ntype = npt\ntemperature = 1\npressure = 1\ndensity = 0.4, 0.5\n",
+                 "bad.ini:5", "one starting density");
+    expect_error("[ensemble]\ntype = npt\ntemperature = 1\npressure = 1\nwidom = 10\n", "bad.ini:5",
+                 "nvt only");
+    expect_error("[ensemble]\ntype = npt\ntemperature = 1\npressure = 1\n[moves]\nmax_volume_step = 0\n",
+                 "bad.ini:6", "max_volume_step = '0': expected a number > 0");
     expect_error(ENS "[ensemble]\nreplicas = 0\n", "replicas", NULL); /* also a duplicate section */
     /* plan level: still file:line of the key at fault */
     expect_error("[potential]\ncutoff = 5.5\n" ENS, "bad.ini:2", "at most half the box edge");
@@ -155,7 +192,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults),
-        cmocka_unit_test(axes),
+        cmocka_unit_test(axes), cmocka_unit_test(npt_axes),
         cmocka_unit_test(bad_inputs),
         cmocka_unit_test(rmin_parametrisation),
         cmocka_unit_test(cutoff_scheme_rules),

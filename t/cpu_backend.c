@@ -66,6 +66,46 @@ static void all_pairs_energy(void **state) { (void)state; running_energy_matches
 static void cell_list_energy(void **state) { (void)state; running_energy_matches(ini_cells, 5); }
 
 /* Chain 2 run alone and run beside chains 0 and 1 must be bit-identical. */
+/* npt: the energy of a trial volume is that of the scaled configuration (brute force on a copy
+ * scaled here), applying it leaves exactly that configuration and energy, and a compressed box
+ * crosses into the cell-list regime and back without losing track (cells rebuilt). */
+static void volume_move_energy(void **state)
+{
+    (void)state;
+    mc_plan *p = tu_plan("[system]\nn = 2000\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\n"
+                         "temperature = 1.2\npressure = 1\ndensity = 0.5\n[run]\nseed = 78\n");
+    mc_err err = {0, ""};
+    mc_chain *c = mc_chain_create(p, 0, &err), *copy = mc_chain_create(p, 0, &err);
+    mc_backend *b = mc_backend_cpu.create(p, &c, 1, &err);
+    assert_non_null(b);
+    c->max_displacement = 0.15;
+    /* box 15.9: 6 cells; 0.75 of it, 11.9, has 4; 0.6 of it, 9.5, has none */
+    const double scales[] = {0.75, 0.8, 1.3, 0.98};
+    for (int t = 0; t < 4; t++) {
+        assert_int_equal(mc_backend_cpu.sweep(b, 2, &err), MC_OK);
+        double s = scales[t], e_trial = 0.0;
+        assert_int_equal(mc_backend_cpu.volume_energy(b, &s, &e_trial, &err), MC_OK);
+        mc_chain_set_box(copy, c->box_len * s);
+        for (int i = 0; i < c->n; i++) {
+            copy->x[i] = c->x[i] * s, copy->y[i] = c->y[i] * s, copy->z[i] = c->z[i] * s;
+        }
+        double brute = brute_energy(p, copy);
+        if (!(fabs(e_trial - brute) < 1e-9 * fabs(brute)))
+            fail_msg("scale %g: trial energy %.15g vs brute force %.15g", s, e_trial, brute);
+        assert_int_equal(mc_backend_cpu.volume_apply(b, &s, &e_trial, &err), MC_OK);
+        assert_true(c->box_len == copy->box_len && c->energy_pair == e_trial);
+        assert_true(fabs(brute_energy(p, c) - brute) < 1e-12 * fabs(brute));
+    }
+    assert_int_equal(mc_backend_cpu.sweep(b, 2, &err), MC_OK); /* moves through the rebuilt cells */
+    double brute = brute_energy(p, c);
+    if (!(fabs(c->energy_pair - brute) < 1e-9 * fabs(brute)))
+        fail_msg("after rescaling: running %.15g vs brute force %.15g", c->energy_pair, brute);
+    mc_backend_cpu.destroy(b);
+    mc_chain_destroy(c);
+    mc_chain_destroy(copy);
+    mc_plan_destroy(p);
+}
+
 static void chain_independent_of_company(void **state)
 {
     (void)state;
@@ -108,6 +148,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(all_pairs_energy),
         cmocka_unit_test(cell_list_energy),
+        cmocka_unit_test(volume_move_energy),
         cmocka_unit_test(chain_independent_of_company),
         cmocka_unit_test(adaptation_reaches_target),
     };

@@ -2,8 +2,9 @@
  * accept/reject decisions (equal accepted counts at every check) and give the same running energy
  * to 1e-10 relative, on the all-pairs and cell-list (CPU side) shapes at N = 500 over 10^4 sweeps,
  * and on the batched large-chain kernel, also with batches so long that particles repeat within
- * them, and on the cell-list path for large chains with a cutoff. The NIST configuration 4 and RDF
- * counts through the GPU measurement. Skips without a GPU. */
+ * them, and on the cell-list path for large chains with a cutoff; NPT volume moves through the
+ * run driver. The NIST configuration 4 and RDF counts through the GPU measurement. Skips without
+ * a GPU. */
 #include "testutil.h"
 
 #include <math.h>
@@ -13,6 +14,7 @@
 #include "cu_device.h"
 #include "mc_backend.h"
 #include "mc_chain.h"
+#include "mc_run.h"
 
 typedef struct pair_of_runs {
     mc_plan *plan;
@@ -151,6 +153,66 @@ static void cells_dense_overflow(void **state)
     pair_destroy(&r);
 }
 
+/* NPT through the whole run driver on both backends: translation sweeps, one volume move per
+ * sweep (scaled-volume energies on the device, positions rescaled there), step adaptation. The
+ * same draws must give the same decisions: equal accepted counts of both move kinds and box edges
+ * after every round. */
+static void npt_in_step(const char *ini, int chains)
+{
+    mc_err err = {0, ""};
+    mc_plan *p = tu_plan(ini);
+    mc_run *rc = mc_run_create(p, &mc_backend_cpu, 0, chains, &err);
+    mc_run *rg = mc_run_create(p, &mc_backend_cuda, 0, chains, &err);
+    if (!rc || !rg) fail_msg("run: %s", err.msg);
+    int rounds = 0;
+    while (!mc_run_finished(rc)) {
+        if (mc_run_round(rc, &err) != MC_OK) fail_msg("cpu round: %s", err.msg);
+        if (mc_run_round(rg, &err) != MC_OK) fail_msg("gpu round: %s", err.msg);
+        rounds++;
+        for (int k = 0; k < chains; k++) {
+            const mc_chain *a = mc_run_chain(rc, k), *b = mc_run_chain(rg, k);
+            if (a->accepted != b->accepted || a->volume_accepted != b->volume_accepted ||
+                a->box_len != b->box_len)
+                fail_msg("round %d chain %d: cpu %llu moves, %llu volume, box %.17g; gpu %llu, %llu, "
+                         "%.17g", rounds, k, (unsigned long long)a->accepted,
+                         (unsigned long long)a->volume_accepted, a->box_len,
+                         (unsigned long long)b->accepted, (unsigned long long)b->volume_accepted,
+                         b->box_len);
+            if (!(fabs(a->energy_pair - b->energy_pair) <= 1e-10 * fabs(a->energy_pair)))
+                fail_msg("round %d chain %d: energy cpu %.15g gpu %.15g", rounds, k, a->energy_pair,
+                         b->energy_pair);
+        }
+    }
+    const mc_chain *a = mc_run_chain(rc, 0);
+    printf("# npt, %d rounds: %llu of %llu volume moves accepted on both, box %.6f (from %.6f)\n",
+           rounds, (unsigned long long)a->volume_accepted, (unsigned long long)a->volume_moves,
+           a->box_len, p->statepoint[0].box_len);
+    assert_true(a->volume_accepted > 10 && a->box_len != p->statepoint[0].box_len);
+    mc_run_destroy(rc);
+    mc_run_destroy(rg);
+    mc_plan_destroy(p);
+}
+
+/* many chains (one block each) with a cutoff and tails */
+static void npt_chains_n500(void **state)
+{
+    (void)state;
+    npt_in_step("[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntype = npt\n"
+                "temperature = 2\npressure = 1.0\ndensity = 0.45\nreplicas = 3\n[run]\nseed = 27\n"
+                "equilibration = 100\nproduction = 100\nsample_every = 10\n[moves]\nadapt_every = 20\n",
+                3);
+}
+
+/* one large chain: the batched kernels (no cell lists under npt) */
+static void npt_batched_n4096(void **state)
+{
+    (void)state;
+    npt_in_step("[system]\nn = 4096\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\n"
+                "temperature = 2\npressure = 1.0\ndensity = 0.45\n[run]\nseed = 28\n"
+                "equilibration = 20\nproduction = 20\nsample_every = 5\n[moves]\nadapt_every = 5\n",
+                1);
+}
+
 static void nist4_and_rdf(void **state)
 {
     (void)state;
@@ -190,7 +252,8 @@ int main(void)
         cmocka_unit_test(cell_list_n500), cmocka_unit_test(force_shifted_n500),
         cmocka_unit_test(batched_k256),
         cmocka_unit_test(batched_k1024_repeats), cmocka_unit_test(cells_n20000),
-        cmocka_unit_test(cells_dense_overflow),
+        cmocka_unit_test(cells_dense_overflow), cmocka_unit_test(npt_chains_n500),
+        cmocka_unit_test(npt_batched_n4096),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -233,7 +233,55 @@ def units_equivalent(reduced, real, sigma_nm, eps_k, mass):
         print(f"# argon: {b['statepoints/mass_density'][0]:.2f} kg/m^3 at {b['statepoints/temperature'][0]} K")
 
 
+def value(path, name):
+    """Print one number of the file (a scalar or the first element) for a shell test to use."""
+    with h5py.File(path, "r") as f:
+        print(repr(float(np.ravel(f[name][...])[0])))
+
+
+def npt_nvt(nvt, npt):
+    """An NPT run at the pressure an NVT run found returns the NVT density: |rho_npt - rho_nvt| <=
+    3 sqrt(se_rho^2 + (se_P / (dP/drho))^2), the NVT pressure's error carried through the slope
+    dP/drho = 1 / (rho kappa_T), kappa_T = var(V) / (kT <V>) from the NPT volume fluctuations.
+    The NPT virial pressure must also average to the imposed pressure within 3 se."""
+    with h5py.File(nvt, "r") as a, h5py.File(npt, "r") as b:
+        rho0 = a["statepoints/density"][0]
+        p_nvt, se_p = a["results/pressure/mean"][0], a["results/pressure/stderr"][0]
+        p_set = b["statepoints/pressure"][0]
+        kT = b["statepoints/temperature"][0]
+        rho, se_rho = b["results/density/mean"][0], b["results/density/stderr"][0]
+        p_vir, se_vir = b["results/pressure/mean"][0], b["results/pressure/stderr"][0]
+        n = b["chains/final_positions"].shape[1]
+        vol = n / b["chains/density"][...]
+        kappa = np.mean(np.var(vol, axis=1, ddof=1) / (kT * np.mean(vol, axis=1)))
+        slope = 1.0 / (rho * kappa)
+        print(f"# imposed P {p_set:.5f} (NVT {p_nvt:.5f} +- {se_p:.5f}); dP/drho {slope:.3f} from "
+              f"kappa_T {kappa:.4f}; volume acceptance {b['results/volume_acceptance/mean'][0]:.3f}")
+        if abs(p_set - p_nvt) > 1e-6 * abs(p_nvt):
+            fail("the NPT run was not given the NVT pressure")
+        good = within("NPT density vs NVT", rho, math.hypot(se_rho, se_p / slope), rho0, 0)
+        good &= within("NPT virial pressure vs imposed", p_vir, se_vir, p_set, 0)
+        acc = b["chains/volume_acceptance"][...]
+        if not np.all((acc > 0.1) & (acc < 0.9)):
+            fail(f"volume acceptance {acc} not adapted")
+    sys.exit(0 if good else 1)
+
+
+def npt_ideal(path):
+    """Ideal gas in NPT: with the weight V^N exp(-beta P V), <N/V> = beta P and <V> = (N+1)/(beta P)."""
+    with h5py.File(path, "r") as f:
+        kT, p = f["statepoints/temperature"][0], f["statepoints/pressure"][0]
+        n = f["chains/final_positions"].shape[1]
+        rho, se_rho = f["results/density/mean"][0], f["results/density/stderr"][0]
+        vol = (n / f["chains/density"][...]).mean(axis=1)  # per replica
+        v, se_v = vol.mean(), vol.std(ddof=1) / math.sqrt(len(vol))
+        good = within("ideal <N/V>", rho, se_rho, p / kT, 0)
+        good &= within("ideal <V>", v, se_v, (n + 1) * kT / p, 0)
+    sys.exit(0 if good else 1)
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     {"layout": layout, "same": same, "differ": differ, "parameters": parameters_text, "eos": eos,
-     "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent}[cmd](*args)
+     "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent,
+     "value": value, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal}[cmd](*args)

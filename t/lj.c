@@ -41,7 +41,7 @@ static mc_measurement measure_nist4_scheme(double cutoff, const char *scheme, in
     assert_non_null(be);
     mc_measurement out;
     assert_int_equal(mc_backend_cpu.measure(be, 0, &out, &err), MC_OK);
-    *u_tail_total = plan->statepoint[0].u_tail * n;
+    *u_tail_total = plan->statepoint[0].corr.u_tail * n;
     mc_backend_cpu.destroy(be);
     mc_chain_destroy(c);
     mc_plan_destroy(plan);

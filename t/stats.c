@@ -78,6 +78,11 @@ static void pooling_replicas(void **state)
     assert_true(fabs(p.inefficiency - 2.0) < 1e-15);
     mc_estimate one = mc_stats_pool(ch, 1);
     assert_true(one.mean == 1.0 && one.error == 0.1);
+    /* two replicas that happen to agree: the spread (0.001) would understate the error; the
+     * chains' blocking errors give sqrt(0.1^2 + 0.2^2) / 2 */
+    mc_estimate close[2] = {{1.0, 0.1, 2, 50, 1}, {1.002, 0.2, 2, 50, 1}};
+    mc_estimate q = mc_stats_pool(close, 2);
+    assert_true(fabs(q.error - sqrt(0.05) / 2) < 1e-15);
 }
 
 int main(void)
