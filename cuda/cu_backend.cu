@@ -250,7 +250,7 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
     b->v.n = plan->n;
     b->v.single = plan->precision == CFG_PRECISION_SINGLE;
     b->v.seed = plan->seed;
-    b->v.lj = plan->lj;
+    b->v.pair = plan->pair;
     if (setup(b, err) != MC_OK) {
         cu_destroy(b);
         return NULL;

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "lj.h"
+#include "pair.h"
 #include "mc_err.h"
 
 /* One chain as the kernels see it; mirrored on the host and copied around launches. */
@@ -35,7 +35,7 @@ enum { CU_MAX_BATCH_TRIALS = 1024 }; /* one block of kernel B holds a batch */
 typedef struct cu_view {
     int nchains, n, single;      /* single: float pair arithmetic, else double */
     uint64_t seed;
-    lj_params lj;                /* the kernels derive the float copy themselves */
+    pair_params pair;              /* the kernels derive the float copy themselves */
     cu_chain_dev *chains;        /* device [nchains] */
     void *pos;                   /* device [nchains][3][n] of float or double */
     double *partial;             /* device scratch for per-block partial sums */

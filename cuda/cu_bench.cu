@@ -24,12 +24,13 @@ __global__ void baseline_kernel(const real *x, const real *y, const real *z, int
                                 typename prec<real>::params lj, double *partial)
 {
     __shared__ double red[2][32];
+    const typename prec<real>::params pp = cu_plain_lj(lj); /* the benchmark's LJ, as the engine's */
     double d = 0.0;
     for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x) {
         if (j == i) continue;
         real half = box / 2;
-        d += (double)(prec<real>::energy(cu_dist2(nx, ny, nz, x[j], y[j], z[j], box, half), lj) -
-                      prec<real>::energy(cu_dist2(ox, oy, oz, x[j], y[j], z[j], box, half), lj));
+        d += (double)(prec<real>::energy(cu_dist2(nx, ny, nz, x[j], y[j], z[j], box, half), pp) -
+                      prec<real>::energy(cu_dist2(ox, oy, oz, x[j], y[j], z[j], box, half), pp));
     }
     double s = cu_block_sum(d, red[0]);
     if (threadIdx.x == 0) partial[blockIdx.x] = s;
@@ -37,7 +38,7 @@ __global__ void baseline_kernel(const real *x, const real *y, const real *z, int
 
 template <typename real>
 static int baseline(double *hx, double *hy, double *hz, int n, double box, double beta,
-                    double max_disp, lj_params lj, uint64_t seed, unsigned chain, long moves,
+                    double max_disp, pair_params lj, uint64_t seed, unsigned chain, long moves,
                     long *accepted, double *seconds, mc_err *err)
 {
     const int blocks = 132;
@@ -84,7 +85,7 @@ static int baseline(double *hx, double *hy, double *hz, int n, double box, doubl
 }
 
 int cu_baseline_moves(double *x, double *y, double *z, int n, double box, double beta,
-                      double max_disp, lj_params lj, uint64_t seed, unsigned chain, long moves,
+                      double max_disp, pair_params lj, uint64_t seed, unsigned chain, long moves,
                       int single, long *accepted, double *seconds, mc_err *err)
 {
     return single ? baseline<float>(x, y, z, n, box, beta, max_disp, lj, seed, chain, moves,
@@ -101,6 +102,7 @@ __global__ void pair_rate_kernel(const real *x, const real *y, const real *z, in
     __shared__ real sx[RATE_THREADS], sy[RATE_THREADS], sz[RATE_THREADS];
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     real xi = x[i < n ? i : 0], yi = y[i < n ? i : 0], zi = z[i < n ? i : 0], half = box / 2;
+    const typename prec<real>::params pp = cu_plain_lj(lj); /* plain LJ: no branch per pair */
     double sum = 0.0;
     for (int tile = 0; tile < n; tile += RATE_THREADS) {
         int j = tile + threadIdx.x;
@@ -110,7 +112,7 @@ __global__ void pair_rate_kernel(const real *x, const real *y, const real *z, in
         real part = 0;
         for (int k = 0; k < RATE_THREADS && tile + k < n; k++)
             part += prec<real>::energy(cu_dist2(xi, yi, zi, sx[k], sy[k], sz[k], box, half) +
-                                           (real)1e-3, lj); /* offset keeps i == j finite */
+                                           (real)1e-3, pp); /* offset keeps i == j finite */
         sum += (double)part;
         __syncthreads();
     }
@@ -124,7 +126,7 @@ template <typename real> static int pair_rate(int n, double *rate, mc_err *err)
     if (!h) MC_FAIL(err, MC_ENOMEM, "out of memory");
     double box = cbrt(n / 0.8);
     for (int i = 0; i < 3 * n; i++) h[i] = (real)(box * mc_rng_uniform(mc_rng_block(7, 0, 0, i).v[0]));
-    lj_params lj = lj_params_make(1.0, 1.0, INFINITY, 0);
+    pair_params lj = lj_params_make(1.0, 1.0, INFINITY, 0);
     int rc = MC_OK;
     cudaEvent_t a, b;
     float ms = 0;

@@ -3,7 +3,7 @@
 #ifndef CU_BENCH_H
 #define CU_BENCH_H
 
-#include "lj.h"
+#include "pair.h"
 #include "mc_err.h"
 
 #ifdef __cplusplus
@@ -14,7 +14,7 @@ extern "C" {
  * kernel launch, a copy back and a host decision per move. Returns seconds taken; positions and
  * *accepted are updated. */
 int cu_baseline_moves(double *x, double *y, double *z, int n, double box, double beta,
-                      double max_disp, lj_params lj, uint64_t seed, unsigned chain, long moves,
+                      double max_disp, pair_params lj, uint64_t seed, unsigned chain, long moves,
                       int single, long *accepted, double *seconds, mc_err *err);
 
 /* Pair evaluations per second of an all-pairs energy sum over n random particles. */

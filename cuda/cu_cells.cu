@@ -85,25 +85,27 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
     const real *x = pos, *y = pos + n, *z = pos + 2 * n;
     real inv_w = (real)g.m / box;
     int home = cell_index(qx, qy, qz, inv_w, g.m);
-    double e = 0.0;
-    for (int k = k0; k < 27; k += stride) {
-        int c = neighbour_cell(home, k, g.m);
-        const int *members = g.slot + (size_t)c * g.cap;
-        const int count = g.count[c];
-        /* four members per round: independent loads in flight instead of one chain of them */
-        for (int s = 0; s < count; s += 4) {
-            int j[4];
-            real u[4];
-            for (int q = 0; q < 4; q++) j[q] = s + q < count ? members[s + q] : -1;
-            for (int q = 0; q < 4; q++) {
-                int jj = j[q] < 0 ? p : j[q];
-                u[q] = prec<real>::energy(cu_dist2(qx, qy, qz, x[jj], y[jj], z[jj], box, half), lj);
+    return cu_specialised(lj, [&](const typename prec<real>::params &pp) {
+        double e = 0.0;
+        for (int k = k0; k < 27; k += stride) {
+            int c = neighbour_cell(home, k, g.m);
+            const int *members = g.slot + (size_t)c * g.cap;
+            const int count = g.count[c];
+            /* four members per round: independent loads in flight instead of one chain of them */
+            for (int s = 0; s < count; s += 4) {
+                int j[4];
+                real u[4];
+                for (int q = 0; q < 4; q++) j[q] = s + q < count ? members[s + q] : -1;
+                for (int q = 0; q < 4; q++) {
+                    int jj = j[q] < 0 ? p : j[q];
+                    u[q] = prec<real>::energy(cu_dist2(qx, qy, qz, x[jj], y[jj], z[jj], box, half), pp);
+                }
+                for (int q = 0; q < 4; q++)
+                    if (j[q] >= 0 && j[q] != p) e += (double)u[q];
             }
-            for (int q = 0; q < 4; q++)
-                if (j[q] >= 0 && j[q] != p) e += (double)u[q];
         }
-    }
-    return e;
+        return e;
+    });
 }
 
 enum { HASH_BUCKETS = 2048, HASH_DEPTH = 4 }; /* 40 kB: fits beside the K ids under 48 kB */
@@ -390,7 +392,7 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
     if (smem_b > 48 * 1024)
         CU_TRY(cudaFuncSetAttribute(cells_accept_kernel<real>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b), err);
-    typename prec<real>::params lj = prec<real>::make(v->lj);
+    typename prec<real>::params lj = prec<real>::make(v->pair);
     real *pos = (real *)v->pos;
     for (long long done = 0; done < moves; done += K) {
         int trials = (int)(moves - done < K ? moves - done : K);
@@ -510,11 +512,11 @@ int cu_measure_cells(const cu_view *v, double *energy, double *virial, unsigned 
     int nb = (v->n + MEASURE_CELL_THREADS - 1) / MEASURE_CELL_THREADS;
     if (v->single)
         measure_cells_kernel<float><<<nb, MEASURE_CELL_THREADS>>>(
-            v->chains, (const float *)v->pos, v->n, v->cells, prec<float>::make(v->lj), v->partial,
+            v->chains, (const float *)v->pos, v->n, v->cells, prec<float>::make(v->pair), v->partial,
             rdf, bins, rdf_rmax * rdf_rmax, rdf_dr);
     else
         measure_cells_kernel<double><<<nb, MEASURE_CELL_THREADS>>>(
-            v->chains, (const double *)v->pos, v->n, v->cells, prec<double>::make(v->lj),
+            v->chains, (const double *)v->pos, v->n, v->cells, prec<double>::make(v->pair),
             v->partial, rdf, bins, rdf_rmax * rdf_rmax, rdf_dr);
     CU_LAUNCHED(err);
     CU_TRY(cudaMemcpy(v->partial_host, v->partial, 2 * nb * sizeof(double), cudaMemcpyDeviceToHost), err);
@@ -546,11 +548,11 @@ int cu_widom_cells(const cu_view *v, int insertions, long sample, double *sums, 
     int blocks = (insertions + A_WARPS - 1) / A_WARPS;
     if (v->single)
         widom_cells_kernel<float><<<blocks, 32 * A_WARPS>>>(v->chains, (const float *)v->pos, v->n,
-                                                             v->cells, prec<float>::make(v->lj),
+                                                             v->cells, prec<float>::make(v->pair),
                                                              v->seed, insertions, sample, v->partial);
     else
         widom_cells_kernel<double><<<blocks, 32 * A_WARPS>>>(v->chains, (const double *)v->pos, v->n,
-                                                              v->cells, prec<double>::make(v->lj),
+                                                              v->cells, prec<double>::make(v->pair),
                                                               v->seed, insertions, sample, v->partial);
     CU_LAUNCHED(err);
     CU_TRY(cudaMemcpy(v->partial_host, v->partial, insertions * sizeof(double), cudaMemcpyDeviceToHost), err);

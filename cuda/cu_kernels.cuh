@@ -1,32 +1,54 @@
 /* cu_kernels: device helpers shared by the CUDA kernels: the precision traits that pick the float
- * or double body of the pair functions (lj_pair.inc), and a deterministic block sum. */
+ * or double body of the pair functions (pair_fn.inc), and a deterministic block sum. */
 #ifndef CU_KERNELS_CUH
 #define CU_KERNELS_CUH
 
-#include "lj.h"
+#include "pair.h"
 
-/* prec<real>: the pair and box functions of one precision, all from lj_pair.inc. */
+/* prec<real>: the pair and box functions of one precision, all from pair_fn.inc. */
 template <typename real> struct prec;
 template <> struct prec<double> {
-    typedef lj_params params;
-    static params make(const lj_params &p) { return p; }
-    static __host__ __device__ double energy(double r2, const params &p) { return lj_pair_energy(r2, &p); }
-    static __host__ __device__ double virial(double r2, const params &p) { return lj_pair_virial(r2, &p); }
+    typedef pair_params params;
+    static params make(const pair_params &p) { return p; }
+    static __host__ __device__ double energy(double r2, const params &p) { return pair_energy(r2, &p); }
+    static __host__ __device__ double virial(double r2, const params &p) { return pair_virial(r2, &p); }
     static __host__ __device__ double image(double d, double box, double half) { return mc_min_image(d, box, half); }
     static __host__ __device__ double wrap(double x, double box) { return mc_wrap(x, box); }
 };
 template <> struct prec<float> {
-    typedef lj_params_f params;
-    static params make(const lj_params &p)
+    typedef pair_params_f params;
+    static params make(const pair_params &p)
     {
-        params f = {(float)p.lj1, (float)p.lj2, (float)p.rc2, (float)p.shift, (float)p.rc, (float)p.slope};
+        params f = {(float)p.lj1,       (float)p.lj2,         (float)p.rc2,
+                    (float)p.shift,     (float)p.rc,          (float)p.slope,
+                    (float)p.morse_eps, (float)p.morse_alpha, (float)p.morse_r0};
         return f;
     }
-    static __host__ __device__ float energy(float r2, const params &p) { return lj_pair_energy_f(r2, &p); }
-    static __host__ __device__ float virial(float r2, const params &p) { return lj_pair_virial_f(r2, &p); }
+    static __host__ __device__ float energy(float r2, const params &p) { return pair_energy_f(r2, &p); }
+    static __host__ __device__ float virial(float r2, const params &p) { return pair_virial_f(r2, &p); }
     static __host__ __device__ float image(float d, float box, float half) { return mc_min_image_f(d, box, half); }
     static __host__ __device__ float wrap(float x, float box) { return mc_wrap_f(x, box); }
 };
+
+/* Plain LJ (no Morse, no force shift) is the hot case. A pair loop handed cu_plain_lj(p), whose
+ * two selectors are literal zeros, and inlined, loses both uniform branches of the pair function:
+ * they cost about 8% of an LJ pair evaluation (measured, doc/performance.md version 7). The pair
+ * loops call themselves through cu_specialised, which picks the copy at run time. */
+template <typename P>
+__device__ __forceinline__ P cu_plain_lj(P p)
+{
+    p.morse_alpha = 0;
+    p.slope = 0;
+    return p;
+}
+
+/* f(cu_plain_lj(p)) for plain LJ, else f(p): two inlined copies of the loop in f. */
+template <typename P, typename F>
+__device__ __forceinline__ double cu_specialised(const P &p, F f)
+{
+    if (p.morse_alpha == 0 && p.slope == 0) return f(cu_plain_lj(p));
+    return f(p);
+}
 
 /* Squared minimum-image distance between two points. */
 template <typename real>
@@ -55,10 +77,12 @@ __device__ inline double cu_pair_correction(real ox, real oy, real oz, real nx, 
                                             const typename prec<real>::params &lj)
 {
     typedef prec<real> P;
-    return (double)P::energy(cu_dist2(nx, ny, nz, b[0], b[1], b[2], box, half), lj) -
-           (double)P::energy(cu_dist2(ox, oy, oz, b[0], b[1], b[2], box, half), lj) -
-           (double)P::energy(cu_dist2(nx, ny, nz, a[0], a[1], a[2], box, half), lj) +
-           (double)P::energy(cu_dist2(ox, oy, oz, a[0], a[1], a[2], box, half), lj);
+    return cu_specialised(lj, [&](const typename P::params &pp) {
+        return (double)P::energy(cu_dist2(nx, ny, nz, b[0], b[1], b[2], box, half), pp) -
+               (double)P::energy(cu_dist2(ox, oy, oz, b[0], b[1], b[2], box, half), pp) -
+               (double)P::energy(cu_dist2(nx, ny, nz, a[0], a[1], a[2], box, half), pp) +
+               (double)P::energy(cu_dist2(ox, oy, oz, a[0], a[1], a[2], box, half), pp);
+    });
 }
 
 /* One pair of a full recomputation: energy and virial in double, and its RDF bin (binned in

@@ -69,7 +69,7 @@ static int launch_measure(const cu_view *v, int nb, unsigned long long *rdf, int
 {
     dim3 grid(nb, v->nchains);
     measure_kernel<real><<<grid, MEASURE_THREADS>>>(v->chains, (const real *)v->pos, v->n,
-                                                    prec<real>::make(v->lj), v->partial, rdf, bins,
+                                                    prec<real>::make(v->pair), v->partial, rdf, bins,
                                                     rdf_rmax * rdf_rmax, rdf_dr, scale);
     CU_LAUNCHED(err);
     return MC_OK;
@@ -163,11 +163,11 @@ int cu_widom_chains(const cu_view *v, int insertions, long sample, double *sums,
 {
     if (v->single)
         widom_kernel<float><<<v->nchains, MEASURE_THREADS>>>(v->chains, (const float *)v->pos, v->n,
-                                                              prec<float>::make(v->lj), v->seed,
+                                                              prec<float>::make(v->pair), v->seed,
                                                               insertions, sample, v->partial);
     else
         widom_kernel<double><<<v->nchains, MEASURE_THREADS>>>(v->chains, (const double *)v->pos,
-                                                               v->n, prec<double>::make(v->lj),
+                                                               v->n, prec<double>::make(v->pair),
                                                                v->seed, insertions, sample, v->partial);
     CU_LAUNCHED(err);
     CU_TRY(cudaMemcpy(sums, v->partial, v->nchains * sizeof *sums, cudaMemcpyDeviceToHost), err);

@@ -21,13 +21,15 @@ __device__ double move_energy_part(const real *x, const real *y, const real *z, 
                                    int stride, int i, real ox, real oy, real oz, real nx, real ny,
                                    real nz, real box, real half, const typename prec<real>::params &lj)
 {
-    double e_new = 0.0, e_old = 0.0;
-    for (int j = first; j < end; j += stride) {
-        if (j == i) continue;
-        e_old += (double)prec<real>::energy(cu_dist2(ox, oy, oz, x[j], y[j], z[j], box, half), lj);
-        e_new += (double)prec<real>::energy(cu_dist2(nx, ny, nz, x[j], y[j], z[j], box, half), lj);
-    }
-    return e_new - e_old;
+    return cu_specialised(lj, [&](const typename prec<real>::params &pp) {
+        double e_new = 0.0, e_old = 0.0;
+        for (int j = first; j < end; j += stride) {
+            if (j == i) continue;
+            e_old += (double)prec<real>::energy(cu_dist2(ox, oy, oz, x[j], y[j], z[j], box, half), pp);
+            e_new += (double)prec<real>::energy(cu_dist2(nx, ny, nz, x[j], y[j], z[j], box, half), pp);
+        }
+        return e_new - e_old;
+    });
 }
 
 /* The trial of a move as the CPU makes it: new coordinates computed in double, then rounded. */
@@ -133,7 +135,7 @@ template <typename real> static int launch_chains(const cu_view *v, long long mo
         CU_TRY(cudaFuncSetAttribute(sweep_chains_kernel<real>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), err);
     sweep_chains_kernel<real><<<v->nchains, chain_threads(v->n), staged ? bytes : 0>>>(
-        v->chains, (real *)v->pos, v->n, moves, prec<real>::make(v->lj), v->seed, staged);
+        v->chains, (real *)v->pos, v->n, moves, prec<real>::make(v->pair), v->seed, staged);
     CU_LAUNCHED(err);
     return MC_OK;
 }
@@ -281,7 +283,7 @@ template <typename real> static int launch_batched(const cu_view *v, long long m
     const int K = v->batch_trials, chunk = batch_chunk(v), nblocks = (v->n + chunk - 1) / chunk;
     size_t smem_a = 3 * (size_t)chunk * sizeof(real);
     size_t smem_b = 6 * (size_t)K * sizeof(real) + 2 * (size_t)K * sizeof(int) + K;
-    typename prec<real>::params lj = prec<real>::make(v->lj);
+    typename prec<real>::params lj = prec<real>::make(v->pair);
     if (smem_b > 48 * 1024)
         CU_TRY(cudaFuncSetAttribute(batch_accept_kernel<real>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b), err);

@@ -87,7 +87,7 @@ static int baseline(const mc_plan *p, int single, double *moves_per_s, mc_err *e
     if (!c) return err->code;
     long accepted = 0, moves = 4000;
     double seconds = 0;
-    int rc = cu_baseline_moves(c->x, c->y, c->z, c->n, c->box_len, c->beta, 0.12, p->lj, p->seed,
+    int rc = cu_baseline_moves(c->x, c->y, c->z, c->n, c->box_len, c->beta, 0.12, p->pair, p->seed,
                                0, moves, single, &accepted, &seconds, err);
     *moves_per_s = moves / seconds;
     mc_chain_destroy(c);

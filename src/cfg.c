@@ -21,77 +21,86 @@ typedef struct cfg_key {
     int min_open;
     const char *choices; /* K_CHOICE: "a|b|c", index stored as int */
     const char *help;
+    int dim; /* DIM_LENGTH or DIM_INVERSE_LENGTH: accepts a unit suffix (nm, A) in real units */
 } cfg_key;
+
+enum { DIM_NONE = 0, DIM_LENGTH = 1, DIM_INVERSE_LENGTH = -1 };
 
 #define OFF(field) offsetof(cfg, field)
 static const cfg_key schema[] = {
     {"run", "output", K_STRING, OFF(run.output), "mcens.h5", 0, 0, 0, NULL,
-     "HDF5 file written at the end (via OUTPUT.part, renamed on success)"},
+     "HDF5 file written at the end (via OUTPUT.part, renamed on success)", DIM_NONE},
     {"run", "seed", K_SEED, OFF(run.seed), "1", 0, 0, 0, NULL,
-     "Philox key; with the chain index it fixes every random number of a chain"},
+     "Philox key; with the chain index it fixes every random number of a chain", DIM_NONE},
     {"run", "equilibration", K_INT, OFF(run.equilibration_sweeps), "2000", 0, 1e12, 0, NULL,
-     "sweeps (N attempted moves each) before sampling; the step size adapts here"},
+     "sweeps (N attempted moves each) before sampling; the step size adapts here", DIM_NONE},
     {"run", "production", K_INT, OFF(run.production_sweeps), "10000", 1, 1e12, 0, NULL,
-     "sweeps of sampling, step size frozen"},
+     "sweeps of sampling, step size frozen", DIM_NONE},
     {"run", "sample_every", K_INT, OFF(run.sample_every_sweeps), "10", 1, 1e12, 0, NULL,
-     "sweeps between samples; must divide production"},
+     "sweeps between samples; must divide production", DIM_NONE},
     {"run", "overwrite", K_BOOL, OFF(run.overwrite), "no", 0, 0, 0, NULL,
-     "replace an existing output file"},
+     "replace an existing output file", DIM_NONE},
     {"run", "backend", K_CHOICE, OFF(run.backend), "auto", 0, 0, 0, "auto|cpu|gpu",
-     "where chains run: auto takes the GPU when the rank has one, else the CPU"},
+     "where chains run: auto takes the GPU when the rank has one, else the CPU", DIM_NONE},
     {"run", "precision", K_CHOICE, OFF(run.precision), "double", 0, 0, 0, "double|single",
-     "GPU pair arithmetic (sums are always double); the CPU backend always uses double"},
-    {"system", "n", K_INT, OFF(system.n), "500", 2, 1e8, 0, NULL, "number of particles"},
+     "GPU pair arithmetic (sums are always double); the CPU backend always uses double", DIM_NONE},
+    {"system", "n", K_INT, OFF(system.n), "500", 2, 1e8, 0, NULL, "number of particles", DIM_NONE},
     {"system", "lattice", K_CHOICE, OFF(system.lattice), "fcc", 0, 0, 0, "fcc|sc",
-     "starting lattice (filled in order; n need not fill it)"},
+     "starting lattice (filled in order; n need not fill it)", DIM_NONE},
     {"system", "units", K_CHOICE, OFF(system.units), "reduced", 0, 0, 0, "reduced|real",
-     "reduced (eps = sigma = k_B = 1), or real: lengths in nm, energies in kJ/mol, temperature in K, pressure out in bar"},
+     "reduced (eps = sigma = k_B = 1), or real: lengths in nm, energies in kJ/mol, temperature in K, pressure out in bar", DIM_NONE},
     {"system", "mass", K_REAL, OFF(system.mass), "1", 0, 1e9, 1, NULL,
-     "particle mass (g/mol in real units); only used to report the density in kg/m^3"},
-    {"potential", "type", K_CHOICE, OFF(potential.type), "lj", 0, 0, 0, "lj",
-     "pair potential: Lennard-Jones 4 eps [(sig/r)^12 - (sig/r)^6]"},
+     "particle mass (g/mol in real units); only used to report the density in kg/m^3", DIM_NONE},
+    {"potential", "type", K_CHOICE, OFF(potential.type), "lj", 0, 0, 0, "lj|morse",
+     "pair potential: Lennard-Jones 4 eps [(sig/r)^12 - (sig/r)^6], or Morse eps [(1 - exp(-alpha (r - r0)))^2 - 1]", DIM_NONE},
+    {"potential", "morse_alpha", K_REAL, OFF(potential.morse_alpha), "0", 0, 1e6, 0, NULL,
+     "Morse width alpha in 1/length (type = morse, required there)", DIM_INVERSE_LENGTH},
+    {"potential", "morse_r0", K_REAL, OFF(potential.morse_r0), "0", 0, 1e6, 0, NULL,
+     "Morse minimum r0 in length units (type = morse, required there); epsilon is the well depth", DIM_LENGTH},
     {"potential", "preset", K_CHOICE, OFF(potential.preset), "none", 0, 0, 0, "none|argon",
-     "argon (real units): sigma 0.3405 nm, epsilon/k_B 119.8 K, mass 39.948 g/mol"},
+     "argon (real units): sigma 0.3405 nm, epsilon/k_B 119.8 K, mass 39.948 g/mol", DIM_NONE},
     {"potential", "sigma", K_REAL, OFF(potential.sigma), "1", 0, 1e6, 1, NULL,
-     "LJ sigma; every length is in its unit; 1 in reduced units"},
+     "LJ sigma; every length is in its unit; 1 in reduced units", DIM_LENGTH},
     {"potential", "epsilon", K_REAL, OFF(potential.epsilon), "1", 0, 1e6, 0, NULL,
-     "LJ epsilon; 1 in reduced units, 0 gives the ideal gas"},
+     "LJ epsilon; 1 in reduced units, 0 gives the ideal gas", DIM_NONE},
     {"potential", "epsilon_k", K_REAL, OFF(potential.epsilon_k), "0", 0, 1e9, 0, NULL,
-     "real units: epsilon / k_B in K, instead of epsilon; 0: use epsilon"},
+     "real units: epsilon / k_B in K, instead of epsilon; 0: use epsilon", DIM_NONE},
     {"potential", "cutoff", K_CUTOFF, OFF(potential.cutoff), "3.0", 0, 1e6, 1, NULL,
-     "truncation radius, at most half the smallest box edge; none: every pair under the minimum image"},
+     "truncation radius, at most half the smallest box edge; none: every pair under the minimum image", DIM_LENGTH},
     {"potential", "rmin", K_REAL, OFF(potential.rmin), "0", 0, 1e6, 0, NULL,
-     "position of the LJ minimum, eps [(rmin/r)^12 - 2 (rmin/r)^6]: sets sigma = rmin / 2^(1/6); 0: use sigma"},
+     "position of the LJ minimum, eps [(rmin/r)^12 - 2 (rmin/r)^6]: sets sigma = rmin / 2^(1/6); 0: use sigma", DIM_LENGTH},
     {"potential", "cutoff_scheme", K_CHOICE, OFF(potential.cutoff_scheme), "truncated", 0, 0, 0,
      "truncated|shifted|force_shifted",
-     "u(r); u(r) - u(rc); or u(r) - u(rc) - (r - rc) u'(rc), the linear-force-shifted potential"},
+     "u(r); u(r) - u(rc); or u(r) - u(rc) - (r - rc) u'(rc), the linear-force-shifted potential", DIM_NONE},
     {"potential", "tail_correction", K_BOOL, OFF(potential.tail_correction), "yes", 0, 0, 0,
-     NULL, "long-range corrections to energy and pressure (truncated scheme only; off for the others)"},
+     NULL, "long-range corrections to energy and pressure (truncated scheme only; off for the others)", DIM_NONE},
     {"ensemble", "type", K_CHOICE, OFF(ensemble.type), "nvt", 0, 0, 0, "nvt|npt",
-     "statistical ensemble: nvt (density is an axis) or npt (pressure is an axis; volume moves in ln V)"},
+     "statistical ensemble: nvt (density is an axis) or npt (pressure is an axis; volume moves in ln V)", DIM_NONE},
     {"ensemble", "temperature", K_LIST, OFF(ensemble.temperature), NULL, 0, 1e6, 1, NULL,
-     "kT in the energy unit of epsilon: a value, a comma list, or start:stop:count"},
+     "kT in the energy unit of epsilon: a value, a comma list, or start:stop:count", DIM_NONE},
     {"ensemble", "density", K_LIST, OFF(ensemble.density), "", 0, 1e6, 1, NULL,
      "number density N/V in the length unit of sigma: a value, a comma list, or start:stop:count; "
-     "required for nvt; for npt one starting density (default 0.5 sigma^-3)"},
+     "required for nvt; for npt one starting density (default 0.5 sigma^-3)", DIM_NONE},
+    {"ensemble", "mass_density", K_LIST, OFF(ensemble.mass_density), "", 0, 1e9, 1, NULL,
+     "instead of density: kg/m^3 in real units (mass sigma^-3 in reduced), converted with [system] mass", DIM_NONE},
     {"ensemble", "pressure", K_LIST, OFF(ensemble.pressure), "", -1e9, 1e9, 0, NULL,
      "npt only, required there: pressure in epsilon sigma^-3 (bar in real units): a value, a comma "
-     "list, or start:stop:count"},
+     "list, or start:stop:count", DIM_NONE},
     {"ensemble", "replicas", K_INT, OFF(ensemble.replicas), "1", 1, 1e6, 0, NULL,
-     "independent chains per state point"},
+     "independent chains per state point", DIM_NONE},
     {"ensemble", "widom", K_INT, OFF(ensemble.widom), "0", 0, 1e7, 0, NULL,
-     "Widom test-particle insertions per sample for the excess chemical potential; 0: none"},
+     "Widom test-particle insertions per sample for the excess chemical potential; 0: none", DIM_NONE},
     {"moves", "target_acceptance", K_REAL, OFF(moves.target_acceptance), "0.4", 0, 1, 1, NULL,
-     "acceptance the displacement adapts toward during equilibration"},
+     "acceptance the displacement adapts toward during equilibration", DIM_NONE},
     {"moves", "max_displacement", K_REAL, OFF(moves.max_displacement), "0.1", 0, 1e6, 1,
-     NULL, "starting maximum displacement per axis"},
+     NULL, "starting maximum displacement per axis", DIM_LENGTH},
     {"moves", "max_volume_step", K_REAL, OFF(moves.max_volume_step), "0.01", 0, 10, 1, NULL,
-     "npt: starting maximum change of ln V per volume move (one per sweep); adapted in equilibration"},
+     "npt: starting maximum change of ln V per volume move (one per sweep); adapted in equilibration", DIM_NONE},
     {"moves", "adapt_every", K_INT, OFF(moves.adapt_every_sweeps), "50", 1, 1e12, 0, NULL,
-     "sweeps between step-size updates during equilibration"},
-    {"rdf", "bins", K_INT, OFF(rdf.bins), "200", 1, 1e7, 0, NULL, "RDF histogram bins"},
+     "sweeps between step-size updates during equilibration", DIM_NONE},
+    {"rdf", "bins", K_INT, OFF(rdf.bins), "200", 1, 1e7, 0, NULL, "RDF histogram bins", DIM_NONE},
     {"rdf", "rmax", K_REAL, OFF(rdf.rmax), "0", 0, 1e6, 0, NULL,
-     "RDF range; 0 means half the smallest box edge (npt: 0.4 of the smallest starting box)"},
+     "RDF range; 0 means half the smallest box edge (npt: 0.4 of the smallest starting box)", DIM_LENGTH},
 };
 #undef OFF
 enum { N_KEYS = sizeof schema / sizeof schema[0] };
@@ -102,7 +111,12 @@ static const char *kind_expectation(const cfg_key *k, char *buf, size_t len)
     const char *low = k->min_open ? ">" : ">=";
     switch (k->kind) {
     case K_INT: snprintf(buf, len, "an integer %s %.0f", low, k->min); break;
-    case K_REAL: snprintf(buf, len, "a number %s %g", low, k->min); break;
+    case K_REAL:
+        snprintf(buf, len, "a number %s %g%s", low, k->min,
+                 k->dim == DIM_LENGTH           ? " (real units: optionally with nm or A)"
+                 : k->dim == DIM_INVERSE_LENGTH ? " (real units: optionally with 1/nm or 1/A)"
+                                                : "");
+        break;
     case K_LIST:
         snprintf(buf, len, "a number %s %g, a comma list, or start:stop:count", low, k->min);
         break;
@@ -110,7 +124,9 @@ static const char *kind_expectation(const cfg_key *k, char *buf, size_t len)
     case K_STRING: snprintf(buf, len, "a non-empty value"); break;
     case K_CHOICE: snprintf(buf, len, "one of %s", k->choices); break;
     case K_SEED: snprintf(buf, len, "an integer from 0 to 2^64-1"); break;
-    case K_CUTOFF: snprintf(buf, len, "a number %s %g or none", low, k->min); break;
+    case K_CUTOFF:
+        snprintf(buf, len, "a number %s %g (real units: optionally with nm or A) or none", low, k->min);
+        break;
     }
     return buf;
 }
@@ -203,6 +219,33 @@ static int parse_bool(const char *s, int *out)
     return 0;
 }
 
+/* A length "0.34 nm" or "3.4 A" (Angstrom; also "Angstrom"), or an inverse length "1.5 1/A":
+ * the number into buf and the factor to nm (or 1/nm). No suffix: factor 1, buf = s. */
+static int split_length_unit(const char *s, int dim, char *buf, size_t len, double *factor)
+{
+    static const struct {
+        const char *suffix;
+        double to_nm;
+    } units[] = {{"nm", 1.0}, {"A", 0.1}, {"Angstrom", 0.1}};
+    snprintf(buf, len, "%s", s);
+    char *end = buf + strlen(buf);
+    while (end > buf && isspace((unsigned char)end[-1])) *--end = '\0';
+    char *space = strrchr(buf, ' ');
+    *factor = 1.0;
+    if (!space) return 1; /* a bare number (or garbage parse_real rejects) */
+    const char *unit = space + 1;
+    int inverse = strncmp(unit, "1/", 2) == 0;
+    if (inverse) unit += 2;
+    if (inverse != (dim == DIM_INVERSE_LENGTH)) return 0;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(unit, units[i].suffix) == 0) {
+            *space = '\0';
+            *factor = inverse ? 1.0 / units[i].to_nm : units[i].to_nm;
+            return 1;
+        }
+    return 0;
+}
+
 /* Store value text into the field of key k; 1 on success. Frees what the field held before. */
 static int parse_value(const cfg_key *k, const char *s, cfg *c)
 {
@@ -228,10 +271,20 @@ static int parse_value(const cfg_key *k, const char *s, cfg *c)
             return 1;
         }
         /* fall through */ /* otherwise a number */
-    case K_REAL:
-        if (!parse_real(s, &v) || !in_range(k, v)) return 0;
+    case K_REAL: {
+        double factor = 1.0;
+        char number[128];
+        const char *text = s;
+        if (k->dim != DIM_NONE) {
+            if (!split_length_unit(s, k->dim, number, sizeof number, &factor)) return 0;
+            if (strcmp(number, s) != 0) text = number, c->unit_suffix = 1;
+        }
+        if (!parse_real(text, &v)) return 0;
+        v *= factor;
+        if (!in_range(k, v)) return 0;
         *(double *)field = v;
         return 1;
+    }
     case K_BOOL: return parse_bool(s, (int *)field);
     case K_CHOICE: return parse_choice(k->choices, s, (int *)field);
     case K_STRING: {
@@ -332,6 +385,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
                    section, name, ctx->c->line[idx]);
         return 0;
     }
+    int had_suffix = ctx->c->unit_suffix;
     if (!parse_value(k, value, ctx->c)) {
         char want[128];
         mc_err_set(ctx->err, MC_EINVAL, "%s:%d: [%s] %s = '%s': expected %s", file, line, section,
@@ -339,6 +393,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
         return 0;
     }
     ctx->c->line[idx] = line;
+    if (ctx->c->unit_suffix && !had_suffix) ctx->c->unit_suffix = line;
     return 1;
 }
 
@@ -359,6 +414,9 @@ static int check_units(cfg *c, mc_err *err)
 {
     const char *f = c->filename;
     int real = c->system.units == CFG_UNITS_REAL;
+    if (c->unit_suffix && !real)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: a length with a unit (nm, A): expected [system] units = real "
+                "(reduced lengths are bare numbers in sigma)", f, c->unit_suffix);
     if (c->potential.preset != CFG_PRESET_NONE) {
         if (!real)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] preset = argon: expected [system] units = real",
@@ -384,9 +442,36 @@ static int check_units(cfg *c, mc_err *err)
     return MC_OK;
 }
 
+/* Morse: its two keys required, the LJ length keys refused; and the other way round. */
+static int check_morse(const cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    int morse = c->potential.type == CFG_POTENTIAL_MORSE;
+    static const char *morse_keys[] = {"morse_alpha", "morse_r0"}, *lj_keys[] = {"sigma", "rmin"};
+    for (int i = 0; i < 2; i++) {
+        if (morse && !cfg_line(c, "potential", morse_keys[i]))
+            MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [potential] (type = morse)", f,
+                    morse_keys[i]);
+        if (morse && (*morse_keys[i] == 'm' ? c->potential.morse_alpha : c->potential.morse_r0) <= 0)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] %s: expected a number > 0 with type = morse", f,
+                    cfg_line(c, "potential", morse_keys[i]), morse_keys[i]);
+        if (!morse && cfg_line(c, "potential", morse_keys[i]))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] %s: expected type = morse", f,
+                    cfg_line(c, "potential", morse_keys[i]), morse_keys[i]);
+        if (morse && cfg_line(c, "potential", lj_keys[i]))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] %s belongs to type = lj; Morse takes morse_r0 "
+                    "and morse_alpha", f, cfg_line(c, "potential", lj_keys[i]), lj_keys[i]);
+    }
+    if (morse && c->potential.preset != CFG_PRESET_NONE)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] preset = argon is a Lennard-Jones model; expected type = lj",
+                f, cfg_line(c, "potential", "preset"));
+    return MC_OK;
+}
+
 /* Keys that constrain each other in [potential]. */
 static int check_potential(cfg *c, mc_err *err)
 {
+    MC_TRY(check_morse(c, err));
     MC_TRY(check_units(c, err));
     if (c->potential.rmin > 0) {
         if (cfg_line(c, "potential", "sigma"))
@@ -412,7 +497,17 @@ static int check_potential(cfg *c, mc_err *err)
 static int check_ensemble(cfg *c, mc_err *err)
 {
     const char *f = c->filename;
-    cfg_list *rho = &c->ensemble.density;
+    cfg_list *rho = &c->ensemble.density, *mass_rho = &c->ensemble.mass_density;
+    if (mass_rho->n) {
+        if (rho->n)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] mass_density: give density or mass_density, "
+                    "not both (density on line %d)", f, cfg_line(c, "ensemble", "mass_density"),
+                    cfg_line(c, "ensemble", "density"));
+        double per_number = c->system.mass * (c->system.units == CFG_UNITS_REAL ? MC_KGM3_PER_GMOL_NM3 : 1.0);
+        *rho = *mass_rho; /* the list moves over, converted to number densities */
+        *mass_rho = (cfg_list){0, NULL};
+        for (int i = 0; i < rho->n; i++) rho->v[i] /= per_number;
+    }
     if (c->ensemble.type == CFG_ENSEMBLE_NVT) {
         if (c->ensemble.pressure.n)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] pressure: expected type = npt (this run is nvt)",

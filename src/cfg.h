@@ -15,13 +15,16 @@ extern "C" {
 
 /* The molar gas constant R = N_A k_B in kJ/mol/K (CODATA 2018, exact): k_B for energies per mole. */
 #define MC_BOLTZMANN_KJ_MOL_K 0.008314462618
+/* Avogadro's number (SI 2019, exact): g/mol per nm^3 to kg/m^3 is 1e-3 / (N_A 1e-27). */
+#define MC_AVOGADRO 6.02214076e23
+#define MC_KGM3_PER_GMOL_NM3 (1e-3 / (MC_AVOGADRO * 1e-27))
 
 enum cfg_lattice { CFG_LATTICE_FCC = 0, CFG_LATTICE_SC = 1 };
 enum cfg_units { CFG_UNITS_REDUCED = 0, CFG_UNITS_REAL = 1 };
 enum cfg_preset { CFG_PRESET_NONE = 0, CFG_PRESET_ARGON = 1 };
 enum cfg_backend { CFG_BACKEND_AUTO = 0, CFG_BACKEND_CPU = 1, CFG_BACKEND_GPU = 2 };
 enum cfg_precision { CFG_PRECISION_DOUBLE = 0, CFG_PRECISION_SINGLE = 1 };
-enum cfg_potential { CFG_POTENTIAL_LJ = 0 };
+enum cfg_potential { CFG_POTENTIAL_LJ = 0, CFG_POTENTIAL_MORSE = 1 };
 /* as enum lj_scheme */
 enum cfg_cutoff_scheme { CFG_CUTOFF_TRUNCATED = 0, CFG_CUTOFF_SHIFTED = 1, CFG_CUTOFF_FORCE_SHIFTED = 2 };
 enum cfg_ensemble { CFG_ENSEMBLE_NVT = 0, CFG_ENSEMBLE_NPT = 1 };
@@ -52,6 +55,7 @@ typedef struct cfg {
         int type; /* enum cfg_potential */
         double sigma, epsilon, cutoff;
         double rmin;       /* position of the minimum, 2^(1/6) sigma; 0: sigma is given instead */
+        double morse_alpha, morse_r0; /* Morse width (1/length) and minimum; epsilon its depth */
         double epsilon_k;  /* real units: epsilon / k_B in K; 0: epsilon is given instead */
         int preset;        /* enum cfg_preset */
         int cutoff_scheme; /* enum cfg_cutoff_scheme */
@@ -61,6 +65,7 @@ typedef struct cfg {
         int type; /* enum cfg_ensemble */
         cfg_list temperature, density; /* as given: kT/eps or K (real units); N/V */
         cfg_list pressure;             /* npt: eps/sigma^3 or bar (real units); empty for nvt */
+        cfg_list mass_density;         /* instead of density: kg/m^3 (real) or mass/sigma^3 */
         long replicas;
         long widom; /* test-particle insertions per sample; 0: none */
     } ensemble;
@@ -75,6 +80,7 @@ typedef struct cfg {
         double rmax; /* 0: half the smallest box edge */
     } rdf;
     int line[64]; /* line of each schema key in the file, 0 where the default applies */
+    int unit_suffix; /* line of the first length given with a unit (nm, A), 0 if none */
 } cfg;
 
 /* Parse INI text (already read from filename); on error c holds nothing to free. */

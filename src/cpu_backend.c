@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cpu_cells.h"
-#include "lj.h"
+#include "pair.h"
 #include "mc_backend.h"
 #include "mc_move.h"
 
@@ -25,7 +25,7 @@ struct mc_backend {
 
 /* Energy of a particle at p with particles [j0, j1); vectorises (omp simd) over j. */
 static inline __attribute__((always_inline)) double
-energy_loop(const mc_chain *c, const lj_params *lj, int j0, int j1, double px, double py, double pz)
+energy_loop(const mc_chain *c, const pair_params *lj, int j0, int j1, double px, double py, double pz)
 {
     const double *x = c->x, *y = c->y, *z = c->z, box = c->box_len, half = c->half_box;
     double u = 0.0;
@@ -34,23 +34,25 @@ energy_loop(const mc_chain *c, const lj_params *lj, int j0, int j1, double px, d
         double dx = mc_min_image(px - x[j], box, half);
         double dy = mc_min_image(py - y[j], box, half);
         double dz = mc_min_image(pz - z[j], box, half);
-        u += lj_pair_energy(dx * dx + dy * dy + dz * dz, lj);
+        u += pair_energy(dx * dx + dy * dy + dz * dz, lj);
     }
     return u;
 }
 
-/* Without the force shift (slope 0, known to the compiler here) the pair function has no branch
- * left and the loop vectorises; with it, the square root makes the loop scalar. */
-static double energy_range(const mc_chain *c, const lj_params *lj, int j0, int j1, double px,
+/* LJ without the force shift (slope and morse_alpha 0, known to the compiler here): the pair
+ * function has no branch left and the loop vectorises; Morse or the force shift take the general
+ * loop (square root, exp). */
+static double energy_range(const mc_chain *c, const pair_params *pp, int j0, int j1, double px,
                            double py, double pz)
 {
-    if (lj->slope != 0.0) return energy_loop(c, lj, j0, j1, px, py, pz);
-    lj_params plain = *lj;
+    if (pp->slope != 0.0 || pp->morse_alpha != 0.0) return energy_loop(c, pp, j0, j1, px, py, pz);
+    pair_params plain = *pp;
     plain.slope = 0.0;
+    plain.morse_alpha = 0.0;
     return energy_loop(c, &plain, j0, j1, px, py, pz);
 }
 
-static double energy_cells(const mc_chain *c, const cpu_cells *g, const lj_params *lj, int skip,
+static double energy_cells(const mc_chain *c, const cpu_cells *g, const pair_params *lj, int skip,
                            double px, double py, double pz)
 {
     int around[27];
@@ -62,13 +64,13 @@ static double energy_cells(const mc_chain *c, const cpu_cells *g, const lj_param
             double dx = mc_min_image(px - c->x[j], c->box_len, c->half_box);
             double dy = mc_min_image(py - c->y[j], c->box_len, c->half_box);
             double dz = mc_min_image(pz - c->z[j], c->box_len, c->half_box);
-            u += lj_pair_energy(dx * dx + dy * dy + dz * dz, lj);
+            u += pair_energy(dx * dx + dy * dy + dz * dz, lj);
         }
     return u;
 }
 
 /* Energy of particle i placed at p with every other particle. */
-static double particle_energy(const mc_chain *c, const cpu_cells *g, const lj_params *lj, int i,
+static double particle_energy(const mc_chain *c, const cpu_cells *g, const pair_params *lj, int i,
                               double px, double py, double pz)
 {
     if (g->ncell) return energy_cells(c, g, lj, i, px, py, pz);
@@ -84,8 +86,8 @@ static void attempt_move(const mc_plan *plan, mc_chain *c, cpu_cells *g)
     double nx = mc_wrap(c->x[i] + t.dx, c->box_len);
     double ny = mc_wrap(c->y[i] + t.dy, c->box_len);
     double nz = mc_wrap(c->z[i] + t.dz, c->box_len);
-    double dE = particle_energy(c, g, &plan->lj, i, nx, ny, nz) -
-                particle_energy(c, g, &plan->lj, i, c->x[i], c->y[i], c->z[i]);
+    double dE = particle_energy(c, g, &plan->pair, i, nx, ny, nz) -
+                particle_energy(c, g, &plan->pair, i, c->x[i], c->y[i], c->z[i]);
     if (!mc_metropolis_accept(dE, c->beta, plan->seed, (uint32_t)c->id, step)) return;
     c->x[i] = nx;
     c->y[i] = ny;
@@ -120,8 +122,8 @@ static void add_pair(const mc_plan *plan, mc_chain *c, int i, int j, enum pair_t
     double dz = mc_min_image(c->z[i] - c->z[j], c->box_len, c->half_box);
     double r2 = dx * dx + dy * dy + dz * dz;
     if (task == PAIR_ENERGY) {
-        s->energy += lj_pair_energy(r2, &plan->lj);
-        s->virial += lj_pair_virial(r2, &plan->lj);
+        s->energy += pair_energy(r2, &plan->pair);
+        s->virial += pair_virial(r2, &plan->pair);
     } else if (r2 < plan->rdf_rmax * plan->rdf_rmax) {
         int bin = (int)(sqrt(r2) / plan->rdf_dr);
         if (bin < plan->rdf_bins) c->rdf_counts[bin]++;
@@ -179,7 +181,7 @@ static int cpu_widom(mc_backend *b, int insertions, long sample, double *boltzma
             mc_widom_position(b->plan->seed, (uint32_t)c->id, (uint64_t)sample, (uint32_t)insertions,
                               (uint32_t)i, c->box_len, &x, &y, &z);
             /* skip = -1: the test particle is none of the n */
-            sum += exp(-c->beta * particle_energy(c, &b->scratch[k].move_cells, &b->plan->lj, -1, x, y, z));
+            sum += exp(-c->beta * particle_energy(c, &b->scratch[k].move_cells, &b->plan->pair, -1, x, y, z));
         }
         boltzmann_sum[k] = sum;
     }

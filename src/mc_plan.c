@@ -6,6 +6,14 @@
 
 #include "mc_lattice.h"
 
+/* Where the potential crosses zero: sigma for LJ, r0 - ln 2 / alpha for Morse. */
+static double core_diameter(const cfg *c)
+{
+    if (c->potential.type == CFG_POTENTIAL_MORSE)
+        return c->potential.morse_r0 - log(2.0) / c->potential.morse_alpha;
+    return c->potential.sigma;
+}
+
 static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint *sp, mc_err *err)
 {
     double half_box = 0.5 * sp->box_len;
@@ -20,13 +28,13 @@ static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint 
                 "%s:%d: [rdf] rmax = %g: expected at most half the box edge, %g at density %g",
                 c->filename, cfg_line(c, "rdf", "rmax"), c->rdf.rmax, half_box, sp->density);
     double nn = mc_lattice_spacing(p->lattice, p->n, sp->box_len);
-    const double min_nn = 0.9; /* sigma; closer starts put pairs far up the repulsive wall */
-    if (nn < min_nn * c->potential.sigma)
+    const double min_nn = 0.9; /* of the core; closer starts put pairs far up the repulsive wall */
+    if (nn < min_nn * core_diameter(c))
         MC_FAIL(err, MC_EINVAL,
                 "%s:%d: [ensemble] density = %g cannot hold n = %d particles on the %s lattice: "
-                "neighbours would start %.3f sigma apart, expected at least %.1f",
+                "neighbours would start %.3f core diameters apart (where u = 0), expected at least %.1f",
                 c->filename, cfg_line(c, "ensemble", "density"), sp->density, p->n,
-                p->lattice == CFG_LATTICE_FCC ? "fcc" : "sc", nn / c->potential.sigma, min_nn);
+                p->lattice == CFG_LATTICE_FCC ? "fcc" : "sc", nn / core_diameter(c), min_nn);
     return MC_OK;
 }
 
@@ -34,9 +42,8 @@ static mc_units units_of(const cfg *c)
 {
     /* from the exact SI constants: 1 kJ/mol/nm^3 = 1e3 J / (N_A 1e-27 m^3) = 16.6054 bar, and
      * n particles/nm^3 of M g/mol weigh n M 1e-3 kg / N_A per 1e-27 m^3 */
-    const double avogadro = 6.02214076e23;
-    const double bar_per_kjmol_nm3 = 1e3 / (avogadro * 1e-27) / 1e5;
-    const double kgm3_per_gmol_nm3 = 1e-3 / (avogadro * 1e-27);
+    const double bar_per_kjmol_nm3 = 1e3 / (MC_AVOGADRO * 1e-27) / 1e5;
+    const double kgm3_per_gmol_nm3 = MC_KGM3_PER_GMOL_NM3;
     if (c->system.units == CFG_UNITS_REAL)
         return (mc_units){1, MC_BOLTZMANN_KJ_MOL_K, bar_per_kjmol_nm3,
                           kgm3_per_gmol_nm3 * c->system.mass, "kJ/mol", "nm", "K", "bar", "nm^-3",
@@ -52,11 +59,11 @@ mc_corrections mc_plan_corrections(const mc_plan *p, double density, double temp
     if (!isfinite(p->cutoff)) {
         /* no cutoff: nothing to correct (the minimum image bounds the sum instead) */
     } else if (p->tail_correction) {
-        k.u_tail = lj_tail_energy(p->sigma, p->epsilon, p->cutoff, 1.0, 1.0 / density);
-        k.p_tail = lj_tail_pressure(p->sigma, p->epsilon, p->cutoff, density);
+        k.u_tail = pair_tail_energy(&p->pair, 1.0, 1.0 / density);
+        k.p_tail = pair_tail_pressure(&p->pair, density);
     } else if (p->cutoff_scheme == CFG_CUTOFF_TRUNCATED) {
         /* only the truncated potential steps at rc; the shifted ones are continuous */
-        k.p_impulsive = lj_impulsive_pressure(&p->lj, p->cutoff, density, temperature);
+        k.p_impulsive = pair_impulsive_pressure(&p->pair, p->cutoff, density, temperature);
     }
     return k;
 }
@@ -112,8 +119,11 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->units = units_of(c);
     p->sigma = c->potential.sigma;
     p->epsilon = c->potential.epsilon;
-    p->lj = lj_params_make(c->potential.sigma, c->potential.epsilon, p->cutoff,
-                           c->potential.cutoff_scheme);
+    p->pair = c->potential.type == CFG_POTENTIAL_MORSE
+                  ? morse_params_make(c->potential.epsilon, c->potential.morse_alpha,
+                                      c->potential.morse_r0, p->cutoff, c->potential.cutoff_scheme)
+                  : lj_params_make(c->potential.sigma, c->potential.epsilon, p->cutoff,
+                                   c->potential.cutoff_scheme);
     p->equilibration_sweeps = c->run.equilibration_sweeps;
     p->production_sweeps = c->run.production_sweeps;
     p->sample_every_sweeps = c->run.sample_every_sweeps;

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "cfg.h"
-#include "lj.h"
+#include "pair.h"
 #include "mc_err.h"
 
 #ifdef __cplusplus
@@ -53,7 +53,7 @@ typedef struct mc_plan {
     uint64_t seed;
     int precision;        /* enum cfg_precision */
     mc_units units;
-    lj_params lj;
+    pair_params pair;           /* constants of the pair potential (LJ or Morse) */
     double sigma, epsilon; /* length and energy units of the potential */
     double cutoff;
     int tail_correction, cutoff_scheme; /* as in the config (tails only with truncated) */

@@ -59,6 +59,30 @@ static void npt_axes(void **state)
     cfg_fini(&c);
 }
 
+/* Real units: lengths in nm or with an explicit A (Angstrom) suffix, inverse lengths in 1/A, the
+ * density as kg/m^3 through the mass; a suffix in reduced units is an error. */
+static void length_units_and_mass_density(void **state)
+{
+    (void)state;
+    mc_err err = {0, ""};
+    cfg c;
+    assert_int_equal(cfg_parse(&c, "[system]\nunits = real\nmass = 39.948\n[potential]\nsigma = 3.405 A\n"
+                                   "cutoff = 1.2 nm\nepsilon_k = 119.8\n[rdf]\nrmax = 10 Angstrom\n"
+                                   "[ensemble]\ntemperature = 100\nmass_density = 1400, 1.5e3\n",
+                               "a.ini", &err), MC_OK);
+    assert_true(fabs(c.potential.sigma - 0.3405) < 1e-15 && c.potential.cutoff == 1.2);
+    assert_true(fabs(c.rdf.rmax - 1.0) < 1e-15);
+    /* 1400 kg/m^3 of 39.948 g/mol: 1400 / (39.948 * 1e-3 / 6.02214076e23 / 1e-27) per nm^3 */
+    assert_int_equal(c.ensemble.density.n, 2);
+    assert_true(fabs(c.ensemble.density.v[0] / (1400.0 * 0.602214076 / 39.948) - 1) < 1e-14);
+    cfg_fini(&c);
+    assert_int_equal(cfg_parse(&c, "[system]\nunits = real\n[potential]\ntype = morse\nmorse_alpha = 1.5 1/A\n"
+                                   "morse_r0 = 3.9 A\ncutoff = 1.2\n[ensemble]\ntemperature = 100\n"
+                                   "density = 20\n", "a.ini", &err), MC_OK);
+    assert_true(fabs(c.potential.morse_alpha - 15.0) < 1e-12 && fabs(c.potential.morse_r0 - 0.39) < 1e-15);
+    cfg_fini(&c);
+}
+
 static void axes(void **state)
 {
     (void)state;
@@ -119,6 +143,20 @@ static void bad_inputs(void **state)
     expect_error(ENS "this is not ini\n", "bad.ini:4", "cannot parse");
     expect_error("n = 5\n" ENS, "bad.ini:1", "before any [section]");
     expect_error(ENS "[run]\nseed = -1\n", "bad.ini:5", "seed");
+    /* lengths with units */
+    expect_error("[potential]\nsigma = 3.4 A\n" ENS, "bad.ini:2", "expected [system] units = real");
+    expect_error("[system]\nunits = real\n[potential]\nsigma = 3.4 furlong\n" ENS, "bad.ini:4",
+                 "optionally with nm or A");
+    expect_error("[system]\nunits = real\n[potential]\ntype = morse\nmorse_r0 = 0.4\nmorse_alpha = 1.5 A\n" ENS,
+                 "bad.ini:6", "1/nm or 1/A");
+    expect_error("[ensemble]\ntemperature = 1\ndensity = 0.5\nmass_density = 0.5\n", "bad.ini:4",
+                 "not both");
+    /* Morse: its own keys, not LJ's */
+    expect_error("[potential]\ntype = morse\nmorse_r0 = 1.1\n" ENS, "missing required key 'morse_alpha'",
+                 "type = morse");
+    expect_error("[potential]\ntype = morse\nmorse_r0 = 1.1\nmorse_alpha = 6\nsigma = 1\n" ENS,
+                 "bad.ini:5", "sigma belongs to type = lj");
+    expect_error("[potential]\nmorse_alpha = 6\n" ENS, "bad.ini:2", "morse_alpha: expected type = morse");
     /* npt: pressure is its axis and only its */
     expect_error("[ensemble]\ntemperature = 1\ndensity = 0.5\npressure = 1\n", "bad.ini:4",
                  "pressure: expected type = npt");
@@ -154,8 +192,8 @@ static void rmin_parametrisation(void **state)
     mc_plan *pa = mc_plan_create(&a, &err), *pb = mc_plan_create(&b, &err);
     assert_non_null(pa);
     assert_non_null(pb);
-    assert_true(fabs(pa->lj.lj1 - pb->lj.lj1) <= 1e-14 * pa->lj.lj1);
-    assert_true(fabs(pa->lj.lj2 - pb->lj.lj2) <= 1e-14 * pa->lj.lj2);
+    assert_true(fabs(pa->pair.lj1 - pb->pair.lj1) <= 1e-14 * pa->pair.lj1);
+    assert_true(fabs(pa->pair.lj2 - pb->pair.lj2) <= 1e-14 * pa->pair.lj2);
     mc_plan_destroy(pa), mc_plan_destroy(pb);
     cfg_fini(&a), cfg_fini(&b);
 }
@@ -193,6 +231,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults),
         cmocka_unit_test(axes), cmocka_unit_test(npt_axes),
+        cmocka_unit_test(length_units_and_mass_density),
         cmocka_unit_test(bad_inputs),
         cmocka_unit_test(rmin_parametrisation),
         cmocka_unit_test(cutoff_scheme_rules),

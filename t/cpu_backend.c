@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lj.h"
+#include "pair.h"
 #include "mc_backend.h"
 #include "mc_chain.h"
 #include "mc_run.h"

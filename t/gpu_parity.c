@@ -116,6 +116,18 @@ static void force_shifted_n500(void **state)
     pair_destroy(&r);
 }
 
+/* Morse (exp and square root in the pair function), force-shifted, on the many-chain kernel. */
+static void morse_n500(void **state)
+{
+    (void)state;
+    pair_of_runs r;
+    pair_create(&r, "[system]\nn = 500\n[potential]\ntype = morse\nmorse_alpha = 6\nmorse_r0 = 1.1\n"
+                    "cutoff = 2.5\ncutoff_scheme = force_shifted\n[ensemble]\ntemperature = 1\n"
+                    "density = 0.8\n[run]\nseed = 29\n", 0);
+    run_in_step(&r, 2000, 500, 0.12);
+    pair_destroy(&r);
+}
+
 static void batched(const char *trials)
 {
     pair_of_runs r;
@@ -250,6 +262,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nist4_and_rdf),  cmocka_unit_test(all_pairs_n500),
         cmocka_unit_test(cell_list_n500), cmocka_unit_test(force_shifted_n500),
+        cmocka_unit_test(morse_n500),
         cmocka_unit_test(batched_k256),
         cmocka_unit_test(batched_k1024_repeats), cmocka_unit_test(cells_n20000),
         cmocka_unit_test(cells_dense_overflow), cmocka_unit_test(npt_chains_n500),

@@ -116,7 +116,33 @@ def eos(path, refcsv):
 def dilute(path, refcsv, column_u, column_b2):
     """rho -> 0: U/N = rho dU/drho, Z = P/(rho T) = 1 + B2 rho and (with Widom insertion)
     beta muex = 2 B2 rho, each to O(rho^2) (1e-3 relative)."""
-    refs = {float(r["T"]): r for r in rows(refcsv)}
+    dilute_check(path, {float(r["T"]): (float(r[column_u]), float(r[column_b2])) for r in rows(refcsv)})
+
+
+def dilute_morse(path, eps, alpha, r0):
+    """The dilute limit of the full Morse potential, eps [(1 - exp(-alpha (r - r0)))^2 - 1], with
+    B2 = -2 pi int (exp(-u/T) - 1) r^2 dr and dU/drho = 2 pi int u exp(-u/T) r^2 dr by quadrature
+    (Simpson on 0..r0 + 40/alpha, where u < 1e-17 eps)."""
+    eps, alpha, r0 = float(eps), float(alpha), float(r0)
+    r = np.linspace(0.0, r0 + 40.0 / alpha, 400001)
+    e = np.exp(-alpha * (r - r0))
+    u = eps * e * (e - 2.0)
+    h = r[1] - r[0]
+    wgt = np.ones_like(r)
+    wgt[1:-1:2], wgt[2:-1:2] = 4.0, 2.0
+    simpson = lambda f: h / 3.0 * np.sum(wgt * f)
+    with h5py.File(path, "r") as f:
+        temps = f["statepoints/temperature"][...]
+    refs = {}
+    for T in temps:
+        boltz = np.exp(-u / T)
+        refs[float(T)] = (2 * math.pi * simpson(u * boltz * r * r), -2 * math.pi * simpson((boltz - 1) * r * r))
+        print(f"# Morse T={T}: B2 = {refs[float(T)][1]:.6f}, dU/drho = {refs[float(T)][0]:.6f} (quadrature)")
+    dilute_check(path, refs)
+
+
+def dilute_check(path, refs):
+    """refs: T -> (dU/drho, B2)."""
     good = True
     with h5py.File(path, "r") as f:
         T, rho = f["statepoints/temperature"][...], f["statepoints/density"][...]
@@ -126,14 +152,14 @@ def dilute(path, refcsv, column_u, column_b2):
         if widom:
             mu, dmu = f["results/mu_excess/mean"][...], f["results/mu_excess/stderr"][...]
         for s in range(len(T)):
-            r = refs[float(T[s])]
-            u_ref = rho[s] * float(r[column_u])
-            z_ref = 1 + float(r[column_b2]) * rho[s]
+            dudrho, b2 = refs[float(T[s])]
+            u_ref = rho[s] * dudrho
+            z_ref = 1 + b2 * rho[s]
             z, dz = P[s] / (rho[s] * T[s]), dP[s] / (rho[s] * T[s])
             good &= within(f"T={T[s]} U/N", U[s], dU[s], u_ref, 1e-3 * abs(u_ref))
             good &= within(f"T={T[s]} Z-1", z - 1, dz, z_ref - 1, 1e-3 * abs(z_ref - 1))
             if widom:
-                mu_ref = 2 * float(r[column_b2]) * rho[s] * T[s]
+                mu_ref = 2 * b2 * rho[s] * T[s]
                 good &= within(f"T={T[s]} muex", mu[s], dmu[s], mu_ref, 1e-3 * abs(mu_ref))
     sys.exit(0 if good else 1)
 
@@ -284,4 +310,4 @@ if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     {"layout": layout, "same": same, "differ": differ, "parameters": parameters_text, "eos": eos,
      "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent,
-     "value": value, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal}[cmd](*args)
+     "value": value, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal}[cmd](*args)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lj.h"
+#include "pair.h"
 #include "mc_backend.h"
 #include "mc_chain.h"
 
@@ -119,27 +119,80 @@ static void nist4_force_shifted(void **state)
 static void force_shift_continuity(void **state)
 {
     (void)state;
-    lj_params p = lj_params_make(1.0, 1.0, 2.5, LJ_FORCE_SHIFTED);
+    pair_params p = lj_params_make(1.0, 1.0, 2.5, LJ_FORCE_SHIFTED);
     double below = 2.5 * (1 - 1e-7), h = 1e-6;
-    assert_true(fabs(lj_pair_energy(below * below, &p)) < 1e-9);
+    assert_true(fabs(pair_energy(below * below, &p)) < 1e-9);
     double r1 = 2.5 - 2 * h, r2 = 2.5 - h;
-    double du = (lj_pair_energy(r2 * r2, &p) - lj_pair_energy(r1 * r1, &p)) / h;
+    double du = (pair_energy(r2 * r2, &p) - pair_energy(r1 * r1, &p)) / h;
     assert_true(fabs(du) < 1e-5);
-    assert_true(fabs(lj_pair_virial(below * below, &p)) < 1e-6);
+    assert_true(fabs(pair_virial(below * below, &p)) < 1e-6);
 }
 
 /* Exact limits of the pair function: zero at sigma, minimum -eps at 2^(1/6) sigma, zero past rc. */
 static void pair_function_limits(void **state)
 {
     (void)state;
-    lj_params p = lj_params_make(1.0, 1.0, 3.0, 0);
-    assert_true(fabs(lj_pair_energy(1.0, &p)) < 1e-15);
+    pair_params p = lj_params_make(1.0, 1.0, 3.0, 0);
+    assert_true(fabs(pair_energy(1.0, &p)) < 1e-15);
     double rmin2 = pow(2.0, 1.0 / 3.0);
-    assert_true(fabs(lj_pair_energy(rmin2, &p) + 1.0) < 1e-14);
-    assert_true(fabs(lj_pair_virial(rmin2, &p)) < 1e-13); /* force vanishes at the minimum */
-    assert_true(lj_pair_energy(9.0, &p) == 0.0 && lj_pair_virial(9.0, &p) == 0.0);
-    lj_params q = lj_params_make(2.0, 3.0, 6.0, 0);
-    assert_true(fabs(lj_pair_energy(4.0 * rmin2, &q) + 3.0) < 1e-13);
+    assert_true(fabs(pair_energy(rmin2, &p) + 1.0) < 1e-14);
+    assert_true(fabs(pair_virial(rmin2, &p)) < 1e-13); /* force vanishes at the minimum */
+    assert_true(pair_energy(9.0, &p) == 0.0 && pair_virial(9.0, &p) == 0.0);
+    pair_params q = lj_params_make(2.0, 3.0, 6.0, 0);
+    assert_true(fabs(pair_energy(4.0 * rmin2, &q) + 3.0) < 1e-13);
+}
+
+/* Morse: minimum -eps at r0, zero at r0 - ln 2 / alpha, the virial equal to -r du/dr (central
+ * difference), the shifted schemes continuous at rc. */
+static void morse_pair_function(void **state)
+{
+    (void)state;
+    const double eps = 1.3, alpha = 5.5, r0 = 1.1, h = 1e-6;
+    pair_params p = morse_params_make(eps, alpha, r0, 3.0, LJ_TRUNCATED);
+    assert_true(fabs(pair_energy(r0 * r0, &p) + eps) < 1e-14);
+    double rz = r0 - log(2.0) / alpha;
+    assert_true(fabs(pair_energy(rz * rz, &p)) < 1e-14);
+    for (double r = 0.9; r < 2.9; r += 0.37) {
+        double du = (pair_energy((r + h) * (r + h), &p) - pair_energy((r - h) * (r - h), &p)) / (2 * h);
+        if (!(fabs(pair_virial(r * r, &p) + r * du) < 1e-7 * fmax(1.0, fabs(r * du))))
+            fail_msg("r = %g: virial %.12g, -r du/dr %.12g", r, pair_virial(r * r, &p), -r * du);
+    }
+    assert_true(pair_energy(9.0, &p) == 0.0 && pair_virial(9.0, &p) == 0.0);
+    pair_params s = morse_params_make(eps, alpha, r0, 2.0, LJ_SHIFTED);
+    pair_params f = morse_params_make(eps, alpha, r0, 2.0, LJ_FORCE_SHIFTED);
+    double below = 2.0 * (1 - 1e-9);
+    assert_true(fabs(pair_energy(below * below, &s)) < 1e-9);
+    assert_true(fabs(pair_energy(below * below, &f)) < 1e-9 && fabs(pair_virial(below * below, &f)) < 1e-8);
+}
+
+/* Tail corrections against quadrature of 2 pi int r^2 u and (2 pi / 3) int r^2 (-r u') beyond rc
+ * (Simpson in x = 1/r over (0, 1/rc], 2e5 intervals: the whole range, no truncation), for LJ and
+ * Morse. */
+static void tail_corrections_by_quadrature(void **state)
+{
+    (void)state;
+    pair_params cases[2] = {lj_params_make(1.0, 1.0, 2.5, LJ_TRUNCATED),
+                            morse_params_make(1.0, 3.0, 1.1, 2.5, LJ_TRUNCATED)};
+    for (int k = 0; k < 2; k++) {
+        pair_params inf = cases[k];
+        inf.rc2 = INFINITY;
+        const int m = 200000;
+        double hh = (1.0 / 2.5) / m, su = 0.0, sw = 0.0;
+        for (int i = 1; i <= m; i++) { /* the x = 0 end contributes 0 */
+            double x = i * hh, r = 1.0 / x, wgt = i == m ? 1 : (i % 2 ? 4 : 2);
+            double jac = r * r * r * r; /* r^2 dr = r^4 dx in magnitude */
+            su += wgt * jac * pair_energy(r * r, &inf);
+            sw += wgt * jac * pair_virial(r * r, &inf);
+        }
+        double rho = 0.7, u_quad = 2 * M_PI * rho * su * hh / 3, p_quad = 2 * M_PI / 3 * rho * rho * sw * hh / 3;
+        double u_tail = pair_tail_energy(&cases[k], 1.0, 1.0 / rho), p_tail = pair_tail_pressure(&cases[k], rho);
+        if (!(fabs(u_tail - u_quad) < 1e-9 * fabs(u_quad) && fabs(p_tail - p_quad) < 1e-9 * fabs(p_quad)))
+            fail_msg("case %d: U_tail %.12g vs %.12g, P_tail %.12g vs %.12g", k, u_tail, u_quad, p_tail, p_quad);
+    }
+    /* and the LJ closed form is the NIST one: U_tail = (8/3) pi rho [(1/3) rc^-9 - rc^-3] */
+    double rc3 = 2.5 * 2.5 * 2.5;
+    assert_true(fabs(pair_tail_energy(&cases[0], 1.0, 1.0 / 0.7) -
+                     8.0 / 3 * M_PI * 0.7 * (1 / (3 * rc3 * rc3 * rc3) - 1 / rc3)) < 1e-14);
 }
 
 int main(void)
@@ -148,7 +201,8 @@ int main(void)
         cmocka_unit_test(nist4_rc3),      cmocka_unit_test(nist4_rc4),
         cmocka_unit_test(nist4_replicated_cells), cmocka_unit_test(nist4_shifted),
         cmocka_unit_test(nist4_force_shifted), cmocka_unit_test(force_shift_continuity),
-        cmocka_unit_test(pair_function_limits),
+        cmocka_unit_test(pair_function_limits), cmocka_unit_test(morse_pair_function),
+        cmocka_unit_test(tail_corrections_by_quadrature),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
