@@ -6,6 +6,7 @@
 
 #include "cu_backend.h"
 #include "cu_check.h"
+#include "cu_kernels.cuh"
 #include "mc_backend.h"
 
 struct mc_backend {
@@ -13,7 +14,7 @@ struct mc_backend {
     mc_chain **chains;
     cu_view v;
     cu_chain_dev *mirror;            /* host copy of v.chains */
-    unsigned long long *d_rdf, *h_rdf; /* [nchains][bins] */
+    unsigned long long *d_rdf, *h_rdf; /* [nchains][species pairs][bins] */
     double *h_energy, *h_virial;     /* [nchains] */
     void *h_pos;                     /* staging for positions in the device precision */
     double *d_scale;                 /* npt: device [nchains] box scaling of a volume move */
@@ -28,6 +29,7 @@ static void cu_destroy(mc_backend *b)
     cudaFree(b->v.pos);
     cudaFree(b->v.partial);
     cudaFree(b->d_rdf);
+    cudaFree(b->v.pair_table);
     cudaFree(b->d_scale);
     cudaFreeHost(b->v.partial_host);
     cudaFreeHost(b->h_pos);
@@ -128,7 +130,7 @@ static int measure_energies(mc_backend *b, int add_rdf, mc_err *err)
 static int cu_measure_all(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err)
 {
     const mc_plan *p = b->plan;
-    size_t hist = (size_t)b->v.nchains * p->rdf_bins * sizeof *b->h_rdf;
+    size_t row = (size_t)b->v.rdf_pairs * p->rdf_bins, hist = b->v.nchains * row * sizeof *b->h_rdf;
     if (add_rdf) CU_TRY(cudaMemset(b->d_rdf, 0, hist), err);
     MC_TRY(measure_energies(b, add_rdf, err));
     for (int k = 0; k < b->v.nchains; k++) {
@@ -141,17 +143,18 @@ static int cu_measure_all(mc_backend *b, int add_rdf, mc_measurement *out, mc_er
     if (!add_rdf) return MC_OK;
     CU_TRY(cudaMemcpy(b->h_rdf, b->d_rdf, hist, cudaMemcpyDeviceToHost), err);
     for (int k = 0; k < b->v.nchains; k++) {
-        for (int bin = 0; bin < p->rdf_bins; bin++)
-            b->chains[k]->rdf_counts[bin] += b->h_rdf[(size_t)k * p->rdf_bins + bin];
-        mc_chain_add_rdf_sample(b->chains[k]);
+        for (size_t bin = 0; bin < row; bin++)
+            b->chains[k]->rdf_counts[bin] += b->h_rdf[k * row + bin];
+        mc_chain_add_rdf_sample(b->chains[k], &p->species);
     }
     return MC_OK;
 }
 
-static int cu_widom_all(mc_backend *b, int insertions, long sample, double *sums, mc_err *err)
+static int cu_widom_all(mc_backend *b, int species, int insertions, long draw, double *sums,
+                        mc_err *err)
 {
-    return b->v.cells.m ? cu_widom_cells(&b->v, insertions, sample, sums, err)
-                        : cu_widom_chains(&b->v, insertions, sample, sums, err);
+    return b->v.cells.m ? cu_widom_cells(&b->v, insertions, draw, sums, err)
+                        : cu_widom_chains(&b->v, species, insertions, draw, sums, err);
 }
 
 static int cu_volume_energy_all(mc_backend *b, const double *scale, double *energy, mc_err *err)
@@ -182,10 +185,29 @@ static int cu_volume_apply(mc_backend *b, const double *scale, const double *ene
  * the whole GPU each through batched trials. */
 static int use_batched(const cu_view *v) { return v->nchains < v->sm_count && v->n >= 4 * v->batch_trials; }
 
+/* A mixture's pair constants, [a][b], in the kernel precision. */
+static int upload_pair_table(mc_backend *b, mc_err *err)
+{
+    const mc_species *sp = &b->plan->species;
+    int n = sp->n;
+    pair_params_f f[MC_MAX_SPECIES * MC_MAX_SPECIES];
+    pair_params d[MC_MAX_SPECIES * MC_MAX_SPECIES];
+    for (int a = 0; a < n; a++)
+        for (int c = 0; c < n; c++) {
+            d[a * n + c] = sp->pair[a][c];
+            f[a * n + c] = prec<float>::make(sp->pair[a][c]);
+        }
+    size_t bytes = (size_t)n * n * (b->v.single ? sizeof *f : sizeof *d);
+    CU_TRY(cudaMalloc(&b->v.pair_table, bytes), err);
+    CU_TRY(cudaMemcpy(b->v.pair_table, b->v.single ? (const void *)f : (const void *)d, bytes,
+                      cudaMemcpyHostToDevice), err);
+    return MC_OK;
+}
+
 static int allocate(mc_backend *b, mc_err *err)
 {
     cu_view *v = &b->v;
-    size_t C = (size_t)v->nchains, bins = (size_t)b->plan->rdf_bins;
+    size_t C = (size_t)v->nchains, bins = (size_t)b->plan->rdf_bins * v->rdf_pairs;
     b->mirror = (cu_chain_dev *)calloc(C, sizeof *b->mirror);
     b->h_rdf = (unsigned long long *)calloc(C * bins, sizeof *b->h_rdf);
     b->h_energy = (double *)calloc(C, sizeof(double));
@@ -202,6 +224,7 @@ static int allocate(mc_backend *b, mc_err *err)
     CU_TRY(cudaMalloc(&b->d_rdf, C * bins * sizeof *b->d_rdf), err);
     CU_TRY(cudaMallocHost(&v->partial_host, v->partial_len * sizeof(double)), err);
     CU_TRY(cudaMallocHost(&b->h_pos, pos_bytes(b)), err);
+    if (v->nspecies > 1) MC_TRY(upload_pair_table(b, err));
     if (b->plan->npt) CU_TRY(cudaMalloc(&b->d_scale, C * sizeof *b->d_scale), err);
     return MC_OK;
 }
@@ -228,8 +251,9 @@ static int setup(mc_backend *b, mc_err *err)
     }
     MC_TRY(upload_chains(b, err));
     MC_TRY(upload_positions(b, err));
-    /* npt keeps to the all-pairs paths: a volume move would invalidate the cell grid */
-    if (b->batched && !b->plan->npt)
+    /* npt and mixtures keep to the all-pairs paths: a volume move would invalidate the cell
+     * grid, and the cell kernels hold one set of pair constants */
+    if (b->batched && !b->plan->npt && b->plan->species.n == 1)
         MC_TRY(cu_cells_setup(v, b->h_pos, b->chains[0]->box_len, b->plan->cutoff, err));
     /* cell path: trials mostly far apart, so larger batches only amortise launches (measured) */
     if (v->cells.m && !getenv("MCENS_BATCH_TRIALS") && v->n >= 4 * CU_MAX_BATCH_TRIALS)
@@ -251,6 +275,9 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
     b->v.single = plan->precision == CFG_PRECISION_SINGLE;
     b->v.seed = plan->seed;
     b->v.pair = plan->pair;
+    b->v.nspecies = plan->species.n;
+    b->v.rdf_pairs = plan->species.npairs;
+    for (int a = 0; a <= MC_MAX_SPECIES; a++) b->v.species_first[a] = plan->species.first[a];
     if (setup(b, err) != MC_OK) {
         cu_destroy(b);
         return NULL;

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "mc_species.h"
 #include "pair.h"
 #include "mc_err.h"
 
@@ -35,7 +36,11 @@ enum { CU_MAX_BATCH_TRIALS = 1024 }; /* one block of kernel B holds a batch */
 typedef struct cu_view {
     int nchains, n, single;      /* single: float pair arithmetic, else double */
     uint64_t seed;
-    pair_params pair;              /* the kernels derive the float copy themselves */
+    pair_params pair;              /* a pure fluid's; the kernels derive the float copy themselves */
+    int nspecies;                  /* > 1: a mixture, with pair constants in pair_table */
+    int species_first[MC_MAX_SPECIES + 1];
+    void *pair_table;              /* device [nspecies][nspecies] params in the kernel precision */
+    int rdf_pairs;                 /* species pairs of the RDF histograms ([chain][pair][bin]) */
     cu_chain_dev *chains;        /* device [nchains] */
     void *pos;                   /* device [nchains][3][n] of float or double */
     double *partial;             /* device scratch for per-block partial sums */
@@ -64,9 +69,11 @@ int cu_measure_cells(const cu_view *v, double *energy, double *virial, unsigned 
                      int bins, double rdf_rmax, double rdf_dr, mc_err *err);
 size_t cu_cells_scratch(const cu_view *v);
 
-/* Widom insertion: per chain the sum of exp(-beta dU) over the sample's test positions, into host
- * sums[nchains]; the cell version serves the one chain of the cell path. */
-int cu_widom_chains(const cu_view *v, int insertions, long sample, double *sums, mc_err *err);
+/* Widom insertion: per chain the sum of exp(-beta dU) over the draw's test positions (test
+ * particles of `species`), into host sums[nchains]; the cell version serves the one chain of the
+ * cell path (pure fluids only). */
+int cu_widom_chains(const cu_view *v, int species, int insertions, long draw, double *sums,
+                    mc_err *err);
 int cu_widom_cells(const cu_view *v, int insertions, long sample, double *sums, mc_err *err);
 
 /* Full energy and virial of every chain into host arrays [nchains]; with rdf (device

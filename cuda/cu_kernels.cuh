@@ -3,6 +3,8 @@
 #ifndef CU_KERNELS_CUH
 #define CU_KERNELS_CUH
 
+#include "cu_backend.h"
+#include "mc_species.h"
 #include "pair.h"
 
 /* prec<real>: the pair and box functions of one precision, all from pair_fn.inc. */
@@ -48,6 +50,57 @@ __device__ __forceinline__ double cu_specialised(const P &p, F f)
 {
     if (p.morse_alpha == 0 && p.slope == 0) return f(cu_plain_lj(p));
     return f(p);
+}
+
+/* The pair constants a kernel needs: one set for a pure fluid, or, for a mixture, a device table
+ * per species pair with the species' index blocks (mc_species). Plain data, passed by value. */
+template <typename real> struct cu_pairs {
+    typedef typename prec<real>::params params;
+    params one;                    /* a pure fluid's constants (n == 1) */
+    int n;                         /* species */
+    int first[MC_MAX_SPECIES + 1]; /* species a holds particles first[a] .. first[a+1] - 1 */
+    const params *table;           /* device [n][n] (n > 1) */
+
+    __device__ int species_of(int i) const
+    {
+        int a = 0;
+        while (a + 1 < n && i >= first[a + 1]) a++;
+        return a;
+    }
+    __device__ params of(int a, int b) const { return n == 1 ? one : table[a * n + b]; }
+};
+
+/* The view's pair constants in the kernel precision (host side). */
+template <typename real>
+static inline cu_pairs<real> cu_pairs_of(const cu_view *v)
+{
+    cu_pairs<real> p;
+    p.one = prec<real>::make(v->pair);
+    p.n = v->nspecies;
+    for (int a = 0; a <= MC_MAX_SPECIES; a++) p.first[a] = v->species_first[a];
+    p.table = (const typename prec<real>::params *)v->pair_table;
+    return p;
+}
+
+/* Calls f(j_begin, j_end, params) for the part of the strided index run j = first, first +
+ * stride, ... < end that falls in each species block b (indices local: global = local + index0),
+ * with the constants of the pair (a, b); returns the sum of what f returns. A pure fluid makes one
+ * call with its constants. f's loop then keeps one set of constants, as in the pure case. The hot
+ * kernels are instantiated with MIX = false for pure fluids, which compiles the mixture code out
+ * (it cost 3-12% of cases 1 and 2 as a run-time branch, doc/performance.md version 8). */
+template <bool MIX, typename real, typename F>
+__device__ __forceinline__ double cu_by_species(const cu_pairs<real> &pr, int a, int first, int end,
+                                                int stride, int index0, F f)
+{
+    if (!MIX || pr.n == 1) return f(first, end, pr.one);
+    double total = 0.0;
+    for (int b = 0; b < pr.n; b++) {
+        int lo = max(pr.first[b] - index0, first), hi = min(pr.first[b + 1] - index0, end);
+        if (lo >= hi) continue;
+        int start = first + (lo - first + stride - 1) / stride * stride; /* first run index >= lo */
+        total += f(start, hi, pr.of(a, b));
+    }
+    return total;
 }
 
 /* Squared minimum-image distance between two points. */

@@ -21,28 +21,49 @@ __device__ inline real scaled(real x, double s, real scaled_box)
     return v >= scaled_box ? v - scaled_box : v;
 }
 
+/* mc_species_pair_index on the device: the unordered pair {a, b} of n species. */
+__device__ inline int pair_index(int a, int b, int n)
+{
+    if (a > b) {
+        int t = a;
+        a = b;
+        b = t;
+    }
+    return a * n - a * (a - 1) / 2 + (b - a);
+}
+
 /* With scale (npt trial volumes, device [nchains]), chain c is measured with its box and
  * positions scaled by scale[c], and chains with scale 1 are skipped (their partials are 0). */
 template <typename real>
 __global__ void __launch_bounds__(MEASURE_THREADS)
-    measure_kernel(const cu_chain_dev *chains, const real *pos, int n,
-                   typename prec<real>::params lj, double *partial, unsigned long long *rdf,
-                   int bins, double rdf_rmax2, double rdf_dr, const double *scale)
+    measure_kernel(const cu_chain_dev *chains, const real *pos, int n, cu_pairs<real> pr,
+                   int npairs, double *partial, unsigned long long *rdf, int bins,
+                   double rdf_rmax2, double rdf_dr, const double *scale)
 {
+    typedef typename prec<real>::params params;
     __shared__ double red[2][32];
     const int c = blockIdx.y, nb = gridDim.x;
     const double s = scale ? scale[c] : 1.0;
     const real box = (real)(chains[c].box * s), half = (real)(0.5 * (chains[c].box * s));
     const real *x = pos + (size_t)c * 3 * n, *y = x + n, *z = y + n;
-    unsigned long long *hist = rdf ? rdf + (size_t)c * bins : 0;
+    unsigned long long *hist = rdf ? rdf + (size_t)c * npairs * bins : 0;
     double e = 0.0, w = 0.0;
     for (int i = blockIdx.x; i < n && !(scale && s == 1.0); i += nb) {
         real xi = scaled(x[i], s, box), yi = scaled(y[i], s, box), zi = scaled(z[i], s, box);
-        for (int j = i + 1 + threadIdx.x; j < n; j += blockDim.x) {
-            real xj = scaled(x[j], s, box), yj = scaled(y[j], s, box), zj = scaled(z[j], s, box);
-            cu_measure_pair(cu_dist2(xi, yi, zi, xj, yj, zj, box, half), lj, &e, &w, hist, bins,
-                            rdf_rmax2, rdf_dr);
-        }
+        int a = pr.species_of(i);
+        /* species block by block in increasing j: the same summation order as one loop */
+        cu_by_species<true>(pr, a, i + 1 + (int)threadIdx.x, n, (int)blockDim.x, 0,
+                      [&](int j0, int j1, const params &p) {
+                          int b = pr.species_of(j0);
+                          unsigned long long *h = hist ? hist + (size_t)pair_index(a, b, pr.n) * bins : 0;
+                          for (int j = j0; j < j1; j += blockDim.x) {
+                              real xj = scaled(x[j], s, box), yj = scaled(y[j], s, box),
+                                   zj = scaled(z[j], s, box);
+                              cu_measure_pair(cu_dist2(xi, yi, zi, xj, yj, zj, box, half), p, &e, &w,
+                                              h, bins, rdf_rmax2, rdf_dr);
+                          }
+                          return 0.0;
+                      });
     }
     double etot = cu_block_sum(e, red[0]);
     double wtot = cu_block_sum(w, red[1]);
@@ -69,8 +90,8 @@ static int launch_measure(const cu_view *v, int nb, unsigned long long *rdf, int
 {
     dim3 grid(nb, v->nchains);
     measure_kernel<real><<<grid, MEASURE_THREADS>>>(v->chains, (const real *)v->pos, v->n,
-                                                    prec<real>::make(v->pair), v->partial, rdf, bins,
-                                                    rdf_rmax * rdf_rmax, rdf_dr, scale);
+                                                    cu_pairs_of<real>(v), v->rdf_pairs, v->partial,
+                                                    rdf, bins, rdf_rmax * rdf_rmax, rdf_dr, scale);
     CU_LAUNCHED(err);
     return MC_OK;
 }
@@ -138,9 +159,10 @@ int cu_volume_scale(const cu_view *v, const double *scale, mc_err *err)
  * in insertion order. */
 template <typename real>
 __global__ void __launch_bounds__(MEASURE_THREADS)
-    widom_kernel(const cu_chain_dev *chains, const real *pos, int n, typename prec<real>::params lj,
+    widom_kernel(const cu_chain_dev *chains, const real *pos, int n, cu_pairs<real> pr, int species,
                  unsigned long long seed, int insertions, unsigned long long sample, double *out)
 {
+    typedef typename prec<real>::params params;
     __shared__ double red[2][32];
     const cu_chain_dev *cd = &chains[blockIdx.x];
     const real box = (real)cd->box, half = (real)cd->half_box;
@@ -149,26 +171,32 @@ __global__ void __launch_bounds__(MEASURE_THREADS)
     for (int i = 0; i < insertions; i++) {
         double px, py, pz;
         mc_widom_position(seed, cd->id, sample, (uint32_t)insertions, (uint32_t)i, cd->box, &px, &py, &pz);
-        double part = 0.0;
-        for (int j = threadIdx.x; j < n; j += blockDim.x)
-            part += (double)prec<real>::energy(
-                cu_dist2((real)px, (real)py, (real)pz, x[j], y[j], z[j], box, half), lj);
+        double part = cu_by_species<true>(pr, species, (int)threadIdx.x, n, (int)blockDim.x, 0,
+                                    [&](int j0, int j1, const params &p) {
+                                        double u = 0.0;
+                                        for (int j = j0; j < j1; j += blockDim.x)
+                                            u += (double)prec<real>::energy(
+                                                cu_dist2((real)px, (real)py, (real)pz, x[j], y[j],
+                                                         z[j], box, half), p);
+                                        return u;
+                                    });
         double dU = cu_block_sum(part, red[i & 1]);
         if (threadIdx.x == 0) sum += exp(-cd->beta * dU);
     }
     if (threadIdx.x == 0) out[blockIdx.x] = sum;
 }
 
-int cu_widom_chains(const cu_view *v, int insertions, long sample, double *sums, mc_err *err)
+int cu_widom_chains(const cu_view *v, int species, int insertions, long draw, double *sums,
+                    mc_err *err)
 {
     if (v->single)
         widom_kernel<float><<<v->nchains, MEASURE_THREADS>>>(v->chains, (const float *)v->pos, v->n,
-                                                              prec<float>::make(v->pair), v->seed,
-                                                              insertions, sample, v->partial);
+                                                              cu_pairs_of<float>(v), species, v->seed,
+                                                              insertions, draw, v->partial);
     else
         widom_kernel<double><<<v->nchains, MEASURE_THREADS>>>(v->chains, (const double *)v->pos,
-                                                               v->n, prec<double>::make(v->pair),
-                                                               v->seed, insertions, sample, v->partial);
+                                                               v->n, cu_pairs_of<double>(v), species,
+                                                               v->seed, insertions, draw, v->partial);
     CU_LAUNCHED(err);
     CU_TRY(cudaMemcpy(sums, v->partial, v->nchains * sizeof *sums, cudaMemcpyDeviceToHost), err);
     return MC_OK;

@@ -15,20 +15,26 @@ enum { CHAIN_THREADS_MAX = 256, DRAW_AHEAD = 32 };
 
 /* Energy change of moving particle i from o to nw, summed over j = first, first + stride, ... < end
  * (j != i). Each pair energy is rounded once in `real` and added in double, new and old apart, so
- * that the running energy and a full recomputation add exactly the same pair terms. */
-template <typename real>
+ * that the running energy and a full recomputation add exactly the same pair terms. Indices are
+ * local to x, y, z; index0 is the global index of local 0 (a staged chunk), which fixes species. */
+template <bool MIX, typename real>
 __device__ double move_energy_part(const real *x, const real *y, const real *z, int first, int end,
                                    int stride, int i, real ox, real oy, real oz, real nx, real ny,
-                                   real nz, real box, real half, const typename prec<real>::params &lj)
+                                   real nz, real box, real half, const cu_pairs<real> &pr,
+                                   int index0 = 0)
 {
-    return cu_specialised(lj, [&](const typename prec<real>::params &pp) {
-        double e_new = 0.0, e_old = 0.0;
-        for (int j = first; j < end; j += stride) {
-            if (j == i) continue;
-            e_old += (double)prec<real>::energy(cu_dist2(ox, oy, oz, x[j], y[j], z[j], box, half), pp);
-            e_new += (double)prec<real>::energy(cu_dist2(nx, ny, nz, x[j], y[j], z[j], box, half), pp);
-        }
-        return e_new - e_old;
+    typedef typename prec<real>::params params;
+    int a = MIX ? pr.species_of(i + index0) : 0;
+    return cu_by_species<MIX>(pr, a, first, end, stride, index0, [&](int j0, int j1, const params &p) {
+        return cu_specialised(p, [&](const params &pp) {
+            double e_new = 0.0, e_old = 0.0;
+            for (int j = j0; j < j1; j += stride) {
+                if (j == i) continue;
+                e_old += (double)prec<real>::energy(cu_dist2(ox, oy, oz, x[j], y[j], z[j], box, half), pp);
+                e_new += (double)prec<real>::energy(cu_dist2(nx, ny, nz, x[j], y[j], z[j], box, half), pp);
+            }
+            return e_new - e_old;
+        });
     });
 }
 
@@ -51,10 +57,10 @@ typedef struct draws {
 
 /* One block per chain. Per move: every thread sums its share of the pair terms; thread 0 adds the
  * warp sums in a fixed order, applies the Metropolis test and moves the particle. */
-template <typename real>
+template <typename real, bool MIX>
 __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
-    sweep_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves,
-                        typename prec<real>::params lj, unsigned long long seed, int staged)
+    sweep_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves, cu_pairs<real> lj,
+                        unsigned long long seed, int staged)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ double warp_sum[32];
@@ -90,7 +96,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         int i = (int)t.particle;
         real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
         trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
-        double part = move_energy_part(x, y, z, (int)threadIdx.x, n, (int)blockDim.x, i, ox, oy,
+        double part = move_energy_part<MIX>(x, y, z, (int)threadIdx.x, n, (int)blockDim.x, i, ox, oy,
                                        oz, nx, ny, nz, box, half, lj);
         for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
         if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x >> 5] = part;
@@ -123,7 +129,8 @@ static int chain_threads(int n)
     return t < 32 ? 32 : t > CHAIN_THREADS_MAX ? CHAIN_THREADS_MAX : t;
 }
 
-template <typename real> static int launch_chains(const cu_view *v, long long moves, mc_err *err)
+template <typename real, bool MIX>
+static int launch_chains(const cu_view *v, long long moves, mc_err *err)
 {
     size_t bytes = 3 * (size_t)v->n * sizeof(real);
     int max_optin = 0, dev;
@@ -132,27 +139,31 @@ template <typename real> static int launch_chains(const cu_view *v, long long mo
     /* staging pays only while several blocks still fit on an SM; else read from L1/L2 */
     int staged = bytes <= 64 * 1024 && bytes + sizeof(draws) + 1024 <= (size_t)max_optin;
     if (staged && bytes > 48 * 1024 - sizeof(draws) - 512)
-        CU_TRY(cudaFuncSetAttribute(sweep_chains_kernel<real>,
+        CU_TRY(cudaFuncSetAttribute(sweep_chains_kernel<real, MIX>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), err);
-    sweep_chains_kernel<real><<<v->nchains, chain_threads(v->n), staged ? bytes : 0>>>(
-        v->chains, (real *)v->pos, v->n, moves, prec<real>::make(v->pair), v->seed, staged);
+    sweep_chains_kernel<real, MIX><<<v->nchains, chain_threads(v->n), staged ? bytes : 0>>>(
+        v->chains, (real *)v->pos, v->n, moves, cu_pairs_of<real>(v), v->seed, staged);
     CU_LAUNCHED(err);
     return MC_OK;
 }
 
 int cu_sweep_chains(const cu_view *v, long long moves, mc_err *err)
 {
-    return v->single ? launch_chains<float>(v, moves, err) : launch_chains<double>(v, moves, err);
+    if (v->nspecies > 1)
+        return v->single ? launch_chains<float, true>(v, moves, err)
+                         : launch_chains<double, true>(v, moves, err);
+    return v->single ? launch_chains<float, false>(v, moves, err)
+                     : launch_chains<double, false>(v, moves, err);
 }
 
 /* ---- batched path ---------------------------------------------------------------------------- */
 
 /* Kernel A: block b stages particles [b chunk, (b + 1) chunk) in shared memory; thread k sums the
  * energy change of trial k (step0 + k) over them against the batch-start configuration. */
-template <typename real>
-__global__ void batch_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
-                                    int chunk, typename prec<real>::params lj,
-                                    unsigned long long seed, double *partial)
+template <typename real, bool MIX>
+__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
+                                    int chunk, cu_pairs<real> lj, unsigned long long seed,
+                                    double *partial)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     real *sx = (real *)smem, *sy = sx + chunk, *sz = sy + chunk;
@@ -173,15 +184,15 @@ __global__ void batch_trials_kernel(const cu_chain_dev *cd, const real *pos, int
     trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
     /* all threads read the same staged particle at once: a shared-memory broadcast */
     partial[(size_t)blockIdx.x * blockDim.x + k] =
-        move_energy_part(sx, sy, sz, 0, len, 1, i - j0, ox, oy, oz, nx, ny, nz, box, half, lj);
+        move_energy_part<MIX>(sx, sy, sz, 0, len, 1, i - j0, ox, oy, oz, nx, ny, nz, box, half, lj, j0);
 }
 
 /* Kernel B: one block, thread k owns trial k. Step s: thread s decides trial s from its corrected
  * energy change (or, if its particle already moved in this batch, the block recomputes it in full
  * against the current positions); then every later trial adds the pair terms of an accepted s. */
-template <typename real>
-__global__ void __launch_bounds__(1024) batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, int nblocks,
-                                    typename prec<real>::params lj, unsigned long long seed,
+template <typename real, bool MIX>
+__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, int nblocks,
+                                    cu_pairs<real> lj, unsigned long long seed,
                                     const double *partial)
 {
     extern __shared__ __align__(16) unsigned char smem[];
@@ -239,7 +250,7 @@ __global__ void __launch_bounds__(1024) batch_accept_kernel(cu_chain_dev *cd, re
             mc_trial t = mc_trial_draw(seed, id, step0 + s, (uint32_t)n, max_disp);
             real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
             trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
-            double part = move_energy_part(x, y, z, k, n, K, i, ox, oy, oz, nx, ny, nz, box, half, lj);
+            double part = move_energy_part<MIX>(x, y, z, k, n, K, i, ox, oy, oz, nx, ny, nz, box, half, lj);
             double full_dE = cu_block_sum(part, red[s & 1]);
             if (k == s) {
                 sa[3 * s] = ox, sa[3 * s + 1] = oy, sa[3 * s + 2] = oz;
@@ -255,7 +266,8 @@ __global__ void __launch_bounds__(1024) batch_accept_kernel(cu_chain_dev *cd, re
         }
         if (sacc[s] && k > s && k < trials && sp[k] != sp[s])
             dE += cu_pair_correction(sa[3 * k], sa[3 * k + 1], sa[3 * k + 2], sb[3 * k], sb[3 * k + 1],
-                                     sb[3 * k + 2], sa + 3 * s, sb + 3 * s, box, half, lj);
+                                     sb[3 * k + 2], sa + 3 * s, sb + 3 * s, box, half,
+                                     MIX ? lj.of(lj.species_of(sp[k]), lj.species_of(sp[s])) : lj.one);
     }
     __syncthreads();
     if (k == 0) {
@@ -278,24 +290,25 @@ size_t cu_batched_scratch(const cu_view *v)
     return (size_t)((v->n + chunk - 1) / chunk) * v->batch_trials;
 }
 
-template <typename real> static int launch_batched(const cu_view *v, long long moves, mc_err *err)
+template <typename real, bool MIX>
+static int launch_batched(const cu_view *v, long long moves, mc_err *err)
 {
     const int K = v->batch_trials, chunk = batch_chunk(v), nblocks = (v->n + chunk - 1) / chunk;
     size_t smem_a = 3 * (size_t)chunk * sizeof(real);
     size_t smem_b = 6 * (size_t)K * sizeof(real) + 2 * (size_t)K * sizeof(int) + K;
-    typename prec<real>::params lj = prec<real>::make(v->pair);
+    cu_pairs<real> lj = cu_pairs_of<real>(v);
     if (smem_b > 48 * 1024)
-        CU_TRY(cudaFuncSetAttribute(batch_accept_kernel<real>,
+        CU_TRY(cudaFuncSetAttribute(batch_accept_kernel<real, MIX>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b), err);
     for (int c = 0; c < v->nchains; c++) {
         real *pos = (real *)v->pos + (size_t)c * 3 * v->n;
         for (long long done = 0; done < moves; done += K) {
             int trials = (int)(moves - done < K ? moves - done : K);
-            batch_trials_kernel<real><<<nblocks, K, smem_a>>>(&v->chains[c], pos, v->n, trials,
-                                                              chunk, lj, v->seed, v->partial);
+            batch_trials_kernel<real, MIX><<<nblocks, K, smem_a>>>(&v->chains[c], pos, v->n, trials,
+                                                                   chunk, lj, v->seed, v->partial);
             CU_LAUNCHED(err);
-            batch_accept_kernel<real><<<1, K, smem_b>>>(&v->chains[c], pos, v->n, trials, nblocks,
-                                                        lj, v->seed, v->partial);
+            batch_accept_kernel<real, MIX><<<1, K, smem_b>>>(&v->chains[c], pos, v->n, trials,
+                                                             nblocks, lj, v->seed, v->partial);
             CU_LAUNCHED(err);
         }
     }
@@ -304,5 +317,9 @@ template <typename real> static int launch_batched(const cu_view *v, long long m
 
 int cu_sweep_batched(const cu_view *v, long long moves, mc_err *err)
 {
-    return v->single ? launch_batched<float>(v, moves, err) : launch_batched<double>(v, moves, err);
+    if (v->nspecies > 1)
+        return v->single ? launch_batched<float, true>(v, moves, err)
+                         : launch_batched<double, true>(v, moves, err);
+    return v->single ? launch_batched<float, false>(v, moves, err)
+                     : launch_batched<double, false>(v, moves, err);
 }

@@ -203,7 +203,8 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
     size_t ns = (size_t)plan->nsamples, npos = (size_t)plan->n * 3;
     double *e = malloc((size_t)nl * ns * sizeof *e), *p = malloc((size_t)nl * ns * sizeof *p);
     double *pos = malloc((size_t)nl * npos * sizeof *pos);
-    double *w = plan->widom_insertions ? malloc((size_t)nl * ns * sizeof *w) : NULL;
+    size_t M = (size_t)plan->species.n;
+    double *w = plan->widom_insertions ? malloc((size_t)nl * M * ns * sizeof *w) : NULL;
     double *rho = plan->npt ? malloc((size_t)nl * ns * sizeof *rho) : NULL;
     double *h = plan->npt ? malloc((size_t)nl * ns * sizeof *h) : NULL;
     double *box = malloc((size_t)nl * sizeof *box);
@@ -215,7 +216,7 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
         const mc_chain *c = mc_run_chain(run, k);
         memcpy(e + k * ns, c->energy, ns * sizeof *e);
         for (size_t i = 0; i < ns; i++) p[k * ns + i] = c->pressure[i] * plan->units.pressure_factor;
-        if (w) memcpy(w + k * ns, c->widom, ns * sizeof *w);
+        if (w) memcpy(w + k * M * ns, c->widom, M * ns * sizeof *w);
         if (rho) memcpy(rho + k * ns, c->density, ns * sizeof *rho);
         if (h) memcpy(h + k * ns, c->enthalpy, ns * sizeof *h);
         box[k] = c->box_len;
@@ -228,7 +229,7 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
         rep[k] = c->id % plan->replicas;
     }
     hsize_t C = (hsize_t)plan->nchains, r0 = (hsize_t)first_chain, n = (hsize_t)nl;
-    hsize_t d1[1] = {C}, d2[2] = {C, ns}, d3[3] = {C, (hsize_t)plan->n, 3};
+    hsize_t d1[1] = {C}, d2[2] = {C, ns}, d3[3] = {C, (hsize_t)plan->n, 3}, dw[3] = {C, M, ns};
     if (rc == MC_OK)
         rc = write_rows(f, g, "statepoint", H5T_NATIVE_INT, 1, d1, r0, n, sp, "1",
                         "index into /statepoints of each chain", err);
@@ -250,8 +251,8 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
         rc = write_rows(f, g, "box_length", H5T_NATIVE_DOUBLE, 1, d1, r0, n, box, plan->units.length,
                         "cubic box edge at the end of the run (final_positions lie in [0, box))", err);
     if (rc == MC_OK && w)
-        rc = write_rows(f, g, "widom_boltzmann", H5T_NATIVE_DOUBLE, 2, d2, r0, n, w, "1",
-                        "mean exp(-beta dU) of the test particles of each sample", err);
+        rc = write_rows(f, g, "widom_boltzmann", H5T_NATIVE_DOUBLE, 3, dw, r0, n, w, "1",
+                        "mean exp(-beta dU) of each sample's test particles of each species", err);
     if (rc == MC_OK && rho)
         rc = write_rows(f, g, "density", H5T_NATIVE_DOUBLE, 2, d2, r0, n, rho, plan->units.density,
                         "number density N/V at each sample (npt)", err);
@@ -290,16 +291,19 @@ static int write_chains(h5out *f, const mc_plan *plan, const mc_run *run, int fi
     return rc;
 }
 
-/* /results/NAME/{mean, stderr, n_independent, statistical_inefficiency} from estimates [S]. */
-/* scale multiplies mean and stderr (unit conversion); the sample counts are as they are. */
-static int write_estimates(h5out *f, hid_t results, const char *name, const mc_estimate *est,
-                           int S, double scale, const char *unit, const char *what, mc_err *err)
+/* /results/NAME/{mean, stderr, n_independent, statistical_inefficiency} from estimates [S], or
+ * [S][m] when m > 0 (one per species). scale multiplies mean and stderr (unit conversion); the
+ * sample counts are as they are. */
+static int write_estimates_m(h5out *f, hid_t results, const char *name, const mc_estimate *est,
+                             int S, int m, double scale, const char *unit, const char *what,
+                             mc_err *err)
 {
     hid_t g = make_group(results, name);
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /results/%s", name);
-    double *col = malloc((size_t)S * sizeof *col);
+    size_t len = (size_t)S * (m > 0 ? m : 1);
+    double *col = malloc(len * sizeof *col);
     int rc = col ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
-    hsize_t dims[1] = {(hsize_t)S};
+    hsize_t dims[2] = {(hsize_t)S, (hsize_t)m};
     char desc[256];
     const struct {
         const char *name, *unit, *desc;
@@ -316,12 +320,78 @@ static int write_estimates(h5out *f, hid_t results, const char *name, const mc_e
          offsetof(mc_estimate, inefficiency), 1.0},
     };
     for (size_t c = 0; rc == MC_OK && c < sizeof cols / sizeof cols[0]; c++) {
-        for (int s = 0; s < S; s++)
+        for (size_t s = 0; s < len; s++)
             col[s] = cols[c].scale * *(const double *)((const char *)&est[s] + cols[c].offset);
         snprintf(desc, sizeof desc, cols[c].desc, what);
-        rc = write_whole(f, g, cols[c].name, H5T_NATIVE_DOUBLE, 1, dims, col, cols[c].unit, desc, err);
+        rc = write_whole(f, g, cols[c].name, H5T_NATIVE_DOUBLE, m > 0 ? 2 : 1, dims, col,
+                         cols[c].unit, desc, err);
     }
     free(col);
+    H5Gclose(g);
+    return rc;
+}
+
+enum { NAME_LEN = 64 }; /* fixed-length HDF5 strings for species and pair names */
+
+/* A [len] dataset of fixed-length strings, rank 0 writing. */
+static int write_names(h5out *f, hid_t loc, const char *name, const char (*names)[NAME_LEN],
+                       hsize_t len, const char *description, mc_err *err)
+{
+    hid_t type = H5Tcopy(H5T_C_S1);
+    if (type < 0 || H5Tset_size(type, NAME_LEN) < 0) {
+        H5Tclose(type);
+        MC_FAIL(err, MC_EHDF5, "cannot make a string type for %s", name);
+    }
+    hsize_t dims[1] = {len};
+    int rc = write_whole(f, loc, name, type, 1, dims, names, "1", description, err);
+    H5Tclose(type);
+    return rc;
+}
+
+static int write_estimates(h5out *f, hid_t results, const char *name, const mc_estimate *est,
+                           int S, double scale, const char *unit, const char *what, mc_err *err)
+{
+    return write_estimates_m(f, results, name, est, S, 0, scale, unit, what, err);
+}
+
+static int write_pair_names(h5out *f, hid_t rdf, const mc_species *sp, mc_err *err)
+{
+    char names[MC_MAX_PAIRS][NAME_LEN];
+    for (int k = 0; k < sp->npairs; k++) mc_species_pair_name(sp, k, names[k], NAME_LEN);
+    return write_names(f, rdf, "pairs", names, (hsize_t)sp->npairs,
+                       "species pair of each row of g and counts", err);
+}
+
+/* /species: names, counts, LJ parameters and masses, and the pair parameters after mixing. */
+static int write_species(h5out *f, const mc_plan *plan, mc_err *err)
+{
+    const mc_species *sp = &plan->species;
+    hid_t g = make_group(f->file, "species");
+    if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /species");
+    char names[MC_MAX_SPECIES][NAME_LEN];
+    double pair_sigma[MC_MAX_SPECIES * MC_MAX_SPECIES], pair_eps[MC_MAX_SPECIES * MC_MAX_SPECIES];
+    for (int a = 0; a < sp->n; a++) {
+        snprintf(names[a], NAME_LEN, "%s", sp->name[a]);
+        for (int b = 0; b < sp->n; b++) {
+            pair_sigma[a * sp->n + b] = sp->pair_sigma[a][b];
+            pair_eps[a * sp->n + b] = sp->pair_epsilon[a][b];
+        }
+    }
+    hsize_t d1[1] = {(hsize_t)sp->n}, d2[2] = {(hsize_t)sp->n, (hsize_t)sp->n};
+    const mc_units *u = &plan->units;
+    int rc = write_names(f, g, "name", names, d1[0], "species names (all: a pure fluid)", err);
+    if (rc == MC_OK)
+        rc = write_whole(f, g, "count", H5T_NATIVE_INT, 1, d1, sp->count, "1",
+                         "particles of each species per chain", err);
+    if (rc == MC_OK)
+        rc = write_whole(f, g, "mass", H5T_NATIVE_DOUBLE, 1, d1, sp->mass, u->real ? "g/mol" : "mass",
+                         "particle mass of each species", err);
+    if (rc == MC_OK)
+        rc = write_whole(f, g, "pair_sigma", H5T_NATIVE_DOUBLE, 2, d2, pair_sigma, u->length,
+                         "LJ sigma of each species pair (Lorentz rule or override)", err);
+    if (rc == MC_OK)
+        rc = write_whole(f, g, "pair_epsilon", H5T_NATIVE_DOUBLE, 2, d2, pair_eps, u->energy,
+                         "LJ epsilon of each species pair (Berthelot rule or override)", err);
     H5Gclose(g);
     return rc;
 }
@@ -341,7 +411,7 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
         rc = write_estimates(f, g, "acceptance", res->acceptance, S, 1.0, "1",
                              "translation acceptance ratio", err);
     if (rc == MC_OK && plan->widom_insertions)
-        rc = write_estimates(f, g, "mu_excess", res->mu_excess, S, 1.0, u->energy,
+        rc = write_estimates_m(f, g, "mu_excess", res->mu_excess, S, plan->species.n, 1.0, u->energy,
                              "excess chemical potential by Widom insertion, tail term included "
                              "when tails are on", err);
     if (rc == MC_OK)
@@ -365,16 +435,19 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
                              "volume-move acceptance ratio (npt)", err);
     hid_t rdf = rc == MC_OK ? make_group(g, "rdf") : H5I_INVALID_HID;
     if (rc == MC_OK && rdf < 0) rc = mc_err_set(err, MC_EHDF5, "cannot create /results/rdf");
-    hsize_t db[1] = {(hsize_t)plan->rdf_bins}, dsb[2] = {(hsize_t)S, (hsize_t)plan->rdf_bins};
+    hsize_t P = (hsize_t)plan->species.npairs;
+    hsize_t db[1] = {(hsize_t)plan->rdf_bins}, dsb[3] = {(hsize_t)S, P, (hsize_t)plan->rdf_bins};
     if (rc == MC_OK)
         rc = write_whole(f, rdf, "r", H5T_NATIVE_DOUBLE, 1, db, res->rdf_r, u->length,
                          "bin centres", err);
     if (rc == MC_OK)
-        rc = write_whole(f, rdf, "g", H5T_NATIVE_DOUBLE, 2, dsb, res->rdf_g, "1",
-                         "radial distribution function per state point, pooled over replicas", err);
+        rc = write_whole(f, rdf, "g", H5T_NATIVE_DOUBLE, 3, dsb, res->rdf_g, "1",
+                         "radial distribution function per state point and species pair (names in "
+                         "pairs), pooled over replicas", err);
     if (rc == MC_OK)
-        rc = write_whole(f, rdf, "counts", H5T_NATIVE_UINT64, 2, dsb, res->rdf_counts, "1",
+        rc = write_whole(f, rdf, "counts", H5T_NATIVE_UINT64, 3, dsb, res->rdf_counts, "1",
                          "pair counts per bin summed over samples and replicas", err);
+    if (rc == MC_OK) rc = write_pair_names(f, rdf, &plan->species, err);
     if (rdf >= 0) H5Gclose(rdf);
     H5Gclose(g);
     return rc;
@@ -385,6 +458,7 @@ int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_
 {
     int rc = write_parameters(f, info, err);
     if (rc == MC_OK) rc = write_statepoints(f, plan, err);
+    if (rc == MC_OK) rc = write_species(f, plan, err);
     if (rc == MC_OK) rc = write_chains(f, plan, run, first_chain, res, err);
     if (rc == MC_OK) rc = write_results(f, plan, res, err);
     return agree(f->comm, rc, err);

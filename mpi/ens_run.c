@@ -74,11 +74,11 @@ int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_res
     MC_TRY(gather_chain_block(l, res->chain_energy, sizeof *res->chain_energy, err));
     MC_TRY(gather_chain_block(l, res->chain_pressure, sizeof *res->chain_pressure, err));
     MC_TRY(gather_chain_block(l, res->chain_heat_capacity, sizeof *res->chain_heat_capacity, err));
-    MC_TRY(gather_chain_block(l, res->chain_widom, sizeof *res->chain_widom, err));
+    MC_TRY(gather_chain_block(l, res->chain_widom, res->nspecies * sizeof *res->chain_widom, err));
     MC_TRY(gather_chain_block(l, res->chain_acceptance, sizeof *res->chain_acceptance, err));
     MC_TRY(gather_chain_block(l, res->chain_max_displacement, sizeof *res->chain_max_displacement,
                               err));
-    MC_TRY(gather_chain_block(l, res->chain_rdf_norm, sizeof *res->chain_rdf_norm, err));
+    MC_TRY(gather_chain_block(l, res->chain_rdf_norm, res->npairs * sizeof *res->chain_rdf_norm, err));
     if (plan->npt) {
         MC_TRY(gather_chain_block(l, res->chain_density, sizeof *res->chain_density, err));
         MC_TRY(gather_chain_block(l, res->chain_enthalpy, sizeof *res->chain_enthalpy, err));
@@ -88,7 +88,7 @@ int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_res
                                   err));
     }
     /* integer counts: the sum is exact in any order */
-    int sb = plan->nstatepoints * plan->rdf_bins;
+    int sb = plan->nstatepoints * res->npairs * plan->rdf_bins;
     MC_TRY(ens_mpi_check(MPI_Allreduce(MPI_IN_PLACE, res->rdf_counts, sb, MPI_UINT64_T, MPI_SUM,
                                        l->comm), "MPI_Allreduce", err));
     mc_results_pool(res, plan);

@@ -98,6 +98,21 @@ static const cfg_key schema[] = {
      "npt: starting maximum change of ln V per volume move (one per sweep); adapted in equilibration", DIM_NONE},
     {"moves", "adapt_every", K_INT, OFF(moves.adapt_every_sweeps), "50", 1, 1e12, 0, NULL,
      "sweeps between step-size updates during equilibration", DIM_NONE},
+    {"mixture", "species", K_STRING, OFF(mixture.species), "", 0, 0, 0, NULL,
+     "names of 2 to 4 species, comma separated; each list below has one value per species; [system] n "
+     "becomes their total", DIM_NONE},
+    {"mixture", "counts", K_LIST, OFF(mixture.counts), "", 1, 1e8, 0, NULL,
+     "particles of each species", DIM_NONE},
+    {"mixture", "sigma", K_LIST, OFF(mixture.sigma), "", 0, 1e6, 1, NULL,
+     "LJ sigma of each species (replaces [potential] sigma)", DIM_NONE},
+    {"mixture", "epsilon", K_LIST, OFF(mixture.epsilon), "", 0, 1e6, 0, NULL,
+     "LJ epsilon of each species (replaces [potential] epsilon)", DIM_NONE},
+    {"mixture", "mass", K_LIST, OFF(mixture.mass), "", 0, 1e9, 1, NULL,
+     "mass of each species (g/mol in real units); default [system] mass", DIM_NONE},
+    {"mixture", "pair_sigma", K_STRING, OFF(mixture.pair_sigma), "", 0, 0, 0, NULL,
+     "overrides of the Lorentz rule (s_a + s_b)/2, as A-B:value, comma separated", DIM_NONE},
+    {"mixture", "pair_epsilon", K_STRING, OFF(mixture.pair_epsilon), "", 0, 0, 0, NULL,
+     "overrides of the Berthelot rule sqrt(e_a e_b), as A-B:value, comma separated", DIM_NONE},
     {"rdf", "bins", K_INT, OFF(rdf.bins), "200", 1, 1e7, 0, NULL, "RDF histogram bins", DIM_NONE},
     {"rdf", "rmax", K_REAL, OFF(rdf.rmax), "0", 0, 1e6, 0, NULL,
      "RDF range; 0 means half the smallest box edge (npt: 0.4 of the smallest starting box)", DIM_LENGTH},
@@ -342,8 +357,8 @@ static int check_section_header(parse_ctx *ctx, const char *text)
     if (!end) return 1; /* libinih reports the malformed line */
     if (section_known(text + 1, (size_t)(end - text - 1))) return 1;
     mc_err_set(ctx->err, MC_EINVAL,
-               "%s:%d: unknown section [%.*s] (expected run, system, potential, ensemble, moves "
-               "or rdf)", ctx->c->filename, ctx->line, (int)(end - text - 1), text + 1);
+               "%s:%d: unknown section [%.*s] (expected run, system, potential, ensemble, mixture, "
+               "moves or rdf)", ctx->c->filename, ctx->line, (int)(end - text - 1), text + 1);
     return 0;
 }
 
@@ -468,9 +483,37 @@ static int check_morse(const cfg *c, mc_err *err)
     return MC_OK;
 }
 
+/* [mixture]: all or nothing; per-species LJ parameters replace the [potential] ones. The lists
+ * themselves are checked against the species names by mc_species_build. */
+static int check_mixture(const cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    static const char *keys[] = {"counts", "sigma", "epsilon", "mass", "pair_sigma", "pair_epsilon"};
+    if (!c->mixture.species) {
+        for (int i = 0; i < 6; i++)
+            if (cfg_line(c, "mixture", keys[i]))
+                MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] %s: expected [mixture] species as well",
+                        f, cfg_line(c, "mixture", keys[i]), keys[i]);
+        return MC_OK;
+    }
+    for (int i = 0; i < 3; i++)
+        if (!cfg_line(c, "mixture", keys[i]))
+            MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [mixture]", f, keys[i]);
+    static const char *pure[] = {"sigma", "epsilon", "epsilon_k", "rmin", "preset"};
+    for (int i = 0; i < 5; i++)
+        if (cfg_line(c, "potential", pure[i]))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] %s: a mixture takes its parameters per species "
+                    "in [mixture]", f, cfg_line(c, "potential", pure[i]), pure[i]);
+    if (c->potential.type != CFG_POTENTIAL_LJ)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] type: mixtures are Lennard-Jones (expected lj)", f,
+                cfg_line(c, "potential", "type"));
+    return MC_OK;
+}
+
 /* Keys that constrain each other in [potential]. */
 static int check_potential(cfg *c, mc_err *err)
 {
+    MC_TRY(check_mixture(c, err));
     MC_TRY(check_morse(c, err));
     MC_TRY(check_units(c, err));
     if (c->potential.rmin > 0) {
@@ -611,7 +654,7 @@ static void print_value(const cfg_key *k, const cfg *c, FILE *f)
         /* fall through */
     case K_REAL: print_real(*(const double *)field, f); break;
     case K_BOOL: fprintf(f, "%s", *(const int *)field ? "yes" : "no"); break;
-    case K_STRING: fprintf(f, "%s", *(char *const *)field); break;
+    case K_STRING: fprintf(f, "%s", *(char *const *)field ? *(char *const *)field : ""); break;
     case K_CHOICE: {
         const char *p = k->choices;
         for (int i = *(const int *)field; i > 0; i--) p = strchr(p, '|') + 1;

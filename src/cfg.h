@@ -75,6 +75,11 @@ typedef struct cfg {
         double max_volume_step;  /* npt: starting max |ln V' - ln V|; adapted in equilibration */
         long adapt_every_sweeps;
     } moves;
+    struct {               /* empty (species NULL) for a pure fluid */
+        char *species;     /* "A, B": names as given */
+        cfg_list counts, sigma, epsilon, mass;
+        char *pair_sigma, *pair_epsilon; /* "A-B:value, ..." overrides of the mixing rules */
+    } mixture;
     struct {
         long bins;
         double rmax; /* 0: half the smallest box edge */

@@ -52,8 +52,8 @@ static double energy_range(const mc_chain *c, const pair_params *pp, int j0, int
     return energy_loop(c, &plain, j0, j1, px, py, pz);
 }
 
-static double energy_cells(const mc_chain *c, const cpu_cells *g, const pair_params *lj, int skip,
-                           double px, double py, double pz)
+static double energy_cells(const mc_chain *c, const cpu_cells *g, const mc_species *sp, int a,
+                           int skip, double px, double py, double pz)
 {
     int around[27];
     cpu_cells_neighbours(g, cpu_cells_index(g, px, py, pz), around);
@@ -64,17 +64,28 @@ static double energy_cells(const mc_chain *c, const cpu_cells *g, const pair_par
             double dx = mc_min_image(px - c->x[j], c->box_len, c->half_box);
             double dy = mc_min_image(py - c->y[j], c->box_len, c->half_box);
             double dz = mc_min_image(pz - c->z[j], c->box_len, c->half_box);
-            u += pair_energy(dx * dx + dy * dy + dz * dz, lj);
+            u += pair_energy(dx * dx + dy * dy + dz * dz, &sp->pair[a][mc_species_of(sp, j)]);
         }
     return u;
 }
 
-/* Energy of particle i placed at p with every other particle. */
-static double particle_energy(const mc_chain *c, const cpu_cells *g, const pair_params *lj, int i,
-                              double px, double py, double pz)
+/* Energy of particle i (skip = i; -1 for a test particle) of species a placed at p with every
+ * other particle: species block by species block, each with its own pair constants. */
+static double particle_energy(const mc_chain *c, const cpu_cells *g, const mc_species *sp, int a,
+                              int skip, double px, double py, double pz)
 {
-    if (g->ncell) return energy_cells(c, g, lj, i, px, py, pz);
-    return energy_range(c, lj, 0, i, px, py, pz) + energy_range(c, lj, i + 1, c->n, px, py, pz);
+    if (g->ncell) return energy_cells(c, g, sp, a, skip, px, py, pz);
+    double u = 0.0;
+    for (int b = 0; b < sp->n; b++) {
+        int j0 = sp->first[b], j1 = sp->first[b + 1];
+        if (skip >= j0 && skip < j1) {
+            u += energy_range(c, &sp->pair[a][b], j0, skip, px, py, pz) +
+                 energy_range(c, &sp->pair[a][b], skip + 1, j1, px, py, pz);
+        } else {
+            u += energy_range(c, &sp->pair[a][b], j0, j1, px, py, pz);
+        }
+    }
+    return u;
 }
 
 static void attempt_move(const mc_plan *plan, mc_chain *c, cpu_cells *g)
@@ -86,8 +97,10 @@ static void attempt_move(const mc_plan *plan, mc_chain *c, cpu_cells *g)
     double nx = mc_wrap(c->x[i] + t.dx, c->box_len);
     double ny = mc_wrap(c->y[i] + t.dy, c->box_len);
     double nz = mc_wrap(c->z[i] + t.dz, c->box_len);
-    double dE = particle_energy(c, g, &plan->pair, i, nx, ny, nz) -
-                particle_energy(c, g, &plan->pair, i, c->x[i], c->y[i], c->z[i]);
+    const mc_species *sp = &plan->species;
+    int a = mc_species_of(sp, i);
+    double dE = particle_energy(c, g, sp, a, i, nx, ny, nz) -
+                particle_energy(c, g, sp, a, i, c->x[i], c->y[i], c->z[i]);
     if (!mc_metropolis_accept(dE, c->beta, plan->seed, (uint32_t)c->id, step)) return;
     c->x[i] = nx;
     c->y[i] = ny;
@@ -121,12 +134,15 @@ static void add_pair(const mc_plan *plan, mc_chain *c, int i, int j, enum pair_t
     double dy = mc_min_image(c->y[i] - c->y[j], c->box_len, c->half_box);
     double dz = mc_min_image(c->z[i] - c->z[j], c->box_len, c->half_box);
     double r2 = dx * dx + dy * dy + dz * dz;
+    const mc_species *sp = &plan->species;
+    int a = mc_species_of(sp, i), b = mc_species_of(sp, j);
     if (task == PAIR_ENERGY) {
-        s->energy += pair_energy(r2, &plan->pair);
-        s->virial += pair_virial(r2, &plan->pair);
+        s->energy += pair_energy(r2, &sp->pair[a][b]);
+        s->virial += pair_virial(r2, &sp->pair[a][b]);
     } else if (r2 < plan->rdf_rmax * plan->rdf_rmax) {
         int bin = (int)(sqrt(r2) / plan->rdf_dr);
-        if (bin < plan->rdf_bins) c->rdf_counts[bin]++;
+        if (bin < plan->rdf_bins)
+            c->rdf_counts[(size_t)mc_species_pair_index(sp, a, b) * plan->rdf_bins + bin]++;
     }
 }
 
@@ -166,22 +182,24 @@ static int cpu_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *
         out[k].virial_pair = s.virial;
         out[k].energy_pair_running = c->energy_pair;
         c->energy_pair = s.energy; /* restart the running sum from the exact value */
-        if (add_rdf) mc_chain_add_rdf_sample(c);
+        if (add_rdf) mc_chain_add_rdf_sample(c, &b->plan->species);
     }
     return MC_OK;
 }
 
-static int cpu_widom(mc_backend *b, int insertions, long sample, double *boltzmann_sum, mc_err *err)
+static int cpu_widom(mc_backend *b, int species, int insertions, long draw, double *boltzmann_sum,
+                     mc_err *err)
 {
     (void)err;
     for (int k = 0; k < b->nchains; k++) {
         const mc_chain *c = b->chains[k];
         double sum = 0.0, x, y, z;
         for (int i = 0; i < insertions; i++) {
-            mc_widom_position(b->plan->seed, (uint32_t)c->id, (uint64_t)sample, (uint32_t)insertions,
+            mc_widom_position(b->plan->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions,
                               (uint32_t)i, c->box_len, &x, &y, &z);
             /* skip = -1: the test particle is none of the n */
-            sum += exp(-c->beta * particle_energy(c, &b->scratch[k].move_cells, &b->plan->pair, -1, x, y, z));
+            sum += exp(-c->beta * particle_energy(c, &b->scratch[k].move_cells, &b->plan->species,
+                                                  species, -1, x, y, z));
         }
         boltzmann_sum[k] = sum;
     }

@@ -32,9 +32,11 @@ typedef struct mc_backend_ops {
      * energy to it, and when add_rdf add one sample's pair counts to chain->rdf_counts. */
     int (*measure)(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err);
     /* Widom test-particle insertion: for every chain, the sum over `insertions` trial positions
-     * (mc_widom_position of sample `sample`) of exp(-beta dU), dU the test particle's energy with
-     * all particles; summed in insertion order. */
-    int (*widom)(mc_backend *b, int insertions, long sample, double *boltzmann_sum, mc_err *err);
+     * (mc_widom_position of draw `draw`; the run driver takes sample * species + species index)
+     * of exp(-beta dU), dU the energy of a test particle of species `species` with all particles;
+     * summed in insertion order. */
+    int (*widom)(mc_backend *b, int species, int insertions, long draw, double *boltzmann_sum,
+                 mc_err *err);
     /* npt, trial: each chain's pair energy with its box edge and positions scaled by scale[k]
      * (mc_scale_coordinate), into energy[k]; chains with scale[k] == 1 are skipped. Changes
      * nothing. */

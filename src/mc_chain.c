@@ -4,6 +4,21 @@
 #include <stdlib.h>
 
 #include "mc_lattice.h"
+#include "mc_rng.h"
+
+/* Fisher-Yates over the lattice sites, so that each species (a block of indices) spreads over the
+ * box instead of filling one end of it. Keyed like every other number of the chain. */
+static void shuffle_sites(mc_chain *c, uint64_t seed)
+{
+    for (int i = c->n - 1; i > 0; i--) {
+        mc_rng4 r = mc_rng_block(seed, (uint32_t)c->id, MC_RNG_SETUP, (uint64_t)i);
+        int j = (int)mc_rng_index(r.v[0], (uint32_t)i + 1);
+        double t;
+        t = c->x[i], c->x[i] = c->x[j], c->x[j] = t;
+        t = c->y[i], c->y[i] = c->y[j], c->y[j] = t;
+        t = c->z[i], c->z[i] = c->z[j], c->z[j] = t;
+    }
+}
 
 mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
 {
@@ -26,8 +41,8 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
     c->z = malloc(n * sizeof *c->z);
     c->energy = malloc(ns * sizeof *c->energy);
     c->pressure = malloc(ns * sizeof *c->pressure);
-    c->rdf_counts = calloc((size_t)plan->rdf_bins, sizeof *c->rdf_counts);
-    if (plan->widom_insertions) c->widom = malloc(ns * sizeof *c->widom);
+    c->rdf_counts = calloc((size_t)plan->species.npairs * plan->rdf_bins, sizeof *c->rdf_counts);
+    if (plan->widom_insertions) c->widom = malloc(ns * plan->species.n * sizeof *c->widom);
     if (plan->npt) {
         c->density = malloc(ns * sizeof *c->density);
         c->enthalpy = malloc(ns * sizeof *c->enthalpy);
@@ -38,6 +53,7 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
         return mc_err_set(err, MC_ENOMEM, "out of memory for chain %d (n = %d)", id, plan->n), NULL;
     }
     mc_lattice_fill(plan->lattice, plan->n, c->box_len, c->x, c->y, c->z);
+    if (plan->species.n > 1) shuffle_sites(c, plan->seed);
     return c;
 }
 
@@ -74,7 +90,12 @@ void mc_chain_set_box(mc_chain *c, double box_len)
     c->half_box = 0.5 * box_len;
 }
 
-void mc_chain_add_rdf_sample(mc_chain *c)
+void mc_chain_add_rdf_sample(mc_chain *c, const mc_species *s)
 {
-    c->rdf_norm += 0.5 * c->n * (c->n - 1) / (c->box_len * c->box_len * c->box_len);
+    double volume = c->box_len * c->box_len * c->box_len;
+    for (int a = 0; a < s->n; a++)
+        for (int b = a; b < s->n; b++)
+            c->rdf_norm[mc_species_pair_index(s, a, b)] +=
+                a == b ? 0.5 * s->count[a] * (s->count[a] - 1.0) / volume
+                       : (double)s->count[a] * s->count[b] / volume;
 }

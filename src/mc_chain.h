@@ -30,20 +30,24 @@ typedef struct mc_chain {
     /* production record */
     long nsamples;                  /* samples taken so far */
     double *energy, *pressure;      /* [plan->nsamples]: U/N with tail, P with tail */
-    double *widom;                  /* [plan->nsamples] mean exp(-beta dU) of the sample's
-                                       insertions; NULL without Widom insertion */
+    double *widom;                  /* [species][plan->nsamples] mean exp(-beta dU) of the
+                                       sample's insertions of each species; NULL without Widom */
     double *density, *enthalpy;     /* npt [plan->nsamples]: N/V and (U + P V)/N; NULL in nvt */
     uint64_t production_step0, production_accepted0; /* counters when production began */
-    uint64_t *rdf_counts;           /* [plan->rdf_bins]: pair counts summed over samples */
-    double rdf_norm;                /* sum over samples of N (N - 1) / (2 V) */
+    uint64_t *rdf_counts;           /* [species pairs][plan->rdf_bins]: pair counts summed over
+                                       samples (one species pair for a pure fluid) */
+    double rdf_norm[MC_MAX_PAIRS];  /* per species pair, the sum over samples of its ideal pair
+                                       density: N_a (N_a - 1) / (2 V), or N_a N_b / V */
 } mc_chain;
 
-/* Chain `id` of the plan at its starting lattice. NULL on failure. */
+/* Chain `id` of the plan at its starting lattice (a mixture's species dealt over the sites by a
+ * shuffle from the chain's setup stream). NULL on failure. */
 mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err);
 void mc_chain_destroy(mc_chain *c);
 
-/* Count one more RDF sample in the normalisation: N (N - 1) / (2 V), the ideal-gas pair density. */
-void mc_chain_add_rdf_sample(mc_chain *c);
+/* Count one more RDF sample in the normalisation of every species pair: N_a (N_a - 1) / (2 V) for
+ * like pairs, N_a N_b / V for unlike ones (the ideal-gas pair densities). */
+void mc_chain_add_rdf_sample(mc_chain *c, const mc_species *s);
 
 /* Acceptance ratio of the production phase so far (0 before any production move). */
 double mc_chain_production_acceptance(const mc_chain *c);

@@ -6,12 +6,15 @@
 
 #include "mc_lattice.h"
 
-/* Where the potential crosses zero: sigma for LJ, r0 - ln 2 / alpha for Morse. */
-static double core_diameter(const cfg *c)
+/* Where the potential crosses zero: sigma for LJ (the smallest species' in a mixture),
+ * r0 - ln 2 / alpha for Morse. */
+static double core_diameter(const cfg *c, const mc_plan *p)
 {
     if (c->potential.type == CFG_POTENTIAL_MORSE)
         return c->potential.morse_r0 - log(2.0) / c->potential.morse_alpha;
-    return c->potential.sigma;
+    double d = INFINITY;
+    for (int a = 0; a < p->species.n; a++) d = fmin(d, p->species.sigma[a]);
+    return d;
 }
 
 static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint *sp, mc_err *err)
@@ -29,26 +32,28 @@ static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint 
                 c->filename, cfg_line(c, "rdf", "rmax"), c->rdf.rmax, half_box, sp->density);
     double nn = mc_lattice_spacing(p->lattice, p->n, sp->box_len);
     const double min_nn = 0.9; /* of the core; closer starts put pairs far up the repulsive wall */
-    if (nn < min_nn * core_diameter(c))
+    if (nn < min_nn * core_diameter(c, p))
         MC_FAIL(err, MC_EINVAL,
                 "%s:%d: [ensemble] density = %g cannot hold n = %d particles on the %s lattice: "
                 "neighbours would start %.3f core diameters apart (where u = 0), expected at least %.1f",
                 c->filename, cfg_line(c, "ensemble", "density"), sp->density, p->n,
-                p->lattice == CFG_LATTICE_FCC ? "fcc" : "sc", nn / core_diameter(c), min_nn);
+                p->lattice == CFG_LATTICE_FCC ? "fcc" : "sc", nn / core_diameter(c, p), min_nn);
     return MC_OK;
 }
 
-static mc_units units_of(const cfg *c)
+static mc_units units_of(const cfg *c, const mc_species *sp)
 {
+    double mass = 0.0; /* mean particle mass */
+    for (int a = 0; a < sp->n; a++) mass += mc_species_fraction(sp, a) * sp->mass[a];
     /* from the exact SI constants: 1 kJ/mol/nm^3 = 1e3 J / (N_A 1e-27 m^3) = 16.6054 bar, and
      * n particles/nm^3 of M g/mol weigh n M 1e-3 kg / N_A per 1e-27 m^3 */
     const double bar_per_kjmol_nm3 = 1e3 / (MC_AVOGADRO * 1e-27) / 1e5;
     const double kgm3_per_gmol_nm3 = MC_KGM3_PER_GMOL_NM3;
     if (c->system.units == CFG_UNITS_REAL)
         return (mc_units){1, MC_BOLTZMANN_KJ_MOL_K, bar_per_kjmol_nm3,
-                          kgm3_per_gmol_nm3 * c->system.mass, "kJ/mol", "nm", "K", "bar", "nm^-3",
+                          kgm3_per_gmol_nm3 * mass, "kJ/mol", "nm", "K", "bar", "nm^-3",
                           "kg/m^3", "real: nm, kJ/mol, K, bar, g/mol; k_B = R = 0.008314462618 kJ/mol/K"};
-    return (mc_units){0, 1.0, 1.0, c->system.mass, "epsilon", "sigma", "epsilon/k_B",
+    return (mc_units){0, 1.0, 1.0, mass, "epsilon", "sigma", "epsilon/k_B",
                       "epsilon sigma^-3", "sigma^-3", "mass sigma^-3",
                       "reduced: epsilon, sigma, k_B = 1"};
 }
@@ -56,16 +61,33 @@ static mc_units units_of(const cfg *c)
 mc_corrections mc_plan_corrections(const mc_plan *p, double density, double temperature)
 {
     mc_corrections k = {0.0, 0.0, 0.0};
-    if (!isfinite(p->cutoff)) {
-        /* no cutoff: nothing to correct (the minimum image bounds the sum instead) */
-    } else if (p->tail_correction) {
-        k.u_tail = pair_tail_energy(&p->pair, 1.0, 1.0 / density);
-        k.p_tail = pair_tail_pressure(&p->pair, density);
-    } else if (p->cutoff_scheme == CFG_CUTOFF_TRUNCATED) {
-        /* only the truncated potential steps at rc; the shifted ones are continuous */
-        k.p_impulsive = pair_impulsive_pressure(&p->pair, p->cutoff, density, temperature);
-    }
+    /* a mixture's corrections are the pairs' weighted by their mole fractions x_a x_b */
+    const mc_species *s = &p->species;
+    for (int a = 0; a < s->n; a++)
+        for (int b = 0; b < s->n; b++) {
+            double w = mc_species_fraction(s, a) * mc_species_fraction(s, b);
+            const pair_params *pp = &s->pair[a][b];
+            if (!isfinite(p->cutoff)) {
+                /* no cutoff: nothing to correct (the minimum image bounds the sum instead) */
+            } else if (p->tail_correction) {
+                k.u_tail += w * pair_tail_energy(pp, 1.0, 1.0 / density);
+                k.p_tail += w * pair_tail_pressure(pp, density);
+            } else if (p->cutoff_scheme == CFG_CUTOFF_TRUNCATED) {
+                /* only the truncated potential steps at rc; the shifted ones are continuous */
+                k.p_impulsive += w * pair_impulsive_pressure(pp, p->cutoff, density, temperature);
+            }
+        }
     return k;
+}
+
+double mc_plan_widom_tail(const mc_plan *p, double density, int a)
+{
+    if (!isfinite(p->cutoff) || !p->tail_correction) return 0.0;
+    const mc_species *s = &p->species;
+    double mu = 0.0;
+    for (int b = 0; b < s->n; b++)
+        mu += mc_species_fraction(s, b) * 2.0 * pair_tail_energy(&s->pair[a][b], 1.0, 1.0 / density);
+    return mu;
 }
 
 /* State points: temperature x density (nvt) or temperature x pressure (npt, from the one starting
@@ -106,24 +128,24 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
 {
     mc_plan *p = calloc(1, sizeof *p);
     if (!p) return mc_err_set(err, MC_ENOMEM, "out of memory for the plan"), NULL;
-    p->n = (int)c->system.n;
+    p->cutoff = c->potential.cutoff;
+    if (mc_species_build(&p->species, c, p->cutoff, err) != MC_OK) return mc_plan_destroy(p), NULL;
+    p->n = p->species.first[p->species.n];
     p->lattice = c->system.lattice;
     p->replicas = (int)c->ensemble.replicas;
     p->seed = c->run.seed;
     p->precision = c->run.precision;
-    p->cutoff = c->potential.cutoff;
     p->tail_correction = c->potential.tail_correction;
     p->cutoff_scheme = c->potential.cutoff_scheme;
     p->npt = c->ensemble.type == CFG_ENSEMBLE_NPT;
     p->max_volume_step0 = c->moves.max_volume_step;
-    p->units = units_of(c);
-    p->sigma = c->potential.sigma;
-    p->epsilon = c->potential.epsilon;
-    p->pair = c->potential.type == CFG_POTENTIAL_MORSE
-                  ? morse_params_make(c->potential.epsilon, c->potential.morse_alpha,
-                                      c->potential.morse_r0, p->cutoff, c->potential.cutoff_scheme)
-                  : lj_params_make(c->potential.sigma, c->potential.epsilon, p->cutoff,
-                                   c->potential.cutoff_scheme);
+    p->units = units_of(c, &p->species);
+    p->sigma = p->epsilon = 0.0; /* the largest of the species: the scale of lengths and energies */
+    for (int a = 0; a < p->species.n; a++) {
+        p->sigma = fmax(p->sigma, p->species.sigma[a]);
+        p->epsilon = fmax(p->epsilon, p->species.epsilon[a]);
+    }
+    p->pair = p->species.pair[0][0];
     p->equilibration_sweeps = c->run.equilibration_sweeps;
     p->production_sweeps = c->run.production_sweeps;
     p->sample_every_sweeps = c->run.sample_every_sweeps;

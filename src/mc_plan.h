@@ -10,6 +10,7 @@
 #include "cfg.h"
 #include "pair.h"
 #include "mc_err.h"
+#include "mc_species.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,8 +54,9 @@ typedef struct mc_plan {
     uint64_t seed;
     int precision;        /* enum cfg_precision */
     mc_units units;
-    pair_params pair;           /* constants of the pair potential (LJ or Morse) */
-    double sigma, epsilon; /* length and energy units of the potential */
+    mc_species species;          /* one for a pure fluid; the pair constants of every pair */
+    pair_params pair;            /* a pure fluid's pair constants: species.pair[0][0] */
+    double sigma, epsilon; /* length and energy scales of the potential (largest species') */
     double cutoff;
     int tail_correction, cutoff_scheme; /* as in the config (tails only with truncated) */
     long equilibration_sweeps, production_sweeps, sample_every_sweeps, adapt_every_sweeps;
@@ -70,6 +72,10 @@ typedef struct mc_plan {
 
 /* Tail and impulsive corrections at number density rho and kT (npt calls it at every volume). */
 mc_corrections mc_plan_corrections(const mc_plan *p, double density, double temperature);
+
+/* Tail correction to the excess chemical potential of a test particle of species a at density
+ * rho: 4 pi rho sum_b x_b int_rc^inf r^2 u_ab dr (2 U_tail/N for a pure fluid); 0 without tails. */
+double mc_plan_widom_tail(const mc_plan *p, double density, int a);
 
 /* NULL on failure, with err naming the config line at fault. */
 mc_plan *mc_plan_create(const cfg *c, mc_err *err);

@@ -38,6 +38,10 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
     mc_results *r = calloc(1, sizeof *r);
     if (!r) return mc_err_set(err, MC_ENOMEM, "out of memory for results"), NULL;
     size_t C = (size_t)plan->nchains, S = (size_t)plan->nstatepoints, B = (size_t)plan->rdf_bins;
+    size_t P = (size_t)plan->species.npairs;
+    r->npairs = plan->species.npairs;
+    r->nspecies = plan->species.n;
+    size_t M = (size_t)plan->species.n;
     r->nchains = plan->nchains;
     r->nstatepoints = plan->nstatepoints;
     r->rdf_bins = plan->rdf_bins;
@@ -45,18 +49,18 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
     r->chain_pressure = calloc(C, sizeof *r->chain_pressure);
     r->chain_heat_capacity = calloc(C, sizeof *r->chain_heat_capacity);
     r->heat_capacity = calloc(S, sizeof *r->heat_capacity);
-    r->chain_widom = calloc(C, sizeof *r->chain_widom);
-    r->mu_excess = calloc(S, sizeof *r->mu_excess);
+    r->chain_widom = calloc(C * M, sizeof *r->chain_widom);
+    r->mu_excess = calloc(S * M, sizeof *r->mu_excess);
     r->chain_acceptance = calloc(C, sizeof *r->chain_acceptance);
     r->chain_max_displacement = calloc(C, sizeof *r->chain_max_displacement);
-    r->chain_rdf_norm = calloc(C, sizeof *r->chain_rdf_norm);
+    r->chain_rdf_norm = calloc(C * P, sizeof *r->chain_rdf_norm);
     r->energy = calloc(S, sizeof *r->energy);
     r->pressure = calloc(S, sizeof *r->pressure);
     r->acceptance = calloc(S, sizeof *r->acceptance);
     r->rdf_r = calloc(B, sizeof *r->rdf_r);
-    r->rdf_counts = calloc(S * B, sizeof *r->rdf_counts);
-    r->rdf_norm = calloc(S, sizeof *r->rdf_norm);
-    r->rdf_g = calloc(S * B, sizeof *r->rdf_g);
+    r->rdf_counts = calloc(S * P * B, sizeof *r->rdf_counts);
+    r->rdf_norm = calloc(S * P, sizeof *r->rdf_norm);
+    r->rdf_g = calloc(S * P * B, sizeof *r->rdf_g);
     r->chain_density = calloc(C, sizeof *r->chain_density);
     r->chain_enthalpy = calloc(C, sizeof *r->chain_enthalpy);
     r->chain_volume_acceptance = calloc(C, sizeof *r->chain_volume_acceptance);
@@ -92,25 +96,47 @@ void mc_results_add_chain(mc_results *r, const mc_plan *plan, const mc_chain *c)
         r->chain_volume_acceptance[c->id] = mc_chain_production_volume_acceptance(c);
         r->chain_max_volume_step[c->id] = c->max_volume_step;
     }
-    if (c->widom) r->chain_widom[c->id] = mc_stats_block(c->widom, c->nsamples);
+    for (int a = 0; c->widom && a < r->nspecies; a++)
+        r->chain_widom[(size_t)c->id * r->nspecies + a] =
+            mc_stats_block(c->widom + (size_t)a * plan->nsamples, c->nsamples);
     r->chain_acceptance[c->id] = mc_chain_production_acceptance(c);
     r->chain_max_displacement[c->id] = c->max_displacement;
-    uint64_t *counts = r->rdf_counts + (size_t)c->statepoint * plan->rdf_bins;
-    for (int b = 0; b < plan->rdf_bins; b++) counts[b] += c->rdf_counts[b];
-    r->chain_rdf_norm[c->id] = c->rdf_norm;
+    size_t PB = (size_t)r->npairs * plan->rdf_bins;
+    uint64_t *counts = r->rdf_counts + (size_t)c->statepoint * PB;
+    for (size_t b = 0; b < PB; b++) counts[b] += c->rdf_counts[b];
+    for (int k = 0; k < r->npairs; k++) r->chain_rdf_norm[(size_t)c->id * r->npairs + k] = c->rdf_norm[k];
 }
 
-/* mu_ex = -kT ln <w> with <w> pooled over replicas (equal samples each, so the mean of the chain
- * means is the pooled Boltzmann-factor sum over all insertions), plus the tail 2 U_tail/N when
- * tails are on; error by the delta method, kT se(w) / <w>. */
-static mc_estimate widom_mu(mc_estimate w, const mc_statepoint *sp, int insertions)
+/* mu_ex of species a = -kT ln <w> with <w> pooled over replicas (equal samples each, so the mean
+ * of the chain means is the pooled Boltzmann-factor sum over all insertions), plus the tail
+ * correction of a test particle when tails are on (2 U_tail/N for a pure fluid); error by the
+ * delta method, kT se(w) / <w>. */
+static mc_estimate widom_mu(mc_estimate w, const mc_plan *plan, const mc_statepoint *sp, int a)
 {
     mc_estimate mu = {NAN, NAN, NAN, NAN, 0};
-    if (!insertions) return mu;
+    if (!plan->widom_insertions) return mu;
     mu = w;
-    mu.mean = -sp->temperature * log(w.mean) + 2.0 * sp->corr.u_tail;
+    mu.mean = -sp->temperature * log(w.mean) + mc_plan_widom_tail(plan, sp->density, a);
     mu.error = sp->temperature * w.error / w.mean;
     return mu;
+}
+
+/* g(r) of species pair q at state point s: its counts over all samples and replicas divided by
+ * the ideal-gas count (the summed ideal pair densities times the shell volume). The norms are
+ * summed in chain order, so the result does not depend on how chains met ranks. */
+static void pool_rdf(mc_results *r, const mc_plan *plan, int s, int q)
+{
+    int R = plan->replicas, B = plan->rdf_bins, P = r->npairs;
+    double *norm = &r->rdf_norm[(size_t)s * P + q];
+    *norm = 0.0;
+    for (int k = 0; k < R; k++) *norm += r->chain_rdf_norm[(size_t)(s * R + k) * P + q];
+    size_t row = ((size_t)s * P + q) * B;
+    for (int b = 0; b < B; b++) {
+        double r_in = b * plan->rdf_dr, r_out = (b + 1) * plan->rdf_dr;
+        double shell = 4.0 / 3.0 * M_PI * (r_out * r_out * r_out - r_in * r_in * r_in);
+        double expected = *norm * shell;
+        r->rdf_g[row + b] = expected > 0 ? (double)r->rdf_counts[row + b] / expected : 0.0;
+    }
 }
 
 /* Acceptance ratios of r replicas pooled like any estimate (scratch: r estimates, or NULL). */
@@ -123,30 +149,24 @@ static mc_estimate pool_ratios(const double *ratio, int r, mc_estimate *scratch)
 
 void mc_results_pool(mc_results *r, const mc_plan *plan)
 {
-    int R = plan->replicas, B = plan->rdf_bins;
+    int R = plan->replicas;
     mc_estimate *acc = malloc((size_t)R * sizeof *acc);
     for (int s = 0; s < plan->nstatepoints; s++) {
         r->energy[s] = mc_stats_pool(r->chain_energy + s * R, R);
         r->pressure[s] = mc_stats_pool(r->chain_pressure + s * R, R);
         r->heat_capacity[s] = mc_stats_pool(r->chain_heat_capacity + s * R, R);
-        r->mu_excess[s] = widom_mu(mc_stats_pool(r->chain_widom + s * R, R), &plan->statepoint[s],
-                                   plan->widom_insertions);
+        for (int a = 0; acc && a < r->nspecies; a++) { /* acc: scratch for R estimates */
+            for (int k = 0; k < R; k++) acc[k] = r->chain_widom[(size_t)(s * R + k) * r->nspecies + a];
+            r->mu_excess[(size_t)s * r->nspecies + a] =
+                widom_mu(mc_stats_pool(acc, R), plan, &plan->statepoint[s], a);
+        }
         r->acceptance[s] = pool_ratios(r->chain_acceptance + s * R, R, acc);
         if (plan->npt) {
             r->density[s] = mc_stats_pool(r->chain_density + s * R, R);
             r->enthalpy[s] = mc_stats_pool(r->chain_enthalpy + s * R, R);
             r->volume_acceptance[s] = pool_ratios(r->chain_volume_acceptance + s * R, R, acc);
         }
-        /* summed in chain order, so the result does not depend on how chains met ranks */
-        r->rdf_norm[s] = 0.0;
-        for (int k = 0; k < R; k++) r->rdf_norm[s] += r->chain_rdf_norm[s * R + k];
-        for (int b = 0; b < B; b++) {
-            double r_in = b * plan->rdf_dr, r_out = (b + 1) * plan->rdf_dr;
-            double shell = 4.0 / 3.0 * M_PI * (r_out * r_out * r_out - r_in * r_in * r_in);
-            double expected = r->rdf_norm[s] * shell; /* ideal-gas count over all samples */
-            r->rdf_g[(size_t)s * B + b] =
-                expected > 0 ? (double)r->rdf_counts[(size_t)s * B + b] / expected : 0.0;
-        }
+        for (int q = 0; q < r->npairs; q++) pool_rdf(r, plan, s, q);
     }
     free(acc);
 }

@@ -18,12 +18,15 @@ extern "C" {
 
 typedef struct mc_results {
     int nstatepoints, nchains, rdf_bins;
+    int npairs;                     /* species pairs of the RDF (1 for a pure fluid) */
+    int nspecies;
     /* per chain [nchains] */
     mc_estimate *chain_energy, *chain_pressure, *chain_heat_capacity;
-    mc_estimate *chain_widom;       /* mean Boltzmann factor exp(-beta dU) of test particles */
+    mc_estimate *chain_widom;       /* [nchains][species] mean Boltzmann factor exp(-beta dU) of
+                                       test particles */
     double *chain_acceptance;       /* production acceptance ratio */
     double *chain_max_displacement; /* the frozen production step */
-    double *chain_rdf_norm;         /* summed ideal pair densities N (N - 1) / (2 V) */
+    double *chain_rdf_norm;         /* [nchains * npairs] summed ideal pair densities */
     /* npt only (zero in nvt) */
     mc_estimate *chain_density, *chain_enthalpy;
     double *chain_volume_acceptance, *chain_max_volume_step;
@@ -31,12 +34,13 @@ typedef struct mc_results {
     mc_estimate *energy, *pressure, *acceptance;
     mc_estimate *heat_capacity;     /* C_V/N (nvt) or C_P/N (npt, from enthalpy fluctuations) */
     mc_estimate *density, *enthalpy, *volume_acceptance; /* npt only */
-    mc_estimate *mu_excess;         /* -kT ln <exp(-beta dU)> (+ tail), from pooled Boltzmann factors */
+    mc_estimate *mu_excess;         /* [nstatepoints][species] -kT ln <exp(-beta dU)> (+ tail),
+                                       from pooled Boltzmann factors */
     /* RDF */
     double *rdf_r;          /* [bins] bin centres */
-    uint64_t *rdf_counts;   /* [nstatepoints * bins] pair counts summed over replicas */
-    double *rdf_norm;       /* [nstatepoints] chain_rdf_norm summed over replicas */
-    double *rdf_g;          /* [nstatepoints * bins] */
+    uint64_t *rdf_counts;   /* [nstatepoints][npairs][bins] pair counts summed over replicas */
+    double *rdf_norm;       /* [nstatepoints][npairs] chain_rdf_norm summed over replicas */
+    double *rdf_g;          /* [nstatepoints][npairs][bins] */
 } mc_results;
 
 mc_results *mc_results_create(const mc_plan *plan, mc_err *err);

@@ -165,17 +165,31 @@ static int equilibration_round(mc_run *r, mc_err *err)
     return MC_OK;
 }
 
+/* Widom insertion of test particles of every species into the current sample's slot; each
+ * species draws its own positions (draw = sample * species + species index). */
+static int widom_sample(mc_run *r, mc_err *err)
+{
+    const mc_plan *p = r->plan;
+    int m = p->widom_insertions, ns = p->species.n;
+    if (!m) return MC_OK;
+    long sample = r->chains[0]->nsamples;
+    for (int a = 0; a < ns; a++) {
+        MC_TRY(r->ops->widom(r->backend, a, m, sample * ns + a, r->boltzmann, err));
+        for (int k = 0; k < r->nchains; k++)
+            r->chains[k]->widom[(size_t)a * p->nsamples + sample] = r->boltzmann[k] / m;
+    }
+    return MC_OK;
+}
+
 static int production_round(mc_run *r, mc_err *err)
 {
     const mc_plan *p = r->plan;
     MC_TRY(advance(r, p->sample_every_sweeps, err));
     r->sweeps_done += p->sample_every_sweeps;
     MC_TRY(measure_and_check(r, 1, err));
-    int m = p->widom_insertions;
-    if (m) MC_TRY(r->ops->widom(r->backend, m, r->chains[0]->nsamples, r->boltzmann, err));
+    MC_TRY(widom_sample(r, err));
     for (int k = 0; k < r->nchains; k++) {
         mc_chain *c = r->chains[k];
-        if (m) c->widom[c->nsamples] = r->boltzmann[k] / m;
         const mc_statepoint *sp = &p->statepoint[c->statepoint];
         double volume = c->box_len * c->box_len * c->box_len, density = c->n / volume;
         mc_corrections corr = p->npt ? mc_plan_corrections(p, density, sp->temperature) : sp->corr;

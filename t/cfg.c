@@ -151,6 +151,20 @@ static void bad_inputs(void **state)
                  "bad.ini:6", "1/nm or 1/A");
     expect_error("[ensemble]\ntemperature = 1\ndensity = 0.5\nmass_density = 0.5\n", "bad.ini:4",
                  "not both");
+    /* mixtures */
+#define MIX "[mixture]\nspecies = A, B\ncounts = 300, 200\nsigma = 1, 1.1\nepsilon = 1, 0.8\n"
+    expect_error(ENS MIX "pair_sigma = A-C:1.05\n", "bad.ini:9", "'C' is not a species");
+    expect_error(ENS MIX "pair_epsilon = A-B\n", "bad.ini:9", "expected A-B:value");
+    expect_error(ENS "[mixture]\nspecies = A, B\ncounts = 300\nsigma = 1, 1\nepsilon = 1, 1\n",
+                 "bad.ini:6", "expected 2 values, one per species, got 1");
+    expect_error(ENS "[mixture]\nspecies = A, A\ncounts = 3, 2\nsigma = 1, 1\nepsilon = 1, 1\n",
+                 "bad.ini:5", "'A' named twice");
+    expect_error(ENS "[mixture]\ncounts = 300, 200\n", "bad.ini:5", "expected [mixture] species");
+    expect_error(ENS MIX "[potential]\nsigma = 1\n", "bad.ini:10", "per species in [mixture]");
+    expect_error(ENS MIX "[system]\nn = 400\n", "bad.ini:10", "add up to 500");
+    expect_error(ENS "[mixture]\nspecies = A, B\nsigma = 1, 1\nepsilon = 1, 1\n",
+                 "missing required key 'counts' in [mixture]", NULL);
+#undef MIX
     /* Morse: its own keys, not LJ's */
     expect_error("[potential]\ntype = morse\nmorse_r0 = 1.1\n" ENS, "missing required key 'morse_alpha'",
                  "type = morse");

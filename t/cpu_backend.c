@@ -106,6 +106,54 @@ static void volume_move_energy(void **state)
     mc_plan_destroy(p);
 }
 
+/* A three-species mixture: the running energy after sweeps equals a brute-force sum with the
+ * pair constants mixed here by hand (Lorentz-Berthelot, one override), on the all-pairs and the
+ * cell-list paths; the species are spread over the box by the starting shuffle. */
+static void mixture_energy(const char *n_counts, int sweeps)
+{
+    static const double sig[3] = {1.0, 1.2, 0.9}, eps[3] = {1.0, 0.7, 1.3};
+    char ini[512];
+    snprintf(ini, sizeof ini,
+             "[mixture]\nspecies = A, B, C\ncounts = %s\nsigma = 1, 1.2, 0.9\nepsilon = 1, 0.7, 1.3\n"
+             "pair_epsilon = A-C:0.5\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.5\n"
+             "density = 0.6\n[run]\nseed = 79\n", n_counts);
+    mc_plan *p = tu_plan(ini);
+    mc_err err = {0, ""};
+    mc_chain *c = mc_chain_create(p, 0, &err);
+    mc_backend *b = mc_backend_cpu.create(p, &c, 1, &err);
+    assert_non_null(b);
+    c->max_displacement = 0.15;
+    assert_int_equal(mc_backend_cpu.sweep(b, sweeps, &err), MC_OK);
+    double u = 0.0, L = c->box_len, com[3][3] = {{0}};
+    for (int i = 0; i < c->n; i++) {
+        int a = mc_species_of(&p->species, i);
+        com[a][0] += c->x[i] / p->species.count[a];
+        for (int j = i + 1; j < c->n; j++) {
+            int bb = mc_species_of(&p->species, j);
+            double sg = 0.5 * (sig[a] + sig[bb]), ep = sqrt(eps[a] * eps[bb]);
+            if ((a == 0 && bb == 2) || (a == 2 && bb == 0)) ep = 0.5;
+            double d[3] = {c->x[i] - c->x[j], c->y[i] - c->y[j], c->z[i] - c->z[j]}, r2 = 0.0;
+            for (int k = 0; k < 3; k++) {
+                d[k] -= L * round(d[k] / L);
+                r2 += d[k] * d[k];
+            }
+            double sr6 = pow(sg * sg / r2, 3.0);
+            if (r2 < 2.5 * 2.5) u += 4.0 * ep * (sr6 * sr6 - sr6);
+        }
+    }
+    if (!(fabs(c->energy_pair - u) < 1e-9 * fabs(u)))
+        fail_msg("%s: running %.15g vs brute force %.15g", n_counts, c->energy_pair, u);
+    for (int a = 0; a < 3; a++) /* each species spread over the box, not in one slab */
+        assert_true(fabs(com[a][0] - 0.5 * L) < 0.15 * L);
+    mc_backend_cpu.destroy(b);
+    mc_chain_destroy(c);
+    mc_plan_destroy(p);
+}
+
+static void mixture_all_pairs(void **state) { (void)state; mixture_energy("100, 60, 40", 20); }
+/* 2000 at 0.6: box 14.9, 5 cells of 2.5 */
+static void mixture_cells(void **state) { (void)state; mixture_energy("1000, 600, 400", 3); }
+
 static void chain_independent_of_company(void **state)
 {
     (void)state;
@@ -149,6 +197,8 @@ int main(void)
         cmocka_unit_test(all_pairs_energy),
         cmocka_unit_test(cell_list_energy),
         cmocka_unit_test(volume_move_energy),
+        cmocka_unit_test(mixture_all_pairs),
+        cmocka_unit_test(mixture_cells),
         cmocka_unit_test(chain_independent_of_company),
         cmocka_unit_test(adaptation_reaches_target),
     };

@@ -17,7 +17,8 @@ REQUIRED = {  # dataset -> expected shape in terms of S (state points), C (chain
     "results/pressure/mean": ("S",), "results/pressure/stderr": ("S",),
     "results/acceptance/mean": ("S",), "results/heat_capacity/mean": ("S",),
     "results/heat_capacity/stderr": ("S",), "results/energy/statistical_inefficiency": ("S",),
-    "results/rdf/r": ("B",), "results/rdf/g": ("S", "B"),
+    "results/rdf/r": ("B",), "results/rdf/g": ("S", "P", "B"), "results/rdf/pairs": ("P",),
+    "species/name": ("P1",), "species/pair_sigma": ("P1", "P1"),
 }
 
 
@@ -26,8 +27,10 @@ def fail(msg):
     sys.exit(1)
 
 
-def layout(path, S, C, N, B, K):
-    dims = {"S": int(S), "C": int(C), "N": int(N), "B": int(B), "K": int(K)}
+def layout(path, S, C, N, B, K, species=1):
+    """P: species pairs, P1: species (1 and 1 for a pure fluid)."""
+    ns = int(species)
+    dims = {"S": int(S), "C": int(C), "N": int(N), "B": int(B), "K": int(K), "P": ns * (ns + 1) // 2, "P1": ns}
     with h5py.File(path, "r") as f:
         for name, shape in REQUIRED.items():
             if name not in f:
@@ -107,7 +110,7 @@ def eos(path, refcsv):
             print(f"# T={T[s]} rho={rho[s]}: {nind[s]:.0f} independent samples")
             good &= within("U", U[s], dU[s], float(r["U_Thol"]), 0.01)
             good &= within("P", P[s], dP[s], float(r["P_Thol"]), 0.01)
-            good &= within("muex", mu[s], dmu[s], float(r["muex_Thol"]), 0.02)
+            good &= within("muex", mu[s, 0], dmu[s, 0], float(r["muex_Thol"]), 0.02)
     if checked == 0:
         fail("no state point of the file is in the reference table")
     sys.exit(0 if good else 1)
@@ -160,7 +163,7 @@ def dilute_check(path, refs):
             good &= within(f"T={T[s]} Z-1", z - 1, dz, z_ref - 1, 1e-3 * abs(z_ref - 1))
             if widom:
                 mu_ref = 2 * b2 * rho[s] * T[s]
-                good &= within(f"T={T[s]} muex", mu[s], dmu[s], mu_ref, 1e-3 * abs(mu_ref))
+                good &= within(f"T={T[s]} muex", mu[s, 0], dmu[s, 0], mu_ref, 1e-3 * abs(mu_ref))
     sys.exit(0 if good else 1)
 
 
@@ -169,8 +172,8 @@ def gr_core(path):
     with h5py.File(path, "r") as f:
         r, g = f["results/rdf/r"][...], f["results/rdf/g"][...]
     core = r < 0.8
-    if np.any(g[:, core] > 1e-3):
-        fail(f"g(r) inside r < 0.8 sigma reaches {g[:, core].max():.3g}")
+    if np.any(g[..., core] > 1e-3):
+        fail(f"g(r) inside r < 0.8 sigma reaches {g[..., core].max():.3g}")
     print(f"# g(r) < 1e-3 inside 0.8 sigma; peak {g.max():.3f}")
 
 
@@ -293,6 +296,41 @@ def npt_nvt(nvt, npt):
     sys.exit(0 if good else 1)
 
 
+def mixture_pure(mix, pure):
+    """A mixture of identical species is the pure fluid: U and P within 3 combined standard
+    errors, and g(r) of every species pair within 3 sigma of the pure g(r) at every bin with
+    g > 0.2, sigma the counting error of both histograms (g / sqrt(counts)) inflated by the square
+    root of the statistical inefficiency blocking found for the energy (samples are correlated)."""
+    good = True
+    with h5py.File(mix, "r") as a, h5py.File(pure, "r") as b:
+        for q in ("energy", "pressure"):
+            ma, sa = a[f"results/{q}/mean"][0], a[f"results/{q}/stderr"][0]
+            mb, sb = b[f"results/{q}/mean"][0], b[f"results/{q}/stderr"][0]
+            good &= within(f"mixture {q} vs pure", ma, math.hypot(sa, sb), mb, 0)
+        if "results/mu_excess" in a and "results/mu_excess" in b:
+            mb, sb = b["results/mu_excess/mean"][0, 0], b["results/mu_excess/stderr"][0, 0]
+            for k, sp in enumerate(a["species/name"][...]):
+                ma, sa = a["results/mu_excess/mean"][0, k], a["results/mu_excess/stderr"][0, k]
+                good &= within(f"mixture mu_ex of {sp.decode() if isinstance(sp, bytes) else sp} vs pure",
+                               ma, math.hypot(sa, sb), mb, 0)
+        names = [n.decode() if isinstance(n, bytes) else str(n) for n in a["results/rdf/pairs"][...]]
+        ga, ca = a["results/rdf/g"][0], a["results/rdf/counts"][0]
+        gb, cb = b["results/rdf/g"][0, 0], b["results/rdf/counts"][0, 0]
+        s = max(a["results/energy/statistical_inefficiency"][0], b["results/energy/statistical_inefficiency"][0], 1.0)
+        for k, name in enumerate(names):
+            use = (gb > 0.2) & (ca[k] > 0) & (cb > 0)
+            sig = np.sqrt(s) * np.sqrt(ga[k][use] ** 2 / ca[k][use] + gb[use] ** 2 / cb[use])
+            z = np.abs(ga[k][use] - gb[use]) / sig
+            worst = int(np.argmax(z))
+            ok = z.max() <= 3.0
+            print(f"# g_{name} vs pure over {use.sum()} bins: max |diff| / sigma = {z.max():.2f} "
+                  f"(at r = {a['results/rdf/r'][...][use][worst]:.3f}; s = {s:.1f}): {'ok' if ok else 'FAIL'}")
+            good &= ok
+        if names != ["A-A", "A-B", "B-B"]:
+            fail(f"pair names {names}")
+    sys.exit(0 if good else 1)
+
+
 def npt_ideal(path):
     """Ideal gas in NPT: with the weight V^N exp(-beta P V), <N/V> = beta P and <V> = (N+1)/(beta P)."""
     with h5py.File(path, "r") as f:
@@ -310,4 +348,4 @@ if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     {"layout": layout, "same": same, "differ": differ, "parameters": parameters_text, "eos": eos,
      "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent,
-     "value": value, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal}[cmd](*args)
+     "value": value, "mixture_pure": mixture_pure, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal}[cmd](*args)

@@ -1,0 +1,160 @@
+/* mc_species: the species table and pair constants from the config. */
+#include "mc_species.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *trim(char *s)
+{
+    while (isspace((unsigned char)*s)) s++;
+    char *end = s + strlen(s);
+    while (end > s && isspace((unsigned char)end[-1])) *--end = '\0';
+    return s;
+}
+
+/* Species names from "A, B, C": distinct, non-empty, no '-' or ':' (they separate pair keys). */
+static int parse_names(mc_species *s, const cfg *c, mc_err *err)
+{
+    int line = cfg_line(c, "mixture", "species");
+    char buf[256];
+    if (strlen(c->mixture.species) >= sizeof buf)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] species: too long", c->filename, line);
+    strcpy(buf, c->mixture.species);
+    s->n = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        const char *name = trim(tok);
+        if (s->n == MC_MAX_SPECIES)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] species: at most %d species", c->filename, line,
+                    MC_MAX_SPECIES);
+        if (!*name || strlen(name) >= sizeof s->name[0] || strpbrk(name, "-: "))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] species: '%s': expected a name of 1 to 31 "
+                    "characters without '-', ':' or spaces", c->filename, line, name);
+        for (int a = 0; a < s->n; a++)
+            if (strcmp(s->name[a], name) == 0)
+                MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] species: '%s' named twice", c->filename, line, name);
+        strcpy(s->name[s->n++], name);
+    }
+    if (s->n < 2)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] species: expected 2 to %d names (a pure fluid needs "
+                "no [mixture])", c->filename, line, MC_MAX_SPECIES);
+    return MC_OK;
+}
+
+/* One list of [mixture] with a value per species. */
+static int per_species(const cfg *c, const mc_species *s, const char *key, const cfg_list *l,
+                       double *out, double fallback, mc_err *err)
+{
+    if (!l->n && fallback > 0) {
+        for (int a = 0; a < s->n; a++) out[a] = fallback;
+        return MC_OK;
+    }
+    if (l->n != s->n)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] %s: expected %d values, one per species, got %d",
+                c->filename, cfg_line(c, "mixture", key), key, s->n, l->n);
+    for (int a = 0; a < s->n; a++) out[a] = l->v[a];
+    return MC_OK;
+}
+
+static int species_index(const mc_species *s, const char *name)
+{
+    for (int a = 0; a < s->n; a++)
+        if (strcmp(s->name[a], name) == 0) return a;
+    return -1;
+}
+
+/* "A-B:value, ..." into table[a][b] = table[b][a]. */
+static int parse_overrides(const cfg *c, const mc_species *s, const char *key, const char *text,
+                           double table[MC_MAX_SPECIES][MC_MAX_SPECIES], mc_err *err)
+{
+    if (!text) return MC_OK;
+    int line = cfg_line(c, "mixture", key);
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        char *item = (char *)trim(tok), *dash = strchr(item, '-'), *colon = strchr(item, ':');
+        char *end = NULL;
+        double v = colon ? strtod(colon + 1, &end) : NAN;
+        if (!dash || !colon || dash > colon || !end || *trim(end) || !(v > 0) || !isfinite(v))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] %s: '%s': expected A-B:value with a value > 0",
+                    c->filename, line, key, item);
+        *dash = *colon = '\0';
+        int a = species_index(s, trim(item)), b = species_index(s, trim(dash + 1));
+        if (a < 0 || b < 0)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] %s: '%s' is not a species (have %s)", c->filename,
+                    line, key, a < 0 ? trim(item) : trim(dash + 1), c->mixture.species);
+        table[a][b] = table[b][a] = v;
+    }
+    return MC_OK;
+}
+
+static void fill_pairs(mc_species *s, const cfg *c, double cutoff)
+{
+    for (int a = 0; a < s->n; a++)
+        for (int b = 0; b < s->n; b++)
+            s->pair[a][b] = c->potential.type == CFG_POTENTIAL_MORSE
+                                ? morse_params_make(c->potential.epsilon, c->potential.morse_alpha,
+                                                    c->potential.morse_r0, cutoff,
+                                                    c->potential.cutoff_scheme)
+                                : lj_params_make(s->pair_sigma[a][b], s->pair_epsilon[a][b], cutoff,
+                                                 c->potential.cutoff_scheme);
+    s->npairs = s->n * (s->n + 1) / 2;
+}
+
+static int build_mixture(mc_species *s, const cfg *c, mc_err *err)
+{
+    MC_TRY(parse_names(s, c, err));
+    double counts[MC_MAX_SPECIES];
+    MC_TRY(per_species(c, s, "counts", &c->mixture.counts, counts, 0, err));
+    MC_TRY(per_species(c, s, "sigma", &c->mixture.sigma, s->sigma, 0, err));
+    MC_TRY(per_species(c, s, "epsilon", &c->mixture.epsilon, s->epsilon, 0, err));
+    MC_TRY(per_species(c, s, "mass", &c->mixture.mass, s->mass, c->system.mass, err));
+    s->first[0] = 0;
+    for (int a = 0; a < s->n; a++) {
+        if (counts[a] != floor(counts[a]))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] counts: %g: expected whole numbers",
+                    c->filename, cfg_line(c, "mixture", "counts"), counts[a]);
+        s->count[a] = (int)counts[a];
+        s->first[a + 1] = s->first[a] + s->count[a];
+    }
+    if (cfg_line(c, "system", "n") && c->system.n != s->first[s->n])
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [system] n = %ld: the [mixture] counts add up to %d; give one "
+                "or make them agree", c->filename, cfg_line(c, "system", "n"), c->system.n, s->first[s->n]);
+    for (int a = 0; a < s->n; a++)
+        for (int b = 0; b < s->n; b++) { /* Lorentz-Berthelot */
+            s->pair_sigma[a][b] = 0.5 * (s->sigma[a] + s->sigma[b]);
+            s->pair_epsilon[a][b] = sqrt(s->epsilon[a] * s->epsilon[b]);
+        }
+    MC_TRY(parse_overrides(c, s, "pair_sigma", c->mixture.pair_sigma, s->pair_sigma, err));
+    return parse_overrides(c, s, "pair_epsilon", c->mixture.pair_epsilon, s->pair_epsilon, err);
+}
+
+int mc_species_build(mc_species *s, const cfg *c, double cutoff, mc_err *err)
+{
+    memset(s, 0, sizeof *s);
+    if (c->mixture.species) {
+        MC_TRY(build_mixture(s, c, err));
+    } else {
+        s->n = 1;
+        strcpy(s->name[0], "all");
+        s->count[0] = s->first[1] = (int)c->system.n;
+        s->sigma[0] = s->pair_sigma[0][0] = c->potential.sigma;
+        s->epsilon[0] = s->pair_epsilon[0][0] = c->potential.epsilon;
+        s->mass[0] = c->system.mass;
+    }
+    fill_pairs(s, c, cutoff);
+    return MC_OK;
+}
+
+void mc_species_pair_name(const mc_species *s, int k, char *buf, size_t len)
+{
+    for (int a = 0; a < s->n; a++)
+        for (int b = a; b < s->n; b++)
+            if (mc_species_pair_index(s, a, b) == k) {
+                snprintf(buf, len, "%s-%s", s->name[a], s->name[b]);
+                return;
+            }
+    snprintf(buf, len, "?");
+}

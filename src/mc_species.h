@@ -1,0 +1,64 @@
+/* mc_species: who is who in a chain. A pure fluid is one species; a mixture names up to
+ * MC_MAX_SPECIES, each with its count, LJ sigma and epsilon and mass. Particles of one species
+ * hold consecutive indices (species a is first[a] .. first[a+1] - 1), so pair loops split by
+ * species block and keep one set of pair constants per block. Pair constants come from the
+ * Lorentz-Berthelot rules unless overridden per pair. Read-only after mc_species_build(). */
+#ifndef MC_SPECIES_H
+#define MC_SPECIES_H
+
+#include "cfg.h"
+#include "mc_err.h"
+#include "pair.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { MC_MAX_SPECIES = 4, MC_MAX_PAIRS = MC_MAX_SPECIES * (MC_MAX_SPECIES + 1) / 2 };
+
+typedef struct mc_species {
+    int n;                              /* species; 1 for a pure fluid */
+    char name[MC_MAX_SPECIES][32];
+    int count[MC_MAX_SPECIES];
+    int first[MC_MAX_SPECIES + 1];      /* index blocks; first[n] is the particle total */
+    double sigma[MC_MAX_SPECIES], epsilon[MC_MAX_SPECIES], mass[MC_MAX_SPECIES];
+    double pair_sigma[MC_MAX_SPECIES][MC_MAX_SPECIES], pair_epsilon[MC_MAX_SPECIES][MC_MAX_SPECIES];
+    pair_params pair[MC_MAX_SPECIES][MC_MAX_SPECIES]; /* symmetric */
+    int npairs;                         /* unordered pairs a <= b: n (n + 1) / 2 */
+} mc_species;
+
+/* From the config's [mixture] (or its [potential] for a pure fluid); the pair constants with the
+ * given cutoff and scheme. Errors name the config line. */
+int mc_species_build(mc_species *s, const cfg *c, double cutoff, mc_err *err);
+
+static inline int mc_species_of(const mc_species *s, int i)
+{
+    int a = 0;
+    while (a + 1 < s->n && i >= s->first[a + 1]) a++;
+    return a;
+}
+
+/* Index of the unordered pair {a, b} in 0 .. npairs - 1: (0,0), (0,1), .., (0,n-1), (1,1), .. */
+static inline int mc_species_pair_index(const mc_species *s, int a, int b)
+{
+    if (a > b) {
+        int t = a;
+        a = b;
+        b = t;
+    }
+    return a * s->n - a * (a - 1) / 2 + (b - a);
+}
+
+/* "A-B" name of pair index k into buf. */
+void mc_species_pair_name(const mc_species *s, int k, char *buf, size_t len);
+
+/* Mole fraction of species a. */
+static inline double mc_species_fraction(const mc_species *s, int a)
+{
+    return (double)s->count[a] / s->first[s->n];
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
