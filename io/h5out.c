@@ -326,6 +326,17 @@ static int write_estimates_m(h5out *f, hid_t results, const char *name, const mc
         rc = write_whole(f, g, cols[c].name, H5T_NATIVE_DOUBLE, m > 0 ? 2 : 1, dims, col,
                          cols[c].unit, desc, err);
     }
+    int *flag = rc == MC_OK ? malloc(len * sizeof *flag) : NULL;
+    if (rc == MC_OK && !flag) rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (rc == MC_OK) {
+        for (size_t s = 0; s < len; s++) flag[s] = est[s].converged;
+        snprintf(desc, sizeof desc,
+                 "%s: 1 where blocking found a plateau with at least 4 blocks in every replica (the "
+                 "error bar can be trusted), 0 where the run was too short for that", what);
+        rc = write_whole(f, g, "blocking_converged", H5T_NATIVE_INT, m > 0 ? 2 : 1, dims, flag, "1",
+                         desc, err);
+    }
+    free(flag);
     free(col);
     H5Gclose(g);
     return rc;

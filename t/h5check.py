@@ -17,6 +17,7 @@ REQUIRED = {  # dataset -> expected shape in terms of S (state points), C (chain
     "results/pressure/mean": ("S",), "results/pressure/stderr": ("S",),
     "results/acceptance/mean": ("S",), "results/heat_capacity/mean": ("S",),
     "results/heat_capacity/stderr": ("S",), "results/energy/statistical_inefficiency": ("S",),
+    "results/energy/blocking_converged": ("S",),
     "results/rdf/r": ("B",), "results/rdf/g": ("S", "P", "B"), "results/rdf/pairs": ("P",),
     "species/name": ("P1",), "species/pair_sigma": ("P1", "P1"),
 }
@@ -108,6 +109,10 @@ def eos(path, refcsv):
             s = hit[0]
             checked += 1
             print(f"# T={T[s]} rho={rho[s]}: {nind[s]:.0f} independent samples")
+            for q in ("energy", "pressure"):
+                if f[f"results/{q}/blocking_converged"][s] != 1:
+                    print(f"# {q}: blocking found no plateau, so its error bar is not to be trusted")
+                    good = False
             good &= within("U", U[s], dU[s], float(r["U_Thol"]), 0.01)
             good &= within("P", P[s], dP[s], float(r["P_Thol"]), 0.01)
             good &= within("muex", mu[s, 0], dmu[s, 0], float(r["muex_Thol"]), 0.02)
