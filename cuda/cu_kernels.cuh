@@ -61,12 +61,7 @@ template <typename real> struct cu_pairs {
     int first[MC_MAX_SPECIES + 1]; /* species a holds particles first[a] .. first[a+1] - 1 */
     const params *table;           /* device [n][n] (n > 1) */
 
-    __device__ int species_of(int i) const
-    {
-        int a = 0;
-        while (a + 1 < n && i >= first[a + 1]) a++;
-        return a;
-    }
+    __device__ int species_of(int i) const { return mc_species_block(first, n, i); }
     __device__ params of(int a, int b) const { return n == 1 ? one : table[a * n + b]; }
 };
 

@@ -21,17 +21,6 @@ __device__ inline real scaled(real x, double s, real scaled_box)
     return v >= scaled_box ? v - scaled_box : v;
 }
 
-/* mc_species_pair_index on the device: the unordered pair {a, b} of n species. */
-__device__ inline int pair_index(int a, int b, int n)
-{
-    if (a > b) {
-        int t = a;
-        a = b;
-        b = t;
-    }
-    return a * n - a * (a - 1) / 2 + (b - a);
-}
-
 /* With scale (npt trial volumes, device [nchains]), chain c is measured with its box and
  * positions scaled by scale[c], and chains with scale 1 are skipped (their partials are 0). */
 template <typename real>
@@ -55,7 +44,7 @@ __global__ void __launch_bounds__(MEASURE_THREADS)
         cu_by_species<true>(pr, a, i + 1 + (int)threadIdx.x, n, (int)blockDim.x, 0,
                       [&](int j0, int j1, const params &p) {
                           int b = pr.species_of(j0);
-                          unsigned long long *h = hist ? hist + (size_t)pair_index(a, b, pr.n) * bins : 0;
+                          unsigned long long *h = hist ? hist + (size_t)mc_pair_index(a, b, pr.n) * bins : 0;
                           for (int j = j0; j < j1; j += blockDim.x) {
                               real xj = scaled(x[j], s, box), yj = scaled(y[j], s, box),
                                    zj = scaled(z[j], s, box);

@@ -6,12 +6,24 @@
  *    at once against the batch-start configuration (kernel A, all SMs), then accepted in order
  *    (kernel B, one block), each trial corrected by its pair terms with the earlier accepted ones,
  *    and recomputed in full if its own particle already moved in the batch. */
+#include <type_traits>
+
 #include "cu_backend.h"
 #include "cu_check.h"
 #include "cu_kernels.cuh"
 #include "mc_move.h"
 
 enum { CHAIN_THREADS_MAX = 256, DRAW_AHEAD = 32 };
+
+/* launch(real(), mix) with the view's precision and whether it is a mixture as template
+ * arguments (std::integral_constant<bool, MIX> carries the flag): the four instantiations a
+ * launcher needs, chosen in one place. */
+template <typename F> static int by_precision_and_mix(const cu_view *v, F launch)
+{
+    if (v->nspecies > 1)
+        return v->single ? launch(float(), std::true_type()) : launch(double(), std::true_type());
+    return v->single ? launch(float(), std::false_type()) : launch(double(), std::false_type());
+}
 
 /* Energy change of moving particle i from o to nw, summed over j = first, first + stride, ... < end
  * (j != i). Each pair energy is rounded once in `real` and added in double, new and old apart, so
@@ -149,11 +161,9 @@ static int launch_chains(const cu_view *v, long long moves, mc_err *err)
 
 int cu_sweep_chains(const cu_view *v, long long moves, mc_err *err)
 {
-    if (v->nspecies > 1)
-        return v->single ? launch_chains<float, true>(v, moves, err)
-                         : launch_chains<double, true>(v, moves, err);
-    return v->single ? launch_chains<float, false>(v, moves, err)
-                     : launch_chains<double, false>(v, moves, err);
+    return by_precision_and_mix(v, [&](auto real_tag, auto mix) {
+        return launch_chains<decltype(real_tag), decltype(mix)::value>(v, moves, err);
+    });
 }
 
 /* ---- batched path ---------------------------------------------------------------------------- */
@@ -317,9 +327,7 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
 
 int cu_sweep_batched(const cu_view *v, long long moves, mc_err *err)
 {
-    if (v->nspecies > 1)
-        return v->single ? launch_batched<float, true>(v, moves, err)
-                         : launch_batched<double, true>(v, moves, err);
-    return v->single ? launch_batched<float, false>(v, moves, err)
-                     : launch_batched<double, false>(v, moves, err);
+    return by_precision_and_mix(v, [&](auto real_tag, auto mix) {
+        return launch_batched<decltype(real_tag), decltype(mix)::value>(v, moves, err);
+    });
 }

@@ -3,7 +3,6 @@
  * over the 27 surrounding cells when the box holds at least 4 cutoff-wide cells per edge. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cpu_cells.h"
 #include "pair.h"
@@ -242,16 +241,19 @@ static int cpu_volume_energy(mc_backend *b, const double *scale, double *energy,
     return MC_OK;
 }
 
+/* Scales in place by the same function as the trial, so the result is the trial configuration. */
 static int cpu_volume_apply(mc_backend *b, const double *scale, const double *energy, mc_err *err)
 {
     for (int k = 0; k < b->nchains; k++) {
         if (scale[k] == 1.0) continue;
-        mc_chain *c = b->chains[k], trial;
-        scaled_chain(b, c, scale[k], &trial);
-        for (int a = 0; a < 3; a++)
-            memcpy((a == 0 ? c->x : a == 1 ? c->y : c->z), trial.x + (size_t)a * c->n,
-                   (size_t)c->n * sizeof *c->x);
-        mc_chain_set_box(c, trial.box_len);
+        mc_chain *c = b->chains[k];
+        double s = scale[k];
+        mc_chain_set_box(c, c->box_len * s);
+        for (int i = 0; i < c->n; i++) {
+            c->x[i] = mc_scale_coordinate(c->x[i], s, c->box_len);
+            c->y[i] = mc_scale_coordinate(c->y[i], s, c->box_len);
+            c->z[i] = mc_scale_coordinate(c->z[i], s, c->box_len);
+        }
         c->energy_pair = energy[k];
         MC_TRY(cells_reset(&b->scratch[k].move_cells, c, b->plan->cutoff, err));
         MC_TRY(cells_reset(&b->scratch[k].rdf_cells, c, b->plan->rdf_rmax, err));

@@ -8,6 +8,7 @@
 
 #include "cfg.h"
 #include "mc_err.h"
+#include "mc_hd.h"
 #include "pair.h"
 
 #ifdef __cplusplus
@@ -31,22 +32,31 @@ typedef struct mc_species {
  * given cutoff and scheme. Errors name the config line. */
 int mc_species_build(mc_species *s, const cfg *c, double cutoff, mc_err *err);
 
-static inline int mc_species_of(const mc_species *s, int i)
+/* Species of particle i from the index blocks first[0 .. n] (host and device). */
+MC_HD int mc_species_block(const int *first, int n, int i)
 {
     int a = 0;
-    while (a + 1 < s->n && i >= s->first[a + 1]) a++;
+    while (a + 1 < n && i >= first[a + 1]) a++;
     return a;
 }
 
-/* Index of the unordered pair {a, b} in 0 .. npairs - 1: (0,0), (0,1), .., (0,n-1), (1,1), .. */
-static inline int mc_species_pair_index(const mc_species *s, int a, int b)
+/* Index of the unordered pair {a, b} of n species in 0 .. n (n + 1) / 2 - 1: (0,0), (0,1), ..,
+ * (0,n-1), (1,1), .. (host and device). */
+MC_HD int mc_pair_index(int a, int b, int n)
 {
     if (a > b) {
         int t = a;
         a = b;
         b = t;
     }
-    return a * s->n - a * (a - 1) / 2 + (b - a);
+    return a * n - a * (a - 1) / 2 + (b - a);
+}
+
+static inline int mc_species_of(const mc_species *s, int i) { return mc_species_block(s->first, s->n, i); }
+
+static inline int mc_species_pair_index(const mc_species *s, int a, int b)
+{
+    return mc_pair_index(a, b, s->n);
 }
 
 /* "A-B" name of pair index k into buf. */
