@@ -145,7 +145,7 @@ static int cu_measure_all(mc_backend *b, int add_rdf, mc_measurement *out, mc_er
     for (int k = 0; k < b->v.nchains; k++) {
         for (size_t bin = 0; bin < row; bin++)
             b->chains[k]->rdf_counts[bin] += b->h_rdf[k * row + bin];
-        mc_chain_add_rdf_sample(b->chains[k], &p->species);
+        mc_chain_add_rdf_sample(b->chains[k], p);
     }
     return MC_OK;
 }

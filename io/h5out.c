@@ -2,6 +2,7 @@
  * taking part with empty selections (a collective write needs everyone); per-chain rows by their
  * owners, each rank's chains being one contiguous block of rows. */
 #include "h5out.h"
+#include "h5out_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,12 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-struct h5out {
-    MPI_Comm comm;
-    int rank, overwrite;
-    hid_t file, dxpl; /* dxpl: collective transfer */
-    char *path, *part;
-};
 
 #define H5_CHECK(call, err)                                                                        \
     do {                                                                                           \
@@ -89,7 +84,7 @@ static int set_scalar_attr(hid_t obj, const char *name, hid_t type, const void *
 
 /* A dataset of rank ndims; this rank writes rows [row0, row0 + nrows) of dimension 0 from data
  * (row-major, nrows x the other dims). nrows = 0 joins the collective write with nothing. */
-static int write_rows(h5out *f, hid_t loc, const char *name, hid_t type, int ndims,
+int write_rows(h5out *f, hid_t loc, const char *name, hid_t type, int ndims,
                       const hsize_t *dims, hsize_t row0, hsize_t nrows, const void *data,
                       const char *unit, const char *description, mc_err *err)
 {
@@ -109,7 +104,7 @@ static int write_rows(h5out *f, hid_t loc, const char *name, hid_t type, int ndi
 }
 
 /* A 1-D or 2-D dataset that every rank holds in full; rank 0 writes it. */
-static int write_whole(h5out *f, hid_t loc, const char *name, hid_t type, int ndims,
+int write_whole(h5out *f, hid_t loc, const char *name, hid_t type, int ndims,
                        const hsize_t *dims, const void *data, const char *unit,
                        const char *description, mc_err *err)
 {
@@ -117,7 +112,7 @@ static int write_whole(h5out *f, hid_t loc, const char *name, hid_t type, int nd
                       description, err);
 }
 
-static hid_t make_group(hid_t loc, const char *name)
+hid_t make_group(hid_t loc, const char *name)
 {
     return H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 }
@@ -246,7 +241,9 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
                         err);
     if (rc == MC_OK)
         rc = write_rows(f, g, "final_positions", H5T_NATIVE_DOUBLE, 3, d3, r0, n, pos, plan->units.length,
-                        "positions in [0, box) at the end of the run", err);
+                        !plan->periodic ? "site positions about the origin at the end of the run (open cluster)"
+                        : plan->rigid   ? "site positions in [0, box) at the end of the run"
+                                        : "positions in [0, box) at the end of the run", err);
     if (rc == MC_OK)
         rc = write_rows(f, g, "box_length", H5T_NATIVE_DOUBLE, 1, d1, r0, n, box, plan->units.length,
                         "cubic box edge at the end of the run (final_positions lie in [0, box))", err);
@@ -279,6 +276,7 @@ static int write_chains(h5out *f, const mc_plan *plan, const mc_run *run, int fi
                          res->chain_max_displacement, plan->units.length,
                          "maximum displacement per axis in production (adapted in equilibration)",
                          err);
+    if (rc == MC_OK && plan->rigid) rc = h5out_rigid_chains(f, g, plan, run, first_chain, res, err);
     if (rc == MC_OK && plan->npt)
         rc = write_whole(f, g, "volume_acceptance", H5T_NATIVE_DOUBLE, 1, d1,
                          res->chain_volume_acceptance, "1",
@@ -342,10 +340,9 @@ static int write_estimates_m(h5out *f, hid_t results, const char *name, const mc
     return rc;
 }
 
-enum { NAME_LEN = 64 }; /* fixed-length HDF5 strings for species and pair names */
 
 /* A [len] dataset of fixed-length strings, rank 0 writing. */
-static int write_names(h5out *f, hid_t loc, const char *name, const char (*names)[NAME_LEN],
+int write_names(h5out *f, hid_t loc, const char *name, const char (*names)[NAME_LEN],
                        hsize_t len, const char *description, mc_err *err)
 {
     hid_t type = H5Tcopy(H5T_C_S1);
@@ -359,18 +356,22 @@ static int write_names(h5out *f, hid_t loc, const char *name, const char (*names
     return rc;
 }
 
-static int write_estimates(h5out *f, hid_t results, const char *name, const mc_estimate *est,
+int write_estimates(h5out *f, hid_t results, const char *name, const mc_estimate *est,
                            int S, double scale, const char *unit, const char *what, mc_err *err)
 {
     return write_estimates_m(f, results, name, est, S, 0, scale, unit, what, err);
 }
 
-static int write_pair_names(h5out *f, hid_t rdf, const mc_species *sp, mc_err *err)
+static int write_pair_names(h5out *f, hid_t rdf, const mc_plan *plan, mc_err *err)
 {
-    char names[MC_MAX_PAIRS][NAME_LEN];
+    const mc_species *sp = &plan->species;
+    char names[MC_MAX_PAIRS + 1][NAME_LEN];
     for (int k = 0; k < sp->npairs; k++) mc_species_pair_name(sp, k, names[k], NAME_LEN);
-    return write_names(f, rdf, "pairs", names, (hsize_t)sp->npairs,
-                       "species pair of each row of g and counts", err);
+    if (plan->rigid) snprintf(names[sp->npairs], NAME_LEN, "centres");
+    return write_names(f, rdf, "pairs", names, (hsize_t)mc_chain_rdf_rows(plan),
+                       plan->rigid ? "species pair of each row of g and counts (intermolecular site pairs), "
+                                     "then the molecular centres"
+                                   : "species pair of each row of g and counts", err);
 }
 
 /* /species: names, counts, LJ parameters and masses, and the pair parameters after mixing. */
@@ -429,6 +430,8 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
         rc = write_estimates(f, g, "heat_capacity", res->heat_capacity, S, 1.0, "k_B",
                              plan->npt ? "C_P/N from enthalpy fluctuations, kinetic 3/2 included "
                                          "(jackknife error)"
+                                       : plan->rigid ? "C_V per site from energy fluctuations, with the ideal part of "
+                                                     "translations and rotations per site (jackknife error)"
                                        : "C_V/N from energy fluctuations, kinetic 3/2 included "
                                          "(jackknife error)",
                              err);
@@ -444,9 +447,10 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
     if (rc == MC_OK && plan->npt)
         rc = write_estimates(f, g, "volume_acceptance", res->volume_acceptance, S, 1.0, "1",
                              "volume-move acceptance ratio (npt)", err);
+    if (rc == MC_OK && plan->rigid) rc = h5out_rigid_results(f, g, plan, res, err);
     hid_t rdf = rc == MC_OK ? make_group(g, "rdf") : H5I_INVALID_HID;
     if (rc == MC_OK && rdf < 0) rc = mc_err_set(err, MC_EHDF5, "cannot create /results/rdf");
-    hsize_t P = (hsize_t)plan->species.npairs;
+    hsize_t P = (hsize_t)mc_chain_rdf_rows(plan);
     hsize_t db[1] = {(hsize_t)plan->rdf_bins}, dsb[3] = {(hsize_t)S, P, (hsize_t)plan->rdf_bins};
     if (rc == MC_OK)
         rc = write_whole(f, rdf, "r", H5T_NATIVE_DOUBLE, 1, db, res->rdf_r, u->length,
@@ -458,7 +462,7 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
     if (rc == MC_OK)
         rc = write_whole(f, rdf, "counts", H5T_NATIVE_UINT64, 3, dsb, res->rdf_counts, "1",
                          "pair counts per bin summed over samples and replicas", err);
-    if (rc == MC_OK) rc = write_pair_names(f, rdf, &plan->species, err);
+    if (rc == MC_OK) rc = write_pair_names(f, rdf, plan, err);
     if (rdf >= 0) H5Gclose(rdf);
     H5Gclose(g);
     return rc;
@@ -470,6 +474,7 @@ int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_
     int rc = write_parameters(f, info, err);
     if (rc == MC_OK) rc = write_statepoints(f, plan, err);
     if (rc == MC_OK) rc = write_species(f, plan, err);
+    if (rc == MC_OK && plan->rigid) rc = h5out_rigid_molecules(f, plan, err);
     if (rc == MC_OK) rc = write_chains(f, plan, run, first_chain, res, err);
     if (rc == MC_OK) rc = write_results(f, plan, res, err);
     return agree(f->comm, rc, err);

@@ -49,6 +49,16 @@ static const cfg_key schema[] = {
      "starting lattice (filled in order; n need not fill it)", DIM_NONE},
     {"system", "units", K_CHOICE, OFF(system.units), "reduced", 0, 0, 0, "reduced|real",
      "reduced (eps = sigma = k_B = 1), or real: lengths in nm, energies in kJ/mol, temperature in K, pressure out in bar", DIM_NONE},
+    {"system", "boundary", K_CHOICE, OFF(system.boundary), "periodic", 0, 0, 0, "periodic|none",
+     "periodic: cubic box under the minimum image; none: an open cluster about the origin (no density; a [wall] may confine it)", DIM_NONE},
+    {"system", "start", K_CHOICE, OFF(system.start), "lattice", 0, 0, 0, "lattice|melt|file",
+     "lattice: centres on [system] lattice, molecules randomly oriented; melt: centres at random (no two "
+     "closer than 0.8 lattice spacings); file: read from start_file", DIM_NONE},
+    {"system", "start_file", K_STRING, OFF(system.start_file), "", 0, 0, 0, NULL,
+     "start = file: one line per molecule, in [molecules] order: type x y z qw qx qy qz (centre in the length unit, "
+     "unit quaternion); '#' comments", DIM_NONE},
+    {"system", "lattice_constant", K_REAL, OFF(system.lattice_constant), "0", 0, 1e6, 0, NULL,
+     "boundary = none: cubic cell edge of the starting cluster (the n lattice sites nearest the origin); required there", DIM_LENGTH},
     {"system", "mass", K_REAL, OFF(system.mass), "1", 0, 1e9, 1, NULL,
      "particle mass (g/mol in real units); only used to report the density in kg/m^3", DIM_NONE},
     {"potential", "type", K_CHOICE, OFF(potential.type), "lj", 0, 0, 0, "lj|morse",
@@ -94,6 +104,8 @@ static const cfg_key schema[] = {
      "acceptance the displacement adapts toward during equilibration", DIM_NONE},
     {"moves", "max_displacement", K_REAL, OFF(moves.max_displacement), "0.1", 0, 1e6, 1,
      NULL, "starting maximum displacement per axis", DIM_LENGTH},
+    {"moves", "max_rotation", K_REAL, OFF(moves.max_rotation), "0.3", 0, 3.14159265358979, 1, NULL,
+     "molecules: starting maximum rotation angle in radians about a random axis; adapted in equilibration, at most pi", DIM_NONE},
     {"moves", "max_volume_step", K_REAL, OFF(moves.max_volume_step), "0.01", 0, 10, 1, NULL,
      "npt: starting maximum change of ln V per volume move (one per sweep); adapted in equilibration", DIM_NONE},
     {"moves", "adapt_every", K_INT, OFF(moves.adapt_every_sweeps), "50", 1, 1e12, 0, NULL,
@@ -113,6 +125,21 @@ static const cfg_key schema[] = {
      "overrides of the Lorentz rule (s_a + s_b)/2, as A-B:value, comma separated", DIM_NONE},
     {"mixture", "pair_epsilon", K_STRING, OFF(mixture.pair_epsilon), "", 0, 0, 0, NULL,
      "overrides of the Berthelot rule sqrt(e_a e_b), as A-B:value, comma separated", DIM_NONE},
+    {"mixture", "hard_core", K_LIST, OFF(mixture.hard_core), "", 0, 1e6, 0, NULL,
+     "molecules or boundary = none: hard-core radius of each species (length unit); a move bringing two sites "
+     "closer than the sum of theirs is rejected", DIM_NONE},
+    {"molecules", "types", K_STRING, OFF(molecules.types), "", 0, 0, 0, NULL,
+     "names of 1 to 4 rigid molecule types, comma separated; sites are the [mixture] species (or the one "
+     "[potential] species); [system] n becomes the site total", DIM_NONE},
+    {"molecules", "counts", K_LIST, OFF(molecules.counts), "", 1, 1e8, 0, NULL,
+     "molecules of each type", DIM_NONE},
+    {"molecules", "geometry", K_STRING, OFF(molecules.geometry), "", 0, 0, 0, NULL,
+     "per type, separated by |: a FILE.xyz (relative to the config) or inline sites 'SPECIES x y z; ...'; "
+     "coordinates in the length unit, recentred on the centre of mass", DIM_NONE},
+    {"wall", "radius", K_REAL, OFF(wall.radius), "0", 0, 1e6, 0, NULL,
+     "boundary = none: a spherical wall about the origin; a molecular centre at r > radius adds k (r - radius)^2 / 2; 0: no wall", DIM_LENGTH},
+    {"wall", "strength", K_REAL, OFF(wall.strength), "0", 0, 1e9, 0, NULL,
+     "the wall's k in energy / length^2 (kJ/mol/nm^2 in real units)", DIM_NONE},
     {"rdf", "bins", K_INT, OFF(rdf.bins), "200", 1, 1e7, 0, NULL, "RDF histogram bins", DIM_NONE},
     {"rdf", "rmax", K_REAL, OFF(rdf.rmax), "0", 0, 1e6, 0, NULL,
      "RDF range; 0 means half the smallest box edge (npt: 0.4 of the smallest starting box)", DIM_LENGTH},
@@ -358,7 +385,7 @@ static int check_section_header(parse_ctx *ctx, const char *text)
     if (section_known(text + 1, (size_t)(end - text - 1))) return 1;
     mc_err_set(ctx->err, MC_EINVAL,
                "%s:%d: unknown section [%.*s] (expected run, system, potential, ensemble, mixture, "
-               "moves or rdf)", ctx->c->filename, ctx->line, (int)(end - text - 1), text + 1);
+               "molecules, wall, moves or rdf)", ctx->c->filename, ctx->line, (int)(end - text - 1), text + 1);
     return 0;
 }
 
@@ -488,7 +515,8 @@ static int check_morse(const cfg *c, mc_err *err)
 static int check_mixture(const cfg *c, mc_err *err)
 {
     const char *f = c->filename;
-    static const char *keys[] = {"counts", "sigma", "epsilon", "mass", "pair_sigma", "pair_epsilon"};
+    static const char *keys[] = {"counts", "sigma", "epsilon", "mass", "pair_sigma", "pair_epsilon",
+                                 "hard_core"};
     if (!c->mixture.species) {
         for (int i = 0; i < 6; i++)
             if (cfg_line(c, "mixture", keys[i]))
@@ -496,7 +524,12 @@ static int check_mixture(const cfg *c, mc_err *err)
                         f, cfg_line(c, "mixture", keys[i]), keys[i]);
         return MC_OK;
     }
-    for (int i = 0; i < 3; i++)
+    /* with molecules the species are site types, counted by the molecules */
+    int molecules = c->molecules.types != NULL;
+    if (molecules && cfg_line(c, "mixture", "counts"))
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] counts: with [molecules] the sites are counted by "
+                "[molecules] counts; remove this key", f, cfg_line(c, "mixture", "counts"));
+    for (int i = molecules; i < 3; i++)
         if (!cfg_line(c, "mixture", keys[i]))
             MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [mixture]", f, keys[i]);
     static const char *pure[] = {"sigma", "epsilon", "epsilon_k", "rmin", "preset"};
@@ -555,7 +588,7 @@ static int check_ensemble(cfg *c, mc_err *err)
         if (c->ensemble.pressure.n)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] pressure: expected type = npt (this run is nvt)",
                     f, cfg_line(c, "ensemble", "pressure"));
-        if (!rho->n)
+        if (!rho->n && c->system.boundary == CFG_BOUNDARY_PERIODIC)
             MC_FAIL(err, MC_EINVAL, "%s: missing required key 'density' in [ensemble] (type = nvt)", f);
         return MC_OK;
     }
@@ -579,12 +612,77 @@ static int check_ensemble(cfg *c, mc_err *err)
     return MC_OK;
 }
 
+static int refuse(const cfg *c, const char *section, const char *key, const char *why, mc_err *err)
+{
+    if (cfg_line(c, section, key))
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] %s: %s", c->filename, cfg_line(c, section, key), section,
+                key, why);
+    return MC_OK;
+}
+
+/* Molecules and open clusters (the rigid-body engine): what they need and what they do not take
+ * yet. */
+static int check_rigid(cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    int none = c->system.boundary == CFG_BOUNDARY_NONE;
+    static const char *mol_keys[] = {"types", "counts", "geometry"};
+    for (int i = 0; i < 3; i++) {
+        if (c->molecules.types && !cfg_line(c, "molecules", mol_keys[i]))
+            MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [molecules]", f, mol_keys[i]);
+        if (!c->molecules.types)
+            MC_TRY(refuse(c, "molecules", mol_keys[i], "expected [molecules] types as well", err));
+    }
+    if (c->system.start != CFG_START_FILE)
+        MC_TRY(refuse(c, "system", "start_file", "expected start = file", err));
+    if (c->system.start == CFG_START_FILE && !c->system.start_file)
+        MC_FAIL(err, MC_EINVAL, "%s: missing required key 'start_file' in [system] (start = file)", f);
+    if (!cfg_rigid(c)) {
+        static const char *keys[][2] = {{"mixture", "hard_core"}, {"system", "start"},
+                                        {"moves", "max_rotation"}};
+        for (int i = 0; i < 3; i++)
+            MC_TRY(refuse(c, keys[i][0], keys[i][1],
+                          "belongs to molecules or boundary = none (the rigid-body engine)", err));
+    }
+    if (!none) {
+        MC_TRY(refuse(c, "wall", "radius", "a wall confines an open cluster: expected [system] boundary = none", err));
+        MC_TRY(refuse(c, "wall", "strength", "a wall confines an open cluster: expected [system] boundary = none", err));
+        MC_TRY(refuse(c, "system", "lattice_constant", "periodic boxes take their size from density", err));
+    } else {
+        MC_TRY(refuse(c, "ensemble", "density", "an open cluster (boundary = none) has no density", err));
+        MC_TRY(refuse(c, "ensemble", "mass_density", "an open cluster (boundary = none) has no density", err));
+        if (c->potential.tail_correction && cfg_line(c, "potential", "tail_correction"))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] tail_correction = yes: an open cluster has no "
+                    "uniform surroundings to correct for; expected no", f, cfg_line(c, "potential", "tail_correction"));
+        c->potential.tail_correction = 0;
+        if (c->system.start != CFG_START_FILE && !(c->system.lattice_constant > 0))
+            MC_FAIL(err, MC_EINVAL, "%s: missing required key 'lattice_constant' in [system] (boundary = none "
+                    "builds its starting cluster from it)", f);
+        if ((c->wall.radius > 0) != (c->wall.strength > 0))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [wall]: expected both radius and strength > 0, or neither", f,
+                    cfg_line(c, "wall", c->wall.radius > 0 ? "radius" : "strength"));
+    }
+    if (c->molecules.types)
+        MC_TRY(refuse(c, "ensemble", "mass_density", "with molecules give density (molecules per volume)", err));
+    if (cfg_rigid(c)) {
+        if (c->ensemble.type == CFG_ENSEMBLE_NPT)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] type = npt: molecules and open clusters run nvt "
+                    "only", f, cfg_line(c, "ensemble", "type"));
+        MC_TRY(refuse(c, "ensemble", "widom", "molecules and open clusters take no Widom insertion yet", err));
+        if (c->potential.type != CFG_POTENTIAL_LJ)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] type: molecules and open clusters are "
+                    "Lennard-Jones (expected lj)", f, cfg_line(c, "potential", "type"));
+    }
+    return MC_OK;
+}
+
 static int check_required_and_relations(cfg *c, mc_err *err)
 {
     for (int i = 0; i < N_KEYS; i++)
         if (!schema[i].default_text && c->line[i] == 0)
             MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [%s]", c->filename,
                     schema[i].name, schema[i].section);
+    MC_TRY(check_rigid(c, err));
     MC_TRY(check_potential(c, err));
     MC_TRY(check_ensemble(c, err));
     if (c->run.production_sweeps % c->run.sample_every_sweeps != 0)

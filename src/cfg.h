@@ -27,6 +27,8 @@ enum cfg_precision { CFG_PRECISION_DOUBLE = 0, CFG_PRECISION_SINGLE = 1 };
 enum cfg_potential { CFG_POTENTIAL_LJ = 0, CFG_POTENTIAL_MORSE = 1 };
 /* as enum lj_scheme */
 enum cfg_cutoff_scheme { CFG_CUTOFF_TRUNCATED = 0, CFG_CUTOFF_SHIFTED = 1, CFG_CUTOFF_FORCE_SHIFTED = 2 };
+enum cfg_boundary { CFG_BOUNDARY_PERIODIC = 0, CFG_BOUNDARY_NONE = 1 };
+enum cfg_start { CFG_START_LATTICE = 0, CFG_START_MELT = 1, CFG_START_FILE = 2 };
 enum cfg_ensemble { CFG_ENSEMBLE_NVT = 0, CFG_ENSEMBLE_NPT = 1 };
 
 /* A state-point axis: one value, a comma list, or start:stop:count. */
@@ -50,6 +52,10 @@ typedef struct cfg {
         int lattice; /* enum cfg_lattice */
         int units;   /* enum cfg_units */
         double mass; /* per particle: g/mol in real units */
+        int boundary; /* enum cfg_boundary */
+        int start;    /* enum cfg_start */
+        char *start_file;
+        double lattice_constant; /* boundary = none: fcc cell edge of the starting cluster */
     } system;
     struct {
         int type; /* enum cfg_potential */
@@ -72,6 +78,7 @@ typedef struct cfg {
     struct {
         double target_acceptance;
         double max_displacement; /* starting value; adapted in equilibration */
+        double max_rotation;     /* molecules: starting max rotation angle (rad) */
         double max_volume_step;  /* npt: starting max |ln V' - ln V|; adapted in equilibration */
         long adapt_every_sweeps;
     } moves;
@@ -79,7 +86,16 @@ typedef struct cfg {
         char *species;     /* "A, B": names as given */
         cfg_list counts, sigma, epsilon, mass;
         char *pair_sigma, *pair_epsilon; /* "A-B:value, ..." overrides of the mixing rules */
+        cfg_list hard_core; /* per species radius; empty: none */
     } mixture;
+    struct {              /* empty (types NULL) without rigid molecules */
+        char *types;      /* "benzene, argon" */
+        cfg_list counts;
+        char *geometry;   /* per type, '|' separated: FILE.xyz or "SPECIES x y z; ..." */
+    } molecules;
+    struct {
+        double radius, strength; /* boundary = none: E = k (r - R)^2 / 2 beyond R; radius 0: none */
+    } wall;
     struct {
         long bins;
         double rmax; /* 0: half the smallest box edge */
@@ -87,6 +103,12 @@ typedef struct cfg {
     int line[64]; /* line of each schema key in the file, 0 where the default applies */
     int unit_suffix; /* line of the first length given with a unit (nm, A), 0 if none */
 } cfg;
+
+/* Whether the run takes the rigid-body engine: molecules, or an open cluster. */
+static inline int cfg_rigid(const cfg *c)
+{
+    return c->molecules.types != NULL || c->system.boundary == CFG_BOUNDARY_NONE;
+}
 
 /* Parse INI text (already read from filename); on error c holds nothing to free. */
 int cfg_parse(cfg *c, const char *text, const char *filename, mc_err *err);

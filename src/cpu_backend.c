@@ -181,7 +181,7 @@ static int cpu_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *
         out[k].virial_pair = s.virial;
         out[k].energy_pair_running = c->energy_pair;
         c->energy_pair = s.energy; /* restart the running sum from the exact value */
-        if (add_rdf) mc_chain_add_rdf_sample(c, &b->plan->species);
+        if (add_rdf) mc_chain_add_rdf_sample(c, b->plan);
     }
     return MC_OK;
 }

@@ -151,12 +151,14 @@ typedef struct job {
 /* [run] backend: auto takes the GPU when this rank has one; gpu without one is an error. */
 static int choose_backend(job *j, int have_gpu, const char *no_gpu_reason, mc_err *err)
 {
-    j->backend = &mc_backend_cpu;
+    int rigid = j->plan->rigid;
+    j->backend = rigid ? &mc_backend_cpu_rigid : &mc_backend_cpu;
     if (j->config.run.backend == CFG_BACKEND_GPU && !have_gpu)
         MC_FAIL(err, MC_ENODEV, "%s:%d: [run] backend = gpu, but rank %d on %s cannot use a GPU: %s",
                 j->config.filename, cfg_line(&j->config, "run", "backend"), j->layout.rank,
                 j->layout.host, no_gpu_reason);
-    if (j->config.run.backend != CFG_BACKEND_CPU && have_gpu) j->backend = &mc_backend_cuda;
+    if (j->config.run.backend != CFG_BACKEND_CPU && have_gpu)
+        j->backend = rigid ? &mc_backend_cuda_rigid : &mc_backend_cuda;
     return MC_OK;
 }
 
@@ -178,7 +180,8 @@ static int setup(job *j, mc_err *err)
     MC_TRY(ens_agree(MPI_COMM_WORLD, bind_rc, err));
     char backend[64];
     snprintf(backend, sizeof backend, "%s (%s)", j->backend->name,
-             j->backend == &mc_backend_cuda && j->plan->precision == CFG_PRECISION_SINGLE ? "single"
+             j->backend != &mc_backend_cpu && j->backend != &mc_backend_cpu_rigid &&
+                     j->plan->precision == CFG_PRECISION_SINGLE ? "single"
                                                                                           : "double");
     if (!j->opt.quiet || j->opt.dry_run)
         MC_TRY(log_binding(&j->layout, backend, have_gpu, &dev, dev_err.msg, err));
@@ -194,7 +197,7 @@ static int run_and_write(job *j, mc_err *err)
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->run ? MC_OK : err->code, err));
     double seconds = 0.0;
     MC_TRY(ens_drive(&j->layout, j->run, j->opt.quiet, &seconds, err));
-    double moves = (double)j->plan->nchains * mc_run_sweeps_total(j->run) * j->plan->n;
+    double moves = (double)j->plan->nchains * mc_run_sweeps_total(j->run) * j->plan->nmol;
     j->results = mc_results_create(j->plan, err);
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->results ? MC_OK : err->code, err));
     MC_TRY(ens_pool(&j->layout, j->plan, j->run, j->results, err));

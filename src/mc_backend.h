@@ -50,6 +50,10 @@ typedef struct mc_backend_ops {
 } mc_backend_ops;
 
 extern const mc_backend_ops mc_backend_cpu;
+/* The rigid-body engine (plan->rigid: molecules, open clusters) on the CPU and the GPU: sweeps
+ * of nmol molecule moves; no Widom insertion or volume moves. */
+extern const mc_backend_ops mc_backend_cpu_rigid;
+extern const mc_backend_ops mc_backend_cuda_rigid;
 /* The GPU backend (cuda/); in a build without CUDA its create fails with MC_ENODEV. It runs on the
  * device the rank was bound to (cu_device_bind). */
 extern const mc_backend_ops mc_backend_cuda;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "mc_lattice.h"
+#include "mc_rigid_host.h"
 #include "mc_rng.h"
 
 /* Fisher-Yates over the lattice sites, so that each species (a block of indices) spreads over the
@@ -41,7 +42,7 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
     c->z = malloc(n * sizeof *c->z);
     c->energy = malloc(ns * sizeof *c->energy);
     c->pressure = malloc(ns * sizeof *c->pressure);
-    c->rdf_counts = calloc((size_t)plan->species.npairs * plan->rdf_bins, sizeof *c->rdf_counts);
+    c->rdf_counts = calloc((size_t)mc_chain_rdf_rows(plan) * plan->rdf_bins, sizeof *c->rdf_counts);
     if (plan->widom_insertions) c->widom = malloc(ns * plan->species.n * sizeof *c->widom);
     if (plan->npt) {
         c->density = malloc(ns * sizeof *c->density);
@@ -51,6 +52,15 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
         (plan->widom_insertions && !c->widom) || (plan->npt && (!c->density || !c->enthalpy))) {
         mc_chain_destroy(c);
         return mc_err_set(err, MC_ENOMEM, "out of memory for chain %d (n = %d)", id, plan->n), NULL;
+    }
+    c->nmol = plan->nmol;
+    if (plan->rigid) {
+        if (!plan->periodic) mc_chain_set_box(c, 0.0);
+        if (mc_rigid_start(plan, c, err) != MC_OK) {
+            mc_chain_destroy(c);
+            return NULL;
+        }
+        return c;
     }
     mc_lattice_fill(plan->lattice, plan->n, c->box_len, c->x, c->y, c->z);
     if (plan->species.n > 1) shuffle_sites(c, plan->seed);
@@ -69,6 +79,12 @@ void mc_chain_destroy(mc_chain *c)
     free(c->density);
     free(c->enthalpy);
     free(c->rdf_counts);
+    free(c->cx);
+    free(c->cy);
+    free(c->cz);
+    free(c->q);
+    free(c->lindemann_r);
+    free(c->lindemann_r2);
     free(c);
 }
 
@@ -90,12 +106,30 @@ void mc_chain_set_box(mc_chain *c, double box_len)
     c->half_box = 0.5 * box_len;
 }
 
-void mc_chain_add_rdf_sample(mc_chain *c, const mc_species *s)
+void mc_chain_add_rdf_sample(mc_chain *c, const mc_plan *p)
 {
-    double volume = c->box_len * c->box_len * c->box_len;
+    const mc_species *s = &p->species;
+    double volume = c->box_len > 0 ? c->box_len * c->box_len * c->box_len : p->rdf_volume;
     for (int a = 0; a < s->n; a++)
-        for (int b = a; b < s->n; b++)
-            c->rdf_norm[mc_species_pair_index(s, a, b)] +=
-                a == b ? 0.5 * s->count[a] * (s->count[a] - 1.0) / volume
-                       : (double)s->count[a] * s->count[b] / volume;
+        for (int b = a; b < s->n; b++) {
+            int k = mc_species_pair_index(s, a, b);
+            c->rdf_norm[k] += p->rigid ? p->mol.inter_pairs[k] / volume
+                              : a == b ? 0.5 * s->count[a] * (s->count[a] - 1.0) / volume
+                                       : (double)s->count[a] * s->count[b] / volume;
+        }
+    if (p->rigid) c->rdf_norm[s->npairs] += 0.5 * p->nmol * (p->nmol - 1.0) / volume;
+}
+
+double mc_chain_production_translation_acceptance(const mc_chain *c)
+{
+    uint64_t moves = (c->step - c->production_step0) - (c->rotations - c->production_rotations0);
+    uint64_t acc = (c->accepted - c->production_accepted0) -
+                   (c->rotations_accepted - c->production_rotations_accepted0);
+    return moves ? (double)acc / (double)moves : 0.0;
+}
+
+double mc_chain_production_rotation_acceptance(const mc_chain *c)
+{
+    uint64_t moves = c->rotations - c->production_rotations0;
+    return moves ? (double)(c->rotations_accepted - c->production_rotations_accepted0) / (double)moves : 0.0;
 }

@@ -36,8 +36,19 @@ typedef struct mc_chain {
     uint64_t production_step0, production_accepted0; /* counters when production began */
     uint64_t *rdf_counts;           /* [species pairs][plan->rdf_bins]: pair counts summed over
                                        samples (one species pair for a pure fluid) */
-    double rdf_norm[MC_MAX_PAIRS];  /* per species pair, the sum over samples of its ideal pair
-                                       density: N_a (N_a - 1) / (2 V), or N_a N_b / V */
+    double rdf_norm[MC_MAX_PAIRS + 1]; /* per species pair, the sum over samples of its ideal
+                                       pair density: N_a (N_a - 1) / (2 V), or N_a N_b / V (rigid:
+                                       intermolecular pairs only, then the centres' row) */
+    /* The rigid-body engine (plan->rigid): x, y, z are the sites, placed from these. An open
+     * cluster (box_len = 0) keeps positions about the origin, unfolded. */
+    int nmol;
+    double *cx, *cy, *cz;           /* [nmol] centres of mass */
+    double *q;                      /* [4 nmol] unit quaternions (w, x, y, z), body to lab */
+    double max_rotation;            /* radians; adapted in equilibration only */
+    uint64_t rotations, rotations_accepted; /* the rotation moves among step and accepted */
+    uint64_t production_rotations0, production_rotations_accepted0;
+    double *lindemann_r, *lindemann_r2; /* open cluster: [nmol (nmol - 1) / 2] sums over samples
+                                           of each centre pair's distance and its square */
 } mc_chain;
 
 /* Chain `id` of the plan at its starting lattice (a mixture's species dealt over the sites by a
@@ -47,11 +58,18 @@ void mc_chain_destroy(mc_chain *c);
 
 /* Count one more RDF sample in the normalisation of every species pair: N_a (N_a - 1) / (2 V) for
  * like pairs, N_a N_b / V for unlike ones (the ideal-gas pair densities). */
-void mc_chain_add_rdf_sample(mc_chain *c, const mc_species *s);
+void mc_chain_add_rdf_sample(mc_chain *c, const mc_plan *p);
 
 /* Acceptance ratio of the production phase so far (0 before any production move). */
 double mc_chain_production_acceptance(const mc_chain *c);
 double mc_chain_production_volume_acceptance(const mc_chain *c);
+
+/* Rows of rdf_counts: the species pairs, and for the rigid engine the molecular centres. */
+static inline int mc_chain_rdf_rows(const mc_plan *p) { return p->species.npairs + (p->rigid ? 1 : 0); }
+
+/* Production acceptance of the translation and of the rotation moves apart (rigid engine). */
+double mc_chain_production_translation_acceptance(const mc_chain *c);
+double mc_chain_production_rotation_acceptance(const mc_chain *c);
 
 /* Change the box edge to box_len (npt), keeping half_box in step. */
 void mc_chain_set_box(mc_chain *c, double box_len);

@@ -30,6 +30,7 @@ static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint 
         MC_FAIL(err, MC_EINVAL,
                 "%s:%d: [rdf] rmax = %g: expected at most half the box edge, %g at density %g",
                 c->filename, cfg_line(c, "rdf", "rmax"), c->rdf.rmax, half_box, sp->density);
+    if (p->rigid) return MC_OK; /* the start checks its molecules for overlaps one by one */
     double nn = mc_lattice_spacing(p->lattice, p->n, sp->box_len);
     const double min_nn = 0.9; /* of the core; closer starts put pairs far up the repulsive wall */
     if (nn < min_nn * core_diameter(c, p))
@@ -41,10 +42,15 @@ static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint 
     return MC_OK;
 }
 
-static mc_units units_of(const cfg *c, const mc_species *sp)
+static mc_units units_of(const cfg *c, const mc_plan *p)
 {
-    double mass = 0.0; /* mean particle mass */
+    const mc_species *sp = &p->species;
+    double mass = 0.0; /* mean particle (molecule) mass */
     for (int a = 0; a < sp->n; a++) mass += mc_species_fraction(sp, a) * sp->mass[a];
+    if (p->rigid) {
+        mass = 0.0;
+        for (int t = 0; t < p->mol.ntypes; t++) mass += p->mol.type[t].count * p->mol.type[t].mass / p->nmol;
+    }
     /* from the exact SI constants: 1 kJ/mol/nm^3 = 1e3 J / (N_A 1e-27 m^3) = 16.6054 bar, and
      * n particles/nm^3 of M g/mol weigh n M 1e-3 kg / N_A per 1e-27 m^3 */
     const double bar_per_kjmol_nm3 = 1e3 / (MC_AVOGADRO * 1e-27) / 1e5;
@@ -96,7 +102,7 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
 {
     const cfg_list *T = &c->ensemble.temperature, *rho = &c->ensemble.density;
     const cfg_list *P = &c->ensemble.pressure;
-    int naxis = p->npt ? P->n : rho->n;
+    int naxis = !p->periodic ? 1 : p->npt ? P->n : rho->n; /* an open cluster: temperature only */
     p->nstatepoints = T->n * naxis;
     p->statepoint = calloc((size_t)p->nstatepoints, sizeof *p->statepoint);
     if (!p->statepoint) MC_FAIL(err, MC_ENOMEM, "out of memory for %d state points", p->nstatepoints);
@@ -105,13 +111,15 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
             mc_statepoint *sp = &p->statepoint[it * naxis + ia];
             sp->temperature_given = T->v[it];
             sp->temperature = T->v[it] * p->units.kT_per_temperature;
-            sp->density = rho->v[p->npt ? 0 : ia];
+            sp->density = p->periodic ? rho->v[p->npt ? 0 : ia] : 0.0;
             if (p->npt) {
                 sp->pressure_given = P->v[ia];
                 sp->pressure = P->v[ia] / p->units.pressure_factor;
             }
-            sp->box_len = cbrt(p->n / sp->density);
-            sp->corr = mc_plan_corrections(p, sp->density, sp->temperature);
+            if (!p->periodic) continue; /* no box, no density, no corrections */
+            sp->box_len = cbrt(p->nmol / sp->density);
+            sp->corr = mc_plan_corrections(p, p->n / (sp->box_len * sp->box_len * sp->box_len),
+                                           sp->temperature);
             MC_TRY(check_statepoint(c, p, sp, err));
         }
     return MC_OK;
@@ -124,6 +132,25 @@ static double smallest_box(const mc_plan *p)
     return b;
 }
 
+/* The rigid-body engine's constants: molecules (sites now count as the particles n), boundary,
+ * wall and start. */
+static int rigid_setup(const cfg *c, mc_plan *p, mc_err *err)
+{
+    MC_TRY(mc_molecules_build(&p->mol, &p->species, c, err));
+    p->n = p->mol.nsites;
+    p->nmol = p->mol.nmol;
+    p->start = c->system.start;
+    p->start_file = c->system.start_file;
+    p->lattice_constant = c->system.lattice_constant;
+    p->wall_radius = c->wall.radius;
+    p->wall_strength = c->wall.strength;
+    p->max_rotation0 = c->moves.max_rotation;
+    if (!p->periodic) /* the wall's sphere, else the starting fcc cluster's volume */
+        p->rdf_volume = p->wall_radius > 0 ? 4.0 / 3.0 * M_PI * pow(p->wall_radius, 3)
+                                           : p->nmol * pow(p->lattice_constant, 3) / 4.0;
+    return MC_OK;
+}
+
 mc_plan *mc_plan_create(const cfg *c, mc_err *err)
 {
     mc_plan *p = calloc(1, sizeof *p);
@@ -131,6 +158,9 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->cutoff = c->potential.cutoff;
     if (mc_species_build(&p->species, c, p->cutoff, err) != MC_OK) return mc_plan_destroy(p), NULL;
     p->n = p->species.first[p->species.n];
+    p->nmol = p->n;
+    p->periodic = c->system.boundary == CFG_BOUNDARY_PERIODIC;
+    if ((p->rigid = cfg_rigid(c)) && rigid_setup(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     p->lattice = c->system.lattice;
     p->replicas = (int)c->ensemble.replicas;
     p->seed = c->run.seed;
@@ -139,7 +169,7 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->cutoff_scheme = c->potential.cutoff_scheme;
     p->npt = c->ensemble.type == CFG_ENSEMBLE_NPT;
     p->max_volume_step0 = c->moves.max_volume_step;
-    p->units = units_of(c, &p->species);
+    p->units = units_of(c, p);
     p->sigma = p->epsilon = 0.0; /* the largest of the species: the scale of lengths and energies */
     for (int a = 0; a < p->species.n; a++) {
         p->sigma = fmax(p->sigma, p->species.sigma[a]);
@@ -164,7 +194,14 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->nchains = (int)nchains;
     p->rdf_bins = (int)c->rdf.bins;
     /* npt: the box breathes, so the default RDF range leaves it room to shrink by a fifth */
-    p->rdf_rmax = c->rdf.rmax > 0 ? c->rdf.rmax : (p->npt ? 0.4 : 0.5) * smallest_box(p);
+    if (!p->periodic && !(c->rdf.rmax > 0) && !isfinite(p->cutoff)) {
+        mc_err_set(err, MC_EINVAL, "%s: missing required key 'rmax' in [rdf] (boundary = none without a "
+                   "cutoff has no default range)", c->filename);
+        return mc_plan_destroy(p), NULL;
+    }
+    p->rdf_rmax = c->rdf.rmax > 0     ? c->rdf.rmax
+                  : !p->periodic      ? p->cutoff
+                                      : (p->npt ? 0.4 : 0.5) * smallest_box(p);
     p->rdf_dr = p->rdf_rmax / p->rdf_bins;
     p->min_box_len = 2.0 * fmax(p->rdf_rmax, isfinite(p->cutoff) ? p->cutoff : 0.0);
     return p;
@@ -173,6 +210,7 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
 void mc_plan_destroy(mc_plan *p)
 {
     if (!p) return;
+    mc_molecules_fini(&p->mol);
     free(p->statepoint);
     free(p);
 }

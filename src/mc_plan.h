@@ -10,6 +10,7 @@
 #include "cfg.h"
 #include "pair.h"
 #include "mc_err.h"
+#include "mc_molecule.h"
 #include "mc_species.h"
 
 #ifdef __cplusplus
@@ -68,6 +69,19 @@ typedef struct mc_plan {
     int widom_insertions;  /* per sample; 0: no Widom insertion */
     int rdf_bins;
     double rdf_rmax, rdf_dr;
+    /* The rigid-body engine (molecules or an open cluster): moves of whole molecules, n counts
+     * sites and nmol molecules; else nmol = n and mol is empty. */
+    int rigid;
+    int nmol;
+    mc_molecules mol;
+    int periodic;           /* 0: boundary = none, positions about the origin, no images */
+    int start;              /* enum cfg_start */
+    const char *start_file; /* borrowed from the cfg; read at chain creation */
+    double lattice_constant; /* boundary = none: the starting fcc cluster's cell edge */
+    double wall_radius, wall_strength; /* 0: no wall */
+    double rdf_volume;      /* boundary = none: the volume the RDF is normalised to (the wall's
+                               sphere, or the starting cluster's); 0 for periodic boxes */
+    double max_rotation0;   /* molecules: starting max rotation angle (rad) */
 } mc_plan;
 
 /* Tail and impulsive corrections at number density rho and kT (npt calls it at every volume). */

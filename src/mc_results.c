@@ -1,6 +1,8 @@
 /* mc_results: per-chain estimates, pooling over replicas and RDF normalisation. */
 #include "mc_results.h"
 
+#include "mc_rigid_host.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -29,6 +31,13 @@ void mc_results_destroy(mc_results *r)
     free(r->rdf_r);
     free(r->rdf_counts);
     free(r->rdf_norm);
+    free(r->chain_translation_acceptance);
+    free(r->chain_rotation_acceptance);
+    free(r->chain_max_rotation);
+    free(r->chain_lindemann);
+    free(r->translation_acceptance);
+    free(r->rotation_acceptance);
+    free(r->lindemann);
     free(r->rdf_g);
     free(r);
 }
@@ -38,8 +47,8 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
     mc_results *r = calloc(1, sizeof *r);
     if (!r) return mc_err_set(err, MC_ENOMEM, "out of memory for results"), NULL;
     size_t C = (size_t)plan->nchains, S = (size_t)plan->nstatepoints, B = (size_t)plan->rdf_bins;
-    size_t P = (size_t)plan->species.npairs;
-    r->npairs = plan->species.npairs;
+    size_t P = (size_t)mc_chain_rdf_rows(plan);
+    r->npairs = (int)P;
     r->nspecies = plan->species.n;
     size_t M = (size_t)plan->species.n;
     r->nchains = plan->nchains;
@@ -68,7 +77,16 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
     r->density = calloc(S, sizeof *r->density);
     r->enthalpy = calloc(S, sizeof *r->enthalpy);
     r->volume_acceptance = calloc(S, sizeof *r->volume_acceptance);
-    if (!r->chain_density || !r->chain_enthalpy || !r->chain_volume_acceptance ||
+    r->chain_translation_acceptance = calloc(C, sizeof(double));
+    r->chain_rotation_acceptance = calloc(C, sizeof(double));
+    r->chain_max_rotation = calloc(C, sizeof(double));
+    r->chain_lindemann = calloc(C, sizeof(double));
+    r->translation_acceptance = calloc(S, sizeof *r->translation_acceptance);
+    r->rotation_acceptance = calloc(S, sizeof *r->rotation_acceptance);
+    r->lindemann = calloc(S, sizeof *r->lindemann);
+    if (!r->chain_translation_acceptance || !r->chain_rotation_acceptance || !r->chain_max_rotation ||
+        !r->chain_lindemann || !r->translation_acceptance || !r->rotation_acceptance || !r->lindemann ||
+        !r->chain_density || !r->chain_enthalpy || !r->chain_volume_acceptance ||
         !r->chain_max_volume_step || !r->density || !r->enthalpy || !r->volume_acceptance ||
 !r->chain_energy || !r->chain_pressure || !r->chain_acceptance || !r->chain_heat_capacity ||
         !r->heat_capacity || !r->chain_widom || !r->mu_excess ||
@@ -89,7 +107,7 @@ void mc_results_add_chain(mc_results *r, const mc_plan *plan, const mc_chain *c)
      * the volume fluctuations, N var(P V/N) / T^2 = 1) */
     r->chain_heat_capacity[c->id] = mc_stats_heat_capacity(
         plan->npt ? c->enthalpy : c->energy, c->nsamples, c->n,
-        plan->statepoint[c->statepoint].temperature);
+        plan->statepoint[c->statepoint].temperature, plan->rigid ? plan->mol.kinetic_per_site : 1.5);
     if (plan->npt) {
         r->chain_density[c->id] = mc_stats_block(c->density, c->nsamples);
         r->chain_enthalpy[c->id] = mc_stats_block(c->enthalpy, c->nsamples);
@@ -100,6 +118,12 @@ void mc_results_add_chain(mc_results *r, const mc_plan *plan, const mc_chain *c)
         r->chain_widom[(size_t)c->id * r->nspecies + a] =
             mc_stats_block(c->widom + (size_t)a * plan->nsamples, c->nsamples);
     r->chain_acceptance[c->id] = mc_chain_production_acceptance(c);
+    if (plan->rigid) {
+        r->chain_translation_acceptance[c->id] = mc_chain_production_translation_acceptance(c);
+        r->chain_rotation_acceptance[c->id] = mc_chain_production_rotation_acceptance(c);
+        r->chain_max_rotation[c->id] = c->max_rotation;
+        r->chain_lindemann[c->id] = mc_rigid_lindemann(c);
+    }
     r->chain_max_displacement[c->id] = c->max_displacement;
     size_t PB = (size_t)r->npairs * plan->rdf_bins;
     uint64_t *counts = r->rdf_counts + (size_t)c->statepoint * PB;
@@ -165,6 +189,11 @@ void mc_results_pool(mc_results *r, const mc_plan *plan)
             r->density[s] = mc_stats_pool(r->chain_density + s * R, R);
             r->enthalpy[s] = mc_stats_pool(r->chain_enthalpy + s * R, R);
             r->volume_acceptance[s] = pool_ratios(r->chain_volume_acceptance + s * R, R, acc);
+        }
+        if (plan->rigid) {
+            r->translation_acceptance[s] = pool_ratios(r->chain_translation_acceptance + s * R, R, acc);
+            r->rotation_acceptance[s] = pool_ratios(r->chain_rotation_acceptance + s * R, R, acc);
+            r->lindemann[s] = pool_ratios(r->chain_lindemann + s * R, R, acc);
         }
         for (int q = 0; q < r->npairs; q++) pool_rdf(r, plan, s, q);
     }

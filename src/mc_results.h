@@ -18,7 +18,8 @@ extern "C" {
 
 typedef struct mc_results {
     int nstatepoints, nchains, rdf_bins;
-    int npairs;                     /* species pairs of the RDF (1 for a pure fluid) */
+    int npairs;                     /* RDF rows: species pairs (1 for a pure fluid), then for the
+                                       rigid engine the molecular centres */
     int nspecies;
     /* per chain [nchains] */
     mc_estimate *chain_energy, *chain_pressure, *chain_heat_capacity;
@@ -30,10 +31,14 @@ typedef struct mc_results {
     /* npt only (zero in nvt) */
     mc_estimate *chain_density, *chain_enthalpy;
     double *chain_volume_acceptance, *chain_max_volume_step;
+    /* rigid-body engine (zero otherwise) */
+    double *chain_translation_acceptance, *chain_rotation_acceptance, *chain_max_rotation;
+    double *chain_lindemann;        /* open cluster: Lindemann index of the centres; NaN else */
     /* per state point [nstatepoints] */
     mc_estimate *energy, *pressure, *acceptance;
     mc_estimate *heat_capacity;     /* C_V/N (nvt) or C_P/N (npt, from enthalpy fluctuations) */
     mc_estimate *density, *enthalpy, *volume_acceptance; /* npt only */
+    mc_estimate *translation_acceptance, *rotation_acceptance, *lindemann; /* rigid only */
     mc_estimate *mu_excess;         /* [nstatepoints][species] -kT ln <exp(-beta dU)> (+ tail),
                                        from pooled Boltzmann factors */
     /* RDF */

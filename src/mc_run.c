@@ -17,6 +17,7 @@ struct mc_run {
     double *boltzmann;        /* [nchains] Widom sums of one sample */
     uint64_t *accepted0;      /* [nchains] accepted count when the round began */
     uint64_t *volume_accepted0; /* [nchains] accepted volume moves when the round began */
+    uint64_t *rotations0, *rotations_accepted0; /* [nchains] rotation moves, the same */
     double *scale, *trial_energy; /* npt [nchains]: one volume move's box scaling and energy */
     mc_volume_trial *volume_trial; /* npt [nchains]: its draws */
 };
@@ -31,6 +32,8 @@ void mc_run_destroy(mc_run *r)
     free(r->boltzmann);
     free(r->accepted0);
     free(r->volume_accepted0);
+    free(r->rotations0);
+    free(r->rotations_accepted0);
     free(r->scale);
     free(r->trial_energy);
     free(r->volume_trial);
@@ -53,8 +56,10 @@ mc_run *mc_run_create(const mc_plan *plan, const mc_backend_ops *ops, int first_
     r->scale = calloc((size_t)nchains, sizeof *r->scale);
     r->trial_energy = calloc((size_t)nchains, sizeof *r->trial_energy);
     r->volume_trial = calloc((size_t)nchains, sizeof *r->volume_trial);
+    r->rotations0 = calloc((size_t)nchains, sizeof *r->rotations0);
+    r->rotations_accepted0 = calloc((size_t)nchains, sizeof *r->rotations_accepted0);
     if (!r->chains || !r->measured || !r->accepted0 || !r->boltzmann || !r->volume_accepted0 ||
-        !r->scale || !r->trial_energy || !r->volume_trial) {
+        !r->scale || !r->trial_energy || !r->volume_trial || !r->rotations0 || !r->rotations_accepted0) {
         mc_run_destroy(r);
         return mc_err_set(err, MC_ENOMEM, "out of memory for %d chains", nchains), NULL;
     }
@@ -140,13 +145,23 @@ static int equilibration_round(mc_run *r, mc_err *err)
     for (int k = 0; k < r->nchains; k++) {
         r->accepted0[k] = r->chains[k]->accepted;
         r->volume_accepted0[k] = r->chains[k]->volume_accepted;
+        r->rotations0[k] = r->chains[k]->rotations;
+        r->rotations_accepted0[k] = r->chains[k]->rotations_accepted;
     }
     MC_TRY(advance(r, sweeps, err));
     for (int k = 0; k < r->nchains; k++) {
         mc_chain *c = r->chains[k];
-        c->max_displacement = adapted_step(c->max_displacement,
-                                           (double)(c->accepted - r->accepted0[k]) / ((double)sweeps * c->n),
-                                           p->target_acceptance, c->half_box);
+        double rotations = (double)(c->rotations - r->rotations0[k]);
+        double rotated = (double)(c->rotations_accepted - r->rotations_accepted0[k]);
+        double translations = (double)sweeps * c->nmol - rotations;
+        /* an open cluster has no box to bound the step: a lattice spacing's worth is plenty */
+        double largest = p->periodic ? c->half_box : fmax(p->lattice_constant, p->sigma);
+        if (translations > 0)
+            c->max_displacement = adapted_step(c->max_displacement,
+                                               ((double)(c->accepted - r->accepted0[k]) - rotated) / translations,
+                                               p->target_acceptance, largest);
+        if (rotations > 0)
+            c->max_rotation = adapted_step(c->max_rotation, rotated / rotations, p->target_acceptance, M_PI);
         if (p->npt) /* at most a change of V by e^1 per move */
             c->max_volume_step = adapted_step(c->max_volume_step,
                                               (double)(c->volume_accepted - r->volume_accepted0[k]) / sweeps,
@@ -161,6 +176,8 @@ static int equilibration_round(mc_run *r, mc_err *err)
             c->production_accepted0 = c->accepted;
             c->production_volume_moves0 = c->volume_moves;
             c->production_volume_accepted0 = c->volume_accepted;
+            c->production_rotations0 = c->rotations;
+            c->production_rotations_accepted0 = c->rotations_accepted;
         }
     return MC_OK;
 }
@@ -194,9 +211,13 @@ static int production_round(mc_run *r, mc_err *err)
         double volume = c->box_len * c->box_len * c->box_len, density = c->n / volume;
         mc_corrections corr = p->npt ? mc_plan_corrections(p, density, sp->temperature) : sp->corr;
         long at = c->nsamples++;
-        c->energy[at] = r->measured[k].energy_pair / c->n + corr.u_tail;
-        c->pressure[at] = density * sp->temperature + r->measured[k].virial_pair / (3.0 * volume) +
-                          corr.p_tail + corr.p_impulsive;
+        c->energy[at] = r->measured[k].energy_pair / c->n + corr.u_tail; /* per site */
+        /* the kinetic term counts molecules (the molecular virial goes with it); an open
+         * cluster has no volume and no pressure */
+        c->pressure[at] = p->periodic ? c->nmol / volume * sp->temperature +
+                                            r->measured[k].virial_pair / (3.0 * volume) + corr.p_tail +
+                                            corr.p_impulsive
+                                      : NAN;
         if (!p->npt) continue;
         c->density[at] = density;
         c->enthalpy[at] = c->energy[at] + sp->pressure / density;

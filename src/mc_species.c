@@ -37,7 +37,7 @@ static int parse_names(mc_species *s, const cfg *c, mc_err *err)
                 MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] species: '%s' named twice", c->filename, line, name);
         strcpy(s->name[s->n++], name);
     }
-    if (s->n < 2)
+    if (s->n < 2 && !c->molecules.types)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] species: expected 2 to %d names (a pure fluid needs "
                 "no [mixture])", c->filename, line, MC_MAX_SPECIES);
     return MC_OK;
@@ -107,7 +107,10 @@ static int build_mixture(mc_species *s, const cfg *c, mc_err *err)
 {
     MC_TRY(parse_names(s, c, err));
     double counts[MC_MAX_SPECIES];
-    MC_TRY(per_species(c, s, "counts", &c->mixture.counts, counts, 0, err));
+    if (c->molecules.types) /* site types: mc_molecules_build counts them */
+        for (int a = 0; a < s->n; a++) counts[a] = 0;
+    else
+        MC_TRY(per_species(c, s, "counts", &c->mixture.counts, counts, 0, err));
     MC_TRY(per_species(c, s, "sigma", &c->mixture.sigma, s->sigma, 0, err));
     MC_TRY(per_species(c, s, "epsilon", &c->mixture.epsilon, s->epsilon, 0, err));
     MC_TRY(per_species(c, s, "mass", &c->mixture.mass, s->mass, c->system.mass, err));
@@ -119,7 +122,7 @@ static int build_mixture(mc_species *s, const cfg *c, mc_err *err)
         s->count[a] = (int)counts[a];
         s->first[a + 1] = s->first[a] + s->count[a];
     }
-    if (cfg_line(c, "system", "n") && c->system.n != s->first[s->n])
+    if (!c->molecules.types && cfg_line(c, "system", "n") && c->system.n != s->first[s->n])
         MC_FAIL(err, MC_EINVAL, "%s:%d: [system] n = %ld: the [mixture] counts add up to %d; give one "
                 "or make them agree", c->filename, cfg_line(c, "system", "n"), c->system.n, s->first[s->n]);
     for (int a = 0; a < s->n; a++)

@@ -73,7 +73,7 @@ mc_estimate mc_stats_pool(const mc_estimate *chain, int r)
 
 /* C_V/N of samples [lo, hi) of u, skipping [skip_lo, skip_hi). */
 static double heat_capacity_of(const double *u, long lo, long hi, long skip_lo, long skip_hi,
-                               int particles, double temperature)
+                               int particles, double temperature, double kinetic)
 {
     double sum = 0.0, sum2 = 0.0;
     long count = 0;
@@ -85,20 +85,21 @@ static double heat_capacity_of(const double *u, long lo, long hi, long skip_lo, 
     double mean = sum / count;
     for (long i = lo; i < hi; i++)
         if (i < skip_lo || i >= skip_hi) sum2 += (u[i] - mean) * (u[i] - mean);
-    return 1.5 + particles * (sum2 / (count - 1)) / (temperature * temperature);
+    return kinetic + particles * (sum2 / (count - 1)) / (temperature * temperature);
 }
 
-mc_estimate mc_stats_heat_capacity(const double *u, long n, int particles, double temperature)
+mc_estimate mc_stats_heat_capacity(const double *u, long n, int particles, double temperature,
+                                   double kinetic)
 {
     enum { BLOCKS = 16 };
     mc_estimate e = {NAN, NAN, NAN, NAN, 0};
     if (n < 2) return e;
-    e.mean = heat_capacity_of(u, 0, n, 0, 0, particles, temperature);
+    e.mean = heat_capacity_of(u, 0, n, 0, 0, particles, temperature, kinetic);
     if (n < 2 * BLOCKS) return e;
     double leave[BLOCKS], avg = 0.0;
     for (int b = 0; b < BLOCKS; b++) {
         leave[b] = heat_capacity_of(u, 0, n, b * n / BLOCKS, (b + 1) * n / BLOCKS, particles,
-                                    temperature);
+                                    temperature, kinetic);
         avg += leave[b] / BLOCKS;
     }
     double ss = 0.0;

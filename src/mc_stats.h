@@ -21,10 +21,11 @@ typedef struct mc_estimate {
 mc_estimate mc_stats_block(const double *x, long n);
 
 /* Heat capacity per particle in k_B from energy fluctuations in NVT,
- * C_V / (N k_B) = 3/2 + N var(u) / T^2 (u: potential energy per particle, T: kT), the kinetic 3/2
- * included. Its error by the jackknife over 16 contiguous blocks (each long compared with the
+ * C_V / (N k_B) = kinetic + N var(u) / T^2 (u: potential energy per particle, T: kT), kinetic the
+ * ideal part per particle (3/2 for atoms; rigid molecules add their rotations, per site). Its error by the jackknife over 16 contiguous blocks (each long compared with the
  * correlation time for the series mcens keeps; error NAN with fewer than 32 samples). */
-mc_estimate mc_stats_heat_capacity(const double *u, long n, int particles, double temperature);
+mc_estimate mc_stats_heat_capacity(const double *u, long n, int particles, double temperature,
+                                   double kinetic);
 
 /* Pool r chain estimates of one quantity: mean of means and, for r > 1, the standard error from
  * their spread (each chain counts once, whatever its inefficiency) or, where larger, from the

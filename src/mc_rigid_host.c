@@ -1,0 +1,317 @@
+/* mc_rigid_host: starting configurations and full recomputation for the rigid-body engine. */
+#include "mc_rigid_host.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mc_lattice.h"
+#include "mc_rigid.h"
+#include "mc_rng.h"
+
+enum { ORIENTATION_TRIES = 200, MELT_TRIES = 10000 };
+/* Start checks: site pairs of different molecules closer than OVERLAP_SIGMA sigma_ab (LJ above
+ * 16000 eps) or than their hard cores are an overlap, an error; the orientation search stops at
+ * the first one that keeps every pair beyond COMFORT_SIGMA sigma_ab (LJ below 110 eps), else it
+ * keeps the best it saw. Equilibration relaxes what remains. */
+#define OVERLAP_SIGMA 0.5
+#define COMFORT_SIGMA 0.75
+
+/* Setup-stream counters apart from the species shuffle (which uses 0 .. nmol - 1). */
+static uint64_t setup_key(int use, long attempt, int nmol, int m)
+{
+    return ((uint64_t)use << 40) + (uint64_t)attempt * (uint64_t)nmol + (uint64_t)m;
+}
+
+static mc_quat random_orientation(uint64_t seed, uint32_t chain, uint64_t key)
+{
+    mc_rng4 r = mc_rng_block(seed, chain, MC_RNG_SETUP, key);
+    double u1 = mc_rng_uniform(r.v[0]), a = 2.0 * M_PI * mc_rng_uniform(r.v[1]),
+           b = 2.0 * M_PI * mc_rng_uniform(r.v[2]); /* Shoemake: uniform on SO(3) */
+    mc_quat q = {sqrt(1.0 - u1) * sin(a), sqrt(1.0 - u1) * cos(a), sqrt(u1) * sin(b), sqrt(u1) * cos(b)};
+    return mc_quat_normalize(q);
+}
+
+void mc_rigid_set(const mc_plan *p, mc_chain *c, int m, const double centre[3], mc_quat q)
+{
+    c->cx[m] = centre[0], c->cy[m] = centre[1], c->cz[m] = centre[2];
+    c->q[4 * m] = q.w, c->q[4 * m + 1] = q.x, c->q[4 * m + 2] = q.y, c->q[4 * m + 3] = q.z;
+    for (int s = p->mol.first[m]; s < p->mol.first[m + 1]; s++) {
+        double out[3];
+        mc_rigid_site(centre, q, &p->mol.site_body[3 * s], c->box_len, out);
+        c->x[s] = out[0], c->y[s] = out[1], c->z[s] = out[2];
+    }
+}
+
+/* The closest site pair of molecule m with molecules 0 .. m - 1, as r / sigma_ab (0 inside a
+ * hard core); *with names the other molecule. */
+static double overlap_ratio(const mc_plan *p, const mc_chain *c, int m, int *with)
+{
+    const mc_molecules *mol = &p->mol;
+    double worst = INFINITY;
+    for (int s = mol->first[m]; s < mol->first[m + 1]; s++)
+        for (int j = 0; j < mol->first[m]; j++) {
+            int a = mol->site_species[s], b = mol->site_species[j];
+            double dx = mc_rigid_separation(c->x[s] - c->x[j], c->box_len);
+            double dy = mc_rigid_separation(c->y[s] - c->y[j], c->box_len);
+            double dz = mc_rigid_separation(c->z[s] - c->z[j], c->box_len);
+            double r2 = dx * dx + dy * dy + dz * dz;
+            double ratio = r2 < mol->hard_core2[a][b] ? 0.0 : sqrt(r2) / p->species.pair_sigma[a][b];
+            if (ratio < worst) worst = ratio, *with = mol->site_mol[j];
+        }
+    return worst;
+}
+
+/* The fcc cube of lattice_constant about the origin: its nmol sites nearest the origin. */
+static int cluster_centres(const mc_plan *p, mc_chain *c, mc_err *err)
+{
+    int m = 1;
+    while (4L * m * m * m < c->nmol) m++;
+    int total = 4 * m * m * m;
+    double *pos = malloc(4 * (size_t)total * sizeof *pos), half = 0.5 * m * p->lattice_constant;
+    if (!pos) MC_FAIL(err, MC_ENOMEM, "out of memory for the starting cluster");
+    double *x = pos, *y = x + total, *z = y + total, *r2 = z + total;
+    mc_lattice_fill(CFG_LATTICE_FCC, total, m * p->lattice_constant, x, y, z);
+    for (int i = 0; i < total; i++) {
+        x[i] -= half, y[i] -= half, z[i] -= half;
+        r2[i] = x[i] * x[i] + y[i] * y[i] + z[i] * z[i];
+    }
+    for (int k = 0; k < c->nmol; k++) { /* selection, nearest first (ties: lattice order) */
+        int best = k;
+        for (int i = k + 1; i < total; i++)
+            if (r2[i] < r2[best]) best = i;
+        double t;
+        t = x[k], x[k] = x[best], x[best] = t;
+        t = y[k], y[k] = y[best], y[best] = t;
+        t = z[k], z[k] = z[best], z[best] = t;
+        t = r2[k], r2[k] = r2[best], r2[best] = t;
+        c->cx[k] = x[k], c->cy[k] = y[k], c->cz[k] = z[k];
+    }
+    free(pos);
+    return MC_OK;
+}
+
+/* Centres uniformly at random, no two closer than 0.8 of the lattice's nearest-neighbour
+ * distance: in the box, or in a sphere 1.5 times the volume of the cluster lattice. */
+static int melt_centres(const mc_plan *p, mc_chain *c, mc_err *err)
+{
+    double nn = p->periodic ? mc_lattice_spacing(p->lattice, c->nmol, c->box_len) : p->lattice_constant / sqrt(2.0);
+    double radius = cbrt(3.0 / (4.0 * M_PI) * 1.5 * c->nmol * pow(p->lattice_constant, 3) / 4.0);
+    double min2 = 0.64 * nn * nn;
+    for (int m = 0; m < c->nmol; m++) {
+        int placed = 0;
+        for (long t = 0; t < MELT_TRIES && !placed; t++) {
+            mc_rng4 r = mc_rng_block(p->seed, (uint32_t)c->id, MC_RNG_SETUP, setup_key(2, t, c->nmol, m));
+            double u[3];
+            for (int d = 0; d < 3; d++) u[d] = mc_rng_uniform(r.v[d]);
+            if (p->periodic) {
+                c->cx[m] = u[0] * c->box_len, c->cy[m] = u[1] * c->box_len, c->cz[m] = u[2] * c->box_len;
+            } else { /* uniform in the ball: radius u^(1/3), direction uniform */
+                double rr = radius * cbrt(u[0]), ct = 2.0 * u[1] - 1.0, st = sqrt(1.0 - ct * ct);
+                double phi = 2.0 * M_PI * u[2];
+                c->cx[m] = rr * st * cos(phi), c->cy[m] = rr * st * sin(phi), c->cz[m] = rr * ct;
+            }
+            placed = 1;
+            for (int j = 0; j < m && placed; j++) {
+                double dx = mc_rigid_separation(c->cx[m] - c->cx[j], c->box_len);
+                double dy = mc_rigid_separation(c->cy[m] - c->cy[j], c->box_len);
+                double dz = mc_rigid_separation(c->cz[m] - c->cz[j], c->box_len);
+                placed = dx * dx + dy * dy + dz * dz >= min2;
+            }
+        }
+        if (!placed)
+            MC_FAIL(err, MC_EINVAL, "chain %d: start = melt found no place for molecule %d after %d tries "
+                    "(centres kept %.3g apart); lower the density", c->id, m, MELT_TRIES, sqrt(min2));
+    }
+    return MC_OK;
+}
+
+/* Molecule types dealt over the centres by a shuffle, so each type spreads over the box. */
+static void shuffle_centres(mc_chain *c, uint64_t seed)
+{
+    for (int i = c->nmol - 1; i > 0; i--) {
+        mc_rng4 r = mc_rng_block(seed, (uint32_t)c->id, MC_RNG_SETUP, (uint64_t)i);
+        int j = (int)mc_rng_index(r.v[0], (uint32_t)i + 1);
+        double t;
+        t = c->cx[i], c->cx[i] = c->cx[j], c->cx[j] = t;
+        t = c->cy[i], c->cy[i] = c->cy[j], c->cy[j] = t;
+        t = c->cz[i], c->cz[i] = c->cz[j], c->cz[j] = t;
+    }
+}
+
+/* start_file: per molecule "type x y z qw qx qy qz"; blank lines and '#' comments skipped. */
+static int read_start(const mc_plan *p, mc_chain *c, mc_err *err)
+{
+    FILE *f = fopen(p->start_file, "r");
+    if (!f) MC_FAIL(err, MC_EIO, "[system] start_file: cannot open '%s'", p->start_file);
+    char line[512], name[64];
+    int m = 0, ln = 0, rc = MC_OK;
+    while (rc == MC_OK && fgets(line, sizeof line, f)) {
+        ln++;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        if (strspn(line, " \t\r\n") == strlen(line)) continue;
+        double v[7];
+        int got = sscanf(line, "%63s %lf %lf %lf %lf %lf %lf %lf", name, &v[0], &v[1], &v[2], &v[3], &v[4],
+                         &v[5], &v[6]);
+        double norm = sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6]);
+        if (m == c->nmol)
+            rc = mc_err_set(err, MC_EINVAL, "%s:%d: more molecules than the %d of [molecules] counts",
+                            p->start_file, ln, c->nmol);
+        else if (got != 8 || !(fabs(norm - 1.0) < 1e-6))
+            rc = mc_err_set(err, MC_EINVAL, "%s:%d: expected: type x y z qw qx qy qz (a unit quaternion)",
+                            p->start_file, ln);
+        else if (strcmp(name, p->mol.type[p->mol.mol_type[m]].name) != 0)
+            rc = mc_err_set(err, MC_EINVAL, "%s:%d: molecule %d: expected type %s (the [molecules] order), got %s",
+                            p->start_file, ln, m, p->mol.type[p->mol.mol_type[m]].name, name);
+        else if (p->periodic && (v[0] < 0 || v[0] >= c->box_len || v[1] < 0 || v[1] >= c->box_len ||
+                                 v[2] < 0 || v[2] >= c->box_len))
+            rc = mc_err_set(err, MC_EINVAL, "%s:%d: centre outside the box [0, %g)", p->start_file, ln, c->box_len);
+        if (rc != MC_OK) break;
+        c->cx[m] = v[0], c->cy[m] = v[1], c->cz[m] = v[2];
+        mc_quat q = {v[3] / norm, v[4] / norm, v[5] / norm, v[6] / norm};
+        memcpy(&c->q[4 * m], &q, sizeof q);
+        m++;
+    }
+    fclose(f);
+    if (rc == MC_OK && m != c->nmol)
+        rc = mc_err_set(err, MC_EINVAL, "%s: %d molecules, expected %d", p->start_file, m, c->nmol);
+    return rc;
+}
+
+/* Place molecule m at its centre in the best orientation found (see COMFORT_SIGMA); -1 when it
+ * overlaps none placed before, else the molecule it overlaps. */
+static int place_without_overlap(const mc_plan *p, mc_chain *c, int m)
+{
+    double centre[3] = {c->cx[m], c->cy[m], c->cz[m]}, best = -1.0;
+    int with = -1, best_with = -1, fixed = p->start == CFG_START_FILE || p->mol.first[m + 1] - p->mol.first[m] == 1;
+    mc_quat best_q = mc_chain_quat(c, m);
+    for (long t = 0; t < (fixed ? 1 : ORIENTATION_TRIES) && best < COMFORT_SIGMA; t++) {
+        mc_quat q = fixed ? mc_chain_quat(c, m) : random_orientation(p->seed, (uint32_t)c->id, setup_key(1, t, c->nmol, m));
+        mc_rigid_set(p, c, m, centre, q);
+        double ratio = overlap_ratio(p, c, m, &with);
+        if (ratio > best) best = ratio, best_q = q, best_with = with;
+    }
+    mc_rigid_set(p, c, m, centre, best_q);
+    return best >= OVERLAP_SIGMA ? -1 : best_with;
+}
+
+int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err)
+{
+    size_t nm = (size_t)c->nmol, npairs = nm * (nm - 1) / 2;
+    c->cx = malloc(nm * sizeof *c->cx);
+    c->cy = malloc(nm * sizeof *c->cy);
+    c->cz = malloc(nm * sizeof *c->cz);
+    c->q = malloc(4 * nm * sizeof *c->q);
+    if (!p->periodic) {
+        c->lindemann_r = calloc(npairs, sizeof *c->lindemann_r);
+        c->lindemann_r2 = calloc(npairs, sizeof *c->lindemann_r2);
+    }
+    if (!c->cx || !c->cy || !c->cz || !c->q || (!p->periodic && (!c->lindemann_r || !c->lindemann_r2)))
+        MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's molecules", c->id);
+    c->max_rotation = p->max_rotation0;
+    for (int m = 0; m < c->nmol; m++) memcpy(&c->q[4 * m], &(mc_quat){1, 0, 0, 0}, sizeof(mc_quat));
+    if (p->start == CFG_START_FILE) MC_TRY(read_start(p, c, err));
+    else if (p->start == CFG_START_MELT) MC_TRY(melt_centres(p, c, err));
+    else if (p->periodic) mc_lattice_fill(p->lattice, c->nmol, c->box_len, c->cx, c->cy, c->cz);
+    else MC_TRY(cluster_centres(p, c, err));
+    if (p->start != CFG_START_FILE && p->mol.ntypes > 1) shuffle_centres(c, p->seed);
+    for (int m = 0; m < c->nmol; m++) {
+        int with = place_without_overlap(p, c, m);
+        if (with >= 0)
+            MC_FAIL(err, MC_EINVAL, "chain %d: molecule %d (%s) overlaps molecule %d at the start (sites closer "
+                    "than %.2f sigma or their hard cores%s); lower the density or give another start",
+                    c->id, m, p->mol.type[p->mol.mol_type[m]].name, with, OVERLAP_SIGMA,
+                    p->start == CFG_START_FILE ? "" : ", in every orientation tried");
+    }
+    return MC_OK;
+}
+
+double mc_rigid_molecule_energy(const mc_plan *p, const mc_chain *c, int m, const double *pos,
+                                const double centre[3])
+{
+    const mc_molecules *mol = &p->mol;
+    const mc_species *sp = &p->species;
+    int f0 = mol->first[m], f1 = mol->first[m + 1];
+    double u = 0.0;
+    for (int s = f0; s < f1; s++) {
+        int a = mol->site_species[s];
+        const double *r = &pos[3 * (s - f0)];
+        for (int j = 0; j < c->n; j++) {
+            if (j == f0) j = f1; /* the molecule's own sites */
+            if (j >= c->n) break;
+            int b = mol->site_species[j];
+            double dx = mc_rigid_separation(r[0] - c->x[j], c->box_len);
+            double dy = mc_rigid_separation(r[1] - c->y[j], c->box_len);
+            double dz = mc_rigid_separation(r[2] - c->z[j], c->box_len);
+            u += mc_site_pair_energy(dx * dx + dy * dy + dz * dz, &sp->pair[a][b], mol->hard_core2[a][b]);
+        }
+    }
+    return u + mc_wall_energy(centre[0], centre[1], centre[2], p->wall_radius, p->wall_strength);
+}
+
+static void add_centre_pairs(const mc_plan *p, mc_chain *c)
+{
+    int row = p->species.npairs;
+    size_t k = 0;
+    for (int i = 0; i < c->nmol - 1; i++)
+        for (int j = i + 1; j < c->nmol; j++, k++) {
+            double dx = mc_rigid_separation(c->cx[i] - c->cx[j], c->box_len);
+            double dy = mc_rigid_separation(c->cy[i] - c->cy[j], c->box_len);
+            double dz = mc_rigid_separation(c->cz[i] - c->cz[j], c->box_len);
+            double r = sqrt(dx * dx + dy * dy + dz * dz);
+            if (c->lindemann_r) c->lindemann_r[k] += r, c->lindemann_r2[k] += r * r;
+            int bin = (int)(r / p->rdf_dr);
+            if (r < p->rdf_rmax && bin < p->rdf_bins) c->rdf_counts[(size_t)row * p->rdf_bins + bin]++;
+        }
+}
+
+mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample)
+{
+    const mc_molecules *mol = &p->mol;
+    const mc_species *sp = &p->species;
+    mc_rigid_sums s = {0.0, 0.0};
+    double rmax2 = p->rdf_rmax * p->rdf_rmax;
+    for (int i = 0; i < c->n - 1; i++) {
+        int a = mol->site_species[i], mi = mol->site_mol[i];
+        for (int j = mol->first[mi + 1]; j < c->n; j++) { /* sites of later molecules */
+            int b = mol->site_species[j], mj = mol->site_mol[j];
+            double dx = mc_rigid_separation(c->x[i] - c->x[j], c->box_len);
+            double dy = mc_rigid_separation(c->y[i] - c->y[j], c->box_len);
+            double dz = mc_rigid_separation(c->z[i] - c->z[j], c->box_len);
+            double r2 = dx * dx + dy * dy + dz * dz;
+            s.energy += mc_site_pair_energy(r2, &sp->pair[a][b], mol->hard_core2[a][b]);
+            if (c->box_len > 0 && r2 > 0) {
+                double Rx = mc_rigid_separation(c->cx[mi] - c->cx[mj], c->box_len);
+                double Ry = mc_rigid_separation(c->cy[mi] - c->cy[mj], c->box_len);
+                double Rz = mc_rigid_separation(c->cz[mi] - c->cz[mj], c->box_len);
+                s.virial += pair_virial(r2, &sp->pair[a][b]) * (dx * Rx + dy * Ry + dz * Rz) / r2;
+            }
+            if (add_sample && r2 < rmax2) {
+                int bin = (int)(sqrt(r2) / p->rdf_dr);
+                if (bin < p->rdf_bins)
+                    c->rdf_counts[(size_t)mc_species_pair_index(sp, a, b) * p->rdf_bins + bin]++;
+            }
+        }
+    }
+    for (int m = 0; m < c->nmol; m++)
+        s.energy += mc_wall_energy(c->cx[m], c->cy[m], c->cz[m], p->wall_radius, p->wall_strength);
+    if (add_sample) {
+        add_centre_pairs(p, c);
+        mc_chain_add_rdf_sample(c, p);
+    }
+    return s;
+}
+
+double mc_rigid_lindemann(const mc_chain *c)
+{
+    if (!c->lindemann_r || c->nsamples < 1 || c->nmol < 2) return NAN;
+    size_t npairs = (size_t)c->nmol * (c->nmol - 1) / 2;
+    double sum = 0.0, n = (double)c->nsamples;
+    for (size_t k = 0; k < npairs; k++) {
+        double mean = c->lindemann_r[k] / n, var = c->lindemann_r2[k] / n - mean * mean;
+        sum += sqrt(fmax(var, 0.0)) / mean;
+    }
+    return sum / (double)npairs;
+}
