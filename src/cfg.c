@@ -402,6 +402,11 @@ static char *reader_next(char *buf, int size, void *stream)
     }
     buf[i] = '\0';
     ctx->at_line_start = i > 0 && buf[i - 1] == '\n';
+    if (!ctx->at_line_start && ctx->pos[0] != '\0') {
+        mc_err_set(ctx->err, MC_EINVAL, "%s:%d: line longer than %d characters (the INI reader's limit); "
+                   "put a long molecule geometry in an XYZ file", ctx->c->filename, ctx->line, size - 2);
+        return NULL;
+    }
     if (starts_line && !check_section_header(ctx, buf)) return NULL;
     return buf;
 }

@@ -53,6 +53,7 @@ static double overlap_ratio(const mc_plan *p, const mc_chain *c, int m, int *wit
     for (int s = mol->first[m]; s < mol->first[m + 1]; s++)
         for (int j = 0; j < mol->first[m]; j++) {
             int a = mol->site_species[s], b = mol->site_species[j];
+            if (p->species.pair_epsilon[a][b] == 0.0 && mol->hard_core2[a][b] == 0.0) continue; /* ideal pair */
             double dx = mc_rigid_separation(c->x[s] - c->x[j], c->box_len);
             double dy = mc_rigid_separation(c->y[s] - c->y[j], c->box_len);
             double dz = mc_rigid_separation(c->z[s] - c->z[j], c->box_len);

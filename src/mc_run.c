@@ -131,8 +131,9 @@ static int measure_and_check(mc_run *r, int add_rdf, mc_err *err)
 {
     MC_TRY(r->ops->measure(r->backend, add_rdf, r->measured, err));
     for (int k = 0; k < r->nchains; k++)
+        /* the floor's energy scale: epsilon, or kT where there is none (ideal particles in a wall) */
         MC_TRY(mc_check_drift(r->measured[k].energy_pair_running, r->measured[k].energy_pair,
-                              r->plan->n, r->plan->epsilon,
+                              r->plan->n, fmax(r->plan->epsilon, 1.0 / r->chains[k]->beta),
                               r->chains[k]->id, r->sweeps_done, err));
     return MC_OK;
 }

@@ -3,8 +3,8 @@
  * to 1e-10 relative, on the all-pairs and cell-list (CPU side) shapes at N = 500 over 10^4 sweeps,
  * and on the batched large-chain kernel, also with batches so long that particles repeat within
  * them, and on the cell-list path for large chains with a cutoff; NPT volume moves through the
- * run driver. The NIST configuration 4 and RDF counts through the GPU measurement. Skips without
- * a GPU. */
+ * run driver. The NIST configuration 4 and RDF counts through the GPU measurement. The rigid-body
+ * engine (molecules, hard cores, an open cluster in a wall). Skips without a GPU. */
 #include "testutil.h"
 
 #include <math.h>
@@ -284,6 +284,90 @@ static void nist4_and_rdf(void **state)
     mc_plan_destroy(p);
 }
 
+/* The rigid-body engine on both backends through the run driver: the same molecule, move kind,
+ * displacement or rotation and decision at every step (equal accepted translations and rotations
+ * after every round), the same running energy to 1e-10 relative, and at the end the same sites,
+ * centres and orientations to 1e-12. */
+static void rigid_in_step(const char *ini, int chains)
+{
+    mc_err err = {0, ""};
+    mc_plan *p = tu_plan(ini);
+    mc_run *rc = mc_run_create(p, &mc_backend_cpu_rigid, 0, chains, &err);
+    mc_run *rg = rc ? mc_run_create(p, &mc_backend_cuda_rigid, 0, chains, &err) : NULL;
+    if (!rc || !rg) fail_msg("run: %s", err.msg);
+    int rounds = 0;
+    while (!mc_run_finished(rc)) {
+        if (mc_run_round(rc, &err) != MC_OK) fail_msg("cpu round: %s", err.msg);
+        if (mc_run_round(rg, &err) != MC_OK) fail_msg("gpu round: %s", err.msg);
+        rounds++;
+        for (int k = 0; k < chains; k++) {
+            const mc_chain *a = mc_run_chain(rc, k), *b = mc_run_chain(rg, k);
+            if (a->accepted != b->accepted || a->rotations_accepted != b->rotations_accepted ||
+                a->rotations != b->rotations)
+                fail_msg("round %d chain %d: cpu %llu accepted, %llu of %llu rotations; gpu %llu, %llu of %llu",
+                         rounds, k, (unsigned long long)a->accepted, (unsigned long long)a->rotations_accepted,
+                         (unsigned long long)a->rotations, (unsigned long long)b->accepted,
+                         (unsigned long long)b->rotations_accepted, (unsigned long long)b->rotations);
+            if (!(fabs(a->energy_pair - b->energy_pair) <= 1e-10 * fabs(a->energy_pair)))
+                fail_msg("round %d chain %d: energy cpu %.15g gpu %.15g", rounds, k, a->energy_pair,
+                         b->energy_pair);
+        }
+    }
+    assert_int_equal(mc_run_fetch(rg, &err), MC_OK);
+    double worst = 0.0;
+    for (int k = 0; k < chains; k++) {
+        const mc_chain *a = mc_run_chain(rc, k), *b = mc_run_chain(rg, k);
+        for (int i = 0; i < a->n; i++)
+            worst = fmax(worst, fmax(fabs(a->x[i] - b->x[i]), fmax(fabs(a->y[i] - b->y[i]), fabs(a->z[i] - b->z[i]))));
+        for (int m = 0; m < a->nmol; m++) {
+            worst = fmax(worst, fmax(fabs(a->cx[m] - b->cx[m]), fabs(a->cz[m] - b->cz[m])));
+            for (int d = 0; d < 4; d++) worst = fmax(worst, fabs(a->q[4 * m + d] - b->q[4 * m + d]));
+        }
+    }
+    const mc_chain *a = mc_run_chain(rc, 0);
+    printf("# rigid, %d rounds, %d sites: %llu of %llu moves accepted on both (%llu of %llu rotations), "
+           "largest coordinate difference %.3g\n", rounds, a->n, (unsigned long long)a->accepted,
+           (unsigned long long)a->step, (unsigned long long)a->rotations_accepted,
+           (unsigned long long)a->rotations, worst);
+    assert_true(worst < 1e-12);
+    assert_true(a->accepted > a->step / 10);
+    mc_run_destroy(rc);
+    mc_run_destroy(rg);
+    mc_plan_destroy(p);
+}
+
+/* planar hexagons (benzene-like, reduced units) in a periodic box, no cutoff, two replicas */
+static void rigid_hexagons(void **state)
+{
+    (void)state;
+    rigid_in_step("[molecules]\ntypes = hex\ncounts = 40\ngeometry = C 0.37 0 0; C 0.185 0.3204 0; "
+                  "C -0.185 0.3204 0; C -0.37 0 0; C -0.185 -0.3204 0; C 0.185 -0.3204 0\n"
+                  "[mixture]\nspecies = C\nsigma = 1\nepsilon = 1\n[potential]\ncutoff = none\n"
+                  "[ensemble]\ntemperature = 2.5\ndensity = 0.15\nreplicas = 2\n[run]\nseed = 31\n"
+                  "equilibration = 40\nproduction = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 2);
+}
+
+/* a heteronuclear diatomic and a single-site molecule, mixing rules, hard cores, cutoff with tails */
+static void rigid_diatomic_mixture(void **state)
+{
+    (void)state;
+    rigid_in_step("[molecules]\ntypes = AB, C\ncounts = 60, 30\ngeometry = A 0 0 0; B 0 0 0.6 | C 0 0 0\n"
+                  "[mixture]\nspecies = A, B, C\nsigma = 1, 1.1, 0.9\nepsilon = 1, 0.8, 1.2\n"
+                  "hard_core = 0.3, 0.3, 0.3\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.5\n"
+                  "density = 0.3\n[run]\nseed = 32\nequilibration = 40\nproduction = 40\n"
+                  "sample_every = 10\n[moves]\nadapt_every = 10\n", 1);
+}
+
+/* an open cluster in a spherical wall, two temperatures */
+static void rigid_cluster_wall(void **state)
+{
+    (void)state;
+    rigid_in_step("[system]\nboundary = none\nlattice_constant = 1.55\n[molecules]\ntypes = ar\ncounts = 108\n"
+                  "geometry = Ar 0 0 0\n[potential]\ncutoff = 3\ntail_correction = no\n[wall]\nradius = 3\n"
+                  "strength = 5\n[ensemble]\ntemperature = 0.3, 1.2\n[run]\nseed = 33\nequilibration = 40\n"
+                  "production = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 2);
+}
+
 int main(void)
 {
     cu_device_info dev;
@@ -300,7 +384,8 @@ int main(void)
         cmocka_unit_test(batched_k256),
         cmocka_unit_test(batched_k1024_repeats), cmocka_unit_test(cells_n20000),
         cmocka_unit_test(cells_dense_overflow), cmocka_unit_test(npt_chains_n500),
-        cmocka_unit_test(npt_batched_n4096),
+        cmocka_unit_test(npt_batched_n4096), cmocka_unit_test(rigid_hexagons),
+        cmocka_unit_test(rigid_diatomic_mixture), cmocka_unit_test(rigid_cluster_wall),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

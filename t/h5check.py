@@ -301,7 +301,7 @@ def npt_nvt(nvt, npt):
     sys.exit(0 if good else 1)
 
 
-def mixture_pure(mix, pure):
+def mixture_pure(mix, pure, pair_names="A-A,A-B,B-B"):
     """A mixture of identical species is the pure fluid: U and P within 3 combined standard
     errors, and g(r) of every species pair within 3 sigma of the pure g(r) at every bin with
     g > 0.2, sigma the counting error of both histograms (g / sqrt(counts)) inflated by the square
@@ -331,8 +331,8 @@ def mixture_pure(mix, pure):
             print(f"# g_{name} vs pure over {use.sum()} bins: max |diff| / sigma = {z.max():.2f} "
                   f"(at r = {a['results/rdf/r'][...][use][worst]:.3f}; s = {s:.1f}): {'ok' if ok else 'FAIL'}")
             good &= ok
-        if names != ["A-A", "A-B", "B-B"]:
-            fail(f"pair names {names}")
+        if names != pair_names.split(","):
+            fail(f"pair names {names}, expected {pair_names}")
     sys.exit(0 if good else 1)
 
 
@@ -349,8 +349,73 @@ def npt_ideal(path):
     sys.exit(0 if good else 1)
 
 
+def wall(path, radius, strength):
+    """Non-interacting particles in the spherical wall E = k (r - R)^2 / 2 beyond R sample
+    p(r) ~ r^2 exp(-E(r)/kT): the radii of the final positions (independent chains) pass a
+    Kolmogorov-Smirnov test against its CDF at the 0.1% level (D < 1.949/sqrt(n)), and the pooled
+    energy per particle is the Boltzmann average of E within 3 standard errors."""
+    R, k = float(radius), float(strength)
+    with h5py.File(path, "r") as f:
+        kT = f["statepoints/temperature"][0]
+        pos = f["chains/final_positions"][...].reshape(-1, 3)
+        u, se = f["results/energy/mean"][0], f["results/energy/stderr"][0]
+    r = np.sort(np.linalg.norm(pos, axis=1))
+    grid = np.linspace(0.0, R + 15.0 * math.sqrt(kT / k), 400001)
+    e = np.where(grid > R, 0.5 * k * (grid - R) ** 2, 0.0)
+    w = grid ** 2 * np.exp(-e / kT)
+    cdf = np.concatenate(([0.0], np.cumsum(0.5 * (w[1:] + w[:-1]) * np.diff(grid))))
+    mean_e = np.sum(0.5 * (w[1:] * e[1:] + w[:-1] * e[:-1]) * np.diff(grid)) / cdf[-1]
+    cdf /= cdf[-1]
+    model = np.interp(r, grid, cdf)
+    n = len(r)
+    d = max(np.max(np.arange(1, n + 1) / n - model), np.max(model - np.arange(0, n) / n))
+    crit = 1.949 / math.sqrt(n)
+    print(f"# KS over {n} radii against R = {R}, k = {k}: D = {d:.4f}, critical {crit:.4f}: {'ok' if d < crit else 'FAIL'}")
+    good = d < crit
+    good &= within("wall energy per particle", u, se, mean_e, 0.0)
+    sys.exit(0 if good else 1)
+
+
+def rigid_layout(path):
+    """Molecular output: /molecules tables, final centres [C, M, 3] and unit quaternions [C, M, 4]
+    that rebuild every final site (centre + R(q) body, folded into the box when periodic) to
+    1e-9, the RDF's last row the centres, finite energies."""
+    with h5py.File(path, "r") as f:
+        C = f["chains/statepoint"].shape[0]
+        mtype, site_mol = f["molecules/molecule_type"][...], f["molecules/site_molecule"][...]
+        body, nsites = f["molecules/site_body"][...], f["molecules/nsites"][...]
+        centres, quats = f["chains/final_centres"][...], f["chains/final_orientations"][...]
+        sites, box = f["chains/final_positions"][...], f["chains/box_length"][...]
+        pairs = [p.decode() if isinstance(p, bytes) else str(p) for p in f["results/rdf/pairs"][...]]
+        M = len(mtype)
+        if centres.shape != (C, M, 3) or quats.shape != (C, M, 4) or sites.shape != (C, len(site_mol), 3):
+            fail(f"shapes: centres {centres.shape}, orientations {quats.shape}, sites {sites.shape}")
+        if pairs[-1] != "centres" or not np.all(np.isfinite(f["chains/energy"][...])):
+            fail(f"rdf rows {pairs}, or non-finite energies")
+        if np.max(np.abs(np.linalg.norm(quats, axis=2) - 1)) > 1e-12:
+            fail("orientations are not unit quaternions")
+    worst = 0.0
+    for c in range(C):
+        k = np.zeros(M, dtype=int)
+        for i, m in enumerate(site_mol):
+            w, x, y, z = quats[c, m]
+            R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                          [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                          [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+            want = centres[c, m] + R @ body[mtype[m], k[m]]
+            k[m] += 1
+            d = sites[c, i] - want
+            if box[c] > 0:
+                d -= box[c] * np.round(d / box[c])
+            worst = max(worst, np.max(np.abs(d)))
+    print(f"# {C} chains, {M} molecules ({list(nsites)} sites per type): sites rebuilt from centres and "
+          f"orientations to {worst:.2g}")
+    sys.exit(0 if worst < 1e-9 else 1)
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     {"layout": layout, "same": same, "differ": differ, "parameters": parameters_text, "eos": eos,
      "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent,
-     "value": value, "mixture_pure": mixture_pure, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal}[cmd](*args)
+     "value": value, "mixture_pure": mixture_pure, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal,
+     "wall": wall, "rigid_layout": rigid_layout}[cmd](*args)
