@@ -222,14 +222,7 @@ static int rigid_fetch(mc_backend *b, mc_err *err)
 static int rigid_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err)
 {
     MC_TRY(rigid_fetch(b, err));
-    for (int k = 0; k < b->nchains; k++) {
-        mc_chain *c = b->chains[k];
-        mc_rigid_sums s = mc_rigid_measure(b->plan, c, add_rdf);
-        out[k].energy_pair = s.energy;
-        out[k].virial_pair = s.virial;
-        out[k].energy_pair_running = c->energy_pair;
-        c->energy_pair = s.energy; /* uploaded with the next sweep */
-    }
+    mc_rigid_measure_chains(b->plan, b->chains, b->nchains, add_rdf, out); /* energy uploaded with the next sweep */
     return MC_OK;
 }
 

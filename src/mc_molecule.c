@@ -21,21 +21,23 @@ typedef struct site_source {
     int line;
 } site_source;
 
-/* The species of a site named `name`. Without [mixture] every site is of the one [potential]
+/* The species of a site named `name`, or -1 with err set. Without [mixture] every site is of the one [potential]
  * species, which takes the name of the first site seen. */
 static int site_species(mc_species *s, const cfg *c, const char *name, site_source at, mc_err *err)
 {
     if (!c->mixture.species) {
         if (strcmp(s->name[0], "all") == 0 && strlen(name) < sizeof s->name[0]) strcpy(s->name[0], name);
         if (strcmp(s->name[0], name) == 0) return 0;
-        return mc_err_set(err, MC_EINVAL, "%s:%d: site species '%s': without [mixture] every site is "
-                          "the [potential] species ('%s'); name more in [mixture] species",
-                          at.file, at.line, name, s->name[0]);
+        mc_err_set(err, MC_EINVAL, "%s:%d: site species '%s': without [mixture] every site is the "
+                   "[potential] species ('%s'); name more in [mixture] species", at.file, at.line, name,
+                   s->name[0]);
+        return -1;
     }
     for (int a = 0; a < s->n; a++)
         if (strcmp(s->name[a], name) == 0) return a;
-    return mc_err_set(err, MC_EINVAL, "%s:%d: site species '%s' is not in [mixture] species (%s)", at.file,
-                      at.line, name, c->mixture.species);
+    mc_err_set(err, MC_EINVAL, "%s:%d: site species '%s' is not in [mixture] species (%s)", at.file, at.line,
+               name, c->mixture.species);
+    return -1;
 }
 
 /* One site "SPECIES x y z" into site k of t. */

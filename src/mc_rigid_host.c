@@ -305,6 +305,18 @@ mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample)
     return s;
 }
 
+void mc_rigid_measure_chains(const mc_plan *p, mc_chain **chains, int nchains, int add_sample,
+                             mc_measurement *out)
+{
+    for (int k = 0; k < nchains; k++) {
+        mc_rigid_sums s = mc_rigid_measure(p, chains[k], add_sample);
+        out[k].energy_pair = s.energy;
+        out[k].virial_pair = s.virial;
+        out[k].energy_pair_running = chains[k]->energy_pair;
+        chains[k]->energy_pair = s.energy;
+    }
+}
+
 double mc_rigid_lindemann(const mc_chain *c)
 {
     if (!c->lindemann_r || c->nsamples < 1 || c->nmol < 2) return NAN;

@@ -5,6 +5,7 @@
 #ifndef MC_RIGID_HOST_H
 #define MC_RIGID_HOST_H
 
+#include "mc_backend.h"
 #include "mc_chain.h"
 #include "mc_err.h"
 #include "mc_plan.h"
@@ -45,6 +46,11 @@ typedef struct mc_rigid_sums {
 /* Full recomputation from the sites on the host. A sample (add_sample) also adds the RDF counts
  * of every species pair and of the centres, and for an open cluster the Lindemann sums. */
 mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample);
+
+/* mc_rigid_measure for every chain into out (the backends' measure): the running energy is
+ * reported for the drift check and then restarted from the full value. */
+void mc_rigid_measure_chains(const mc_plan *p, mc_chain **chains, int nchains, int add_sample,
+                             mc_measurement *out);
 
 /* Lindemann index of the chain's samples: the mean over centre pairs of
  * sqrt(<r^2> - <r>^2) / <r> (open cluster; NaN before any sample or for periodic boxes). */

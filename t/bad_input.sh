@@ -31,6 +31,9 @@ sample_every not a divisor|s/^sample_every = 10/sample_every = 7/|bad.ini:5: [ru
 bad boolean|s/^cutoff = 1.5/cutoff = 1.5\ntail_correction = perhaps/|bad.ini:10: [potential] tail_correction = '"'"'perhaps'"'"': expected yes or no
 unknown ensemble|s/^\[ensemble\]/[ensemble]\ntype = muvt/|bad.ini:11: [ensemble] type = '"'"'muvt'"'"': expected one of nvt
 not an INI line|s/^n = 32/n 32/|bad.ini:7: cannot parse this line
+wall in a periodic box|s/^replicas = 2/replicas = 2\n[wall]\nradius = 5/|bad.ini:15: [wall] radius: a wall confines an open cluster
+site species not defined|$a [molecules]\ntypes = m\ncounts = 16\ngeometry = X 0 0 0; Y 0 0 1|bad.ini:17: site species '"'"'Y'"'"': without [mixture] every site is the [potential] species
+geometry file missing|$a [molecules]\ntypes = m\ncounts = 32\ngeometry = nofile.xyz|bad.ini:17: [molecules] geometry: cannot open
 output directory missing|s#^output = out.h5#output = nodir/out.h5#|nodir/out.h5.part: cannot create the output file'
 
 count=$(printf '%s\n' "$cases" | wc -l)
