@@ -31,7 +31,6 @@ typedef struct rigid_chain_dev {
 
 /* The plan's constants for the kernel: pair table, hard cores, wall. Plain data, by value. */
 typedef struct rigid_consts {
-    int nspecies;
     pair_params pair[MC_MAX_SPECIES][MC_MAX_SPECIES];
     double hard_core2[MC_MAX_SPECIES][MC_MAX_SPECIES];
     double wall_radius, wall_strength;
@@ -226,15 +225,6 @@ static int rigid_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err
     return MC_OK;
 }
 
-static int rigid_unsupported(mc_err *err, const char *what)
-{
-    return mc_err_set(err, MC_EINVAL, "internal: %s called on the rigid-body engine", what);
-}
-
-static int rigid_widom(mc_backend *, int, int, long, double *, mc_err *err) { return rigid_unsupported(err, "Widom insertion"); }
-static int rigid_volume_energy(mc_backend *, const double *, double *, mc_err *err) { return rigid_unsupported(err, "a volume move"); }
-static int rigid_volume_apply(mc_backend *, const double *, const double *, mc_err *err) { return rigid_unsupported(err, "a volume move"); }
-
 static void rigid_destroy(mc_backend *b)
 {
     if (!b) return;
@@ -263,7 +253,6 @@ static int rigid_setup(mc_backend *b, mc_err *err)
 {
     const mc_plan *p = b->plan;
     size_t n = (size_t)b->n, M = (size_t)b->nmol, C = (size_t)b->nchains;
-    b->k.nspecies = p->species.n;
     memcpy(b->k.pair, p->species.pair, sizeof b->k.pair);
     memcpy(b->k.hard_core2, p->mol.hard_core2, sizeof b->k.hard_core2);
     b->k.wall_radius = p->wall_radius, b->k.wall_strength = p->wall_strength, b->k.seed = p->seed;
@@ -305,5 +294,5 @@ static mc_backend *rigid_create(const mc_plan *plan, mc_chain **chains, int ncha
 }
 
 extern "C" const mc_backend_ops mc_backend_cuda_rigid = {
-    "gpu", rigid_create, rigid_sweep, rigid_measure, rigid_widom, rigid_volume_energy, rigid_volume_apply,
-    rigid_fetch, rigid_destroy};
+    "gpu", rigid_create, rigid_sweep, rigid_measure, mc_rigid_no_widom, mc_rigid_no_volume_energy,
+    mc_rigid_no_volume_apply, rigid_fetch, rigid_destroy};

@@ -1,7 +1,6 @@
 /* cpu_rigid: the serial reference backend of the rigid-body engine. A trial move's dE is the moved
  * molecule's energy with all other sites (and the wall) at its new placement minus at its old. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "mc_backend.h"
 #include "mc_move.h"
@@ -34,8 +33,7 @@ static void attempt_move(mc_backend *b, mc_chain *c)
         mc_rigid_site(centre, q, &mol->site_body[3 * (f0 + k)], c->box_len, &b->new_pos[3 * k]);
     }
     c->rotations += t.rotate;
-    double dE = mc_rigid_molecule_energy(p, c, m, b->new_pos, centre) -
-                mc_rigid_molecule_energy(p, c, m, b->old_pos, old_centre);
+    double dE = mc_rigid_move_energy(p, c, m, b->old_pos, b->new_pos, old_centre, centre);
     if (!mc_metropolis_accept(dE, c->beta, p->seed, (uint32_t)c->id, step)) return;
     c->cx[m] = centre[0], c->cy[m] = centre[1], c->cz[m] = centre[2];
     c->q[4 * m] = q.w, c->q[4 * m + 1] = q.x, c->q[4 * m + 2] = q.y, c->q[4 * m + 3] = q.z;
@@ -61,24 +59,6 @@ static int rigid_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err
     (void)err;
     mc_rigid_measure_chains(b->plan, b->chains, b->nchains, add_rdf, out);
     return MC_OK;
-}
-
-/* Neither Widom insertion nor volume moves exist for molecules; the config check refuses both. */
-static int rigid_widom(mc_backend *b, int species, int insertions, long draw, double *sum, mc_err *err)
-{
-    (void)b, (void)species, (void)insertions, (void)draw, (void)sum;
-    return mc_err_set(err, MC_EINVAL, "internal: Widom insertion called on the rigid-body engine");
-}
-
-static int rigid_volume(mc_backend *b, const double *scale, double *energy, mc_err *err)
-{
-    (void)b, (void)scale, (void)energy;
-    return mc_err_set(err, MC_EINVAL, "internal: a volume move called on the rigid-body engine");
-}
-
-static int rigid_volume_apply(mc_backend *b, const double *scale, const double *energy, mc_err *err)
-{
-    return rigid_volume(b, scale, (double *)energy, err);
 }
 
 static int rigid_fetch(mc_backend *b, mc_err *err)
@@ -110,6 +90,12 @@ static mc_backend *rigid_create(const mc_plan *plan, mc_chain **chains, int ncha
     return b;
 }
 
-const mc_backend_ops mc_backend_cpu_rigid = {"cpu",         rigid_create,       rigid_sweep,
-                                             rigid_measure, rigid_widom,        rigid_volume,
-                                             rigid_volume_apply, rigid_fetch,   rigid_destroy};
+const mc_backend_ops mc_backend_cpu_rigid = {"cpu",
+                                             rigid_create,
+                                             rigid_sweep,
+                                             rigid_measure,
+                                             mc_rigid_no_widom,
+                                             mc_rigid_no_volume_energy,
+                                             mc_rigid_no_volume_apply,
+                                             rigid_fetch,
+                                             rigid_destroy};

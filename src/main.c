@@ -210,9 +210,10 @@ static int run_and_write(job *j, mc_err *err)
     MC_TRY(h5out_close(out, 1, err));
     if (!j->opt.quiet && j->layout.rank == 0) {
         print_summary(j->plan, j->results);
-        printf("\n%d chains x %ld sweeps x %d particles in %.2f s: %.4g moves/s on %d ranks\n",
-               j->plan->nchains, mc_run_sweeps_total(j->run), j->plan->n, seconds, moves / seconds,
-               j->layout.size);
+        /* a sweep is one move per molecule (per particle for atoms) */
+        printf("\n%d chains x %ld sweeps x %d %s in %.2f s: %.4g moves/s on %d ranks\n",
+               j->plan->nchains, mc_run_sweeps_total(j->run), j->plan->nmol,
+               j->plan->rigid ? "molecules" : "particles", seconds, moves / seconds, j->layout.size);
         printf("wrote %s\n", output);
     }
     return MC_OK;

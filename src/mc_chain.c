@@ -7,17 +7,15 @@
 #include "mc_rigid_host.h"
 #include "mc_rng.h"
 
-/* Fisher-Yates over the lattice sites, so that each species (a block of indices) spreads over the
- * box instead of filling one end of it. Keyed like every other number of the chain. */
-static void shuffle_sites(mc_chain *c, uint64_t seed)
+void mc_chain_shuffle_points(const mc_chain *c, uint64_t seed, int n, double *x, double *y, double *z)
 {
-    for (int i = c->n - 1; i > 0; i--) {
+    for (int i = n - 1; i > 0; i--) {
         mc_rng4 r = mc_rng_block(seed, (uint32_t)c->id, MC_RNG_SETUP, (uint64_t)i);
         int j = (int)mc_rng_index(r.v[0], (uint32_t)i + 1);
         double t;
-        t = c->x[i], c->x[i] = c->x[j], c->x[j] = t;
-        t = c->y[i], c->y[i] = c->y[j], c->y[j] = t;
-        t = c->z[i], c->z[i] = c->z[j], c->z[j] = t;
+        t = x[i], x[i] = x[j], x[j] = t;
+        t = y[i], y[i] = y[j], y[j] = t;
+        t = z[i], z[i] = z[j], z[j] = t;
     }
 }
 
@@ -63,7 +61,7 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
         return c;
     }
     mc_lattice_fill(plan->lattice, plan->n, c->box_len, c->x, c->y, c->z);
-    if (plan->species.n > 1) shuffle_sites(c, plan->seed);
+    if (plan->species.n > 1) mc_chain_shuffle_points(c, plan->seed, c->n, c->x, c->y, c->z);
     return c;
 }
 

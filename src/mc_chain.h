@@ -64,6 +64,11 @@ void mc_chain_add_rdf_sample(mc_chain *c, const mc_plan *p);
 double mc_chain_production_acceptance(const mc_chain *c);
 double mc_chain_production_volume_acceptance(const mc_chain *c);
 
+/* Fisher-Yates over n starting points (lattice sites or molecular centres), so that each species
+ * or molecule type (a block of indices) spreads over the box instead of filling one end of it;
+ * keyed by the chain's setup stream like every other number of the chain. */
+void mc_chain_shuffle_points(const mc_chain *c, uint64_t seed, int n, double *x, double *y, double *z);
+
 /* Rows of rdf_counts: the species pairs, and for the rigid engine the molecular centres. */
 static inline int mc_chain_rdf_rows(const mc_plan *p) { return p->species.npairs + (p->rigid ? 1 : 0); }
 

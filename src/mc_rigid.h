@@ -14,8 +14,6 @@
 #include "mc_rotation.h"
 #include "pair.h"
 
-enum { MC_RNG_RIGID = 5 }; /* stream of the displacement or rotation (after enum mc_rng_stream) */
-
 typedef struct mc_rigid_trial {
     uint32_t molecule;
     int rotate;

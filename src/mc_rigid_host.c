@@ -78,7 +78,7 @@ static int cluster_centres(const mc_plan *p, mc_chain *c, mc_err *err)
         x[i] -= half, y[i] -= half, z[i] -= half;
         r2[i] = x[i] * x[i] + y[i] * y[i] + z[i] * z[i];
     }
-    for (int k = 0; k < c->nmol; k++) { /* selection, nearest first (ties: lattice order) */
+    for (int k = 0; k < c->nmol; k++) { /* selection, nearest first (ties: the first in the current order) */
         int best = k;
         for (int i = k + 1; i < total; i++)
             if (r2[i] < r2[best]) best = i;
@@ -126,19 +126,6 @@ static int melt_centres(const mc_plan *p, mc_chain *c, mc_err *err)
                     "(centres kept %.3g apart); lower the density", c->id, m, MELT_TRIES, sqrt(min2));
     }
     return MC_OK;
-}
-
-/* Molecule types dealt over the centres by a shuffle, so each type spreads over the box. */
-static void shuffle_centres(mc_chain *c, uint64_t seed)
-{
-    for (int i = c->nmol - 1; i > 0; i--) {
-        mc_rng4 r = mc_rng_block(seed, (uint32_t)c->id, MC_RNG_SETUP, (uint64_t)i);
-        int j = (int)mc_rng_index(r.v[0], (uint32_t)i + 1);
-        double t;
-        t = c->cx[i], c->cx[i] = c->cx[j], c->cx[j] = t;
-        t = c->cy[i], c->cy[i] = c->cy[j], c->cy[j] = t;
-        t = c->cz[i], c->cz[i] = c->cz[j], c->cz[j] = t;
-    }
 }
 
 /* start_file: per molecule "type x y z qw qx qy qz"; blank lines and '#' comments skipped. */
@@ -217,7 +204,8 @@ int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err)
     else if (p->start == CFG_START_MELT) MC_TRY(melt_centres(p, c, err));
     else if (p->periodic) mc_lattice_fill(p->lattice, c->nmol, c->box_len, c->cx, c->cy, c->cz);
     else MC_TRY(cluster_centres(p, c, err));
-    if (p->start != CFG_START_FILE && p->mol.ntypes > 1) shuffle_centres(c, p->seed);
+    if (p->start != CFG_START_FILE && p->mol.ntypes > 1)
+        mc_chain_shuffle_points(c, p->seed, c->nmol, c->cx, c->cy, c->cz);
     for (int m = 0; m < c->nmol; m++) {
         int with = place_without_overlap(p, c, m);
         if (with >= 0)
@@ -229,27 +217,34 @@ int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err)
     return MC_OK;
 }
 
-double mc_rigid_molecule_energy(const mc_plan *p, const mc_chain *c, int m, const double *pos,
-                                const double centre[3])
+double mc_rigid_move_energy(const mc_plan *p, const mc_chain *c, int m, const double *old_pos,
+                            const double *new_pos, const double old_centre[3], const double new_centre[3])
 {
     const mc_molecules *mol = &p->mol;
     const mc_species *sp = &p->species;
     int f0 = mol->first[m], f1 = mol->first[m + 1];
-    double u = 0.0;
+    double u_old = 0.0, u_new = 0.0;
     for (int s = f0; s < f1; s++) {
         int a = mol->site_species[s];
-        const double *r = &pos[3 * (s - f0)];
+        const double *o = &old_pos[3 * (s - f0)], *nw = &new_pos[3 * (s - f0)];
         for (int j = 0; j < c->n; j++) {
             if (j == f0) j = f1; /* the molecule's own sites */
             if (j >= c->n) break;
             int b = mol->site_species[j];
-            double dx = mc_rigid_separation(r[0] - c->x[j], c->box_len);
-            double dy = mc_rigid_separation(r[1] - c->y[j], c->box_len);
-            double dz = mc_rigid_separation(r[2] - c->z[j], c->box_len);
-            u += mc_site_pair_energy(dx * dx + dy * dy + dz * dz, &sp->pair[a][b], mol->hard_core2[a][b]);
+            const pair_params *pp = &sp->pair[a][b];
+            double hc2 = mol->hard_core2[a][b];
+            double dx = mc_rigid_separation(o[0] - c->x[j], c->box_len);
+            double dy = mc_rigid_separation(o[1] - c->y[j], c->box_len);
+            double dz = mc_rigid_separation(o[2] - c->z[j], c->box_len);
+            u_old += mc_site_pair_energy(dx * dx + dy * dy + dz * dz, pp, hc2);
+            dx = mc_rigid_separation(nw[0] - c->x[j], c->box_len);
+            dy = mc_rigid_separation(nw[1] - c->y[j], c->box_len);
+            dz = mc_rigid_separation(nw[2] - c->z[j], c->box_len);
+            u_new += mc_site_pair_energy(dx * dx + dy * dy + dz * dz, pp, hc2);
         }
     }
-    return u + mc_wall_energy(centre[0], centre[1], centre[2], p->wall_radius, p->wall_strength);
+    return (u_new + mc_wall_energy(new_centre[0], new_centre[1], new_centre[2], p->wall_radius, p->wall_strength)) -
+           (u_old + mc_wall_energy(old_centre[0], old_centre[1], old_centre[2], p->wall_radius, p->wall_strength));
 }
 
 static void add_centre_pairs(const mc_plan *p, mc_chain *c)
@@ -315,6 +310,24 @@ void mc_rigid_measure_chains(const mc_plan *p, mc_chain **chains, int nchains, i
         out[k].energy_pair_running = chains[k]->energy_pair;
         chains[k]->energy_pair = s.energy;
     }
+}
+
+int mc_rigid_no_widom(mc_backend *b, int species, int insertions, long draw, double *sum, mc_err *err)
+{
+    (void)b, (void)species, (void)insertions, (void)draw, (void)sum;
+    return mc_err_set(err, MC_EINVAL, "internal: Widom insertion called on the rigid-body engine");
+}
+
+int mc_rigid_no_volume_energy(mc_backend *b, const double *scale, double *energy, mc_err *err)
+{
+    (void)b, (void)scale, (void)energy;
+    return mc_err_set(err, MC_EINVAL, "internal: a volume move called on the rigid-body engine");
+}
+
+int mc_rigid_no_volume_apply(mc_backend *b, const double *scale, const double *energy, mc_err *err)
+{
+    (void)b, (void)scale, (void)energy;
+    return mc_err_set(err, MC_EINVAL, "internal: a volume move called on the rigid-body engine");
 }
 
 double mc_rigid_lindemann(const mc_chain *c)

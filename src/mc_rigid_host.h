@@ -32,10 +32,11 @@ static inline mc_quat mc_chain_quat(const mc_chain *c, int m)
 /* Put molecule m's centre and orientation into the chain and place its sites from them. */
 void mc_rigid_set(const mc_plan *p, mc_chain *c, int m, const double centre[3], mc_quat q);
 
-/* The energy of molecule m with its sites at pos[3 k + d] (k over its sites) and its centre at
- * centre, with the sites of every other molecule, plus its wall energy. */
-double mc_rigid_molecule_energy(const mc_plan *p, const mc_chain *c, int m, const double *pos,
-                                const double centre[3]);
+/* The energy change of moving molecule m from its sites at old_pos[3 k + d] (k over its sites)
+ * and centre old_centre to new_pos and new_centre: its pair energy with the sites of every other
+ * molecule plus its wall energy, new minus old, both placements in one pass over the others. */
+double mc_rigid_move_energy(const mc_plan *p, const mc_chain *c, int m, const double *old_pos,
+                            const double *new_pos, const double old_centre[3], const double new_centre[3]);
 
 typedef struct mc_rigid_sums {
     double energy; /* all intermolecular site pairs and the wall */
@@ -46,6 +47,13 @@ typedef struct mc_rigid_sums {
 /* Full recomputation from the sites on the host. A sample (add_sample) also adds the RDF counts
  * of every species pair and of the centres, and for an open cluster the Lindemann sums. */
 mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample);
+
+/* The backend ops the rigid-body engine does not have; the config check refuses Widom insertion
+ * and npt before a run starts, so these only report an internal error. Both rigid backends use
+ * them. */
+int mc_rigid_no_widom(mc_backend *b, int species, int insertions, long draw, double *sum, mc_err *err);
+int mc_rigid_no_volume_energy(mc_backend *b, const double *scale, double *energy, mc_err *err);
+int mc_rigid_no_volume_apply(mc_backend *b, const double *scale, const double *energy, mc_err *err);
 
 /* mc_rigid_measure for every chain into out (the backends' measure): the running energy is
  * reported for the drift check and then restarted from the full value. */

@@ -107,7 +107,6 @@ static void cell_list_n500(void **state)
     pair_destroy(&r);
 }
 
-/* No cutoff: the all-pairs batched kernels. */
 /* The linear-force-shifted potential (square root in the pair function) on the many-chain kernel. */
 static void force_shifted_n500(void **state)
 {
