@@ -412,10 +412,43 @@ def rigid_layout(path):
           f"orientations to {worst:.2g}")
     sys.exit(0 if worst < 1e-9 else 1)
 
+def write_start(path, chain, out):
+    """Write chain CHAIN's final centres and orientations as a start_file (type x y z qw qx qy qz,
+    in [molecules] order, %.17g so that the text round-trips), with a comment and a blank line."""
+    c = int(chain)
+    with h5py.File(path, "r") as f:
+        names = [n.decode() if isinstance(n, bytes) else str(n) for n in f["molecules/name"][...]]
+        mtype = f["molecules/molecule_type"][...]
+        centres, quats = f["chains/final_centres"][c], f["chains/final_orientations"][c]
+    with open(out, "w") as s:
+        s.write(f"# chain {c} of {path}: type x y z qw qx qy qz\n\n")
+        for m, t in enumerate(mtype):
+            s.write(" ".join([names[t]] + [f"{v:.17g}" for v in (*centres[m], *quats[m])]) + "\n")
+    print(f"# wrote {len(mtype)} molecules of chain {c} to {out}")
+
+
+def started_from(path, start, ref, chain, tol):
+    """A run started from START with steps too small to move anything (1e-12) still holds START in
+    every chain at the end (centres and quaternions to TOL), and its energy at every sample is
+    chain CHAIN's final energy in REF, the run START was written from (to TOL, kJ/mol per site)."""
+    tol = float(tol)
+    want = np.loadtxt(start, usecols=range(1, 8), ndmin=2)
+    with h5py.File(ref, "r") as f:
+        u_ref = f["chains/energy"][int(chain), -1]
+    with h5py.File(path, "r") as f:
+        centres, quats, energy = f["chains/final_centres"][...], f["chains/final_orientations"][...], f["chains/energy"][...]
+    d_pos = np.max(np.abs(centres - want[None, :, :3]))
+    d_q = np.max(np.abs(quats - want[None, :, 3:]))
+    d_u = np.max(np.abs(energy - u_ref))
+    print(f"# {centres.shape[0]} chains x {want.shape[0]} molecules: centres within {d_pos:.2g}, quaternions "
+          f"within {d_q:.2g}; energy {energy.ravel()[0]:.12f} vs {u_ref:.12f} (worst {d_u:.2g})")
+    sys.exit(0 if max(d_pos, d_q, d_u) < tol else 1)
+
 
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     {"layout": layout, "same": same, "differ": differ, "parameters": parameters_text, "eos": eos,
      "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent,
      "value": value, "mixture_pure": mixture_pure, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal,
-     "wall": wall, "rigid_layout": rigid_layout}[cmd](*args)
+     "wall": wall, "rigid_layout": rigid_layout,
+     "write_start": write_start, "started_from": started_from}[cmd](*args)
