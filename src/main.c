@@ -1,6 +1,7 @@
 /* mcens: Monte Carlo ensemble runner. main() is the one place that reports errors and ends the job:
  * config -> plan -> layout and device binding -> output file -> rounds -> pooling -> write -> rename. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,9 +99,30 @@ static void print_plan(const cfg *c, const mc_plan *p)
     cfg_print(c, stdout);
 }
 
+/* An open cluster has no volume, hence no density or pressure: its columns are C_V/N and the
+ * Lindemann index instead, the observables that mark melting. */
+static void print_cluster_summary(const mc_plan *p, const mc_results *r)
+{
+    printf("\n%6s %10s %24s %24s %18s %8s\n", "point", "T", "U/N", "C_V/N", "Lindemann", "accept");
+    for (int s = 0; s < p->nstatepoints; s++) {
+        /* one chain per temperature has no spread over replicas: the Lindemann error is absent */
+        char lindemann_error[16] = "";
+        if (isfinite(r->lindemann[s].error))
+            snprintf(lindemann_error, sizeof lindemann_error, "+- %.4f", r->lindemann[s].error);
+        printf("%6d %10.5g %12.6f +- %-9.6f %12.4f +- %-9.4f %8.4f %-9s %8.4f\n", s,
+               p->statepoint[s].temperature_given, r->energy[s].mean, r->energy[s].error,
+               r->heat_capacity[s].mean, r->heat_capacity[s].error, r->lindemann[s].mean, lindemann_error,
+               r->acceptance[s].mean);
+    }
+}
+
 static void print_summary(const mc_plan *p, const mc_results *r)
 {
     printf("\nunits: %s", p->units.system);
+    if (p->rigid && !p->periodic) {
+        print_cluster_summary(p, r);
+        return;
+    }
     printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "density", "U/N", "P", "accept");
     for (int s = 0; s < p->nstatepoints; s++)
         printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
@@ -204,17 +226,20 @@ static int run_and_write(job *j, mc_err *err)
     h5out_info info = {j->text, j->opt.config_path, PACKAGE_VERSION, MCENS_GIT_REVISION,
                        j->hosts, j->backend->name, j->plan->units.system, j->layout.size, seconds,
                        moves / seconds};
+    /* the write is collective, so rank 0's clock spans every rank's share of it */
+    double write_start = MPI_Wtime();
     MC_TRY(h5out_write(j->out, &info, j->plan, j->run, j->layout.first_chain, j->results, err));
     h5out *out = j->out;
     j->out = NULL;
     MC_TRY(h5out_close(out, 1, err));
+    double write_seconds = MPI_Wtime() - write_start;
     if (!j->opt.quiet && j->layout.rank == 0) {
         print_summary(j->plan, j->results);
         /* a sweep is one move per molecule (per particle for atoms) */
         printf("\n%d chains x %ld sweeps x %d %s in %.2f s: %.4g moves/s on %d ranks\n",
                j->plan->nchains, mc_run_sweeps_total(j->run), j->plan->nmol,
                j->plan->rigid ? "molecules" : "particles", seconds, moves / seconds, j->layout.size);
-        printf("wrote %s\n", output);
+        printf("wrote %s in %.3f s\n", output, write_seconds);
     }
     return MC_OK;
 }
