@@ -197,17 +197,14 @@ static void cells_dense_overflow(void **state)
     pair_destroy(&r);
 }
 
-/* NPT through the whole run driver on both backends: translation sweeps, one volume move per
- * sweep (scaled-volume energies on the device, positions rescaled there), step adaptation. The
- * same draws must give the same decisions: equal accepted counts of both move kinds and box edges
- * after every round. */
-static void npt_in_step(const char *ini, int chains)
+/* One plan on a CPU and a GPU backend through the run driver, round by round. After every round
+ * each chain's running energy must agree to 1e-10 relative, and same_decisions (the move counts
+ * of the engine) must hold: the same draws must give the same decisions. Returns the rounds run. */
+typedef void same_decisions_fn(int round, int k, const mc_chain *cpu, const mc_chain *gpu);
+
+static int rounds_in_step(mc_run *rc, mc_run *rg, int chains, same_decisions_fn *same_decisions)
 {
     mc_err err = {0, ""};
-    mc_plan *p = tu_plan(ini);
-    mc_run *rc = mc_run_create(p, &mc_backend_cpu, 0, chains, &err);
-    mc_run *rg = mc_run_create(p, &mc_backend_cuda, 0, chains, &err);
-    if (!rc || !rg) fail_msg("run: %s", err.msg);
     int rounds = 0;
     while (!mc_run_finished(rc)) {
         if (mc_run_round(rc, &err) != MC_OK) fail_msg("cpu round: %s", err.msg);
@@ -215,18 +212,41 @@ static void npt_in_step(const char *ini, int chains)
         rounds++;
         for (int k = 0; k < chains; k++) {
             const mc_chain *a = mc_run_chain(rc, k), *b = mc_run_chain(rg, k);
-            if (a->accepted != b->accepted || a->volume_accepted != b->volume_accepted ||
-                a->box_len != b->box_len)
-                fail_msg("round %d chain %d: cpu %llu moves, %llu volume, box %.17g; gpu %llu, %llu, "
-                         "%.17g", rounds, k, (unsigned long long)a->accepted,
-                         (unsigned long long)a->volume_accepted, a->box_len,
-                         (unsigned long long)b->accepted, (unsigned long long)b->volume_accepted,
-                         b->box_len);
+            same_decisions(rounds, k, a, b);
             if (!(fabs(a->energy_pair - b->energy_pair) <= 1e-10 * fabs(a->energy_pair)))
                 fail_msg("round %d chain %d: energy cpu %.15g gpu %.15g", rounds, k, a->energy_pair,
                          b->energy_pair);
         }
     }
+    return rounds;
+}
+
+static void create_runs(const mc_plan *p, const mc_backend_ops *cpu, const mc_backend_ops *gpu, int chains,
+                        mc_run **rc, mc_run **rg)
+{
+    mc_err err = {0, ""};
+    *rc = mc_run_create(p, cpu, 0, chains, &err);
+    *rg = *rc ? mc_run_create(p, gpu, 0, chains, &err) : NULL;
+    if (!*rc || !*rg) fail_msg("run: %s", err.msg);
+}
+
+static void npt_same_decisions(int round, int k, const mc_chain *a, const mc_chain *b)
+{
+    if (a->accepted != b->accepted || a->volume_accepted != b->volume_accepted || a->box_len != b->box_len)
+        fail_msg("round %d chain %d: cpu %llu moves, %llu volume, box %.17g; gpu %llu, %llu, %.17g", round, k,
+                 (unsigned long long)a->accepted, (unsigned long long)a->volume_accepted, a->box_len,
+                 (unsigned long long)b->accepted, (unsigned long long)b->volume_accepted, b->box_len);
+}
+
+/* NPT through the whole run driver on both backends: translation sweeps, one volume move per
+ * sweep (scaled-volume energies on the device, positions rescaled there), step adaptation: equal
+ * accepted counts of both move kinds and box edges after every round. */
+static void npt_in_step(const char *ini, int chains)
+{
+    mc_plan *p = tu_plan(ini);
+    mc_run *rc, *rg;
+    create_runs(p, &mc_backend_cpu, &mc_backend_cuda, chains, &rc, &rg);
+    int rounds = rounds_in_step(rc, rg, chains, npt_same_decisions);
     const mc_chain *a = mc_run_chain(rc, 0);
     printf("# npt, %d rounds: %llu of %llu volume moves accepted on both, box %.6f (from %.6f)\n",
            rounds, (unsigned long long)a->volume_accepted, (unsigned long long)a->volume_moves,
@@ -283,6 +303,15 @@ static void nist4_and_rdf(void **state)
     mc_plan_destroy(p);
 }
 
+static void rigid_same_decisions(int round, int k, const mc_chain *a, const mc_chain *b)
+{
+    if (a->accepted != b->accepted || a->rotations_accepted != b->rotations_accepted || a->rotations != b->rotations)
+        fail_msg("round %d chain %d: cpu %llu accepted, %llu of %llu rotations; gpu %llu, %llu of %llu", round, k,
+                 (unsigned long long)a->accepted, (unsigned long long)a->rotations_accepted,
+                 (unsigned long long)a->rotations, (unsigned long long)b->accepted,
+                 (unsigned long long)b->rotations_accepted, (unsigned long long)b->rotations);
+}
+
 /* The rigid-body engine on both backends through the run driver: the same molecule, move kind,
  * displacement or rotation and decision at every step (equal accepted translations and rotations
  * after every round), the same running energy to 1e-10 relative, and at the end the same sites,
@@ -291,27 +320,9 @@ static void rigid_in_step(const char *ini, int chains)
 {
     mc_err err = {0, ""};
     mc_plan *p = tu_plan(ini);
-    mc_run *rc = mc_run_create(p, &mc_backend_cpu_rigid, 0, chains, &err);
-    mc_run *rg = rc ? mc_run_create(p, &mc_backend_cuda_rigid, 0, chains, &err) : NULL;
-    if (!rc || !rg) fail_msg("run: %s", err.msg);
-    int rounds = 0;
-    while (!mc_run_finished(rc)) {
-        if (mc_run_round(rc, &err) != MC_OK) fail_msg("cpu round: %s", err.msg);
-        if (mc_run_round(rg, &err) != MC_OK) fail_msg("gpu round: %s", err.msg);
-        rounds++;
-        for (int k = 0; k < chains; k++) {
-            const mc_chain *a = mc_run_chain(rc, k), *b = mc_run_chain(rg, k);
-            if (a->accepted != b->accepted || a->rotations_accepted != b->rotations_accepted ||
-                a->rotations != b->rotations)
-                fail_msg("round %d chain %d: cpu %llu accepted, %llu of %llu rotations; gpu %llu, %llu of %llu",
-                         rounds, k, (unsigned long long)a->accepted, (unsigned long long)a->rotations_accepted,
-                         (unsigned long long)a->rotations, (unsigned long long)b->accepted,
-                         (unsigned long long)b->rotations_accepted, (unsigned long long)b->rotations);
-            if (!(fabs(a->energy_pair - b->energy_pair) <= 1e-10 * fabs(a->energy_pair)))
-                fail_msg("round %d chain %d: energy cpu %.15g gpu %.15g", rounds, k, a->energy_pair,
-                         b->energy_pair);
-        }
-    }
+    mc_run *rc, *rg;
+    create_runs(p, &mc_backend_cpu_rigid, &mc_backend_cuda_rigid, chains, &rc, &rg);
+    int rounds = rounds_in_step(rc, rg, chains, rigid_same_decisions);
     assert_int_equal(mc_run_fetch(rg, &err), MC_OK);
     double worst = 0.0;
     for (int k = 0; k < chains; k++) {
