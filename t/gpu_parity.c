@@ -330,7 +330,7 @@ static void rigid_in_step(const char *ini, int chains)
         for (int i = 0; i < a->n; i++)
             worst = fmax(worst, fmax(fabs(a->x[i] - b->x[i]), fmax(fabs(a->y[i] - b->y[i]), fabs(a->z[i] - b->z[i]))));
         for (int m = 0; m < a->nmol; m++) {
-            worst = fmax(worst, fmax(fabs(a->cx[m] - b->cx[m]), fabs(a->cz[m] - b->cz[m])));
+            worst = fmax(worst, fmax(fabs(a->cx[m] - b->cx[m]), fmax(fabs(a->cy[m] - b->cy[m]), fabs(a->cz[m] - b->cz[m]))));
             for (int d = 0; d < 4; d++) worst = fmax(worst, fabs(a->q[4 * m + d] - b->q[4 * m + d]));
         }
     }
