@@ -1,17 +1,24 @@
-/* cu_backend: the GPU backend's mc_backend_ops. Owns the device copies of a rank's chains
- * (positions as [chain][x|y|z][n] in the plan's precision, and a cu_chain_dev per chain mirrored on
- * the host), picks the kernel shape, and moves the few numbers the run driver needs across. */
+/* cu_backend: the GPU backend's mc_backend_ops, for atoms and molecules. For atoms it owns the
+ * device copies of a rank's chains (positions as [chain][x|y|z][n] in the plan's precision, and a
+ * cu_chain_dev per chain mirrored on the host), picks the kernel shape, and moves the few numbers
+ * the run driver needs across. Molecules (plan->rigid) take the rigid-body kernel of cu_rigid.cu;
+ * their measurements, Widom test molecules and volume moves run on fetched host positions through
+ * mc_rigid_host, the CPU backend's own code. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cu_backend.h"
 #include "cu_check.h"
 #include "cu_kernels.cuh"
+#include "cu_rigid.h"
 #include "mc_backend.h"
+#include "mc_rigid_host.h"
 
 struct mc_backend {
     const mc_plan *plan;
     mc_chain **chains;
+    cu_rigid *rigid;                 /* molecules: the rigid-body path; NULL for atoms */
+    double *rigid_trial;             /* molecules, npt: mc_rigid_scaled_scratch doubles */
     cu_view v;
     cu_chain_dev *mirror;            /* host copy of v.chains */
     unsigned long long *d_rdf, *h_rdf; /* [nchains][species pairs][bins] */
@@ -24,6 +31,8 @@ struct mc_backend {
 static void cu_destroy(mc_backend *b)
 {
     if (!b) return;
+    cu_rigid_destroy(b->rigid);
+    free(b->rigid_trial);
     cu_cells_free(&b->v);
     cudaFree(b->v.chains);
     cudaFree(b->v.pos);
@@ -83,6 +92,7 @@ static int upload_positions(mc_backend *b, mc_err *err)
 
 static int cu_fetch(mc_backend *b, mc_err *err)
 {
+    if (b->rigid) return cu_rigid_fetch(b->rigid, err);
     CU_TRY(cudaMemcpy(b->h_pos, b->v.pos, pos_bytes(b), cudaMemcpyDeviceToHost), err);
     int n = b->v.n;
     for (int k = 0; k < b->v.nchains; k++) {
@@ -98,6 +108,7 @@ static int cu_fetch(mc_backend *b, mc_err *err)
 
 static int cu_sweep(mc_backend *b, long nsweeps, mc_err *err)
 {
+    if (b->rigid) return cu_rigid_sweep(b->rigid, nsweeps, err);
     MC_TRY(upload_chains(b, err));
     long long moves = (long long)nsweeps * b->v.n;
     if (b->v.cells.m) MC_TRY(cu_sweep_cells(&b->v, moves, b->plan->cutoff, err));
@@ -130,6 +141,11 @@ static int measure_energies(mc_backend *b, int add_rdf, mc_err *err)
 static int cu_measure_all(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err)
 {
     const mc_plan *p = b->plan;
+    if (b->rigid) { /* the running energy goes up with the next sweep */
+        MC_TRY(cu_rigid_fetch(b->rigid, err));
+        mc_rigid_measure_chains(p, b->chains, b->v.nchains, add_rdf, out);
+        return MC_OK;
+    }
     size_t row = (size_t)b->v.rdf_pairs * p->rdf_bins, hist = b->v.nchains * row * sizeof *b->h_rdf;
     if (add_rdf) CU_TRY(cudaMemset(b->d_rdf, 0, hist), err);
     MC_TRY(measure_energies(b, add_rdf, err));
@@ -153,12 +169,24 @@ static int cu_measure_all(mc_backend *b, int add_rdf, mc_measurement *out, mc_er
 static int cu_widom_all(mc_backend *b, int species, int insertions, long draw, double *sums,
                         mc_err *err)
 {
+    if (b->rigid) { /* species is a molecule type; the positions are the sample's, just measured */
+        MC_TRY(cu_rigid_fetch(b->rigid, err));
+        for (int k = 0; k < b->v.nchains; k++)
+            sums[k] = mc_rigid_widom_sum(b->plan, b->chains[k], species, insertions, draw);
+        return MC_OK;
+    }
     return b->v.cells.m ? cu_widom_cells(&b->v, insertions, draw, sums, err)
                         : cu_widom_chains(&b->v, species, insertions, draw, sums, err);
 }
 
 static int cu_volume_energy_all(mc_backend *b, const double *scale, double *energy, mc_err *err)
 {
+    if (b->rigid) {
+        MC_TRY(cu_rigid_fetch(b->rigid, err));
+        for (int k = 0; k < b->v.nchains; k++)
+            if (scale[k] != 1.0) energy[k] = mc_rigid_scaled_energy(b->plan, b->chains[k], scale[k], b->rigid_trial);
+        return MC_OK;
+    }
     CU_TRY(cudaMemcpy(b->d_scale, scale, b->v.nchains * sizeof *scale, cudaMemcpyHostToDevice), err);
     MC_TRY(cu_volume_energy(&b->v, b->d_scale, b->h_energy, err));
     for (int k = 0; k < b->v.nchains; k++)
@@ -168,6 +196,14 @@ static int cu_volume_energy_all(mc_backend *b, const double *scale, double *ener
 
 static int cu_volume_apply(mc_backend *b, const double *scale, const double *energy, mc_err *err)
 {
+    if (b->rigid) { /* the host positions are those cu_volume_energy_all fetched */
+        for (int k = 0; k < b->v.nchains; k++) {
+            if (scale[k] == 1.0) continue;
+            mc_rigid_scale(b->plan, b->chains[k], scale[k], b->chains[k]);
+            b->chains[k]->energy_pair = energy[k];
+        }
+        return cu_rigid_upload(b->rigid, 1, err);
+    }
     CU_TRY(cudaMemcpy(b->d_scale, scale, b->v.nchains * sizeof *scale, cudaMemcpyHostToDevice), err);
     MC_TRY(cu_volume_scale(&b->v, b->d_scale, err)); /* reads the old boxes: before the update */
     for (int k = 0; k < b->v.nchains; k++) {
@@ -278,7 +314,16 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
     b->v.nspecies = plan->species.n;
     b->v.rdf_pairs = plan->species.npairs;
     for (int a = 0; a <= MC_MAX_SPECIES; a++) b->v.species_first[a] = plan->species.first[a];
-    if (setup(b, err) != MC_OK) {
+    int rc;
+    if (plan->rigid) {
+        rc = (b->rigid = cu_rigid_create(plan, chains, nchains, err)) ? MC_OK : err->code;
+        if (rc == MC_OK && plan->npt &&
+            !(b->rigid_trial = (double *)malloc(mc_rigid_scaled_scratch(plan) * sizeof(double))))
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory for the GPU backend");
+    } else {
+        rc = setup(b, err);
+    }
+    if (rc != MC_OK) {
         cu_destroy(b);
         return NULL;
     }

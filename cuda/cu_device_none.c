@@ -19,4 +19,3 @@ static mc_backend *none_create(const mc_plan *plan, mc_chain **chains, int nchai
 }
 
 const mc_backend_ops mc_backend_cuda = {"gpu", none_create, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-const mc_backend_ops mc_backend_cuda_rigid = {"gpu", none_create, NULL, NULL, NULL, NULL, NULL, NULL, NULL};

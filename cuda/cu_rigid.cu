@@ -1,21 +1,22 @@
-/* cu_rigid: the rigid-body engine on the GPU (molecules, open clusters), under the same contract
- * as the CPU's cpu_rigid.c: after `moves` moves a chain is the CPU chain, draw for draw. One
- * resident block per chain; per move thread 0 draws the trial (mc_rigid.h) and places the moved
- * molecule's sites in shared memory, every thread sums the energy change over its share of the
- * other sites (energy decomposition over sites), and thread 0 decides. Double precision only.
+/* cu_rigid: molecules on the GPU (the CUDA backend's path for plan->rigid), under the same
+ * contract as the CPU backend's molecule moves: after `moves` moves a chain is the CPU chain, draw
+ * for draw. One resident block per chain; per move thread 0 draws the trial (mc_rigid.h) and places
+ * the moved molecule's sites in shared memory, every thread sums the energy change over its share
+ * of the other sites (energy decomposition over sites), and thread 0 decides. Double precision.
  *
  * Built with -fmad=false (Makefile.am): the site placement is sums of products, which nvcc would
  * otherwise fuse into FMAs that the host does not use, and the moved sites would then differ from
  * the CPU's in the last bit.
  *
- * Full recomputations (energy, virial, RDF, Lindemann sums) run on the host from fetched
- * positions through mc_rigid_measure, the CPU's own code: a sample costs one O(n^2) pass on the
- * host per chain, small beside the sweeps between samples for the systems this engine serves. */
+ * Full recomputations (energy, virial, RDF, Lindemann sums), Widom test molecules and volume
+ * scaling run on the host from fetched positions through mc_rigid_host, the CPU's own code: a
+ * sample costs one O(n^2) pass on the host per chain, and an npt volume move one per chain and
+ * sweep (cu_backend.cu calls them; issue 14 moves them onto the device). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cu_check.h"
-#include "mc_backend.h"
+#include "cu_rigid.h"
 #include "mc_move.h"
 #include "mc_rigid.h"
 #include "mc_rigid_host.h"
@@ -44,7 +45,7 @@ typedef struct rigid_tables {
     const double *body;             /* [3 n] */
 } rigid_tables;
 
-struct mc_backend {
+struct cu_rigid {
     const mc_plan *plan;
     mc_chain **chains;
     int nchains, n, nmol;
@@ -154,7 +155,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = x[j];
 }
 
-static int upload_state(mc_backend *b, int positions, mc_err *err)
+int cu_rigid_upload(cu_rigid *b, int positions, mc_err *err)
 {
     for (int k = 0; k < b->nchains; k++) {
         const mc_chain *c = b->chains[k];
@@ -182,9 +183,9 @@ static int upload_state(mc_backend *b, int positions, mc_err *err)
     return MC_OK;
 }
 
-static int rigid_sweep(mc_backend *b, long nsweeps, mc_err *err)
+int cu_rigid_sweep(cu_rigid *b, long nsweeps, mc_err *err)
 {
-    MC_TRY(upload_state(b, 0, err)); /* steps adapted on the host, energy reset by a measurement */
+    MC_TRY(cu_rigid_upload(b, 0, err)); /* steps adapted on the host, energy reset by a measurement */
     rigid_tables t = {b->d_first, b->d_species, b->d_body};
     rigid_sweep_kernel<<<b->nchains, RIGID_THREADS, b->smem>>>(b->d_chains, b->d_pos, b->d_centre, b->d_quat, t,
                                                                b->k, b->n, b->nmol, (long long)nsweeps * b->nmol,
@@ -200,7 +201,7 @@ static int rigid_sweep(mc_backend *b, long nsweeps, mc_err *err)
     return MC_OK;
 }
 
-static int rigid_fetch(mc_backend *b, mc_err *err)
+int cu_rigid_fetch(cu_rigid *b, mc_err *err)
 {
     size_t n = (size_t)b->n, M = (size_t)b->nmol;
     CU_TRY(cudaMemcpy(b->h_pos, b->d_pos, b->nchains * 3 * n * sizeof(double), cudaMemcpyDeviceToHost), err);
@@ -218,14 +219,7 @@ static int rigid_fetch(mc_backend *b, mc_err *err)
     return MC_OK;
 }
 
-static int rigid_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err)
-{
-    MC_TRY(rigid_fetch(b, err));
-    mc_rigid_measure_chains(b->plan, b->chains, b->nchains, add_rdf, out); /* energy uploaded with the next sweep */
-    return MC_OK;
-}
-
-static void rigid_destroy(mc_backend *b)
+void cu_rigid_destroy(cu_rigid *b)
 {
     if (!b) return;
     cudaFree(b->d_chains), cudaFree(b->d_pos), cudaFree(b->d_centre), cudaFree(b->d_quat);
@@ -235,7 +229,7 @@ static void rigid_destroy(mc_backend *b)
     free(b);
 }
 
-static int rigid_tables_upload(mc_backend *b, mc_err *err)
+static int rigid_tables_upload(cu_rigid *b, mc_err *err)
 {
     const mc_molecules *mol = &b->plan->mol;
     unsigned char *species = (unsigned char *)malloc((size_t)b->n);
@@ -249,7 +243,7 @@ static int rigid_tables_upload(mc_backend *b, mc_err *err)
     return MC_OK;
 }
 
-static int rigid_setup(mc_backend *b, mc_err *err)
+static int rigid_setup(cu_rigid *b, mc_err *err)
 {
     const mc_plan *p = b->plan;
     size_t n = (size_t)b->n, M = (size_t)b->nmol, C = (size_t)b->nchains;
@@ -274,25 +268,18 @@ static int rigid_setup(mc_backend *b, mc_err *err)
     b->smem = bytes + 4096 <= (size_t)max_optin ? bytes : 0; /* else sites from global (L1/L2) */
     if (b->smem > 48 * 1024)
         CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)b->smem), err);
-    return upload_state(b, 1, err);
+    return cu_rigid_upload(b, 1, err);
 }
 
-static mc_backend *rigid_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err)
+cu_rigid *cu_rigid_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err)
 {
-    if (plan->precision == CFG_PRECISION_SINGLE)
-        return mc_err_set(err, MC_EINVAL, "[run] precision = single: the GPU rigid-body engine (molecules, "
-                          "open clusters) runs in double only; set precision = double"), (mc_backend *)NULL;
-    mc_backend *b = (mc_backend *)calloc(1, sizeof *b);
-    if (!b) return mc_err_set(err, MC_ENOMEM, "out of memory for the GPU backend"), (mc_backend *)NULL;
+    cu_rigid *b = (cu_rigid *)calloc(1, sizeof *b);
+    if (!b) return mc_err_set(err, MC_ENOMEM, "out of memory for the GPU backend"), (cu_rigid *)NULL;
     b->plan = plan, b->chains = chains, b->nchains = nchains, b->n = plan->n, b->nmol = plan->nmol;
     for (int k = 0; k < nchains; k++) chains[k]->energy_pair = mc_rigid_measure(plan, chains[k], 0).energy;
     if (rigid_setup(b, err) != MC_OK) {
-        rigid_destroy(b);
+        cu_rigid_destroy(b);
         return NULL;
     }
     return b;
 }
-
-extern "C" const mc_backend_ops mc_backend_cuda_rigid = {
-    "gpu", rigid_create, rigid_sweep, rigid_measure, mc_rigid_no_widom, mc_rigid_no_volume_energy,
-    mc_rigid_no_volume_apply, rigid_fetch, rigid_destroy};

@@ -198,7 +198,7 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
     size_t ns = (size_t)plan->nsamples, npos = (size_t)plan->n * 3;
     double *e = malloc((size_t)nl * ns * sizeof *e), *p = malloc((size_t)nl * ns * sizeof *p);
     double *pos = malloc((size_t)nl * npos * sizeof *pos);
-    size_t M = (size_t)plan->species.n;
+    size_t M = (size_t)plan->widom_kinds;
     double *w = plan->widom_insertions ? malloc((size_t)nl * M * ns * sizeof *w) : NULL;
     double *rho = plan->npt ? malloc((size_t)nl * ns * sizeof *rho) : NULL;
     double *h = plan->npt ? malloc((size_t)nl * ns * sizeof *h) : NULL;
@@ -249,10 +249,12 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
                         "cubic box edge at the end of the run (final_positions lie in [0, box))", err);
     if (rc == MC_OK && w)
         rc = write_rows(f, g, "widom_boltzmann", H5T_NATIVE_DOUBLE, 3, dw, r0, n, w, "1",
-                        "mean exp(-beta dU) of each sample's test particles of each species", err);
+                        plan->rigid ? "mean exp(-beta dU) of each sample's test molecules of each type (/molecules order)"
+                                    : "mean exp(-beta dU) of each sample's test particles of each species", err);
     if (rc == MC_OK && rho)
         rc = write_rows(f, g, "density", H5T_NATIVE_DOUBLE, 2, d2, r0, n, rho, plan->units.density,
-                        "number density N/V at each sample (npt)", err);
+                        plan->rigid ? "number density of molecules N_mol/V at each sample (npt)"
+                                    : "number density N/V at each sample (npt)", err);
     if (rc == MC_OK && h)
         rc = write_rows(f, g, "enthalpy", H5T_NATIVE_DOUBLE, 2, d2, r0, n, h, plan->units.energy,
                         "configurational enthalpy per particle U/N + P V/N at each sample, P the "
@@ -423,12 +425,16 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
         rc = write_estimates(f, g, "acceptance", res->acceptance, S, 1.0, "1",
                              "translation acceptance ratio", err);
     if (rc == MC_OK && plan->widom_insertions)
-        rc = write_estimates_m(f, g, "mu_excess", res->mu_excess, S, plan->species.n, 1.0, u->energy,
-                             "excess chemical potential by Widom insertion, tail term included "
-                             "when tails are on", err);
+        rc = write_estimates_m(f, g, "mu_excess", res->mu_excess, S, plan->widom_kinds, 1.0, u->energy,
+                             plan->rigid ? "excess chemical potential of each molecule type by Widom "
+                                           "insertion (uniform orientations), tail term included when tails are on"
+                                         : "excess chemical potential of each species by Widom insertion, tail "
+                                           "term included when tails are on", err);
     if (rc == MC_OK)
         rc = write_estimates(f, g, "heat_capacity", res->heat_capacity, S, 1.0, "k_B",
-                             plan->npt ? "C_P/N from enthalpy fluctuations, kinetic 3/2 included "
+                             plan->npt && plan->rigid ? "C_P per site from enthalpy fluctuations, with the ideal "
+                                                        "part of translations and rotations per site (jackknife error)"
+                             : plan->npt ? "C_P/N from enthalpy fluctuations, kinetic 3/2 included "
                                          "(jackknife error)"
                                        : plan->rigid ? "C_V per site from energy fluctuations, with the ideal part of "
                                                      "translations and rotations per site (jackknife error)"

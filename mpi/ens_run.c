@@ -74,7 +74,7 @@ int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_res
     MC_TRY(gather_chain_block(l, res->chain_energy, sizeof *res->chain_energy, err));
     MC_TRY(gather_chain_block(l, res->chain_pressure, sizeof *res->chain_pressure, err));
     MC_TRY(gather_chain_block(l, res->chain_heat_capacity, sizeof *res->chain_heat_capacity, err));
-    MC_TRY(gather_chain_block(l, res->chain_widom, res->nspecies * sizeof *res->chain_widom, err));
+    MC_TRY(gather_chain_block(l, res->chain_widom, res->widom_kinds * sizeof *res->chain_widom, err));
     MC_TRY(gather_chain_block(l, res->chain_acceptance, sizeof *res->chain_acceptance, err));
     MC_TRY(gather_chain_block(l, res->chain_max_displacement, sizeof *res->chain_max_displacement,
                               err));

@@ -625,8 +625,7 @@ static int refuse(const cfg *c, const char *section, const char *key, const char
     return MC_OK;
 }
 
-/* Molecules and open clusters (the rigid-body engine): what they need and what they do not take
- * yet. */
+/* Molecules and open clusters: what they need, and what an open cluster cannot take. */
 static int check_rigid(cfg *c, mc_err *err)
 {
     const char *f = c->filename;
@@ -669,14 +668,15 @@ static int check_rigid(cfg *c, mc_err *err)
     }
     if (c->molecules.types)
         MC_TRY(refuse(c, "ensemble", "mass_density", "with molecules give density (molecules per volume)", err));
-    if (cfg_rigid(c)) {
+    if (cfg_rigid(c) && c->run.precision == CFG_PRECISION_SINGLE)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [run] precision = single: molecules and open clusters run in double "
+                "precision on every backend; expected double", f, cfg_line(c, "run", "precision"));
+    if (none) { /* what physics forbids: an open cluster has no volume to change or insert into */
         if (c->ensemble.type == CFG_ENSEMBLE_NPT)
-            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] type = npt: molecules and open clusters run nvt "
-                    "only", f, cfg_line(c, "ensemble", "type"));
-        MC_TRY(refuse(c, "ensemble", "widom", "molecules and open clusters take no Widom insertion yet", err));
-        if (c->potential.type != CFG_POTENTIAL_LJ)
-            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] type: molecules and open clusters are "
-                    "Lennard-Jones (expected lj)", f, cfg_line(c, "potential", "type"));
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] type = npt: an open cluster (boundary = none) has "
+                    "no volume to exchange; expected nvt", f, cfg_line(c, "ensemble", "type"));
+        MC_TRY(refuse(c, "ensemble", "widom", "an open cluster (boundary = none) has no uniform volume to "
+                      "insert test molecules into; expected 0", err));
     }
     return MC_OK;
 }

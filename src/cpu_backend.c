@@ -1,6 +1,10 @@
-/* cpu_backend: the serial reference backend. Energy decomposition: a trial move's dE is the moved
- * particle's energy with all others at its new position minus at its old one, over all pairs or
- * over the 27 surrounding cells when the box holds at least 4 cutoff-wide cells per edge. */
+/* cpu_backend: the serial reference backend, for atoms and for molecules. Energy decomposition: a
+ * trial move's dE is the moved particle's (or molecule's) energy with all others at its new place
+ * minus at its old one. Atoms (one site, no orientation) take the single-site fast path: all pairs
+ * in vectorised loops, or the 27 surrounding cells when the box holds at least 4 cutoff-wide
+ * cells per edge. Molecules take the rigid-body move of mc_rigid.h over all other sites; their
+ * measurements, Widom test molecules and volume scaling are mc_rigid_host's, which the GPU backend
+ * shares. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -8,6 +12,8 @@
 #include "pair.h"
 #include "mc_backend.h"
 #include "mc_move.h"
+#include "mc_rigid.h"
+#include "mc_rigid_host.h"
 
 typedef struct cpu_chain_scratch {
     cpu_cells move_cells; /* cells >= cutoff wide, kept current as particles move */
@@ -18,8 +24,10 @@ struct mc_backend {
     const mc_plan *plan;
     mc_chain **chains;
     int nchains;
-    cpu_chain_scratch *scratch; /* [nchains] */
-    double *trial_pos;          /* npt: [3][n] positions of a trial volume */
+    cpu_chain_scratch *scratch; /* atoms: [nchains] (molecules: no cells, ncell 0) */
+    double *trial_pos;          /* npt: the coordinates of a trial volume (atoms [3][n]; molecules
+                                   mc_rigid_scaled_scratch) */
+    double *old_pos, *new_pos;  /* molecules: [3 max_sites] the moved molecule's sites */
 };
 
 /* Energy of a particle at p with particles [j0, j1); vectorises (omp simd) over j. */
@@ -87,7 +95,7 @@ static double particle_energy(const mc_chain *c, const cpu_cells *g, const mc_sp
     return u;
 }
 
-static void attempt_move(const mc_plan *plan, mc_chain *c, cpu_cells *g)
+static void attempt_atom_move(const mc_plan *plan, mc_chain *c, cpu_cells *g)
 {
     uint64_t step = c->step++;
     mc_trial t = mc_trial_draw(plan->seed, (uint32_t)c->id, step, (uint32_t)c->n,
@@ -109,13 +117,48 @@ static void attempt_move(const mc_plan *plan, mc_chain *c, cpu_cells *g)
     if (g->ncell) cpu_cells_move(g, i, cpu_cells_index(g, nx, ny, nz));
 }
 
+/* A rigid-body move of one molecule (mc_rigid.h): translation, or rotation about its centre. */
+static void attempt_molecule_move(mc_backend *b, mc_chain *c)
+{
+    const mc_plan *p = b->plan;
+    const mc_molecules *mol = &p->mol;
+    uint64_t step = c->step++;
+    mc_rigid_trial t = mc_rigid_trial_draw(p->seed, (uint32_t)c->id, step, (uint32_t)c->nmol, mol->first,
+                                           c->max_displacement, c->max_rotation);
+    int m = (int)t.molecule, f0 = mol->first[m], ns = mol->first[m + 1] - f0;
+    double old_centre[3] = {c->cx[m], c->cy[m], c->cz[m]}, centre[3];
+    mc_quat q = mc_chain_quat(c, m);
+    centre[0] = mc_rigid_shift(old_centre[0], t.dx, c->box_len);
+    centre[1] = mc_rigid_shift(old_centre[1], t.dy, c->box_len);
+    centre[2] = mc_rigid_shift(old_centre[2], t.dz, c->box_len);
+    if (t.rotate) q = mc_quat_normalize(mc_quat_multiply(t.turn, q));
+    for (int k = 0; k < ns; k++) {
+        b->old_pos[3 * k] = c->x[f0 + k], b->old_pos[3 * k + 1] = c->y[f0 + k], b->old_pos[3 * k + 2] = c->z[f0 + k];
+        mc_rigid_site(centre, q, &mol->site_body[3 * (f0 + k)], c->box_len, &b->new_pos[3 * k]);
+    }
+    c->rotations += t.rotate;
+    double dE = mc_rigid_move_energy(p, c, m, b->old_pos, b->new_pos, old_centre, centre);
+    if (!mc_metropolis_accept(dE, c->beta, p->seed, (uint32_t)c->id, step)) return;
+    c->cx[m] = centre[0], c->cy[m] = centre[1], c->cz[m] = centre[2];
+    c->q[4 * m] = q.w, c->q[4 * m + 1] = q.x, c->q[4 * m + 2] = q.y, c->q[4 * m + 3] = q.z;
+    for (int k = 0; k < ns; k++)
+        c->x[f0 + k] = b->new_pos[3 * k], c->y[f0 + k] = b->new_pos[3 * k + 1], c->z[f0 + k] = b->new_pos[3 * k + 2];
+    c->energy_pair += dE;
+    c->accepted++;
+    c->rotations_accepted += t.rotate;
+}
+
+/* A sweep is one move per molecule (per atom). */
 static int cpu_sweep(mc_backend *b, long nsweeps, mc_err *err)
 {
     (void)err;
     for (int k = 0; k < b->nchains; k++) {
         mc_chain *c = b->chains[k];
-        long moves = nsweeps * c->n;
-        for (long m = 0; m < moves; m++) attempt_move(b->plan, c, &b->scratch[k].move_cells);
+        long moves = nsweeps * c->nmol;
+        if (b->plan->rigid)
+            for (long m = 0; m < moves; m++) attempt_molecule_move(b, c);
+        else
+            for (long m = 0; m < moves; m++) attempt_atom_move(b->plan, c, &b->scratch[k].move_cells);
     }
     return MC_OK;
 }
@@ -169,6 +212,10 @@ static pair_sums pair_pass(const mc_plan *plan, mc_chain *c, const cpu_cells *g,
 static int cpu_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err)
 {
     (void)err;
+    if (b->plan->rigid) {
+        mc_rigid_measure_chains(b->plan, b->chains, b->nchains, add_rdf, out);
+        return MC_OK;
+    }
     for (int k = 0; k < b->nchains; k++) {
         mc_chain *c = b->chains[k];
         cpu_chain_scratch *sc = &b->scratch[k];
@@ -192,6 +239,10 @@ static int cpu_widom(mc_backend *b, int species, int insertions, long draw, doub
     (void)err;
     for (int k = 0; k < b->nchains; k++) {
         const mc_chain *c = b->chains[k];
+        if (b->plan->rigid) { /* species is a molecule type here */
+            boltzmann_sum[k] = mc_rigid_widom_sum(b->plan, c, species, insertions, draw);
+            continue;
+        }
         double sum = 0.0, x, y, z;
         for (int i = 0; i < insertions; i++) {
             mc_widom_position(b->plan->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions,
@@ -231,6 +282,10 @@ static int cpu_volume_energy(mc_backend *b, const double *scale, double *energy,
 {
     for (int k = 0; k < b->nchains; k++) {
         if (scale[k] == 1.0) continue;
+        if (b->plan->rigid) {
+            energy[k] = mc_rigid_scaled_energy(b->plan, b->chains[k], scale[k], b->trial_pos);
+            continue;
+        }
         mc_chain trial;
         cpu_cells cells = {0};
         scaled_chain(b, b->chains[k], scale[k], &trial);
@@ -248,13 +303,17 @@ static int cpu_volume_apply(mc_backend *b, const double *scale, const double *en
         if (scale[k] == 1.0) continue;
         mc_chain *c = b->chains[k];
         double s = scale[k];
+        c->energy_pair = energy[k];
+        if (b->plan->rigid) {
+            mc_rigid_scale(b->plan, c, s, c);
+            continue;
+        }
         mc_chain_set_box(c, c->box_len * s);
         for (int i = 0; i < c->n; i++) {
             c->x[i] = mc_scale_coordinate(c->x[i], s, c->box_len);
             c->y[i] = mc_scale_coordinate(c->y[i], s, c->box_len);
             c->z[i] = mc_scale_coordinate(c->z[i], s, c->box_len);
         }
-        c->energy_pair = energy[k];
         MC_TRY(cells_reset(&b->scratch[k].move_cells, c, b->plan->cutoff, err));
         MC_TRY(cells_reset(&b->scratch[k].rdf_cells, c, b->plan->rdf_rmax, err));
     }
@@ -276,6 +335,7 @@ static void cpu_destroy(mc_backend *b)
     }
     free(b->scratch);
     free(b->trial_pos);
+    free(b->old_pos);
     free(b);
 }
 
@@ -290,9 +350,16 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
     b->plan = plan;
     b->chains = chains;
     b->nchains = nchains;
-    if (plan->npt && !(b->trial_pos = malloc(3 * (size_t)plan->n * sizeof *b->trial_pos))) {
+    size_t trial_len = plan->rigid ? mc_rigid_scaled_scratch(plan) : 3 * (size_t)plan->n;
+    if ((plan->npt && !(b->trial_pos = malloc(trial_len * sizeof *b->trial_pos))) ||
+        (plan->rigid && !(b->old_pos = malloc(6 * (size_t)plan->mol.max_sites * sizeof *b->old_pos)))) {
         cpu_destroy(b);
         return mc_err_set(err, MC_ENOMEM, "out of memory for the CPU backend"), NULL;
+    }
+    if (plan->rigid) {
+        b->new_pos = b->old_pos + 3 * plan->mol.max_sites;
+        for (int k = 0; k < nchains; k++) chains[k]->energy_pair = mc_rigid_measure(plan, chains[k], 0).energy;
+        return b;
     }
     for (int k = 0; k < nchains; k++) {
         mc_chain *c = chains[k];

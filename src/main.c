@@ -173,14 +173,13 @@ typedef struct job {
 /* [run] backend: auto takes the GPU when this rank has one; gpu without one is an error. */
 static int choose_backend(job *j, int have_gpu, const char *no_gpu_reason, mc_err *err)
 {
-    int rigid = j->plan->rigid;
-    j->backend = rigid ? &mc_backend_cpu_rigid : &mc_backend_cpu;
+    j->backend = &mc_backend_cpu;
     if (j->config.run.backend == CFG_BACKEND_GPU && !have_gpu)
         MC_FAIL(err, MC_ENODEV, "%s:%d: [run] backend = gpu, but rank %d on %s cannot use a GPU: %s",
                 j->config.filename, cfg_line(&j->config, "run", "backend"), j->layout.rank,
                 j->layout.host, no_gpu_reason);
     if (j->config.run.backend != CFG_BACKEND_CPU && have_gpu)
-        j->backend = rigid ? &mc_backend_cuda_rigid : &mc_backend_cuda;
+        j->backend = &mc_backend_cuda;
     return MC_OK;
 }
 
@@ -202,9 +201,7 @@ static int setup(job *j, mc_err *err)
     MC_TRY(ens_agree(MPI_COMM_WORLD, bind_rc, err));
     char backend[64];
     snprintf(backend, sizeof backend, "%s (%s)", j->backend->name,
-             j->backend != &mc_backend_cpu && j->backend != &mc_backend_cpu_rigid &&
-                     j->plan->precision == CFG_PRECISION_SINGLE ? "single"
-                                                                                          : "double");
+             j->backend != &mc_backend_cpu && j->plan->precision == CFG_PRECISION_SINGLE ? "single" : "double");
     if (!j->opt.quiet || j->opt.dry_run)
         MC_TRY(log_binding(&j->layout, backend, have_gpu, &dev, dev_err.msg, err));
     return gather_hosts(&j->layout, &j->hosts, err);

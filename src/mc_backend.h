@@ -49,13 +49,11 @@ typedef struct mc_backend_ops {
     void (*destroy)(mc_backend *b);
 } mc_backend_ops;
 
+/* One backend per device, each for atoms and molecules alike (the plan picks the path inside):
+ * the serial CPU reference, and the GPU (cuda/), whose create fails with MC_ENODEV in a build
+ * without CUDA and which runs on the device the rank was bound to (cu_device_bind). Widom's
+ * `species` is a molecule type when the plan has molecules (plan->widom_kinds). */
 extern const mc_backend_ops mc_backend_cpu;
-/* The rigid-body engine (plan->rigid: molecules, open clusters) on the CPU and the GPU: sweeps
- * of nmol molecule moves; no Widom insertion or volume moves. */
-extern const mc_backend_ops mc_backend_cpu_rigid;
-extern const mc_backend_ops mc_backend_cuda_rigid;
-/* The GPU backend (cuda/); in a build without CUDA its create fails with MC_ENODEV. It runs on the
- * device the rank was bound to (cu_device_bind). */
 extern const mc_backend_ops mc_backend_cuda;
 
 #ifdef __cplusplus

@@ -41,7 +41,7 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
     c->energy = malloc(ns * sizeof *c->energy);
     c->pressure = malloc(ns * sizeof *c->pressure);
     c->rdf_counts = calloc((size_t)mc_chain_rdf_rows(plan) * plan->rdf_bins, sizeof *c->rdf_counts);
-    if (plan->widom_insertions) c->widom = malloc(ns * plan->species.n * sizeof *c->widom);
+    if (plan->widom_insertions) c->widom = malloc(ns * plan->widom_kinds * sizeof *c->widom);
     if (plan->npt) {
         c->density = malloc(ns * sizeof *c->density);
         c->enthalpy = malloc(ns * sizeof *c->enthalpy);

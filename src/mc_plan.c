@@ -86,13 +86,24 @@ mc_corrections mc_plan_corrections(const mc_plan *p, double density, double temp
     return k;
 }
 
-double mc_plan_widom_tail(const mc_plan *p, double density, int a)
+/* The tail term of one test site of species a among sites at number density rho. */
+static double site_widom_tail(const mc_plan *p, double density, int a)
 {
-    if (!isfinite(p->cutoff) || !p->tail_correction) return 0.0;
     const mc_species *s = &p->species;
     double mu = 0.0;
     for (int b = 0; b < s->n; b++)
         mu += mc_species_fraction(s, b) * 2.0 * pair_tail_energy(&s->pair[a][b], 1.0, 1.0 / density);
+    return mu;
+}
+
+double mc_plan_widom_tail(const mc_plan *p, double volume, int kind)
+{
+    if (!isfinite(p->cutoff) || !p->tail_correction) return 0.0;
+    double site_density = p->n / volume;
+    if (!p->rigid) return site_widom_tail(p, site_density, kind);
+    const mc_moltype *t = &p->mol.type[kind];
+    double mu = 0.0;
+    for (int s = 0; s < t->nsites; s++) mu += site_widom_tail(p, site_density, t->species[s]);
     return mu;
 }
 
@@ -184,6 +195,7 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->target_acceptance = c->moves.target_acceptance;
     p->max_displacement0 = c->moves.max_displacement;
     p->widom_insertions = (int)c->ensemble.widom;
+    p->widom_kinds = p->rigid ? p->mol.ntypes : p->species.n;
     if (fill_statepoints(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     long nchains = (long)p->nstatepoints * p->replicas;
     if (nchains > 1000000) {

@@ -67,6 +67,7 @@ typedef struct mc_plan {
     double min_box_len;      /* npt: volume moves below this box edge are rejected, so that the
                                 cutoff and the RDF range stay within half the box */
     int widom_insertions;  /* per sample; 0: no Widom insertion */
+    int widom_kinds;       /* kinds of test particle: the species (atoms) or the molecule types */
     int rdf_bins;
     double rdf_rmax, rdf_dr;
     /* The rigid-body engine (molecules or an open cluster): moves of whole molecules, n counts
@@ -87,9 +88,11 @@ typedef struct mc_plan {
 /* Tail and impulsive corrections at number density rho and kT (npt calls it at every volume). */
 mc_corrections mc_plan_corrections(const mc_plan *p, double density, double temperature);
 
-/* Tail correction to the excess chemical potential of a test particle of species a at density
- * rho: 4 pi rho sum_b x_b int_rc^inf r^2 u_ab dr (2 U_tail/N for a pure fluid); 0 without tails. */
-double mc_plan_widom_tail(const mc_plan *p, double density, int a);
+/* Tail correction to the excess chemical potential of a Widom test particle of kind `kind` (a
+ * species, or with molecules a molecule type) in a box of the given volume: for each of its sites
+ * of species a, 4 pi rho sum_b x_b int_rc^inf r^2 u_ab dr with rho and x_b those of the sites
+ * (2 U_tail/N for a pure fluid); 0 without tails. */
+double mc_plan_widom_tail(const mc_plan *p, double volume, int kind);
 
 /* NULL on failure, with err naming the config line at fault. */
 mc_plan *mc_plan_create(const cfg *c, mc_err *err);

@@ -49,8 +49,8 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
     size_t C = (size_t)plan->nchains, S = (size_t)plan->nstatepoints, B = (size_t)plan->rdf_bins;
     size_t P = (size_t)mc_chain_rdf_rows(plan);
     r->npairs = (int)P;
-    r->nspecies = plan->species.n;
-    size_t M = (size_t)plan->species.n;
+    r->widom_kinds = plan->widom_kinds;
+    size_t M = (size_t)plan->widom_kinds;
     r->nchains = plan->nchains;
     r->nstatepoints = plan->nstatepoints;
     r->rdf_bins = plan->rdf_bins;
@@ -114,8 +114,8 @@ void mc_results_add_chain(mc_results *r, const mc_plan *plan, const mc_chain *c)
         r->chain_volume_acceptance[c->id] = mc_chain_production_volume_acceptance(c);
         r->chain_max_volume_step[c->id] = c->max_volume_step;
     }
-    for (int a = 0; c->widom && a < r->nspecies; a++)
-        r->chain_widom[(size_t)c->id * r->nspecies + a] =
+    for (int a = 0; c->widom && a < r->widom_kinds; a++)
+        r->chain_widom[(size_t)c->id * r->widom_kinds + a] =
             mc_stats_block(c->widom + (size_t)a * plan->nsamples, c->nsamples);
     r->chain_acceptance[c->id] = mc_chain_production_acceptance(c);
     if (plan->rigid) {
@@ -140,7 +140,7 @@ static mc_estimate widom_mu(mc_estimate w, const mc_plan *plan, const mc_statepo
     mc_estimate mu = {NAN, NAN, NAN, NAN, 0};
     if (!plan->widom_insertions) return mu;
     mu = w;
-    mu.mean = -sp->temperature * log(w.mean) + mc_plan_widom_tail(plan, sp->density, a);
+    mu.mean = -sp->temperature * log(w.mean) + mc_plan_widom_tail(plan, pow(sp->box_len, 3), a);
     mu.error = sp->temperature * w.error / w.mean;
     return mu;
 }
@@ -179,9 +179,9 @@ void mc_results_pool(mc_results *r, const mc_plan *plan)
         r->energy[s] = mc_stats_pool(r->chain_energy + s * R, R);
         r->pressure[s] = mc_stats_pool(r->chain_pressure + s * R, R);
         r->heat_capacity[s] = mc_stats_pool(r->chain_heat_capacity + s * R, R);
-        for (int a = 0; acc && a < r->nspecies; a++) { /* acc: scratch for R estimates */
-            for (int k = 0; k < R; k++) acc[k] = r->chain_widom[(size_t)(s * R + k) * r->nspecies + a];
-            r->mu_excess[(size_t)s * r->nspecies + a] =
+        for (int a = 0; acc && a < r->widom_kinds; a++) { /* acc: scratch for R estimates */
+            for (int k = 0; k < R; k++) acc[k] = r->chain_widom[(size_t)(s * R + k) * r->widom_kinds + a];
+            r->mu_excess[(size_t)s * r->widom_kinds + a] =
                 widom_mu(mc_stats_pool(acc, R), plan, &plan->statepoint[s], a);
         }
         r->acceptance[s] = pool_ratios(r->chain_acceptance + s * R, R, acc);

@@ -20,10 +20,10 @@ typedef struct mc_results {
     int nstatepoints, nchains, rdf_bins;
     int npairs;                     /* RDF rows: species pairs (1 for a pure fluid), then for the
                                        rigid engine the molecular centres */
-    int nspecies;
+    int widom_kinds;                /* kinds of Widom test particle (plan->widom_kinds) */
     /* per chain [nchains] */
     mc_estimate *chain_energy, *chain_pressure, *chain_heat_capacity;
-    mc_estimate *chain_widom;       /* [nchains][species] mean Boltzmann factor exp(-beta dU) of
+    mc_estimate *chain_widom;       /* [nchains][widom_kinds] mean Boltzmann factor exp(-beta dU) of
                                        test particles */
     double *chain_acceptance;       /* production acceptance ratio */
     double *chain_max_displacement; /* the frozen production step */
@@ -39,7 +39,7 @@ typedef struct mc_results {
     mc_estimate *heat_capacity;     /* C_V/N (nvt) or C_P/N (npt, from enthalpy fluctuations) */
     mc_estimate *density, *enthalpy, *volume_acceptance; /* npt only */
     mc_estimate *translation_acceptance, *rotation_acceptance, *lindemann; /* rigid only */
-    mc_estimate *mu_excess;         /* [nstatepoints][species] -kT ln <exp(-beta dU)> (+ tail),
+    mc_estimate *mu_excess;         /* [nstatepoints][widom_kinds] -kT ln <exp(-beta dU)> (+ tail),
                                        from pooled Boltzmann factors */
     /* RDF */
     double *rdf_r;          /* [bins] bin centres */

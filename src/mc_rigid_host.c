@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mc_lattice.h"
+#include "mc_move.h"
 #include "mc_rigid.h"
 #include "mc_rng.h"
 
@@ -27,10 +28,7 @@ static uint64_t setup_key(int use, long attempt, int nmol, int m)
 static mc_quat random_orientation(uint64_t seed, uint32_t chain, uint64_t key)
 {
     mc_rng4 r = mc_rng_block(seed, chain, MC_RNG_SETUP, key);
-    double u1 = mc_rng_uniform(r.v[0]), a = 2.0 * M_PI * mc_rng_uniform(r.v[1]),
-           b = 2.0 * M_PI * mc_rng_uniform(r.v[2]); /* Shoemake: uniform on SO(3) */
-    mc_quat q = {sqrt(1.0 - u1) * sin(a), sqrt(1.0 - u1) * cos(a), sqrt(u1) * sin(b), sqrt(u1) * cos(b)};
-    return mc_quat_normalize(q);
+    return mc_quat_uniform(mc_rng_uniform(r.v[0]), mc_rng_uniform(r.v[1]), mc_rng_uniform(r.v[2]));
 }
 
 void mc_rigid_set(const mc_plan *p, mc_chain *c, int m, const double centre[3], mc_quat q)
@@ -312,23 +310,65 @@ void mc_rigid_measure_chains(const mc_plan *p, mc_chain **chains, int nchains, i
     }
 }
 
-int mc_rigid_no_widom(mc_backend *b, int species, int insertions, long draw, double *sum, mc_err *err)
+/* The energy of a test molecule of type t placed at centre in orientation q with every site of
+ * the chain (+infinity inside a hard core). */
+static double insertion_energy(const mc_plan *p, const mc_chain *c, int t, const double centre[3], mc_quat q)
 {
-    (void)b, (void)species, (void)insertions, (void)draw, (void)sum;
-    return mc_err_set(err, MC_EINVAL, "internal: Widom insertion called on the rigid-body engine");
+    const mc_moltype *type = &p->mol.type[t];
+    const mc_species *sp = &p->species;
+    double u = 0.0;
+    for (int s = 0; s < type->nsites; s++) {
+        double site[3];
+        int a = type->species[s];
+        mc_rigid_site(centre, q, type->body[s], c->box_len, site);
+        for (int j = 0; j < c->n; j++) {
+            int b = p->mol.site_species[j];
+            double dx = mc_rigid_separation(site[0] - c->x[j], c->box_len);
+            double dy = mc_rigid_separation(site[1] - c->y[j], c->box_len);
+            double dz = mc_rigid_separation(site[2] - c->z[j], c->box_len);
+            u += mc_site_pair_energy(dx * dx + dy * dy + dz * dz, &sp->pair[a][b], p->mol.hard_core2[a][b]);
+        }
+    }
+    return u;
 }
 
-int mc_rigid_no_volume_energy(mc_backend *b, const double *scale, double *energy, mc_err *err)
+double mc_rigid_widom_sum(const mc_plan *p, const mc_chain *c, int type, int insertions, long draw)
 {
-    (void)b, (void)scale, (void)energy;
-    return mc_err_set(err, MC_EINVAL, "internal: a volume move called on the rigid-body engine");
+    double sum = 0.0;
+    for (int i = 0; i < insertions; i++) {
+        double centre[3];
+        mc_widom_position(p->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)i,
+                          c->box_len, &centre[0], &centre[1], &centre[2]);
+        mc_rng4 r = mc_rng_block(p->seed, (uint32_t)c->id, MC_RNG_WIDOM_ORIENTATION,
+                                 (uint64_t)draw * (uint64_t)insertions + (uint64_t)i);
+        mc_quat q = mc_quat_uniform(mc_rng_uniform(r.v[0]), mc_rng_uniform(r.v[1]), mc_rng_uniform(r.v[2]));
+        sum += exp(-c->beta * insertion_energy(p, c, type, centre, q)); /* 0 inside a hard core */
+    }
+    return sum;
 }
 
-int mc_rigid_no_volume_apply(mc_backend *b, const double *scale, const double *energy, mc_err *err)
+void mc_rigid_scale(const mc_plan *p, const mc_chain *c, double s, mc_chain *out)
 {
-    (void)b, (void)scale, (void)energy;
-    return mc_err_set(err, MC_EINVAL, "internal: a volume move called on the rigid-body engine");
+    mc_chain_set_box(out, c->box_len * s);
+    for (int m = 0; m < c->nmol; m++) {
+        double centre[3] = {mc_scale_coordinate(c->cx[m], s, out->box_len),
+                            mc_scale_coordinate(c->cy[m], s, out->box_len),
+                            mc_scale_coordinate(c->cz[m], s, out->box_len)};
+        mc_rigid_set(p, out, m, centre, mc_chain_quat(c, m));
+    }
 }
+
+double mc_rigid_scaled_energy(const mc_plan *p, const mc_chain *c, double s, double *scratch)
+{
+    mc_chain trial = *c; /* the scalars; the arrays it writes are the scratch's */
+    size_t n = (size_t)c->n, M = (size_t)c->nmol;
+    trial.x = scratch, trial.y = trial.x + n, trial.z = trial.y + n;
+    trial.cx = trial.z + n, trial.cy = trial.cx + M, trial.cz = trial.cy + M, trial.q = trial.cz + M;
+    mc_rigid_scale(p, c, s, &trial);
+    return mc_rigid_measure(p, &trial, 0).energy;
+}
+
+size_t mc_rigid_scaled_scratch(const mc_plan *p) { return 3 * (size_t)p->n + 7 * (size_t)p->nmol; }
 
 double mc_rigid_lindemann(const mc_chain *c)
 {

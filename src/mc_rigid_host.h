@@ -1,7 +1,8 @@
-/* mc_rigid_host: the host side of the rigid-body engine, shared by its CPU backend and by the GPU
- * backend's measurements: the starting configuration, a molecule's energy with everything else,
- * and the full recomputation of a chain with its RDF and Lindemann sums. The moves themselves
- * are in mc_rigid.h, written once for both backends. */
+/* mc_rigid_host: the host side of molecules (chains with plan->rigid), shared by the CPU backend
+ * and by the GPU backend's measurements: the starting configuration, a molecule's energy with
+ * everything else, the full recomputation of a chain with its RDF and Lindemann sums, Widom test
+ * molecules and volume scaling. The moves themselves are in mc_rigid.h, written once for both
+ * backends. */
 #ifndef MC_RIGID_HOST_H
 #define MC_RIGID_HOST_H
 
@@ -48,12 +49,21 @@ typedef struct mc_rigid_sums {
  * of every species pair and of the centres, and for an open cluster the Lindemann sums. */
 mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample);
 
-/* The backend ops the rigid-body engine does not have; the config check refuses Widom insertion
- * and npt before a run starts, so these only report an internal error. Both rigid backends use
- * them. */
-int mc_rigid_no_widom(mc_backend *b, int species, int insertions, long draw, double *sum, mc_err *err);
-int mc_rigid_no_volume_energy(mc_backend *b, const double *scale, double *energy, mc_err *err);
-int mc_rigid_no_volume_apply(mc_backend *b, const double *scale, const double *energy, mc_err *err);
+/* Widom insertion of a test molecule of `type`: the sum over `insertions` test molecules of
+ * exp(-beta dU), each at mc_widom_position of draw `draw` in an orientation uniform on SO(3) from
+ * the MC_RNG_WIDOM_ORIENTATION block of the same counter (a single site's orientation changes
+ * nothing). Both backends call this on host positions. */
+double mc_rigid_widom_sum(const mc_plan *p, const mc_chain *c, int type, int insertions, long draw);
+
+/* npt: the chain's box and molecular centres scaled by s (mc_scale_coordinate), orientations kept,
+ * sites placed again from them, into out (which may be c itself: each molecule is read before it
+ * is written). */
+void mc_rigid_scale(const mc_plan *p, const mc_chain *c, double s, mc_chain *out);
+
+/* The pair energy (with the wall) the chain would have scaled by s; changes nothing. scratch holds
+ * mc_rigid_scaled_scratch(p) doubles. */
+double mc_rigid_scaled_energy(const mc_plan *p, const mc_chain *c, double s, double *scratch);
+size_t mc_rigid_scaled_scratch(const mc_plan *p);
 
 /* mc_rigid_measure for every chain into out (the backends' measure): the running energy is
  * reported for the drift check and then restarted from the full value. */

@@ -23,8 +23,9 @@ enum mc_rng_stream {
     MC_RNG_SETUP = 2,  /* initial configuration (step = particle index) */
     MC_RNG_WIDOM = 3,  /* test-particle positions (step = sample * insertions + insertion) */
     MC_RNG_VOLUME = 4, /* npt volume move: ln V step and its acceptance (step = volume move) */
-    MC_RNG_RIGID = 5   /* rigid-body move: its displacement or rotation (the trial stream picks the
+    MC_RNG_RIGID = 5,  /* rigid-body move: its displacement or rotation (the trial stream picks the
                           molecule and the kind) */
+    MC_RNG_WIDOM_ORIENTATION = 6 /* a Widom test molecule's orientation (the step of its position) */
 };
 
 typedef struct mc_rng4 {

@@ -76,4 +76,13 @@ MC_HD mc_quat mc_quat_trial(double u1, double u2, double u3, double max_angle)
     return q;
 }
 
+/* An orientation uniform on SO(3) from three uniforms in (0, 1) (Shoemake, Graphics Gems III):
+ * the starting orientations and the Widom test molecules. */
+MC_HD mc_quat mc_quat_uniform(double u1, double u2, double u3)
+{
+    double a = 2.0 * M_PI * u2, b = 2.0 * M_PI * u3;
+    mc_quat q = {sqrt(1.0 - u1) * sin(a), sqrt(1.0 - u1) * cos(a), sqrt(u1) * sin(b), sqrt(u1) * cos(b)};
+    return mc_quat_normalize(q);
+}
+
 #endif

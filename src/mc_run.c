@@ -87,7 +87,9 @@ static double adapted_step(double step, double acceptance, double target, double
 /* npt: one volume move per chain, a random walk in ln V. With V' = V e^d, d uniform in
  * (-dmax, dmax), the walk's proposal density in V is 1/V', so detailed balance for the NPT weight
  * V^N exp(-beta (U + P V)) accepts with min(1, exp(-beta [dU + P dV] + (N + 1) d)) (Frenkel &
- * Smit, 2nd ed., 5.4.2). dU includes the change of the tail correction, which depends on V. A box
+ * Smit, 2nd ed., 5.4.2). N counts what the volume move scales: atoms, or for rigid molecules their
+ * centres (the sites follow each centre unchanged, so only the centres' coordinates carry the
+ * Jacobian). dU includes the change of the tail correction, which depends on V. A box
  * that would end below plan->min_box_len is rejected without evaluation (the cutoff and the RDF
  * range must stay within half the box): the ensemble is then the one restricted to larger boxes. */
 static int volume_move(mc_run *r, mc_err *err)
@@ -109,7 +111,7 @@ static int volume_move(mc_run *r, mc_err *err)
         double du_tail = c->n * (mc_plan_corrections(p, c->n / v_new, sp->temperature).u_tail -
                                  mc_plan_corrections(p, c->n / v, sp->temperature).u_tail);
         double dh = r->trial_energy[k] - c->energy_pair + du_tail + sp->pressure * (v_new - v) -
-                    (c->n + 1) * sp->temperature * t[k].log_ratio;
+                    (c->nmol + 1) * sp->temperature * t[k].log_ratio;
         if (mc_metropolis_test(dh, c->beta, t[k].threshold)) c->volume_accepted++;
         else r->scale[k] = 1.0;
     }
@@ -188,7 +190,7 @@ static int equilibration_round(mc_run *r, mc_err *err)
 static int widom_sample(mc_run *r, mc_err *err)
 {
     const mc_plan *p = r->plan;
-    int m = p->widom_insertions, ns = p->species.n;
+    int m = p->widom_insertions, ns = p->widom_kinds;
     if (!m) return MC_OK;
     long sample = r->chains[0]->nsamples;
     for (int a = 0; a < ns; a++) {
@@ -209,8 +211,8 @@ static int production_round(mc_run *r, mc_err *err)
     for (int k = 0; k < r->nchains; k++) {
         mc_chain *c = r->chains[k];
         const mc_statepoint *sp = &p->statepoint[c->statepoint];
-        double volume = c->box_len * c->box_len * c->box_len, density = c->n / volume;
-        mc_corrections corr = p->npt ? mc_plan_corrections(p, density, sp->temperature) : sp->corr;
+        double volume = c->box_len * c->box_len * c->box_len, site_density = c->n / volume;
+        mc_corrections corr = p->npt ? mc_plan_corrections(p, site_density, sp->temperature) : sp->corr;
         long at = c->nsamples++;
         c->energy[at] = r->measured[k].energy_pair / c->n + corr.u_tail; /* per site */
         /* the kinetic term counts molecules (the molecular virial goes with it); an open
@@ -220,8 +222,8 @@ static int production_round(mc_run *r, mc_err *err)
                                             corr.p_impulsive
                                       : NAN;
         if (!p->npt) continue;
-        c->density[at] = density;
-        c->enthalpy[at] = c->energy[at] + sp->pressure / density;
+        c->density[at] = c->nmol / volume; /* molecules (atoms) per volume, as the config's density */
+        c->enthalpy[at] = c->energy[at] + sp->pressure / site_density; /* per site, like the energy */
     }
     return MC_OK;
 }

@@ -321,7 +321,7 @@ static void rigid_in_step(const char *ini, int chains)
     mc_err err = {0, ""};
     mc_plan *p = tu_plan(ini);
     mc_run *rc, *rg;
-    create_runs(p, &mc_backend_cpu_rigid, &mc_backend_cuda_rigid, chains, &rc, &rg);
+    create_runs(p, &mc_backend_cpu, &mc_backend_cuda, chains, &rc, &rg);
     int rounds = rounds_in_step(rc, rg, chains, rigid_same_decisions);
     assert_int_equal(mc_run_fetch(rg, &err), MC_OK);
     double worst = 0.0;

@@ -1,0 +1,28 @@
+/* cu_rigid: the CUDA backend's path for molecules (plan->rigid), called from cu_backend.cu, which
+ * holds the one mc_backend_ops of the GPU. Its state is opaque; every call returns an mc status. */
+#ifndef CU_RIGID_H
+#define CU_RIGID_H
+
+#include "mc_chain.h"
+#include "mc_err.h"
+#include "mc_plan.h"
+
+typedef struct cu_rigid cu_rigid;
+
+/* Device copies of the chains' sites, centres and orientations and the molecule tables; the
+ * chains' running energies are set from a host recomputation. NULL on failure. */
+cu_rigid *cu_rigid_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err);
+void cu_rigid_destroy(cu_rigid *r);
+
+/* nsweeps sweeps of nmol molecule moves on every chain; the chains' counters and running energies
+ * come back to the host. */
+int cu_rigid_sweep(cu_rigid *r, long nsweeps, mc_err *err);
+
+/* Sites, centres and orientations to the host chains. */
+int cu_rigid_fetch(cu_rigid *r, mc_err *err);
+
+/* The host chains' scalars (boxes, steps, energies) to the device, and with positions their
+ * sites, centres and orientations too (after the host changed them: a volume move). */
+int cu_rigid_upload(cu_rigid *r, int positions, mc_err *err);
+
+#endif
