@@ -3,8 +3,8 @@
  * to 1e-10 relative, on the all-pairs and cell-list (CPU side) shapes at N = 500 over 10^4 sweeps,
  * and on the batched large-chain kernel, also with batches so long that particles repeat within
  * them, and on the cell-list path for large chains with a cutoff; NPT volume moves through the
- * run driver. The NIST configuration 4 and RDF counts through the GPU measurement. The rigid-body
- * engine (molecules, hard cores, an open cluster in a wall). Skips without a GPU. */
+ * run driver. The NIST configuration 4 and RDF counts through the GPU measurement. Molecules (hard
+ * cores, an open cluster in a wall, Widom test molecules, npt, Morse). Skips without a GPU. */
 #include "testutil.h"
 
 #include <math.h>
@@ -312,21 +312,38 @@ static void rigid_same_decisions(int round, int k, const mc_chain *a, const mc_c
                  (unsigned long long)b->rotations_accepted, (unsigned long long)b->rotations);
 }
 
-/* The rigid-body engine on both backends through the run driver: the same molecule, move kind,
- * displacement or rotation and decision at every step (equal accepted translations and rotations
- * after every round), the same running energy to 1e-10 relative, and at the end the same sites,
- * centres and orientations to 1e-12. */
+/* Molecules under npt: the rigid-body counts and the volume moves and boxes alike. */
+static void rigid_npt_same_decisions(int round, int k, const mc_chain *a, const mc_chain *b)
+{
+    rigid_same_decisions(round, k, a, b);
+    npt_same_decisions(round, k, a, b);
+}
+
+/* Every sample's Widom Boltzmann factors (test molecules of every type) alike to 1e-10. */
+static void same_widom(const mc_plan *p, const mc_chain *a, const mc_chain *b)
+{
+    if (!p->widom_insertions) return;
+    for (long i = 0; i < p->widom_kinds * p->nsamples; i++)
+        if (!(fabs(a->widom[i] - b->widom[i]) <= 1e-10 * fabs(a->widom[i])))
+            fail_msg("Widom sample %ld: cpu %.15g gpu %.15g", i, a->widom[i], b->widom[i]);
+}
+
+/* Molecules on both backends through the run driver: the same molecule, move kind, displacement
+ * or rotation and decision at every step (equal accepted translations and rotations after every
+ * round; under npt equal volume decisions and boxes), the same running energy to 1e-10 relative,
+ * the same Widom sums, and at the end the same sites, centres and orientations to 1e-12. */
 static void rigid_in_step(const char *ini, int chains)
 {
     mc_err err = {0, ""};
     mc_plan *p = tu_plan(ini);
     mc_run *rc, *rg;
     create_runs(p, &mc_backend_cpu, &mc_backend_cuda, chains, &rc, &rg);
-    int rounds = rounds_in_step(rc, rg, chains, rigid_same_decisions);
+    int rounds = rounds_in_step(rc, rg, chains, p->npt ? rigid_npt_same_decisions : rigid_same_decisions);
     assert_int_equal(mc_run_fetch(rg, &err), MC_OK);
     double worst = 0.0;
     for (int k = 0; k < chains; k++) {
         const mc_chain *a = mc_run_chain(rc, k), *b = mc_run_chain(rg, k);
+        same_widom(p, a, b);
         for (int i = 0; i < a->n; i++)
             worst = fmax(worst, fmax(fabs(a->x[i] - b->x[i]), fmax(fabs(a->y[i] - b->y[i]), fabs(a->z[i] - b->z[i]))));
         for (int m = 0; m < a->nmol; m++) {
@@ -339,8 +356,14 @@ static void rigid_in_step(const char *ini, int chains)
            "largest coordinate difference %.3g\n", rounds, a->n, (unsigned long long)a->accepted,
            (unsigned long long)a->step, (unsigned long long)a->rotations_accepted,
            (unsigned long long)a->rotations, worst);
+    if (p->npt)
+        printf("# npt: %llu of %llu volume moves accepted on both, box %.6f (from %.6f)\n",
+               (unsigned long long)a->volume_accepted, (unsigned long long)a->volume_moves, a->box_len,
+               p->statepoint[0].box_len);
+    if (p->widom_insertions) printf("# Widom: first sample's Boltzmann factor %.12g on both\n", a->widom[0]);
     assert_true(worst < 1e-12);
     assert_true(a->accepted > a->step / 10);
+    assert_true(!p->npt || (a->volume_accepted > 10 && a->box_len != p->statepoint[0].box_len));
     mc_run_destroy(rc);
     mc_run_destroy(rg);
     mc_plan_destroy(p);
@@ -378,6 +401,39 @@ static void rigid_cluster_wall(void **state)
                   "production = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 2);
 }
 
+/* hexagons with Widom test molecules of the one type (uniform orientations) */
+static void rigid_hexagons_widom(void **state)
+{
+    (void)state;
+    rigid_in_step("[molecules]\ntypes = hex\ncounts = 40\ngeometry = C 0.37 0 0; C 0.185 0.3204 0; "
+                  "C -0.185 0.3204 0; C -0.37 0 0; C -0.185 -0.3204 0; C 0.185 -0.3204 0\n"
+                  "[mixture]\nspecies = C\nsigma = 1\nepsilon = 1\n[potential]\ncutoff = 3\n"
+                  "[ensemble]\ntemperature = 5\ndensity = 0.1\nreplicas = 2\nwidom = 50\n[run]\nseed = 34\n"
+                  "equilibration = 20\nproduction = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 2);
+}
+
+/* a diatomic mixture with hard cores under npt: cutoff with tails, the tail term's change with V */
+static void rigid_diatomic_npt(void **state)
+{
+    (void)state;
+    rigid_in_step("[molecules]\ntypes = AB, C\ncounts = 60, 30\ngeometry = A 0 0 0; B 0 0 0.6 | C 0 0 0\n"
+                  "[mixture]\nspecies = A, B, C\nsigma = 1, 1.1, 0.9\nepsilon = 1, 0.8, 1.2\n"
+                  "hard_core = 0.3, 0.3, 0.3\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\n"
+                  "temperature = 2\npressure = 1.0\ndensity = 0.3\nreplicas = 2\n[run]\nseed = 35\n"
+                  "equilibration = 40\nproduction = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 2);
+}
+
+/* Morse diatomics (exp and square root in the site pair function), force-shifted, with Widom */
+static void rigid_morse_widom(void **state)
+{
+    (void)state;
+    rigid_in_step("[molecules]\ntypes = A2\ncounts = 80\ngeometry = A 0 0 -0.25; A 0 0 0.25\n"
+                  "[potential]\ntype = morse\nmorse_alpha = 6\nmorse_r0 = 1.1\ncutoff = 2.5\n"
+                  "cutoff_scheme = force_shifted\n[ensemble]\ntemperature = 3\ndensity = 0.2\nwidom = 50\n"
+                  "[run]\nseed = 36\nequilibration = 20\nproduction = 40\nsample_every = 10\n"
+                  "[moves]\nadapt_every = 10\n", 1);
+}
+
 int main(void)
 {
     cu_device_info dev;
@@ -396,6 +452,8 @@ int main(void)
         cmocka_unit_test(cells_dense_overflow), cmocka_unit_test(npt_chains_n500),
         cmocka_unit_test(npt_batched_n4096), cmocka_unit_test(rigid_hexagons),
         cmocka_unit_test(rigid_diatomic_mixture), cmocka_unit_test(rigid_cluster_wall),
+        cmocka_unit_test(rigid_hexagons_widom), cmocka_unit_test(rigid_diatomic_npt),
+        cmocka_unit_test(rigid_morse_widom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
