@@ -1,6 +1,6 @@
 #!/bin/sh
 # The whole program on the GPU backend: rank invariance, the equation of state, single against
-# double precision, and compute-sanitizer (memcheck, racecheck) on both kernel shapes.
+# double precision, and compute-sanitizer (memcheck, racecheck) on every kernel shape (molecules under npt too).
 # Skips where there is no GPU.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || tap_skip_all "no GPU"
@@ -26,15 +26,16 @@ if command -v compute-sanitizer > /dev/null; then
     printf '[run]\nbackend = gpu\nequilibration = 2\nproduction = 4\nsample_every = 2\n[system]\nn = %s\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\nreplicas = %s\n' 108 4 > chains.ini
     printf '[run]\nbackend = gpu\nequilibration = 1\nproduction = 2\nsample_every = 1\n[system]\nn = 1372\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 1\ndensity = 0.8\n' > batched.ini
     printf '[run]\nbackend = gpu\nequilibration = 1\nproduction = 1\nsample_every = 1\n[system]\nn = 4096\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\n[rdf]\nrmax = 2.5\n' > cells.ini
+    printf '[run]\nbackend = gpu\nequilibration = 2\nproduction = 2\nsample_every = 1\n[molecules]\ntypes = AB\ncounts = 32\ngeometry = A 0 0 0; B 0 0 0.5\n[mixture]\nspecies = A, B\nsigma = 1, 1.1\nepsilon = 1, 0.8\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\ntemperature = 3\npressure = 1\ndensity = 0.2\nreplicas = 2\n' > molecules.ini
     for tool in memcheck racecheck; do
         bad=0
-        for cfg in chains batched cells; do
+        for cfg in chains batched cells molecules; do
             rm -f mcens.h5
             compute-sanitizer --tool $tool --error-exitcode 9 "$MCENS" -q $cfg.ini > san.txt 2>&1 || bad=1
             grep -q "ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards" san.txt || bad=1
             [ $bad -eq 0 ] || diag < san.txt
         done
-        ok $bad "compute-sanitizer $tool: no errors on the chain, batched and cell kernels"
+        ok $bad "compute-sanitizer $tool: no errors on the chain, batched, cell and molecule kernels"
     done
 else
     echo "ok 7 # SKIP compute-sanitizer not installed"; echo "ok 8 # SKIP compute-sanitizer not installed"
