@@ -39,7 +39,7 @@ static int read_file(const char *path, char **text, mc_err *err)
     buf[len] = '\0';
     if (strlen(buf) != len) {
         free(buf);
-        MC_FAIL(err, MC_EINVAL, "%s: contains a NUL byte; expected an INI text file", path);
+        MC_FAIL(err, MC_EINVAL, "%s: contains a NUL byte; expected a text file", path);
     }
     *text = buf;
     return MC_OK;

@@ -15,6 +15,7 @@
 #include "mc_plan.h"
 #include "mc_results.h"
 #include "mc_run.h"
+#include "mc_start.h"
 
 typedef struct options {
     const char *config_path, *output;
@@ -190,6 +191,13 @@ static int setup(job *j, mc_err *err)
     MC_TRY(cfg_parse(&j->config, j->text, j->opt.config_path, err));
     j->have_config = 1;
     if (!(j->plan = mc_plan_create(&j->config, err))) return err->code;
+    if (j->plan->start == CFG_START_FILE) { /* read once, on rank 0; checked alike on every rank */
+        char *start_text = NULL;
+        MC_TRY(ens_read_text(MPI_COMM_WORLD, j->plan->start_file, &start_text, err));
+        int rc = mc_start_load(j->plan, start_text, err);
+        free(start_text);
+        MC_TRY(rc);
+    }
     MC_TRY(ens_layout_init(&j->layout, MPI_COMM_WORLD, j->plan->nchains, err));
     j->have_layout = 1;
     cu_device_info dev;
@@ -210,10 +218,12 @@ static int setup(job *j, mc_err *err)
 static int run_and_write(job *j, mc_err *err)
 {
     const char *output = j->opt.output ? j->opt.output : j->config.run.output;
-    if (!(j->out = h5out_create(MPI_COMM_WORLD, output, j->config.run.overwrite, err)))
-        return err->code;
+    /* the chains and the backend first: a start that cannot be built, or a device that cannot hold
+     * the chains, fails before any output file exists */
     j->run = mc_run_create(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, err);
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->run ? MC_OK : err->code, err));
+    if (!(j->out = h5out_create(MPI_COMM_WORLD, output, j->config.run.overwrite, err)))
+        return err->code;
     double seconds = 0.0;
     MC_TRY(ens_drive(&j->layout, j->run, j->opt.quiet, &seconds, err));
     double moves = (double)j->plan->nchains * mc_run_sweeps_total(j->run) * j->plan->nmol;

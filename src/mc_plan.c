@@ -136,7 +136,7 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
     return MC_OK;
 }
 
-static double smallest_box(const mc_plan *p)
+double mc_plan_smallest_box(const mc_plan *p)
 {
     double b = INFINITY;
     for (int s = 0; s < p->nstatepoints; s++) b = fmin(b, p->statepoint[s].box_len);
@@ -213,7 +213,7 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     }
     p->rdf_rmax = c->rdf.rmax > 0     ? c->rdf.rmax
                   : !p->periodic      ? p->cutoff
-                                      : (p->npt ? 0.4 : 0.5) * smallest_box(p);
+                                      : (p->npt ? 0.4 : 0.5) * mc_plan_smallest_box(p);
     p->rdf_dr = p->rdf_rmax / p->rdf_bins;
     p->min_box_len = 2.0 * fmax(p->rdf_rmax, isfinite(p->cutoff) ? p->cutoff : 0.0);
     return p;
@@ -223,6 +223,8 @@ void mc_plan_destroy(mc_plan *p)
 {
     if (!p) return;
     mc_molecules_fini(&p->mol);
+    free(p->start_centres);
+    free(p->start_orientations);
     free(p->statepoint);
     free(p);
 }

@@ -77,7 +77,8 @@ typedef struct mc_plan {
     mc_molecules mol;
     int periodic;           /* 0: boundary = none, positions about the origin, no images */
     int start;              /* enum cfg_start */
-    const char *start_file; /* borrowed from the cfg; read at chain creation */
+    const char *start_file; /* borrowed from the cfg; its text is loaded by mc_start_load */
+    double *start_centres, *start_orientations; /* start = file: [3 nmol], [4 nmol] unit quaternions */
     double lattice_constant; /* boundary = none: the starting fcc cluster's cell edge */
     double wall_radius, wall_strength; /* 0: no wall */
     double rdf_volume;      /* boundary = none: the volume the RDF is normalised to (the wall's
@@ -93,6 +94,9 @@ mc_corrections mc_plan_corrections(const mc_plan *p, double density, double temp
  * of species a, 4 pi rho sum_b x_b int_rc^inf r^2 u_ab dr with rho and x_b those of the sites
  * (2 U_tail/N for a pure fluid); 0 without tails. */
 double mc_plan_widom_tail(const mc_plan *p, double volume, int kind);
+
+/* The smallest box edge over the state points (npt: of the starting boxes). */
+double mc_plan_smallest_box(const mc_plan *p);
 
 /* NULL on failure, with err naming the config line at fault. */
 mc_plan *mc_plan_create(const cfg *c, mc_err *err);

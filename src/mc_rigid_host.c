@@ -126,44 +126,17 @@ static int melt_centres(const mc_plan *p, mc_chain *c, mc_err *err)
     return MC_OK;
 }
 
-/* start_file: per molecule "type x y z qw qx qy qz"; blank lines and '#' comments skipped. */
-static int read_start(const mc_plan *p, mc_chain *c, mc_err *err)
+/* start = file: the plan's starting molecules (mc_start_load checked them against the boxes). */
+static int copy_start(const mc_plan *p, mc_chain *c, mc_err *err)
 {
-    FILE *f = fopen(p->start_file, "r");
-    if (!f) MC_FAIL(err, MC_EIO, "[system] start_file: cannot open '%s'", p->start_file);
-    char line[512], name[64];
-    int m = 0, ln = 0, rc = MC_OK;
-    while (rc == MC_OK && fgets(line, sizeof line, f)) {
-        ln++;
-        char *hash = strchr(line, '#');
-        if (hash) *hash = '\0';
-        if (strspn(line, " \t\r\n") == strlen(line)) continue;
-        double v[7];
-        int got = sscanf(line, "%63s %lf %lf %lf %lf %lf %lf %lf", name, &v[0], &v[1], &v[2], &v[3], &v[4],
-                         &v[5], &v[6]);
-        double norm = sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6]);
-        if (m == c->nmol)
-            rc = mc_err_set(err, MC_EINVAL, "%s:%d: more molecules than the %d of [molecules] counts",
-                            p->start_file, ln, c->nmol);
-        else if (got != 8 || !(fabs(norm - 1.0) < 1e-6))
-            rc = mc_err_set(err, MC_EINVAL, "%s:%d: expected: type x y z qw qx qy qz (a unit quaternion)",
-                            p->start_file, ln);
-        else if (strcmp(name, p->mol.type[p->mol.mol_type[m]].name) != 0)
-            rc = mc_err_set(err, MC_EINVAL, "%s:%d: molecule %d: expected type %s (the [molecules] order), got %s",
-                            p->start_file, ln, m, p->mol.type[p->mol.mol_type[m]].name, name);
-        else if (p->periodic && (v[0] < 0 || v[0] >= c->box_len || v[1] < 0 || v[1] >= c->box_len ||
-                                 v[2] < 0 || v[2] >= c->box_len))
-            rc = mc_err_set(err, MC_EINVAL, "%s:%d: centre outside the box [0, %g)", p->start_file, ln, c->box_len);
-        if (rc != MC_OK) break;
-        c->cx[m] = v[0], c->cy[m] = v[1], c->cz[m] = v[2];
-        mc_quat q = {v[3] / norm, v[4] / norm, v[5] / norm, v[6] / norm};
-        memcpy(&c->q[4 * m], &q, sizeof q);
-        m++;
+    if (!p->start_centres)
+        MC_FAIL(err, MC_EINVAL, "internal: start = file, but %s was not loaded into the plan (mc_start_load)",
+                p->start_file);
+    for (int m = 0; m < c->nmol; m++) {
+        c->cx[m] = p->start_centres[3 * m], c->cy[m] = p->start_centres[3 * m + 1], c->cz[m] = p->start_centres[3 * m + 2];
+        memcpy(&c->q[4 * m], &p->start_orientations[4 * m], 4 * sizeof *c->q);
     }
-    fclose(f);
-    if (rc == MC_OK && m != c->nmol)
-        rc = mc_err_set(err, MC_EINVAL, "%s: %d molecules, expected %d", p->start_file, m, c->nmol);
-    return rc;
+    return MC_OK;
 }
 
 /* Place molecule m at its centre in the best orientation found (see COMFORT_SIGMA); -1 when it
@@ -198,7 +171,7 @@ int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err)
         MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's molecules", c->id);
     c->max_rotation = p->max_rotation0;
     for (int m = 0; m < c->nmol; m++) memcpy(&c->q[4 * m], &(mc_quat){1, 0, 0, 0}, sizeof(mc_quat));
-    if (p->start == CFG_START_FILE) MC_TRY(read_start(p, c, err));
+    if (p->start == CFG_START_FILE) MC_TRY(copy_start(p, c, err));
     else if (p->start == CFG_START_MELT) MC_TRY(melt_centres(p, c, err));
     else if (p->periodic) mc_lattice_fill(p->lattice, c->nmol, c->box_len, c->cx, c->cy, c->cz);
     else MC_TRY(cluster_centres(p, c, err));

@@ -3,7 +3,7 @@
 # mixed, so that the [molecules] order matters) begins exactly there, and a start file that is
 # wrong is refused with its file:line before any output is written.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 7
+tap_plan 8
 printf '%s\n' '[run]
 output = first.h5
 seed = 5
@@ -51,7 +51,9 @@ tap_bad_start() {
 tap_bad_start "molecules out of [molecules] order" 'NR == 3 { $1 = "Ar" } { print }' \
     "bad.txt:3: molecule 0: expected type AB (the [molecules] order), got Ar"
 tap_bad_start "a quaternion that is not unit" 'NR == 51 { $5 = 2 * $5 + 0.5 } { print }' \
-    "bad.txt:51: expected: type x y z qw qx qy qz (a unit quaternion)"
+    "bad.txt:51: expected: type x y z qw qx qy qz (finite numbers, a unit quaternion)"
+tap_bad_start "a centre that is not a number" 'NR == 4 { $2 = "nan" } { print }' \
+    "bad.txt:4: expected: type x y z qw qx qy qz (finite numbers, a unit quaternion)"
 tap_bad_start "two atoms at one place" 'NR == 52 { split(prev, a); $2 = a[2]; $3 = a[3]; $4 = a[4] } { prev = $0; print }' \
     "overlaps molecule 48 at the start"
 exit 0
