@@ -273,10 +273,7 @@ static int setup(mc_backend *b, mc_err *err)
     CU_TRY(cudaDeviceGetAttribute(&v->sm_count, cudaDevAttrMultiProcessorCount, dev), err);
     /* K = 512 measured best at N = 50,000 (doc/performance.md); smaller chains take 256, so that
      * repeats of a particle within a batch (about K^2 / 2N) stay rare */
-    const char *k = getenv("MCENS_BATCH_TRIALS"); /* tuning knob for the benchmark */
-    v->batch_trials = k && atoi(k) >= 32 && atoi(k) <= CU_MAX_BATCH_TRIALS ? atoi(k) / 32 * 32
-                      : v->n >= 16384                        ? 512
-                                                             : 256;
+    v->batch_trials = b->plan->gpu_batch_trials ? b->plan->gpu_batch_trials : v->n >= 16384 ? 512 : 256;
     MC_TRY(allocate(b, err));
     b->batched = use_batched(v);
     for (int c = 0; c < v->nchains; c++) {
@@ -292,7 +289,7 @@ static int setup(mc_backend *b, mc_err *err)
     if (b->batched && !b->plan->npt && b->plan->species.n == 1)
         MC_TRY(cu_cells_setup(v, b->h_pos, b->chains[0]->box_len, b->plan->cutoff, err));
     /* cell path: trials mostly far apart, so larger batches only amortise launches (measured) */
-    if (v->cells.m && !getenv("MCENS_BATCH_TRIALS") && v->n >= 4 * CU_MAX_BATCH_TRIALS)
+    if (v->cells.m && !b->plan->gpu_batch_trials && v->n >= 4 * CU_MAX_BATCH_TRIALS)
         v->batch_trials = CU_MAX_BATCH_TRIALS;
     MC_TRY(measure_energies(b, 0, err));
     for (int c = 0; c < v->nchains; c++)

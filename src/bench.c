@@ -8,6 +8,7 @@
  *   case 3: N = 1,000,000, rho = 0.8, T = 1, cutoff 2.5, one chain (cell lists); pair
  *           evaluations counted as those in the 27 cells searched, old and new position
  * Not a test: nothing here passes or fails. */
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,20 +118,43 @@ static void print_row(FILE *f, const row *r, int tsv)
                 r->cpu_moves_per_s > 0 ? r->moves_per_s / r->cpu_moves_per_s : NAN);
 }
 
+static const char usage_text[] =
+    "usage: mcens-bench [--out FILE] [--case N] [--chains C] [--batch-trials K]\n"
+    "  --out FILE          also write the table as tab-separated values\n"
+    "  --case N            measure case N (1, 2 or 3) alone, without its serial CPU row\n"
+    "  --chains C          chains of case 1 (default 32 per SM)\n"
+    "  --batch-trials K    [run] gpu_batch_trials of cases 2 and 3 (default 0: chosen by size)\n";
+
 int main(int argc, char **argv)
 {
-    const char *out = argc > 2 && strcmp(argv[1], "--out") == 0 ? argv[2] : NULL;
+    static const struct option longopts[] = {{"out", required_argument, NULL, 'o'},
+                                             {"case", required_argument, NULL, 'c'},
+                                             {"chains", required_argument, NULL, 'n'},
+                                             {"batch-trials", required_argument, NULL, 'k'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    const char *out = NULL, *only = NULL;
+    int chains_given = 0, batch_trials = 0, ch;
+    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'o': out = optarg; break;
+        case 'c': only = optarg; break;
+        case 'n': chains_given = atoi(optarg); break;
+        case 'k': batch_trials = atoi(optarg); break;
+        case 'h': fputs(usage_text, stdout); return 0;
+        default: fputs(usage_text, stderr); return 2;
+        }
+    }
+    if (optind != argc || (only && strcmp(only, "1") && strcmp(only, "2") && strcmp(only, "3")) ||
+        chains_given < 0 || batch_trials < 0)
+        return fputs(usage_text, stderr), 2;
     mc_err err = {0, ""};
     cu_device_info dev;
     if (cu_device_bind(0, &dev, &err) != MC_OK) {
         fprintf(stderr, "mcens-bench: %s\n", err.msg);
         return 1;
     }
-    int chains1 = 32 * dev.sm_count; /* up to 32 resident blocks per SM */
-    /* MCENS_BENCH_CASE=2 measures case 2 alone (for tuning MCENS_BATCH_TRIALS) */
-    const char *only = getenv("MCENS_BENCH_CASE");
-    const char *env = getenv("MCENS_BENCH_CHAINS");
-    if (env && atoi(env) > 0) chains1 = atoi(env);
+    int chains1 = chains_given ? chains_given : 32 * dev.sm_count; /* up to 32 resident blocks per SM */
     row rows[16];
     int nrows = 0;
     double rate[2] = {0, 0}; /* [single] all-pairs pair evaluations per second */
@@ -162,7 +186,8 @@ int main(int argc, char **argv)
     for (int s = 1; s >= 0 && !(only && strcmp(only, "2") != 0); s--) {
         char text[300];
         snprintf(text, sizeof text, "[system]\nn = 50000\n[potential]\ncutoff = none\n[ensemble]\n"
-                 "temperature = 1\ndensity = 0.8\n[run]\nprecision = %s\n", s ? "single" : "double");
+                 "temperature = 1\ndensity = 0.8\n[run]\nprecision = %s\ngpu_batch_trials = %d\n",
+                 s ? "single" : "double", batch_trials);
         mc_plan *p = plan_of(text, &err);
         if (!p || (s == 0 && !only && time_cpu(p, 50000, &cpu2, &err) != MC_OK)) goto fail;
         if (s == 0) fprintf(stderr, "measured: serial CPU, case 2: %.4g moves/s\n", cpu2);
@@ -187,8 +212,8 @@ int main(int argc, char **argv)
     for (int s = 1; s >= 0 && !(only && strcmp(only, "3") != 0); s--) {
         char text[300];
         snprintf(text, sizeof text, "[system]\nn = 1000000\n[potential]\ncutoff = 2.5\n[ensemble]\n"
-                 "temperature = 1\ndensity = 0.8\n[run]\nprecision = %s\n[rdf]\nrmax = 2.5\n",
-                 s ? "single" : "double");
+                 "temperature = 1\ndensity = 0.8\n[run]\nprecision = %s\ngpu_batch_trials = %d\n"
+                 "[rdf]\nrmax = 2.5\n", s ? "single" : "double", batch_trials);
         mc_plan *p = plan_of(text, &err);
         if (!p || (s == 0 && !only && time_cpu(p, 1000000, &cpu3, &err) != MC_OK)) goto fail;
         if (s == 0 && cpu3 > 0) fprintf(stderr, "measured: serial CPU, case 3: %.4g moves/s\n", cpu3);

@@ -44,6 +44,10 @@ static const cfg_key schema[] = {
      "where chains run: auto takes the GPU when the rank has one, else the CPU", DIM_NONE},
     {"run", "precision", K_CHOICE, OFF(run.precision), "double", 0, 0, 0, "double|single",
      "GPU pair arithmetic (sums are always double); the CPU backend always uses double", DIM_NONE},
+    {"run", "gpu_batch_trials", K_INT, OFF(run.gpu_batch_trials), "0", 0, 1024, 0, NULL,
+     "GPU, a few large chains: trial moves evaluated together per batch, a multiple of 32; 0 chooses by size "
+     "(256, 512 from n = 16384, 1024 on the cell-list path). Tuning only: every value gives the same chain",
+     DIM_NONE},
     {"system", "n", K_INT, OFF(system.n), "500", 2, 1e8, 0, NULL, "number of particles", DIM_NONE},
     {"system", "lattice", K_CHOICE, OFF(system.lattice), "fcc", 0, 0, 0, "fcc|sc",
      "starting lattice (filled in order; n need not fill it)", DIM_NONE},
@@ -690,6 +694,9 @@ static int check_required_and_relations(cfg *c, mc_err *err)
     MC_TRY(check_rigid(c, err));
     MC_TRY(check_potential(c, err));
     MC_TRY(check_ensemble(c, err));
+    if (c->run.gpu_batch_trials % 32 != 0)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [run] gpu_batch_trials = %ld: expected 0 or a multiple of 32 up to 1024",
+                c->filename, cfg_line(c, "run", "gpu_batch_trials"), c->run.gpu_batch_trials);
     if (c->run.production_sweeps % c->run.sample_every_sweeps != 0)
         MC_FAIL(err, MC_EINVAL,
                 "%s:%d: [run] sample_every = %ld: expected a divisor of production = %ld",

@@ -46,6 +46,7 @@ typedef struct cfg {
         int overwrite;
         int backend;   /* enum cfg_backend */
         int precision; /* enum cfg_precision */
+        long gpu_batch_trials; /* 0: chosen by size */
     } run;
     struct {
         long n;

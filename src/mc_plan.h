@@ -54,6 +54,7 @@ typedef struct mc_plan {
     int npt;             /* isothermal-isobaric: one ln V move per chain after every sweep */
     uint64_t seed;
     int precision;        /* enum cfg_precision */
+    int gpu_batch_trials; /* GPU batched paths: trials per batch; 0 = chosen by size */
     mc_units units;
     mc_species species;          /* one for a pure fluid; the pair constants of every pair */
     pair_params pair;            /* a pure fluid's pair constants: species.pair[0][0] */

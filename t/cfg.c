@@ -124,6 +124,34 @@ static void expect_error(const char *ini, const char *frag1, const char *frag2)
 }
 
 #define ENS "[ensemble]\ntemperature = 1\ndensity = 0.5\n"
+/* What physics forbids for an open cluster, and what molecules do not take yet, is refused at
+ * parse time, whatever the machine (so backend = auto cannot make a config valid on one machine
+ * and invalid on another). */
+#define CLUSTER "[system]\nboundary = none\nlattice_constant = 1.55\n[molecules]\ntypes = ar\ncounts = 13\n" \
+                "geometry = Ar 0 0 0\n[potential]\ncutoff = 3\ntail_correction = no\n[rdf]\nrmax = 3\n"
+static void molecule_rules(void **state)
+{
+    (void)state;
+    expect_error(CLUSTER "[ensemble]\ntype = npt\ntemperature = 1\npressure = 1\n", "bad.ini:14",
+                 "an open cluster (boundary = none) has no volume to exchange");
+    expect_error(CLUSTER "[ensemble]\ntemperature = 1\nwidom = 10\n", "bad.ini:15",
+                 "no uniform volume to insert test molecules into");
+    expect_error(CLUSTER "[ensemble]\ntemperature = 1\n[run]\nprecision = single\n", "bad.ini:16",
+                 "molecules and open clusters run in double precision");
+    /* periodic molecules take npt, Widom insertion and Morse */
+    const char *ok = "[molecules]\ntypes = A2\ncounts = 32\ngeometry = A 0 0 0; A 0 0 0.5\n[potential]\n"
+                     "type = morse\nmorse_alpha = 6\nmorse_r0 = 1.1\ncutoff = 2.5\n[ensemble]\ntype = npt\n"
+                     "temperature = 3\npressure = 1\ndensity = 0.2\n";
+    cfg c;
+    mc_err err = {0, ""};
+    if (cfg_parse(&c, ok, "ok.ini", &err) != MC_OK) fail_msg("refused: %s", err.msg);
+    mc_plan *p = mc_plan_create(&c, &err);
+    if (!p) fail_msg("plan refused: %s", err.msg);
+    assert_true(p->rigid && p->npt && p->nmol == 32 && p->n == 64 && p->widom_kinds == 1);
+    mc_plan_destroy(p);
+    cfg_fini(&c);
+}
+
 static void bad_inputs(void **state)
 {
     (void)state;
@@ -133,6 +161,8 @@ static void bad_inputs(void **state)
     expect_error("[system]\nn = 12.5\n" ENS, "bad.ini:2", "expected an integer");
     expect_error("[system]\nn = ten\n" ENS, "bad.ini:2", "expected an integer");
     expect_error("[potential]\ncutoff = 0\n" ENS, "bad.ini:2", "cutoff = '0': expected a number > 0");
+    expect_error("[run]\ngpu_batch_trials = 100\n" ENS, "bad.ini:2", "expected 0 or a multiple of 32");
+    expect_error("[run]\ngpu_batch_trials = 2048\n" ENS, "bad.ini:2", "expected an integer");
     expect_error("[potential]\ntail_correction = maybe\n" ENS, "tail_correction", "yes or no");
     expect_error("[system]\nlattice = bcc\n" ENS, "bad.ini:2", "one of fcc|sc");
     expect_error("[ensemble]\ntemperature = 1, -2\ndensity = 0.5\n", "bad.ini:2", "temperature");
@@ -246,7 +276,7 @@ int main(void)
         cmocka_unit_test(defaults),
         cmocka_unit_test(axes), cmocka_unit_test(npt_axes),
         cmocka_unit_test(length_units_and_mass_density),
-        cmocka_unit_test(bad_inputs),
+        cmocka_unit_test(bad_inputs), cmocka_unit_test(molecule_rules),
         cmocka_unit_test(rmin_parametrisation),
         cmocka_unit_test(cutoff_scheme_rules),
     };

@@ -22,13 +22,15 @@ typedef struct pair_of_runs {
     mc_backend *bc, *bg;
 } pair_of_runs;
 
-/* trials: the batch size K for the large-chain paths ("" for the default) */
-static void pair_create_k(pair_of_runs *r, const char *ini, int chain, const char *trials)
+/* trials: the batch size K for the large-chain paths ([run] gpu_batch_trials; 0 for the default).
+ * with trials, ini must end in its [run] section, which the key joins. */
+static void pair_create_k(pair_of_runs *r, const char *ini, int chain, int trials)
 {
     mc_err err = {0, ""};
-    if (trials[0]) setenv("MCENS_BATCH_TRIALS", trials, 1);
-    else unsetenv("MCENS_BATCH_TRIALS");
-    r->plan = tu_plan(ini);
+    char text[1024];
+    if (trials) snprintf(text, sizeof text, "%sgpu_batch_trials = %d\n", ini, trials);
+    else snprintf(text, sizeof text, "%s", ini);
+    r->plan = tu_plan(text);
     r->cpu = mc_chain_create(r->plan, chain, &err);
     r->gpu = mc_chain_create(r->plan, chain, &err);
     if (!r->cpu || !r->gpu) fail_msg("chain: %s", err.msg);
@@ -37,7 +39,7 @@ static void pair_create_k(pair_of_runs *r, const char *ini, int chain, const cha
     if (!r->bc || !r->bg) fail_msg("backend: %s", err.msg);
 }
 
-static void pair_create(pair_of_runs *r, const char *ini, int chain) { pair_create_k(r, ini, chain, ""); }
+static void pair_create(pair_of_runs *r, const char *ini, int chain) { pair_create_k(r, ini, chain, 0); }
 
 static void pair_destroy(pair_of_runs *r)
 {
@@ -160,7 +162,7 @@ static void mixture_batched_n4096(void **state)
     pair_destroy(&r);
 }
 
-static void batched(const char *trials)
+static void batched(int trials)
 {
     pair_of_runs r;
     pair_create_k(&r, "[system]\nn = 4096\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 1\n"
@@ -169,9 +171,9 @@ static void batched(const char *trials)
     pair_destroy(&r);
 }
 
-static void batched_k256(void **state) { (void)state; batched("256"); }
+static void batched_k256(void **state) { (void)state; batched(256); }
 /* 1024 trials among 4096 particles: about 128 repeated particles per batch */
-static void batched_k1024_repeats(void **state) { (void)state; batched("1024"); }
+static void batched_k1024_repeats(void **state) { (void)state; batched(1024); }
 
 /* The cell path: one chain of 20,000 with cutoff 2.5 (11 cells per edge on both sides), K = 1024:
  * about 26 repeated particles (some three times) and 4 interacting trials each per batch. */
@@ -192,7 +194,7 @@ static void cells_dense_overflow(void **state)
     (void)state;
     pair_of_runs r;
     pair_create_k(&r, "[system]\nn = 2048\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\n"
-                      "density = 0.8\n[run]\nseed = 25\n", 0, "512");
+                      "density = 0.8\n[run]\nseed = 25\n", 0, 512);
     run_in_step(&r, 40, 10, 0.12);
     pair_destroy(&r);
 }
