@@ -2,7 +2,8 @@
  * taking part with empty selections (a collective write needs everyone); per-chain rows by their
  * owners, each rank's chains being one contiguous block of rows. */
 #include "h5out.h"
-#include "h5out_internal.h"
+#include "h5out_dataset.h"
+#include "h5out_molecules.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,15 +16,12 @@
 #include <unistd.h>
 
 
-#define H5_CHECK(call, err)                                                                        \
-    do {                                                                                           \
-        if ((call) < 0) MC_FAIL(err, MC_EHDF5, "HDF5 call failed: %s (%s:%d)", #call, __FILE__, __LINE__); \
-    } while (0)
-
+/* Every rank's status agreed: the worst one. A failing reduction is itself an MPI error. */
 static int agree(MPI_Comm comm, int rc, mc_err *err)
 {
     int all = rc;
-    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, comm);
+    if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+        return mc_err_set(err, MC_EMPI, "MPI_Allreduce failed while agreeing on the output's status");
     if (all != MC_OK && rc == MC_OK) mc_err_set(err, all, "output failed on another rank");
     return all;
 }
@@ -35,7 +33,10 @@ h5out *h5out_create(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
     f->comm = comm;
     f->overwrite = overwrite;
     f->file = f->dxpl = H5I_INVALID_HID;
-    MPI_Comm_rank(comm, &f->rank);
+    if (MPI_Comm_rank(comm, &f->rank) != MPI_SUCCESS) {
+        free(f);
+        return mc_err_set(err, MC_EMPI, "MPI_Comm_rank failed"), NULL;
+    }
     f->path = strdup(path);
     f->part = malloc(strlen(path) + 6);
     int rc = f->path && f->part ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
@@ -48,73 +49,15 @@ h5out *h5out_create(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl >= 0 && H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) >= 0)
         f->file = H5Fcreate(f->part, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    H5Pclose(fapl);
+    int props_ok = fapl >= 0 && H5Pclose(fapl) >= 0;
     f->dxpl = H5Pcreate(H5P_DATASET_XFER);
-    if (f->dxpl >= 0) H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE);
-    rc = f->file >= 0 && f->dxpl >= 0
+    props_ok = props_ok && f->dxpl >= 0 && H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE) >= 0;
+    rc = f->file >= 0 && props_ok
              ? MC_OK
              : mc_err_set(err, MC_EHDF5, "%s: cannot create the output file (directory missing or "
                           "not writable?)", f->part);
     if (agree(comm, rc, err) != MC_OK) return h5out_close(f, 0, NULL), NULL;
     return f;
-}
-
-static int set_string_attr(hid_t obj, const char *name, const char *value, mc_err *err)
-{
-    hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
-    int rc = type >= 0 && space >= 0 && H5Tset_size(type, strlen(value) + 1) >= 0 &&
-             (attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
-             H5Awrite(attr, type, value) >= 0;
-    H5Aclose(attr), H5Sclose(space), H5Tclose(type);
-    if (!rc) MC_FAIL(err, MC_EHDF5, "cannot write attribute %s", name);
-    return MC_OK;
-}
-
-/* A scalar attribute of a native type (H5T_NATIVE_LONG, H5T_NATIVE_DOUBLE, ...). */
-static int set_scalar_attr(hid_t obj, const char *name, hid_t type, const void *value, mc_err *err)
-{
-    hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
-    int rc = space >= 0 &&
-             (attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
-             H5Awrite(attr, type, value) >= 0;
-    H5Aclose(attr), H5Sclose(space);
-    if (!rc) MC_FAIL(err, MC_EHDF5, "cannot write attribute %s", name);
-    return MC_OK;
-}
-
-/* A dataset of rank ndims; this rank writes rows [row0, row0 + nrows) of dimension 0 from data
- * (row-major, nrows x the other dims). nrows = 0 joins the collective write with nothing. */
-int write_rows(h5out *f, hid_t loc, const char *name, hid_t type, int ndims,
-                      const hsize_t *dims, hsize_t row0, hsize_t nrows, const void *data,
-                      const char *unit, const char *description, mc_err *err)
-{
-    hid_t fspace = H5Screate_simple(ndims, dims, NULL);
-    hid_t dset = H5Dcreate2(loc, name, type, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    hsize_t start[3] = {row0, 0, 0}, count[3] = {nrows, ndims > 1 ? dims[1] : 0, ndims > 2 ? dims[2] : 0};
-    hid_t mspace = H5Screate_simple(ndims, count, NULL);
-    int ok = fspace >= 0 && dset >= 0 && mspace >= 0;
-    if (ok && nrows > 0) ok = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0;
-    if (ok && nrows == 0) ok = H5Sselect_none(fspace) >= 0 && H5Sselect_none(mspace) >= 0;
-    if (ok) ok = H5Dwrite(dset, type, mspace, fspace, f->dxpl, data) >= 0;
-    int rc = ok ? MC_OK : mc_err_set(err, MC_EHDF5, "cannot write dataset %s", name);
-    if (rc == MC_OK) rc = set_string_attr(dset, "unit", unit, err);
-    if (rc == MC_OK) rc = set_string_attr(dset, "description", description, err);
-    H5Sclose(mspace), H5Dclose(dset), H5Sclose(fspace);
-    return rc;
-}
-
-/* A 1-D or 2-D dataset that every rank holds in full; rank 0 writes it. */
-int write_whole(h5out *f, hid_t loc, const char *name, hid_t type, int ndims,
-                       const hsize_t *dims, const void *data, const char *unit,
-                       const char *description, mc_err *err)
-{
-    return write_rows(f, loc, name, type, ndims, dims, 0, f->rank == 0 ? dims[0] : 0, data, unit,
-                      description, err);
-}
-
-hid_t make_group(hid_t loc, const char *name)
-{
-    return H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 }
 
 static int write_parameters(h5out *f, const h5out_info *info, mc_err *err)
@@ -130,29 +73,30 @@ static int write_parameters(h5out *f, const h5out_info *info, mc_err *err)
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     /* every rank must pass the same attribute values: take rank 0's clock */
-    MPI_Bcast(when, sizeof when, MPI_CHAR, 0, f->comm);
+    if (MPI_Bcast(when, sizeof when, MPI_CHAR, 0, f->comm) != MPI_SUCCESS) ok = 0;
     int rc = ok ? MC_OK : mc_err_set(err, MC_EHDF5, "cannot write /parameters");
-    if (rc == MC_OK) rc = set_string_attr(dset, "description", "the config file as given", err);
-    if (rc == MC_OK) rc = set_string_attr(dset, "config_file", info->config_file, err);
-    if (rc == MC_OK) rc = set_string_attr(dset, "mcens_version", info->version, err);
-    if (rc == MC_OK) rc = set_string_attr(dset, "git_revision", info->git_revision, err);
-    if (rc == MC_OK) rc = set_string_attr(dset, "creation_time", when, err);
+    if (rc == MC_OK) rc = h5out_set_string_attr(dset, "description", "the config file as given", err);
+    if (rc == MC_OK) rc = h5out_set_string_attr(dset, "config_file", info->config_file, err);
+    if (rc == MC_OK) rc = h5out_set_string_attr(dset, "mcens_version", info->version, err);
+    if (rc == MC_OK) rc = h5out_set_string_attr(dset, "git_revision", info->git_revision, err);
+    if (rc == MC_OK) rc = h5out_set_string_attr(dset, "creation_time", when, err);
     long nranks = info->nranks;
-    if (rc == MC_OK) rc = set_scalar_attr(dset, "nranks", H5T_NATIVE_LONG, &nranks, err);
-    if (rc == MC_OK) rc = set_string_attr(dset, "hosts", info->hosts, err);
-    if (rc == MC_OK) rc = set_string_attr(dset, "backend", info->backend, err);
+    if (rc == MC_OK) rc = h5out_set_scalar_attr(dset, "nranks", H5T_NATIVE_LONG, &nranks, err);
+    if (rc == MC_OK) rc = h5out_set_string_attr(dset, "hosts", info->hosts, err);
+    if (rc == MC_OK) rc = h5out_set_string_attr(dset, "backend", info->backend, err);
     if (rc == MC_OK)
-        rc = set_scalar_attr(dset, "run_seconds", H5T_NATIVE_DOUBLE, &info->run_seconds, err);
+        rc = h5out_set_scalar_attr(dset, "run_seconds", H5T_NATIVE_DOUBLE, &info->run_seconds, err);
     if (rc == MC_OK)
-        rc = set_scalar_attr(dset, "moves_per_second", H5T_NATIVE_DOUBLE, &info->moves_per_second, err);
-    if (rc == MC_OK) rc = set_string_attr(dset, "units", info->units, err);
-    H5Dclose(dset), H5Sclose(space), H5Tclose(type);
+        rc = h5out_set_scalar_attr(dset, "moves_per_second", H5T_NATIVE_DOUBLE, &info->moves_per_second, err);
+    if (rc == MC_OK) rc = h5out_set_string_attr(dset, "units", info->units, err);
+    int closed = (H5Dclose(dset) >= 0) & (H5Sclose(space) >= 0) & (H5Tclose(type) >= 0); /* all, always */
+    if (!closed && rc == MC_OK) rc = mc_err_set(err, MC_EHDF5, "cannot close /parameters");
     return rc;
 }
 
 static int write_statepoints(h5out *f, const mc_plan *plan, mc_err *err)
 {
-    hid_t g = make_group(f->file, "statepoints");
+    hid_t g = h5out_make_group(f->file, "statepoints");
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /statepoints");
     int S = plan->nstatepoints, rc = MC_OK;
     double *col = malloc((size_t)S * sizeof *col);
@@ -160,34 +104,33 @@ static int write_statepoints(h5out *f, const mc_plan *plan, mc_err *err)
     hsize_t dims[1] = {(hsize_t)S};
     if (rc == MC_OK) {
         for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].temperature_given;
-        rc = write_whole(f, g, "temperature", H5T_NATIVE_DOUBLE, 1, dims, col,
+        rc = h5out_write_whole(f, g, "temperature", H5T_NATIVE_DOUBLE, 1, dims, col,
                          plan->units.temperature, "temperature of each state point", err);
     }
     if (rc == MC_OK) {
         for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].density;
-        rc = write_whole(f, g, "density", H5T_NATIVE_DOUBLE, 1, dims, col, plan->units.density,
+        rc = h5out_write_whole(f, g, "density", H5T_NATIVE_DOUBLE, 1, dims, col, plan->units.density,
                          plan->npt ? "starting number density N/V of each state point (npt)"
                                    : "number density N/V of each state point", err);
     }
     if (rc == MC_OK && plan->npt) {
         for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].pressure_given;
-        rc = write_whole(f, g, "pressure", H5T_NATIVE_DOUBLE, 1, dims, col, plan->units.pressure,
+        rc = h5out_write_whole(f, g, "pressure", H5T_NATIVE_DOUBLE, 1, dims, col, plan->units.pressure,
                          "imposed pressure of each state point (npt)", err);
     }
     if (rc == MC_OK) {
         for (int s = 0; s < S; s++)
             col[s] = plan->statepoint[s].density * plan->units.mass_density_factor;
-        rc = write_whole(f, g, "mass_density", H5T_NATIVE_DOUBLE, 1, dims, col,
+        rc = h5out_write_whole(f, g, "mass_density", H5T_NATIVE_DOUBLE, 1, dims, col,
                          plan->units.mass_density, "mass density of each state point ([system] mass)", err);
     }
     if (rc == MC_OK) {
         for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].box_len;
-        rc = write_whole(f, g, "box_length", H5T_NATIVE_DOUBLE, 1, dims, col, plan->units.length,
+        rc = h5out_write_whole(f, g, "box_length", H5T_NATIVE_DOUBLE, 1, dims, col, plan->units.length,
                          "cubic box edge of each state point", err);
     }
     free(col);
-    H5Gclose(g);
-    return rc;
+    return h5out_close_group(g, "/statepoints", rc, err);
 }
 
 /* This rank's rows of the per-chain series, packed [nlocal][nsamples]. */
@@ -226,37 +169,37 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
     hsize_t C = (hsize_t)plan->nchains, r0 = (hsize_t)first_chain, n = (hsize_t)nl;
     hsize_t d1[1] = {C}, d2[2] = {C, ns}, d3[3] = {C, (hsize_t)plan->n, 3}, dw[3] = {C, M, ns};
     if (rc == MC_OK)
-        rc = write_rows(f, g, "statepoint", H5T_NATIVE_INT, 1, d1, r0, n, sp, "1",
+        rc = h5out_write_rows(f, g, "statepoint", H5T_NATIVE_INT, 1, d1, r0, n, sp, "1",
                         "index into /statepoints of each chain", err);
     if (rc == MC_OK)
-        rc = write_rows(f, g, "replica", H5T_NATIVE_INT, 1, d1, r0, n, rep, "1",
+        rc = h5out_write_rows(f, g, "replica", H5T_NATIVE_INT, 1, d1, r0, n, rep, "1",
                         "replica number of each chain within its state point", err);
     if (rc == MC_OK)
-        rc = write_rows(f, g, "energy", H5T_NATIVE_DOUBLE, 2, d2, r0, n, e, plan->units.energy,
+        rc = h5out_write_rows(f, g, "energy", H5T_NATIVE_DOUBLE, 2, d2, r0, n, e, plan->units.energy,
                         "potential energy per particle at each sample, tail correction included",
                         err);
     if (rc == MC_OK)
-        rc = write_rows(f, g, "pressure", H5T_NATIVE_DOUBLE, 2, d2, r0, n, p, plan->units.pressure,
+        rc = h5out_write_rows(f, g, "pressure", H5T_NATIVE_DOUBLE, 2, d2, r0, n, p, plan->units.pressure,
                         "virial pressure rho T + W/(3V) at each sample, tail correction included",
                         err);
     if (rc == MC_OK)
-        rc = write_rows(f, g, "final_positions", H5T_NATIVE_DOUBLE, 3, d3, r0, n, pos, plan->units.length,
+        rc = h5out_write_rows(f, g, "final_positions", H5T_NATIVE_DOUBLE, 3, d3, r0, n, pos, plan->units.length,
                         !plan->periodic ? "site positions about the origin at the end of the run (open cluster)"
                         : plan->rigid   ? "site positions in [0, box) at the end of the run"
                                         : "positions in [0, box) at the end of the run", err);
     if (rc == MC_OK)
-        rc = write_rows(f, g, "box_length", H5T_NATIVE_DOUBLE, 1, d1, r0, n, box, plan->units.length,
+        rc = h5out_write_rows(f, g, "box_length", H5T_NATIVE_DOUBLE, 1, d1, r0, n, box, plan->units.length,
                         "cubic box edge at the end of the run (final_positions lie in [0, box))", err);
     if (rc == MC_OK && w)
-        rc = write_rows(f, g, "widom_boltzmann", H5T_NATIVE_DOUBLE, 3, dw, r0, n, w, "1",
+        rc = h5out_write_rows(f, g, "widom_boltzmann", H5T_NATIVE_DOUBLE, 3, dw, r0, n, w, "1",
                         plan->rigid ? "mean exp(-beta dU) of each sample's test molecules of each type (/molecules order)"
                                     : "mean exp(-beta dU) of each sample's test particles of each species", err);
     if (rc == MC_OK && rho)
-        rc = write_rows(f, g, "density", H5T_NATIVE_DOUBLE, 2, d2, r0, n, rho, plan->units.density,
+        rc = h5out_write_rows(f, g, "density", H5T_NATIVE_DOUBLE, 2, d2, r0, n, rho, plan->units.density,
                         plan->rigid ? "number density of molecules N_mol/V at each sample (npt)"
                                     : "number density N/V at each sample (npt)", err);
     if (rc == MC_OK && h)
-        rc = write_rows(f, g, "enthalpy", H5T_NATIVE_DOUBLE, 2, d2, r0, n, h, plan->units.energy,
+        rc = h5out_write_rows(f, g, "enthalpy", H5T_NATIVE_DOUBLE, 2, d2, r0, n, h, plan->units.energy,
                         "configurational enthalpy per particle U/N + P V/N at each sample, P the "
                         "imposed pressure (npt)", err);
     free(e), free(p), free(pos), free(sp), free(rep), free(w), free(rho), free(h), free(box);
@@ -266,111 +209,37 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
 static int write_chains(h5out *f, const mc_plan *plan, const mc_run *run, int first_chain,
                         const mc_results *res, mc_err *err)
 {
-    hid_t g = make_group(f->file, "chains");
+    hid_t g = h5out_make_group(f->file, "chains");
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /chains");
     int rc = write_chain_series(f, g, plan, run, first_chain, err);
     hsize_t d1[1] = {(hsize_t)plan->nchains};
     if (rc == MC_OK)
-        rc = write_whole(f, g, "acceptance", H5T_NATIVE_DOUBLE, 1, d1, res->chain_acceptance, "1",
+        rc = h5out_write_whole(f, g, "acceptance", H5T_NATIVE_DOUBLE, 1, d1, res->chain_acceptance, "1",
                          "accepted / attempted translation moves in production", err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "max_displacement", H5T_NATIVE_DOUBLE, 1, d1,
+        rc = h5out_write_whole(f, g, "max_displacement", H5T_NATIVE_DOUBLE, 1, d1,
                          res->chain_max_displacement, plan->units.length,
                          "maximum displacement per axis in production (adapted in equilibration)",
                          err);
-    if (rc == MC_OK && plan->rigid) rc = h5out_rigid_chains(f, g, plan, run, first_chain, res, err);
+    if (rc == MC_OK && plan->rigid) rc = h5out_molecules_chains(f, g, plan, run, first_chain, res, err);
     if (rc == MC_OK && plan->npt)
-        rc = write_whole(f, g, "volume_acceptance", H5T_NATIVE_DOUBLE, 1, d1,
+        rc = h5out_write_whole(f, g, "volume_acceptance", H5T_NATIVE_DOUBLE, 1, d1,
                          res->chain_volume_acceptance, "1",
                          "accepted / attempted volume moves in production (npt)", err);
     if (rc == MC_OK && plan->npt)
-        rc = write_whole(f, g, "max_volume_step", H5T_NATIVE_DOUBLE, 1, d1,
+        rc = h5out_write_whole(f, g, "max_volume_step", H5T_NATIVE_DOUBLE, 1, d1,
                          res->chain_max_volume_step, "1",
                          "maximum |ln V' - ln V| of a volume move in production (npt)", err);
-    H5Gclose(g);
-    return rc;
-}
-
-/* /results/NAME/{mean, stderr, n_independent, statistical_inefficiency} from estimates [S], or
- * [S][m] when m > 0 (one per species). scale multiplies mean and stderr (unit conversion); the
- * sample counts are as they are. */
-static int write_estimates_m(h5out *f, hid_t results, const char *name, const mc_estimate *est,
-                             int S, int m, double scale, const char *unit, const char *what,
-                             mc_err *err)
-{
-    hid_t g = make_group(results, name);
-    if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /results/%s", name);
-    size_t len = (size_t)S * (m > 0 ? m : 1);
-    double *col = malloc(len * sizeof *col);
-    int rc = col ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
-    hsize_t dims[2] = {(hsize_t)S, (hsize_t)m};
-    char desc[256];
-    const struct {
-        const char *name, *unit, *desc;
-        size_t offset;
-        double scale;
-    } cols[] = {
-        {"mean", unit, "%s: mean over samples and replicas", offsetof(mc_estimate, mean), scale},
-        {"stderr", unit, "%s: standard error (replica spread, or blocking for one replica)",
-         offsetof(mc_estimate, error), scale},
-        {"n_independent", "1", "%s: independent samples behind the error bar",
-         offsetof(mc_estimate, n_independent), 1.0},
-        {"statistical_inefficiency", "1",
-         "%s: samples per independent sample found by blocking (mean over replicas)",
-         offsetof(mc_estimate, inefficiency), 1.0},
-    };
-    for (size_t c = 0; rc == MC_OK && c < sizeof cols / sizeof cols[0]; c++) {
-        for (size_t s = 0; s < len; s++)
-            col[s] = cols[c].scale * *(const double *)((const char *)&est[s] + cols[c].offset);
-        snprintf(desc, sizeof desc, cols[c].desc, what);
-        rc = write_whole(f, g, cols[c].name, H5T_NATIVE_DOUBLE, m > 0 ? 2 : 1, dims, col,
-                         cols[c].unit, desc, err);
-    }
-    int *flag = rc == MC_OK ? malloc(len * sizeof *flag) : NULL;
-    if (rc == MC_OK && !flag) rc = mc_err_set(err, MC_ENOMEM, "out of memory");
-    if (rc == MC_OK) {
-        for (size_t s = 0; s < len; s++) flag[s] = est[s].converged;
-        snprintf(desc, sizeof desc,
-                 "%s: 1 where blocking found a plateau with at least 4 blocks in every replica (the "
-                 "error bar can be trusted), 0 where the run was too short for that", what);
-        rc = write_whole(f, g, "blocking_converged", H5T_NATIVE_INT, m > 0 ? 2 : 1, dims, flag, "1",
-                         desc, err);
-    }
-    free(flag);
-    free(col);
-    H5Gclose(g);
-    return rc;
-}
-
-
-/* A [len] dataset of fixed-length strings, rank 0 writing. */
-int write_names(h5out *f, hid_t loc, const char *name, const char (*names)[NAME_LEN],
-                       hsize_t len, const char *description, mc_err *err)
-{
-    hid_t type = H5Tcopy(H5T_C_S1);
-    if (type < 0 || H5Tset_size(type, NAME_LEN) < 0) {
-        H5Tclose(type);
-        MC_FAIL(err, MC_EHDF5, "cannot make a string type for %s", name);
-    }
-    hsize_t dims[1] = {len};
-    int rc = write_whole(f, loc, name, type, 1, dims, names, "1", description, err);
-    H5Tclose(type);
-    return rc;
-}
-
-int write_estimates(h5out *f, hid_t results, const char *name, const mc_estimate *est,
-                           int S, double scale, const char *unit, const char *what, mc_err *err)
-{
-    return write_estimates_m(f, results, name, est, S, 0, scale, unit, what, err);
+    return h5out_close_group(g, "/chains", rc, err);
 }
 
 static int write_pair_names(h5out *f, hid_t rdf, const mc_plan *plan, mc_err *err)
 {
     const mc_species *sp = &plan->species;
-    char names[MC_MAX_PAIRS + 1][NAME_LEN];
-    for (int k = 0; k < sp->npairs; k++) mc_species_pair_name(sp, k, names[k], NAME_LEN);
-    if (plan->rigid) snprintf(names[sp->npairs], NAME_LEN, "centres");
-    return write_names(f, rdf, "pairs", names, (hsize_t)mc_chain_rdf_rows(plan),
+    char names[MC_MAX_PAIRS + 1][H5OUT_NAME_LEN];
+    for (int k = 0; k < sp->npairs; k++) mc_species_pair_name(sp, k, names[k], H5OUT_NAME_LEN);
+    if (plan->rigid) snprintf(names[sp->npairs], H5OUT_NAME_LEN, "centres");
+    return h5out_write_names(f, rdf, "pairs", names, (hsize_t)mc_chain_rdf_rows(plan),
                        plan->rigid ? "species pair of each row of g and counts (intermolecular site pairs), "
                                      "then the molecular centres"
                                    : "species pair of each row of g and counts", err);
@@ -380,12 +249,12 @@ static int write_pair_names(h5out *f, hid_t rdf, const mc_plan *plan, mc_err *er
 static int write_species(h5out *f, const mc_plan *plan, mc_err *err)
 {
     const mc_species *sp = &plan->species;
-    hid_t g = make_group(f->file, "species");
+    hid_t g = h5out_make_group(f->file, "species");
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /species");
-    char names[MC_MAX_SPECIES][NAME_LEN];
+    char names[MC_MAX_SPECIES][H5OUT_NAME_LEN];
     double pair_sigma[MC_MAX_SPECIES * MC_MAX_SPECIES], pair_eps[MC_MAX_SPECIES * MC_MAX_SPECIES];
     for (int a = 0; a < sp->n; a++) {
-        snprintf(names[a], NAME_LEN, "%s", sp->name[a]);
+        snprintf(names[a], H5OUT_NAME_LEN, "%s", sp->name[a]);
         for (int b = 0; b < sp->n; b++) {
             pair_sigma[a * sp->n + b] = sp->pair_sigma[a][b];
             pair_eps[a * sp->n + b] = sp->pair_epsilon[a][b];
@@ -393,45 +262,44 @@ static int write_species(h5out *f, const mc_plan *plan, mc_err *err)
     }
     hsize_t d1[1] = {(hsize_t)sp->n}, d2[2] = {(hsize_t)sp->n, (hsize_t)sp->n};
     const mc_units *u = &plan->units;
-    int rc = write_names(f, g, "name", names, d1[0], "species names (all: a pure fluid)", err);
+    int rc = h5out_write_names(f, g, "name", names, d1[0], "species names (all: a pure fluid)", err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "count", H5T_NATIVE_INT, 1, d1, sp->count, "1",
+        rc = h5out_write_whole(f, g, "count", H5T_NATIVE_INT, 1, d1, sp->count, "1",
                          "particles of each species per chain", err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "mass", H5T_NATIVE_DOUBLE, 1, d1, sp->mass, u->real ? "g/mol" : "mass",
+        rc = h5out_write_whole(f, g, "mass", H5T_NATIVE_DOUBLE, 1, d1, sp->mass, u->real ? "g/mol" : "mass",
                          "particle mass of each species", err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "pair_sigma", H5T_NATIVE_DOUBLE, 2, d2, pair_sigma, u->length,
+        rc = h5out_write_whole(f, g, "pair_sigma", H5T_NATIVE_DOUBLE, 2, d2, pair_sigma, u->length,
                          "LJ sigma of each species pair (Lorentz rule or override)", err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "pair_epsilon", H5T_NATIVE_DOUBLE, 2, d2, pair_eps, u->energy,
+        rc = h5out_write_whole(f, g, "pair_epsilon", H5T_NATIVE_DOUBLE, 2, d2, pair_eps, u->energy,
                          "LJ epsilon of each species pair (Berthelot rule or override)", err);
-    H5Gclose(g);
-    return rc;
+    return h5out_close_group(g, "/species", rc, err);
 }
 
 static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, mc_err *err)
 {
-    hid_t g = make_group(f->file, "results");
+    hid_t g = h5out_make_group(f->file, "results");
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /results");
     int S = plan->nstatepoints, rc;
     const mc_units *u = &plan->units;
-    rc = write_estimates(f, g, "energy", res->energy, S, 1.0, u->energy,
+    rc = h5out_write_estimates(f, g, "energy", res->energy, S, 1.0, u->energy,
                          "potential energy per particle", err);
     if (rc == MC_OK)
-        rc = write_estimates(f, g, "pressure", res->pressure, S, u->pressure_factor, u->pressure,
+        rc = h5out_write_estimates(f, g, "pressure", res->pressure, S, u->pressure_factor, u->pressure,
                              "pressure", err);
     if (rc == MC_OK)
-        rc = write_estimates(f, g, "acceptance", res->acceptance, S, 1.0, "1",
+        rc = h5out_write_estimates(f, g, "acceptance", res->acceptance, S, 1.0, "1",
                              "translation acceptance ratio", err);
     if (rc == MC_OK && plan->widom_insertions)
-        rc = write_estimates_m(f, g, "mu_excess", res->mu_excess, S, plan->widom_kinds, 1.0, u->energy,
+        rc = h5out_write_estimates_per_kind(f, g, "mu_excess", res->mu_excess, S, plan->widom_kinds, 1.0, u->energy,
                              plan->rigid ? "excess chemical potential of each molecule type by Widom "
                                            "insertion (uniform orientations), tail term included when tails are on"
                                          : "excess chemical potential of each species by Widom insertion, tail "
                                            "term included when tails are on", err);
     if (rc == MC_OK)
-        rc = write_estimates(f, g, "heat_capacity", res->heat_capacity, S, 1.0, "k_B",
+        rc = h5out_write_estimates(f, g, "heat_capacity", res->heat_capacity, S, 1.0, "k_B",
                              plan->npt && plan->rigid ? "C_P per site from enthalpy fluctuations, with the ideal "
                                                         "part of translations and rotations per site (jackknife error)"
                              : plan->npt ? "C_P/N from enthalpy fluctuations, kinetic 3/2 included "
@@ -442,36 +310,35 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
                                          "(jackknife error)",
                              err);
     if (rc == MC_OK && plan->npt)
-        rc = write_estimates(f, g, "density", res->density, S, 1.0, u->density,
+        rc = h5out_write_estimates(f, g, "density", res->density, S, 1.0, u->density,
                              "number density N/V (npt)", err);
     if (rc == MC_OK && plan->npt)
-        rc = write_estimates(f, g, "mass_density", res->density, S, u->mass_density_factor,
+        rc = h5out_write_estimates(f, g, "mass_density", res->density, S, u->mass_density_factor,
                              u->mass_density, "mass density ([system] mass) (npt)", err);
     if (rc == MC_OK && plan->npt)
-        rc = write_estimates(f, g, "enthalpy", res->enthalpy, S, 1.0, u->energy,
+        rc = h5out_write_estimates(f, g, "enthalpy", res->enthalpy, S, 1.0, u->energy,
                              "configurational enthalpy per particle U/N + P V/N (npt)", err);
     if (rc == MC_OK && plan->npt)
-        rc = write_estimates(f, g, "volume_acceptance", res->volume_acceptance, S, 1.0, "1",
+        rc = h5out_write_estimates(f, g, "volume_acceptance", res->volume_acceptance, S, 1.0, "1",
                              "volume-move acceptance ratio (npt)", err);
-    if (rc == MC_OK && plan->rigid) rc = h5out_rigid_results(f, g, plan, res, err);
-    hid_t rdf = rc == MC_OK ? make_group(g, "rdf") : H5I_INVALID_HID;
+    if (rc == MC_OK && plan->rigid) rc = h5out_molecules_results(f, g, plan, res, err);
+    hid_t rdf = rc == MC_OK ? h5out_make_group(g, "rdf") : H5I_INVALID_HID;
     if (rc == MC_OK && rdf < 0) rc = mc_err_set(err, MC_EHDF5, "cannot create /results/rdf");
     hsize_t P = (hsize_t)mc_chain_rdf_rows(plan);
     hsize_t db[1] = {(hsize_t)plan->rdf_bins}, dsb[3] = {(hsize_t)S, P, (hsize_t)plan->rdf_bins};
     if (rc == MC_OK)
-        rc = write_whole(f, rdf, "r", H5T_NATIVE_DOUBLE, 1, db, res->rdf_r, u->length,
+        rc = h5out_write_whole(f, rdf, "r", H5T_NATIVE_DOUBLE, 1, db, res->rdf_r, u->length,
                          "bin centres", err);
     if (rc == MC_OK)
-        rc = write_whole(f, rdf, "g", H5T_NATIVE_DOUBLE, 3, dsb, res->rdf_g, "1",
+        rc = h5out_write_whole(f, rdf, "g", H5T_NATIVE_DOUBLE, 3, dsb, res->rdf_g, "1",
                          "radial distribution function per state point and species pair (names in "
                          "pairs), pooled over replicas", err);
     if (rc == MC_OK)
-        rc = write_whole(f, rdf, "counts", H5T_NATIVE_UINT64, 3, dsb, res->rdf_counts, "1",
+        rc = h5out_write_whole(f, rdf, "counts", H5T_NATIVE_UINT64, 3, dsb, res->rdf_counts, "1",
                          "pair counts per bin summed over samples and replicas", err);
     if (rc == MC_OK) rc = write_pair_names(f, rdf, plan, err);
-    if (rdf >= 0) H5Gclose(rdf);
-    H5Gclose(g);
-    return rc;
+    rc = h5out_close_group(rdf, "/results/rdf", rc, err);
+    return h5out_close_group(g, "/results", rc, err);
 }
 
 int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_run *run,
@@ -480,7 +347,7 @@ int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_
     int rc = write_parameters(f, info, err);
     if (rc == MC_OK) rc = write_statepoints(f, plan, err);
     if (rc == MC_OK) rc = write_species(f, plan, err);
-    if (rc == MC_OK && plan->rigid) rc = h5out_rigid_molecules(f, plan, err);
+    if (rc == MC_OK && plan->rigid) rc = h5out_molecules_tables(f, plan, err);
     if (rc == MC_OK) rc = write_chains(f, plan, run, first_chain, res, err);
     if (rc == MC_OK) rc = write_results(f, plan, res, err);
     return agree(f->comm, rc, err);
@@ -490,7 +357,8 @@ int h5out_close(h5out *f, int commit, mc_err *err)
 {
     if (!f) return MC_OK;
     int rc = MC_OK;
-    if (f->dxpl >= 0) H5Pclose(f->dxpl);
+    if (f->dxpl >= 0 && H5Pclose(f->dxpl) < 0)
+        rc = mc_err_set(err, MC_EHDF5, "%s: closing the transfer property list failed", f->part);
     if (f->file >= 0 && H5Fclose(f->file) < 0)
         rc = mc_err_set(err, MC_EHDF5, "%s: closing the file failed", f->part);
     rc = agree(f->comm, rc, err);

@@ -48,7 +48,7 @@ static int read_file(const char *path, char **text, mc_err *err)
 int ens_read_text(MPI_Comm comm, const char *path, char **text, mc_err *err)
 {
     int rank, rc = MC_OK;
-    MPI_Comm_rank(comm, &rank);
+    MC_TRY(ens_mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank", err));
     long len = 0;
     *text = NULL;
     if (rank == 0) {
@@ -66,8 +66,8 @@ int ens_read_text(MPI_Comm comm, const char *path, char **text, mc_err *err)
 int ens_agree(MPI_Comm comm, int status, mc_err *err)
 {
     int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return mc_err_set(err, MC_EMPI, "MPI_Comm_rank or MPI_Comm_size failed while agreeing on status");
     int mine = status != MC_OK ? rank : size, first = size;
     if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
         /* a broken collective leaves nothing to agree with: main() aborts the job */
@@ -83,7 +83,8 @@ int ens_agree(MPI_Comm comm, int status, mc_err *err)
         wire.code = err->code ? err->code : status;
         snprintf(wire.msg, sizeof wire.msg, "%s", err->msg);
     }
-    MPI_Bcast(&wire, (int)sizeof wire, MPI_BYTE, first, comm);
+    if (MPI_Bcast(&wire, (int)sizeof wire, MPI_BYTE, first, comm) != MPI_SUCCESS)
+        return mc_err_set(err, MC_EMPI, "rank %d: MPI_Bcast of rank %d's error failed", rank, first);
     err->code = wire.code;
     if (size > 1) snprintf(err->msg, sizeof err->msg, "rank %d: %.480s", first, wire.msg);
     else snprintf(err->msg, sizeof err->msg, "%s", wire.msg);
@@ -94,8 +95,8 @@ int ens_layout_init(ens_layout *l, MPI_Comm comm, int nchains, mc_err *err)
 {
     memset(l, 0, sizeof *l);
     l->comm = comm;
-    MPI_Comm_rank(comm, &l->rank);
-    MPI_Comm_size(comm, &l->size);
+    MC_TRY(ens_mpi_check(MPI_Comm_rank(comm, &l->rank), "MPI_Comm_rank", err));
+    MC_TRY(ens_mpi_check(MPI_Comm_size(comm, &l->size), "MPI_Comm_size", err));
     if (gethostname(l->host, sizeof l->host - 1) != 0) snprintf(l->host, sizeof l->host, "?");
     if (l->size > nchains)
         MC_FAIL(err, MC_EINVAL,
@@ -104,9 +105,10 @@ int ens_layout_init(ens_layout *l, MPI_Comm comm, int nchains, mc_err *err)
     MPI_Comm local;
     MC_TRY(ens_mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, l->rank, MPI_INFO_NULL,
                                              &local), "MPI_Comm_split_type", err));
-    MPI_Comm_rank(local, &l->local_rank);
-    MPI_Comm_size(local, &l->local_size);
-    MPI_Comm_free(&local);
+    int rc = ens_mpi_check(MPI_Comm_rank(local, &l->local_rank), "MPI_Comm_rank", err);
+    if (rc == MC_OK) rc = ens_mpi_check(MPI_Comm_size(local, &l->local_size), "MPI_Comm_size", err);
+    int freed = ens_mpi_check(MPI_Comm_free(&local), "MPI_Comm_free", err);
+    MC_TRY(rc != MC_OK ? rc : freed);
     l->chains_of = malloc((size_t)l->size * sizeof *l->chains_of);
     l->first_of = malloc((size_t)l->size * sizeof *l->first_of);
     if (!l->chains_of || !l->first_of) {

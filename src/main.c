@@ -265,10 +265,16 @@ static void job_fini(job *j)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "mcens: error: MPI_Init failed\n");
+        return 1;
+    }
     int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS) {
+        fprintf(stderr, "mcens: error: cannot set up MPI_COMM_WORLD\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     job j;
     memset(&j, 0, sizeof j);
     int how = parse_options(argc, argv, &j.opt, rank);

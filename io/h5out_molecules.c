@@ -1,21 +1,21 @@
-/* h5out_rigid: the molecular parts of the output file: molecule types, each chain's final
+/* h5out_molecules: the molecular parts of the output file: molecule types, each chain's final
  * molecules (centre, orientation), the acceptance of each move kind and the Lindemann index. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5out_internal.h"
+#include "h5out_molecules.h"
 
-int h5out_rigid_molecules(h5out *f, const mc_plan *plan, mc_err *err)
+int h5out_molecules_tables(h5out *f, const mc_plan *plan, mc_err *err)
 {
     const mc_molecules *m = &plan->mol;
-    hid_t g = make_group(f->file, "molecules");
+    hid_t g = h5out_make_group(f->file, "molecules");
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /molecules");
-    char names[MC_MAX_MOLTYPES][NAME_LEN];
+    char names[MC_MAX_MOLTYPES][H5OUT_NAME_LEN];
     int count[MC_MAX_MOLTYPES], nsites[MC_MAX_MOLTYPES], species[MC_MAX_MOLTYPES][MC_MAX_SITES];
     double mass[MC_MAX_MOLTYPES], body[MC_MAX_MOLTYPES][MC_MAX_SITES][3];
     memset(body, 0, sizeof body);
     for (int t = 0; t < m->ntypes; t++) {
-        snprintf(names[t], NAME_LEN, "%s", m->type[t].name);
+        snprintf(names[t], H5OUT_NAME_LEN, "%s", m->type[t].name);
         count[t] = m->type[t].count, nsites[t] = m->type[t].nsites, mass[t] = m->type[t].mass;
         for (int k = 0; k < MC_MAX_SITES; k++) {
             species[t][k] = k < m->type[t].nsites ? m->type[t].species[k] : -1;
@@ -25,31 +25,30 @@ int h5out_rigid_molecules(h5out *f, const mc_plan *plan, mc_err *err)
     hsize_t T = (hsize_t)m->ntypes, d1[1] = {T}, d2[2] = {T, MC_MAX_SITES}, d3[3] = {T, MC_MAX_SITES, 3};
     hsize_t dn[1] = {(hsize_t)m->nsites}, dm[1] = {(hsize_t)m->nmol};
     const mc_units *u = &plan->units;
-    int rc = write_names(f, g, "name", names, T, "molecule type names", err);
+    int rc = h5out_write_names(f, g, "name", names, T, "molecule type names", err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "count", H5T_NATIVE_INT, 1, d1, count, "1", "molecules of each type per chain", err);
+        rc = h5out_write_whole(f, g, "count", H5T_NATIVE_INT, 1, d1, count, "1", "molecules of each type per chain", err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "nsites", H5T_NATIVE_INT, 1, d1, nsites, "1", "sites of each type", err);
+        rc = h5out_write_whole(f, g, "nsites", H5T_NATIVE_INT, 1, d1, nsites, "1", "sites of each type", err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "mass", H5T_NATIVE_DOUBLE, 1, d1, mass, u->real ? "g/mol" : "mass",
+        rc = h5out_write_whole(f, g, "mass", H5T_NATIVE_DOUBLE, 1, d1, mass, u->real ? "g/mol" : "mass",
                          "mass of each type (sum of its sites)", err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "site_species", H5T_NATIVE_INT, 2, d2, species, "1",
+        rc = h5out_write_whole(f, g, "site_species", H5T_NATIVE_INT, 2, d2, species, "1",
                          "species (index into /species) of each site of each type; -1 past its sites", err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "site_body", H5T_NATIVE_DOUBLE, 3, d3, body, u->length,
+        rc = h5out_write_whole(f, g, "site_body", H5T_NATIVE_DOUBLE, 3, d3, body, u->length,
                          "site coordinates in the molecule frame, from the centre of mass (0 past its sites)", err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "molecule_type", H5T_NATIVE_INT, 1, dm, m->mol_type, "1",
+        rc = h5out_write_whole(f, g, "molecule_type", H5T_NATIVE_INT, 1, dm, m->mol_type, "1",
                          "type of each molecule of a chain (the order of final_centres)", err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "site_molecule", H5T_NATIVE_INT, 1, dn, m->site_mol, "1",
+        rc = h5out_write_whole(f, g, "site_molecule", H5T_NATIVE_INT, 1, dn, m->site_mol, "1",
                          "molecule of each site of a chain (the order of /chains/final_positions)", err);
-    H5Gclose(g);
-    return rc;
+    return h5out_close_group(g, "/molecules", rc, err);
 }
 
-/* Each local chain's centres [M][3] and orientations [M][4], as rows for write_rows. */
+/* Each local chain's centres [M][3] and orientations [M][4], as rows for h5out_write_rows. */
 static int write_final_molecules(h5out *f, hid_t g, const mc_plan *plan, const mc_run *run, int first_chain,
                                  mc_err *err)
 {
@@ -68,12 +67,12 @@ static int write_final_molecules(h5out *f, hid_t g, const mc_plan *plan, const m
     }
     hsize_t C = (hsize_t)plan->nchains, dc[3] = {C, M, 3}, dq[3] = {C, M, 4};
     if (rc == MC_OK)
-        rc = write_rows(f, g, "final_centres", H5T_NATIVE_DOUBLE, 3, dc, (hsize_t)first_chain, (hsize_t)nl, centres,
+        rc = h5out_write_rows(f, g, "final_centres", H5T_NATIVE_DOUBLE, 3, dc, (hsize_t)first_chain, (hsize_t)nl, centres,
                         plan->units.length,
                         plan->periodic ? "molecular centres of mass in [0, box) at the end of the run"
                                        : "molecular centres of mass about the origin at the end of the run", err);
     if (rc == MC_OK)
-        rc = write_rows(f, g, "final_orientations", H5T_NATIVE_DOUBLE, 3, dq, (hsize_t)first_chain, (hsize_t)nl,
+        rc = h5out_write_rows(f, g, "final_orientations", H5T_NATIVE_DOUBLE, 3, dq, (hsize_t)first_chain, (hsize_t)nl,
                         quats, "1",
                         "unit quaternions (w, x, y, z) taking /molecules/site_body to the lab frame: "
                         "site = centre + R(q) body", err);
@@ -81,38 +80,38 @@ static int write_final_molecules(h5out *f, hid_t g, const mc_plan *plan, const m
     return rc;
 }
 
-int h5out_rigid_chains(h5out *f, hid_t g, const mc_plan *plan, const mc_run *run, int first_chain,
+int h5out_molecules_chains(h5out *f, hid_t g, const mc_plan *plan, const mc_run *run, int first_chain,
                        const mc_results *res, mc_err *err)
 {
     hsize_t d1[1] = {(hsize_t)plan->nchains};
     int rc = write_final_molecules(f, g, plan, run, first_chain, err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "translation_acceptance", H5T_NATIVE_DOUBLE, 1, d1,
+        rc = h5out_write_whole(f, g, "translation_acceptance", H5T_NATIVE_DOUBLE, 1, d1,
                          res->chain_translation_acceptance, "1",
                          "accepted / attempted molecule translations in production", err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "rotation_acceptance", H5T_NATIVE_DOUBLE, 1, d1, res->chain_rotation_acceptance,
+        rc = h5out_write_whole(f, g, "rotation_acceptance", H5T_NATIVE_DOUBLE, 1, d1, res->chain_rotation_acceptance,
                          "1", "accepted / attempted rotations in production (0 without multi-site molecules)", err);
     if (rc == MC_OK)
-        rc = write_whole(f, g, "max_rotation", H5T_NATIVE_DOUBLE, 1, d1, res->chain_max_rotation, "rad",
+        rc = h5out_write_whole(f, g, "max_rotation", H5T_NATIVE_DOUBLE, 1, d1, res->chain_max_rotation, "rad",
                          "maximum rotation angle in production (adapted in equilibration)", err);
     if (rc == MC_OK && !plan->periodic)
-        rc = write_whole(f, g, "lindemann", H5T_NATIVE_DOUBLE, 1, d1, res->chain_lindemann, "1",
+        rc = h5out_write_whole(f, g, "lindemann", H5T_NATIVE_DOUBLE, 1, d1, res->chain_lindemann, "1",
                          "Lindemann index of the centres over the production samples: mean over pairs of "
                          "sqrt(<r^2> - <r>^2) / <r>", err);
     return rc;
 }
 
-int h5out_rigid_results(h5out *f, hid_t g, const mc_plan *plan, const mc_results *res, mc_err *err)
+int h5out_molecules_results(h5out *f, hid_t g, const mc_plan *plan, const mc_results *res, mc_err *err)
 {
     int S = plan->nstatepoints;
-    int rc = write_estimates(f, g, "translation_acceptance", res->translation_acceptance, S, 1.0, "1",
+    int rc = h5out_write_estimates(f, g, "translation_acceptance", res->translation_acceptance, S, 1.0, "1",
                              "molecule translation acceptance ratio", err);
     if (rc == MC_OK)
-        rc = write_estimates(f, g, "rotation_acceptance", res->rotation_acceptance, S, 1.0, "1",
+        rc = h5out_write_estimates(f, g, "rotation_acceptance", res->rotation_acceptance, S, 1.0, "1",
                              "rotation acceptance ratio", err);
     if (rc == MC_OK && !plan->periodic)
-        rc = write_estimates(f, g, "lindemann", res->lindemann, S, 1.0, "1",
+        rc = h5out_write_estimates(f, g, "lindemann", res->lindemann, S, 1.0, "1",
                              "Lindemann index of the centres (mean over replicas; error from their spread)", err);
     return rc;
 }
