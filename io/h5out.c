@@ -245,36 +245,51 @@ static int write_pair_names(h5out *f, hid_t rdf, const mc_plan *plan, mc_err *er
                                    : "species pair of each row of g and counts", err);
 }
 
-/* /species: names, counts, LJ parameters and masses, and the pair parameters after mixing. */
+/* A symmetric [n][n] table of the species pairs, row-major. */
+static void pair_table(const mc_species *sp, const double t[MC_MAX_SPECIES][MC_MAX_SPECIES], double *out)
+{
+    for (int a = 0; a < sp->n; a++)
+        for (int b = 0; b < sp->n; b++) out[a * sp->n + b] = t[a][b];
+}
+
+/* /species: names, counts, masses, and the pair constants after mixing (LJ sigma and epsilon;
+ * Morse epsilon, alpha, r0 and the zero crossing in pair_sigma). */
 static int write_species(h5out *f, const mc_plan *plan, mc_err *err)
 {
     const mc_species *sp = &plan->species;
     hid_t g = h5out_make_group(f->file, "species");
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /species");
     char names[MC_MAX_SPECIES][H5OUT_NAME_LEN];
-    double pair_sigma[MC_MAX_SPECIES * MC_MAX_SPECIES], pair_eps[MC_MAX_SPECIES * MC_MAX_SPECIES];
-    for (int a = 0; a < sp->n; a++) {
-        snprintf(names[a], H5OUT_NAME_LEN, "%s", sp->name[a]);
-        for (int b = 0; b < sp->n; b++) {
-            pair_sigma[a * sp->n + b] = sp->pair_sigma[a][b];
-            pair_eps[a * sp->n + b] = sp->pair_epsilon[a][b];
-        }
-    }
+    for (int a = 0; a < sp->n; a++) snprintf(names[a], H5OUT_NAME_LEN, "%s", sp->name[a]);
+    double table[MC_MAX_SPECIES * MC_MAX_SPECIES];
     hsize_t d1[1] = {(hsize_t)sp->n}, d2[2] = {(hsize_t)sp->n, (hsize_t)sp->n};
     const mc_units *u = &plan->units;
     int rc = h5out_write_names(f, g, "name", names, d1[0], "species names (all: a pure fluid)", err);
     if (rc == MC_OK)
         rc = h5out_write_whole(f, g, "count", H5T_NATIVE_INT, 1, d1, sp->count, "1",
-                         "particles of each species per chain", err);
+                               "particles of each species per chain", err);
     if (rc == MC_OK)
         rc = h5out_write_whole(f, g, "mass", H5T_NATIVE_DOUBLE, 1, d1, sp->mass, u->real ? "g/mol" : "mass",
-                         "particle mass of each species", err);
+                               "particle mass of each species", err);
+    pair_table(sp, sp->pair_sigma, table);
     if (rc == MC_OK)
-        rc = h5out_write_whole(f, g, "pair_sigma", H5T_NATIVE_DOUBLE, 2, d2, pair_sigma, u->length,
-                         "LJ sigma of each species pair (Lorentz rule or override)", err);
+        rc = h5out_write_whole(f, g, "pair_sigma", H5T_NATIVE_DOUBLE, 2, d2, table, u->length,
+                               sp->morse ? "Morse zero crossing r0 - ln 2 / alpha of each species pair"
+                                         : "LJ sigma of each species pair (Lorentz rule or override)", err);
+    pair_table(sp, sp->pair_epsilon, table);
     if (rc == MC_OK)
-        rc = h5out_write_whole(f, g, "pair_epsilon", H5T_NATIVE_DOUBLE, 2, d2, pair_eps, u->energy,
-                         "LJ epsilon of each species pair (Berthelot rule or override)", err);
+        rc = h5out_write_whole(f, g, "pair_epsilon", H5T_NATIVE_DOUBLE, 2, d2, table, u->energy,
+                               sp->morse ? "Morse well depth of each species pair (Berthelot rule or override)"
+                                         : "LJ epsilon of each species pair (Berthelot rule or override)", err);
+    pair_table(sp, sp->pair_morse_alpha, table);
+    if (rc == MC_OK && sp->morse)
+        rc = h5out_write_whole(f, g, "pair_morse_alpha", H5T_NATIVE_DOUBLE, 2, d2, table,
+                               u->real ? "1/nm" : "1/sigma",
+                               "Morse width alpha of each species pair (arithmetic mean or override)", err);
+    pair_table(sp, sp->pair_morse_r0, table);
+    if (rc == MC_OK && sp->morse)
+        rc = h5out_write_whole(f, g, "pair_morse_r0", H5T_NATIVE_DOUBLE, 2, d2, table, u->length,
+                               "Morse minimum r0 of each species pair (arithmetic mean or override)", err);
     return h5out_close_group(g, "/species", rc, err);
 }
 

@@ -122,13 +122,21 @@ static const cfg_key schema[] = {
     {"mixture", "sigma", K_LIST, OFF(mixture.sigma), "", 0, 1e6, 1, NULL,
      "LJ sigma of each species (replaces [potential] sigma)", DIM_NONE},
     {"mixture", "epsilon", K_LIST, OFF(mixture.epsilon), "", 0, 1e6, 0, NULL,
-     "LJ epsilon of each species (replaces [potential] epsilon)", DIM_NONE},
+     "LJ epsilon (Morse: well depth) of each species (replaces [potential] epsilon)", DIM_NONE},
+    {"mixture", "morse_alpha", K_LIST, OFF(mixture.morse_alpha), "", 0, 1e6, 1, NULL,
+     "type = morse: Morse width alpha of each species in 1/length (required there)", DIM_NONE},
+    {"mixture", "morse_r0", K_LIST, OFF(mixture.morse_r0), "", 0, 1e6, 1, NULL,
+     "type = morse: Morse minimum r0 of each species in length units (required there)", DIM_NONE},
     {"mixture", "mass", K_LIST, OFF(mixture.mass), "", 0, 1e9, 1, NULL,
      "mass of each species (g/mol in real units); default [system] mass", DIM_NONE},
     {"mixture", "pair_sigma", K_STRING, OFF(mixture.pair_sigma), "", 0, 0, 0, NULL,
      "overrides of the Lorentz rule (s_a + s_b)/2, as A-B:value, comma separated", DIM_NONE},
     {"mixture", "pair_epsilon", K_STRING, OFF(mixture.pair_epsilon), "", 0, 0, 0, NULL,
      "overrides of the Berthelot rule sqrt(e_a e_b), as A-B:value, comma separated", DIM_NONE},
+    {"mixture", "pair_morse_alpha", K_STRING, OFF(mixture.pair_morse_alpha), "", 0, 0, 0, NULL,
+     "type = morse: overrides of the arithmetic mean (alpha_a + alpha_b)/2, as A-B:value", DIM_NONE},
+    {"mixture", "pair_morse_r0", K_STRING, OFF(mixture.pair_morse_r0), "", 0, 0, 0, NULL,
+     "type = morse: overrides of the arithmetic mean (r0_a + r0_b)/2, as A-B:value", DIM_NONE},
     {"mixture", "hard_core", K_LIST, OFF(mixture.hard_core), "", 0, 1e6, 0, NULL,
      "molecules or boundary = none: hard-core radius of each species (length unit); a move bringing two sites "
      "closer than the sum of theirs is rejected", DIM_NONE},
@@ -499,7 +507,7 @@ static int check_morse(const cfg *c, mc_err *err)
     const char *f = c->filename;
     int morse = c->potential.type == CFG_POTENTIAL_MORSE;
     static const char *morse_keys[] = {"morse_alpha", "morse_r0"}, *lj_keys[] = {"sigma", "rmin"};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2 && !c->mixture.species; i++) { /* a mixture's are per species (check_mixture) */
         if (morse && !cfg_line(c, "potential", morse_keys[i]))
             MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [potential] (type = morse)", f,
                     morse_keys[i]);
@@ -525,9 +533,9 @@ static int check_mixture(const cfg *c, mc_err *err)
 {
     const char *f = c->filename;
     static const char *keys[] = {"counts", "sigma", "epsilon", "mass", "pair_sigma", "pair_epsilon",
-                                 "hard_core"};
+                                 "hard_core", "morse_alpha", "morse_r0", "pair_morse_alpha", "pair_morse_r0"};
     if (!c->mixture.species) {
-        for (int i = 0; i < 6; i++)
+        for (int i = 0; i < (int)(sizeof keys / sizeof keys[0]); i++)
             if (cfg_line(c, "mixture", keys[i]))
                 MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] %s: expected [mixture] species as well",
                         f, cfg_line(c, "mixture", keys[i]), keys[i]);
@@ -538,17 +546,28 @@ static int check_mixture(const cfg *c, mc_err *err)
     if (molecules && cfg_line(c, "mixture", "counts"))
         MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] counts: with [molecules] the sites are counted by "
                 "[molecules] counts; remove this key", f, cfg_line(c, "mixture", "counts"));
-    for (int i = molecules; i < 3; i++)
-        if (!cfg_line(c, "mixture", keys[i]))
-            MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [mixture]", f, keys[i]);
-    static const char *pure[] = {"sigma", "epsilon", "epsilon_k", "rmin", "preset"};
-    for (int i = 0; i < 5; i++)
+    /* the species' constants of the potential type, and none of the other's */
+    int morse = c->potential.type == CFG_POTENTIAL_MORSE;
+    static const char *lj_keys[] = {"counts", "epsilon", "sigma", "pair_sigma"};
+    static const char *morse_keys[] = {"counts", "epsilon", "morse_alpha", "morse_r0", "pair_morse_alpha",
+                                       "pair_morse_r0"};
+    const char *const *need = morse ? morse_keys : lj_keys, *const *other = morse ? lj_keys : morse_keys;
+    int nneed = morse ? 4 : 3, nother = morse ? 2 : 4; /* the required ones first, then overrides */
+    for (int i = molecules; i < nneed; i++)
+        if (!cfg_line(c, "mixture", need[i]))
+            MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [mixture] (type = %s)", f, need[i],
+                    morse ? "morse" : "lj");
+    for (int i = 0; i < nother; i++) {
+        const char *key = other[2 + i]; /* past counts and epsilon, which both types take */
+        if (cfg_line(c, "mixture", key))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] %s belongs to type = %s; this run is type = %s", f,
+                    cfg_line(c, "mixture", key), key, morse ? "lj" : "morse", morse ? "morse" : "lj");
+    }
+    static const char *pure[] = {"sigma", "epsilon", "epsilon_k", "rmin", "preset", "morse_alpha", "morse_r0"};
+    for (int i = 0; i < 7; i++)
         if (cfg_line(c, "potential", pure[i]))
             MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] %s: a mixture takes its parameters per species "
                     "in [mixture]", f, cfg_line(c, "potential", pure[i]), pure[i]);
-    if (c->potential.type != CFG_POTENTIAL_LJ)
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] type: mixtures are Lennard-Jones (expected lj)", f,
-                cfg_line(c, "potential", "type"));
     return MC_OK;
 }
 

@@ -86,7 +86,9 @@ typedef struct cfg {
     struct {               /* empty (species NULL) for a pure fluid */
         char *species;     /* "A, B": names as given */
         cfg_list counts, sigma, epsilon, mass;
+        cfg_list morse_alpha, morse_r0;  /* type = morse: per species, instead of sigma */
         char *pair_sigma, *pair_epsilon; /* "A-B:value, ..." overrides of the mixing rules */
+        char *pair_morse_alpha, *pair_morse_r0;
         cfg_list hard_core; /* per species radius; empty: none */
     } mixture;
     struct {              /* empty (types NULL) without rigid molecules */

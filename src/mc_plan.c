@@ -6,12 +6,10 @@
 
 #include "mc_lattice.h"
 
-/* Where the potential crosses zero: sigma for LJ (the smallest species' in a mixture),
- * r0 - ln 2 / alpha for Morse. */
-static double core_diameter(const cfg *c, const mc_plan *p)
+/* Where the potential crosses zero, the smallest species': sigma for LJ, r0 - ln 2 / alpha for
+ * Morse (mc_species keeps that as the species' sigma). */
+static double core_diameter(const mc_plan *p)
 {
-    if (c->potential.type == CFG_POTENTIAL_MORSE)
-        return c->potential.morse_r0 - log(2.0) / c->potential.morse_alpha;
     double d = INFINITY;
     for (int a = 0; a < p->species.n; a++) d = fmin(d, p->species.sigma[a]);
     return d;
@@ -33,12 +31,12 @@ static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint 
     if (p->rigid) return MC_OK; /* the start checks its molecules for overlaps one by one */
     double nn = mc_lattice_spacing(p->lattice, p->n, sp->box_len);
     const double min_nn = 0.9; /* of the core; closer starts put pairs far up the repulsive wall */
-    if (nn < min_nn * core_diameter(c, p))
+    if (nn < min_nn * core_diameter(p))
         MC_FAIL(err, MC_EINVAL,
                 "%s:%d: [ensemble] density = %g cannot hold n = %d particles on the %s lattice: "
                 "neighbours would start %.3f core diameters apart (where u = 0), expected at least %.1f",
                 c->filename, cfg_line(c, "ensemble", "density"), sp->density, p->n,
-                p->lattice == CFG_LATTICE_FCC ? "fcc" : "sc", nn / core_diameter(c, p), min_nn);
+                p->lattice == CFG_LATTICE_FCC ? "fcc" : "sc", nn / core_diameter(p), min_nn);
     return MC_OK;
 }
 

@@ -90,16 +90,19 @@ static int parse_overrides(const cfg *c, const mc_species *s, const char *key, c
     return MC_OK;
 }
 
+/* Morse's zero crossing, the length that plays LJ sigma's part (overlap checks, the core). */
+static double morse_sigma(double alpha, double r0) { return r0 - log(2.0) / alpha; }
+
 static void fill_pairs(mc_species *s, const cfg *c, double cutoff)
 {
     for (int a = 0; a < s->n; a++)
-        for (int b = 0; b < s->n; b++)
-            s->pair[a][b] = c->potential.type == CFG_POTENTIAL_MORSE
-                                ? morse_params_make(c->potential.epsilon, c->potential.morse_alpha,
-                                                    c->potential.morse_r0, cutoff,
-                                                    c->potential.cutoff_scheme)
-                                : lj_params_make(s->pair_sigma[a][b], s->pair_epsilon[a][b], cutoff,
-                                                 c->potential.cutoff_scheme);
+        for (int b = 0; b < s->n; b++) {
+            if (s->morse) s->pair_sigma[a][b] = morse_sigma(s->pair_morse_alpha[a][b], s->pair_morse_r0[a][b]);
+            s->pair[a][b] = s->morse ? morse_params_make(s->pair_epsilon[a][b], s->pair_morse_alpha[a][b],
+                                                         s->pair_morse_r0[a][b], cutoff, c->potential.cutoff_scheme)
+                                     : lj_params_make(s->pair_sigma[a][b], s->pair_epsilon[a][b], cutoff,
+                                                      c->potential.cutoff_scheme);
+        }
     s->npairs = s->n * (s->n + 1) / 2;
 }
 
@@ -111,7 +114,13 @@ static int build_mixture(mc_species *s, const cfg *c, mc_err *err)
         for (int a = 0; a < s->n; a++) counts[a] = 0;
     else
         MC_TRY(per_species(c, s, "counts", &c->mixture.counts, counts, 0, err));
-    MC_TRY(per_species(c, s, "sigma", &c->mixture.sigma, s->sigma, 0, err));
+    if (s->morse) {
+        MC_TRY(per_species(c, s, "morse_alpha", &c->mixture.morse_alpha, s->morse_alpha, 0, err));
+        MC_TRY(per_species(c, s, "morse_r0", &c->mixture.morse_r0, s->morse_r0, 0, err));
+        for (int a = 0; a < s->n; a++) s->sigma[a] = morse_sigma(s->morse_alpha[a], s->morse_r0[a]);
+    } else {
+        MC_TRY(per_species(c, s, "sigma", &c->mixture.sigma, s->sigma, 0, err));
+    }
     MC_TRY(per_species(c, s, "epsilon", &c->mixture.epsilon, s->epsilon, 0, err));
     MC_TRY(per_species(c, s, "mass", &c->mixture.mass, s->mass, c->system.mass, err));
     s->first[0] = 0;
@@ -126,17 +135,22 @@ static int build_mixture(mc_species *s, const cfg *c, mc_err *err)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [system] n = %ld: the [mixture] counts add up to %d; give one "
                 "or make them agree", c->filename, cfg_line(c, "system", "n"), c->system.n, s->first[s->n]);
     for (int a = 0; a < s->n; a++)
-        for (int b = 0; b < s->n; b++) { /* Lorentz-Berthelot */
+        for (int b = 0; b < s->n; b++) { /* Lorentz-Berthelot; Morse's lengths by arithmetic means */
             s->pair_sigma[a][b] = 0.5 * (s->sigma[a] + s->sigma[b]);
             s->pair_epsilon[a][b] = sqrt(s->epsilon[a] * s->epsilon[b]);
+            s->pair_morse_alpha[a][b] = 0.5 * (s->morse_alpha[a] + s->morse_alpha[b]);
+            s->pair_morse_r0[a][b] = 0.5 * (s->morse_r0[a] + s->morse_r0[b]);
         }
     MC_TRY(parse_overrides(c, s, "pair_sigma", c->mixture.pair_sigma, s->pair_sigma, err));
+    MC_TRY(parse_overrides(c, s, "pair_morse_alpha", c->mixture.pair_morse_alpha, s->pair_morse_alpha, err));
+    MC_TRY(parse_overrides(c, s, "pair_morse_r0", c->mixture.pair_morse_r0, s->pair_morse_r0, err));
     return parse_overrides(c, s, "pair_epsilon", c->mixture.pair_epsilon, s->pair_epsilon, err);
 }
 
 int mc_species_build(mc_species *s, const cfg *c, double cutoff, mc_err *err)
 {
     memset(s, 0, sizeof *s);
+    s->morse = c->potential.type == CFG_POTENTIAL_MORSE;
     if (c->mixture.species) {
         MC_TRY(build_mixture(s, c, err));
     } else {
@@ -146,6 +160,9 @@ int mc_species_build(mc_species *s, const cfg *c, double cutoff, mc_err *err)
         s->sigma[0] = s->pair_sigma[0][0] = c->potential.sigma;
         s->epsilon[0] = s->pair_epsilon[0][0] = c->potential.epsilon;
         s->mass[0] = c->system.mass;
+        s->morse_alpha[0] = s->pair_morse_alpha[0][0] = c->potential.morse_alpha;
+        s->morse_r0[0] = s->pair_morse_r0[0][0] = c->potential.morse_r0;
+        if (s->morse) s->sigma[0] = morse_sigma(s->morse_alpha[0], s->morse_r0[0]);
     }
     fill_pairs(s, c, cutoff);
     return MC_OK;

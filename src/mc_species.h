@@ -1,8 +1,9 @@
 /* mc_species: who is who in a chain. A pure fluid is one species; a mixture names up to
- * MC_MAX_SPECIES, each with its count, LJ sigma and epsilon and mass. Particles of one species
- * hold consecutive indices (species a is first[a] .. first[a+1] - 1), so pair loops split by
- * species block and keep one set of pair constants per block. Pair constants come from the
- * Lorentz-Berthelot rules unless overridden per pair. Read-only after mc_species_build(). */
+ * MC_MAX_SPECIES, each with its count, epsilon, mass and length constants: LJ sigma, or Morse
+ * alpha and r0. Particles of one species hold consecutive indices (species a is first[a] ..
+ * first[a+1] - 1), so pair loops split by species block and keep one set of pair constants per
+ * block. Pair constants come from the Lorentz-Berthelot rules (Morse: epsilon by Berthelot, r0 and
+ * alpha by arithmetic means) unless overridden per pair. Read-only after mc_species_build(). */
 #ifndef MC_SPECIES_H
 #define MC_SPECIES_H
 
@@ -24,6 +25,10 @@ typedef struct mc_species {
     int first[MC_MAX_SPECIES + 1];      /* index blocks; first[n] is the particle total */
     double sigma[MC_MAX_SPECIES], epsilon[MC_MAX_SPECIES], mass[MC_MAX_SPECIES];
     double pair_sigma[MC_MAX_SPECIES][MC_MAX_SPECIES], pair_epsilon[MC_MAX_SPECIES][MC_MAX_SPECIES];
+    /* Morse (morse = 1): per species and per pair; sigma is then where u crosses zero, r0 - ln 2 / alpha */
+    int morse;
+    double morse_alpha[MC_MAX_SPECIES], morse_r0[MC_MAX_SPECIES];
+    double pair_morse_alpha[MC_MAX_SPECIES][MC_MAX_SPECIES], pair_morse_r0[MC_MAX_SPECIES][MC_MAX_SPECIES];
     pair_params pair[MC_MAX_SPECIES][MC_MAX_SPECIES]; /* symmetric */
     int npairs;                         /* unordered pairs a <= b: n (n + 1) / 2 */
 } mc_species;

@@ -240,6 +240,19 @@ static void npt_same_decisions(int round, int k, const mc_chain *a, const mc_cha
                  (unsigned long long)b->accepted, (unsigned long long)b->volume_accepted, b->box_len);
 }
 
+/* A Morse mixture (per-species alpha and r0, arithmetic means, one override): Morse pair
+ * constants per species block on the many-chain kernel, with every species' Widom test particles. */
+static void morse_mixture_n500(void **state)
+{
+    (void)state;
+    pair_of_runs r;
+    pair_create(&r, "[mixture]\nspecies = A, B, C\ncounts = 250, 150, 100\nepsilon = 1, 0.7, 1.3\n"
+                    "morse_alpha = 6, 5, 7\nmorse_r0 = 1.1, 1.2, 1.0\npair_morse_r0 = A-C:1.08\n[potential]\n"
+                    "type = morse\ncutoff = 2.5\n[ensemble]\ntemperature = 1.5\ndensity = 0.7\n[run]\nseed = 37\n", 0);
+    run_in_step(&r, 2000, 500, 0.12);
+    pair_destroy(&r);
+}
+
 /* NPT through the whole run driver on both backends: translation sweeps, one volume move per
  * sweep (scaled-volume energies on the device, positions rescaled there), step adaptation: equal
  * accepted counts of both move kinds and box edges after every round. */
@@ -425,12 +438,14 @@ static void rigid_diatomic_npt(void **state)
                   "equilibration = 40\nproduction = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 2);
 }
 
-/* Morse diatomics (exp and square root in the site pair function), force-shifted, with Widom */
+/* Morse heteronuclear diatomics (exp and square root in the site pair function; per-species
+ * alpha and r0), force-shifted, with Widom */
 static void rigid_morse_widom(void **state)
 {
     (void)state;
-    rigid_in_step("[molecules]\ntypes = A2\ncounts = 80\ngeometry = A 0 0 -0.25; A 0 0 0.25\n"
-                  "[potential]\ntype = morse\nmorse_alpha = 6\nmorse_r0 = 1.1\ncutoff = 2.5\n"
+    rigid_in_step("[molecules]\ntypes = AB\ncounts = 80\ngeometry = A 0 0 -0.25; B 0 0 0.25\n"
+                  "[mixture]\nspecies = A, B\nepsilon = 1, 0.8\nmorse_alpha = 6, 5\nmorse_r0 = 1.1, 1.2\n"
+                  "[potential]\ntype = morse\ncutoff = 2.5\n"
                   "cutoff_scheme = force_shifted\n[ensemble]\ntemperature = 3\ndensity = 0.2\nwidom = 50\n"
                   "[run]\nseed = 36\nequilibration = 20\nproduction = 40\nsample_every = 10\n"
                   "[moves]\nadapt_every = 10\n", 1);
@@ -447,7 +462,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nist4_and_rdf),  cmocka_unit_test(all_pairs_n500),
         cmocka_unit_test(cell_list_n500), cmocka_unit_test(force_shifted_n500),
-        cmocka_unit_test(morse_n500), cmocka_unit_test(mixture_n500),
+        cmocka_unit_test(morse_n500), cmocka_unit_test(mixture_n500), cmocka_unit_test(morse_mixture_n500),
         cmocka_unit_test(mixture_batched_n4096),
         cmocka_unit_test(batched_k256),
         cmocka_unit_test(batched_k1024_repeats), cmocka_unit_test(cells_n20000),
