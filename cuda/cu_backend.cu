@@ -1,9 +1,9 @@
 /* cu_backend: the GPU backend's mc_backend_ops, for atoms and molecules. For atoms it owns the
  * device copies of a rank's chains (positions as [chain][x|y|z][n] in the plan's precision, and a
  * cu_chain_dev per chain mirrored on the host), picks the kernel shape, and moves the few numbers
- * the run driver needs across. Molecules (plan->rigid) take the rigid-body kernel of cu_rigid.cu;
- * their measurements, Widom test molecules and volume moves run on fetched host positions through
- * mc_rigid_host, the CPU backend's own code. */
+ * the run driver needs across. Molecules (plan->rigid) take cu_rigid.cu: its kernels move them
+ * and recompute energies; RDF samples, Widom test molecules and volume scaling run on fetched host
+ * positions through mc_rigid_host, the CPU backend's own code. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +18,6 @@ struct mc_backend {
     const mc_plan *plan;
     mc_chain **chains;
     cu_rigid *rigid;                 /* molecules: the rigid-body path; NULL for atoms */
-    double *rigid_trial;             /* molecules, npt: mc_rigid_scaled_scratch doubles */
     cu_view v;
     cu_chain_dev *mirror;            /* host copy of v.chains */
     unsigned long long *d_rdf, *h_rdf; /* [nchains][species pairs][bins] */
@@ -32,7 +31,6 @@ static void cu_destroy(mc_backend *b)
 {
     if (!b) return;
     cu_rigid_destroy(b->rigid);
-    free(b->rigid_trial);
     cu_cells_free(&b->v);
     cudaFree(b->v.chains);
     cudaFree(b->v.pos);
@@ -141,11 +139,7 @@ static int measure_energies(mc_backend *b, int add_rdf, mc_err *err)
 static int cu_measure_all(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err)
 {
     const mc_plan *p = b->plan;
-    if (b->rigid) { /* the running energy goes up with the next sweep */
-        MC_TRY(cu_rigid_fetch(b->rigid, err));
-        mc_rigid_measure_chains(p, b->chains, b->v.nchains, add_rdf, out);
-        return MC_OK;
-    }
+    if (b->rigid) return cu_rigid_measure(b->rigid, add_rdf, out, err);
     size_t row = (size_t)b->v.rdf_pairs * p->rdf_bins, hist = b->v.nchains * row * sizeof *b->h_rdf;
     if (add_rdf) CU_TRY(cudaMemset(b->d_rdf, 0, hist), err);
     MC_TRY(measure_energies(b, add_rdf, err));
@@ -181,12 +175,7 @@ static int cu_widom_all(mc_backend *b, int species, int insertions, long draw, d
 
 static int cu_volume_energy_all(mc_backend *b, const double *scale, double *energy, mc_err *err)
 {
-    if (b->rigid) {
-        MC_TRY(cu_rigid_fetch(b->rigid, err));
-        for (int k = 0; k < b->v.nchains; k++)
-            if (scale[k] != 1.0) energy[k] = mc_rigid_scaled_energy(b->plan, b->chains[k], scale[k], b->rigid_trial);
-        return MC_OK;
-    }
+    if (b->rigid) return cu_rigid_volume_energy(b->rigid, scale, energy, err);
     CU_TRY(cudaMemcpy(b->d_scale, scale, b->v.nchains * sizeof *scale, cudaMemcpyHostToDevice), err);
     MC_TRY(cu_volume_energy(&b->v, b->d_scale, b->h_energy, err));
     for (int k = 0; k < b->v.nchains; k++)
@@ -314,9 +303,6 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
     int rc;
     if (plan->rigid) {
         rc = (b->rigid = cu_rigid_create(plan, chains, nchains, err)) ? MC_OK : err->code;
-        if (rc == MC_OK && plan->npt &&
-            !(b->rigid_trial = (double *)malloc(mc_rigid_scaled_scratch(plan) * sizeof(double))))
-            rc = mc_err_set(err, MC_ENOMEM, "out of memory for the GPU backend");
     } else {
         rc = setup(b, err);
     }

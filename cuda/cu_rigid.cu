@@ -2,20 +2,25 @@
  * contract as the CPU backend's molecule moves: after `moves` moves a chain is the CPU chain, draw
  * for draw. One resident block per chain; per move thread 0 draws the trial (mc_rigid.h) and places
  * the moved molecule's sites in shared memory, every thread sums the energy change over its share
- * of the other sites (energy decomposition over sites), and thread 0 decides. Double precision.
+ * of the other sites (energy decomposition over sites), and thread 0 decides. Positions, centres,
+ * orientations and every sum are double; with precision = single each site pair's energy is
+ * evaluated in float (the atomic kernels' convention), and the full recomputation of energy and
+ * virial (rigid_measure_kernel) evaluates the same float terms, so the drift check keeps its
+ * 1e-9 limit in both precisions. In double the kernels are the CPU's arithmetic.
  *
  * Built with -fmad=false (Makefile.am): the site placement is sums of products, which nvcc would
  * otherwise fuse into FMAs that the host does not use, and the moved sites would then differ from
  * the CPU's in the last bit.
  *
- * Full recomputations (energy, virial, RDF, Lindemann sums), Widom test molecules and volume
- * scaling run on the host from fetched positions through mc_rigid_host, the CPU's own code: a
- * sample costs one O(n^2) pass on the host per chain, and an npt volume move one per chain and
- * sweep (cu_backend.cu calls them; issue 14 moves them onto the device). */
+ * RDF and Lindemann sums, Widom test molecules and volume scaling run on the host from fetched
+ * positions through mc_rigid_host, the CPU's own code: a sample costs one O(n^2) pass on the
+ * host per chain, and an npt volume move one per chain and sweep (cu_backend.cu calls them;
+ * issue 14 moves them onto the device). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cu_check.h"
+#include "cu_kernels.cuh"
 #include "cu_rigid.h"
 #include "mc_move.h"
 #include "mc_rigid.h"
@@ -33,6 +38,7 @@ typedef struct rigid_chain_dev {
 /* The plan's constants for the kernel: pair table, hard cores, wall. Plain data, by value. */
 typedef struct rigid_consts {
     pair_params pair[MC_MAX_SPECIES][MC_MAX_SPECIES];
+    pair_params_f pair_f[MC_MAX_SPECIES][MC_MAX_SPECIES]; /* the same in float */
     double hard_core2[MC_MAX_SPECIES][MC_MAX_SPECIES];
     double wall_radius, wall_strength;
     unsigned long long seed;
@@ -43,6 +49,7 @@ typedef struct rigid_tables {
     const int *first;               /* [nmol + 1] */
     const unsigned char *species;   /* [n] */
     const double *body;             /* [3 n] */
+    const int *site_mol;            /* [n] molecule of each site */
 } rigid_tables;
 
 struct cu_rigid {
@@ -53,14 +60,41 @@ struct cu_rigid {
     rigid_chain_dev *d_chains, *h_chains;
     double *d_pos, *d_centre, *d_quat; /* [chain][3][n], [chain][3][nmol], [chain][nmol][4] */
     double *h_pos, *h_centre;          /* pinned staging */
-    int *d_first;
+    int *d_first, *d_site_mol;
     unsigned char *d_species;
     double *d_body;
+    double *d_energy, *d_virial, *h_energy, *h_virial; /* [chain] full recomputations */
+    /* npt: the chains scaled to their trial volumes, on the host (pinned) and the device */
+    double *h_trial_pos, *h_trial_centre, *d_trial_pos, *d_trial_centre, *h_trial_quat;
+    rigid_chain_dev *h_trial_chains, *d_trial_chains;
     size_t smem;                       /* dynamic shared bytes; 0: sites read from global */
+    int single;                        /* pair terms in float */
 };
 
+/* A site pair's energy with its pair constants in the run's precision (+infinity inside the
+ * hard core, where any move is rejected), and its virial r . F; the sums stay double. */
+template <typename real> __device__ __forceinline__ double rigid_pair_energy(double r2, int a, int b, const rigid_consts &k);
+template <> __device__ __forceinline__ double rigid_pair_energy<double>(double r2, int a, int b, const rigid_consts &k)
+{
+    return mc_site_pair_energy(r2, &k.pair[a][b], k.hard_core2[a][b]);
+}
+template <> __device__ __forceinline__ double rigid_pair_energy<float>(double r2, int a, int b, const rigid_consts &k)
+{
+    return r2 < k.hard_core2[a][b] ? INFINITY : (double)pair_energy_f((float)r2, &k.pair_f[a][b]);
+}
+template <typename real> __device__ __forceinline__ double rigid_pair_virial(double r2, int a, int b, const rigid_consts &k);
+template <> __device__ __forceinline__ double rigid_pair_virial<double>(double r2, int a, int b, const rigid_consts &k)
+{
+    return pair_virial(r2, &k.pair[a][b]);
+}
+template <> __device__ __forceinline__ double rigid_pair_virial<float>(double r2, int a, int b, const rigid_consts &k)
+{
+    return (double)pair_virial_f((float)r2, &k.pair_f[a][b]);
+}
+
 /* The energy change of molecule sites [f0, f0 + ns) moving from old to nw, summed over sites j =
- * tid, tid + stride, ... of other molecules; pair energies in double, the CPU's arithmetic. */
+ * tid, tid + stride, ... of other molecules; in double, the CPU's arithmetic. */
+template <typename real>
 __device__ double rigid_energy_part(const double *x, const double *y, const double *z,
                                     const unsigned char *species, int n, int f0, int ns, const double *old,
                                     const double *nw, const int *spec, double box, const rigid_consts &k)
@@ -70,14 +104,12 @@ __device__ double rigid_energy_part(const double *x, const double *y, const doub
         if (j >= f0 && j < f0 + ns) continue;
         int b = species[j];
         for (int s = 0; s < ns; s++) {
-            const pair_params *p = &k.pair[spec[s]][b];
-            double hc2 = k.hard_core2[spec[s]][b];
             double dx = mc_rigid_separation(old[3 * s] - x[j], box), dy = mc_rigid_separation(old[3 * s + 1] - y[j], box),
                    dz = mc_rigid_separation(old[3 * s + 2] - z[j], box);
-            e_old += mc_site_pair_energy(dx * dx + dy * dy + dz * dz, p, hc2);
+            e_old += rigid_pair_energy<real>(dx * dx + dy * dy + dz * dz, spec[s], b, k);
             dx = mc_rigid_separation(nw[3 * s] - x[j], box), dy = mc_rigid_separation(nw[3 * s + 1] - y[j], box),
             dz = mc_rigid_separation(nw[3 * s + 2] - z[j], box);
-            e_new += mc_site_pair_energy(dx * dx + dy * dy + dz * dz, p, hc2);
+            e_new += rigid_pair_energy<real>(dx * dx + dy * dy + dz * dz, spec[s], b, k);
         }
     }
     return e_new - e_old;
@@ -108,6 +140,7 @@ __device__ void rigid_trial(rigid_chain_dev *cd, const rigid_tables &t, const ri
                mc_wall_energy(oc[0], oc[1], oc[2], k.wall_radius, k.wall_strength);
 }
 
+template <typename real>
 __global__ void __launch_bounds__(RIGID_THREADS)
     rigid_sweep_kernel(rigid_chain_dev *chains, double *pos, double *centres, double *quats, rigid_tables t,
                        rigid_consts k, int n, int nmol, long long moves, int staged)
@@ -132,7 +165,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
         if (threadIdx.x == 0) rigid_trial(cd, t, k, nmol, x, y, z, centre, quat, &tr, old, nw, spec, nc, &nq, &wall_dE);
         __syncthreads();
         int m = (int)tr.molecule, f0 = t.first[m], ns = t.first[m + 1] - f0;
-        double part = rigid_energy_part(x, y, z, species, n, f0, ns, old, nw, spec, cd->box, k);
+        double part = rigid_energy_part<real>(x, y, z, species, n, f0, ns, old, nw, spec, cd->box, k);
         for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
         if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x >> 5] = part;
         __syncthreads();
@@ -153,6 +186,50 @@ __global__ void __launch_bounds__(RIGID_THREADS)
     __syncthreads();
     if (staged)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = x[j];
+}
+
+/* Full recomputation, one block per chain: every intermolecular site pair once (site i with the
+ * sites of later molecules) in the run's pair precision, the wall, and the molecular virial
+ * sum_ab (r_ab . F_ab)(r_ab . R_IJ) / r_ab^2 (periodic only), into energy[chain] and
+ * virial[chain]. Thread partial sums, then the warps' in a fixed order: deterministic. The CPU's
+ * twin is mc_rigid_measure (equal to 1e-10 in double: t/gpu_parity.c). */
+template <typename real>
+__global__ void __launch_bounds__(RIGID_THREADS)
+    rigid_measure_kernel(const rigid_chain_dev *chains, const double *pos, const double *centres, rigid_tables t,
+                         rigid_consts k, int n, int nmol, double *energy, double *virial)
+{
+    __shared__ double warp_e[32], warp_w[32];
+    double box = chains[blockIdx.x].box;
+    const double *x = pos + (size_t)blockIdx.x * 3 * n, *y = x + n, *z = y + n;
+    const double *cx = centres + (size_t)blockIdx.x * 3 * nmol, *cy = cx + nmol, *cz = cy + nmol;
+    double e = 0.0, w = 0.0;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        int a = t.species[i], mi = t.site_mol[i];
+        for (int j = t.first[mi + 1]; j < n; j++) {
+            int b = t.species[j], mj = t.site_mol[j];
+            double dx = mc_rigid_separation(x[i] - x[j], box), dy = mc_rigid_separation(y[i] - y[j], box),
+                   dz = mc_rigid_separation(z[i] - z[j], box);
+            double r2 = dx * dx + dy * dy + dz * dz;
+            e += rigid_pair_energy<real>(r2, a, b, k);
+            if (box > 0 && r2 > 0) {
+                double Rx = mc_rigid_separation(cx[mi] - cx[mj], box), Ry = mc_rigid_separation(cy[mi] - cy[mj], box),
+                       Rz = mc_rigid_separation(cz[mi] - cz[mj], box);
+                w += rigid_pair_virial<real>(r2, a, b, k) * (dx * Rx + dy * Ry + dz * Rz) / r2;
+            }
+        }
+    }
+    for (int m = threadIdx.x; m < nmol; m += blockDim.x)
+        e += mc_wall_energy(cx[m], cy[m], cz[m], k.wall_radius, k.wall_strength);
+    for (int off = 16; off > 0; off >>= 1) {
+        e += __shfl_down_sync(0xffffffffu, e, off);
+        w += __shfl_down_sync(0xffffffffu, w, off);
+    }
+    if ((threadIdx.x & 31) == 0) warp_e[threadIdx.x >> 5] = e, warp_w[threadIdx.x >> 5] = w;
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    double E = 0.0, W = 0.0;
+    for (int v = 0; v < (int)(blockDim.x >> 5); v++) E += warp_e[v], W += warp_w[v];
+    energy[blockIdx.x] = E, virial[blockIdx.x] = W;
 }
 
 int cu_rigid_upload(cu_rigid *b, int positions, mc_err *err)
@@ -186,10 +263,16 @@ int cu_rigid_upload(cu_rigid *b, int positions, mc_err *err)
 int cu_rigid_sweep(cu_rigid *b, long nsweeps, mc_err *err)
 {
     MC_TRY(cu_rigid_upload(b, 0, err)); /* steps adapted on the host, energy reset by a measurement */
-    rigid_tables t = {b->d_first, b->d_species, b->d_body};
-    rigid_sweep_kernel<<<b->nchains, RIGID_THREADS, b->smem>>>(b->d_chains, b->d_pos, b->d_centre, b->d_quat, t,
-                                                               b->k, b->n, b->nmol, (long long)nsweeps * b->nmol,
-                                                               b->smem > 0);
+    rigid_tables t = {b->d_first, b->d_species, b->d_body, b->d_site_mol};
+    long long moves = (long long)nsweeps * b->nmol;
+    if (b->single)
+        rigid_sweep_kernel<float><<<b->nchains, RIGID_THREADS, b->smem>>>(b->d_chains, b->d_pos, b->d_centre,
+                                                                          b->d_quat, t, b->k, b->n, b->nmol, moves,
+                                                                          b->smem > 0);
+    else
+        rigid_sweep_kernel<double><<<b->nchains, RIGID_THREADS, b->smem>>>(b->d_chains, b->d_pos, b->d_centre,
+                                                                           b->d_quat, t, b->k, b->n, b->nmol, moves,
+                                                                           b->smem > 0);
     CU_LAUNCHED(err);
     CU_TRY(cudaMemcpy(b->h_chains, b->d_chains, b->nchains * sizeof *b->h_chains, cudaMemcpyDeviceToHost), err);
     for (int k = 0; k < b->nchains; k++) {
@@ -198,6 +281,69 @@ int cu_rigid_sweep(cu_rigid *b, long nsweeps, mc_err *err)
         c->step = d->step, c->accepted = d->accepted, c->energy_pair = d->energy;
         c->rotations = d->rotations, c->rotations_accepted = d->rotations_accepted;
     }
+    return MC_OK;
+}
+
+/* Energy and virial of the chains at (chains, pos, centres) on the device, into h_energy and
+ * h_virial. */
+static int measure_kernel(cu_rigid *b, const rigid_chain_dev *chains, const double *pos, const double *centres,
+                          mc_err *err)
+{
+    rigid_tables t = {b->d_first, b->d_species, b->d_body, b->d_site_mol};
+    if (b->single)
+        rigid_measure_kernel<float><<<b->nchains, RIGID_THREADS>>>(chains, pos, centres, t, b->k, b->n, b->nmol,
+                                                                   b->d_energy, b->d_virial);
+    else
+        rigid_measure_kernel<double><<<b->nchains, RIGID_THREADS>>>(chains, pos, centres, t, b->k, b->n, b->nmol,
+                                                                    b->d_energy, b->d_virial);
+    CU_LAUNCHED(err);
+    CU_TRY(cudaMemcpy(b->h_energy, b->d_energy, b->nchains * sizeof(double), cudaMemcpyDeviceToHost), err);
+    CU_TRY(cudaMemcpy(b->h_virial, b->d_virial, b->nchains * sizeof(double), cudaMemcpyDeviceToHost), err);
+    return MC_OK;
+}
+
+static int measure_on_device(cu_rigid *b, mc_err *err)
+{
+    MC_TRY(cu_rigid_upload(b, 0, err)); /* the boxes, after a volume move */
+    return measure_kernel(b, b->d_chains, b->d_pos, b->d_centre, err);
+}
+
+int cu_rigid_volume_energy(cu_rigid *b, const double *scale, double *energy, mc_err *err)
+{
+    MC_TRY(cu_rigid_fetch(b, err));
+    size_t n = (size_t)b->n, M = (size_t)b->nmol;
+    for (int k = 0; k < b->nchains; k++) {
+        const mc_chain *c = b->chains[k];
+        mc_chain trial = *c; /* its arrays: this chain's rows of the trial staging */
+        trial.x = b->h_trial_pos + k * 3 * n, trial.y = trial.x + n, trial.z = trial.y + n;
+        trial.cx = b->h_trial_centre + k * 3 * M, trial.cy = trial.cx + M, trial.cz = trial.cy + M;
+        trial.q = b->h_trial_quat;
+        mc_rigid_scale(b->plan, c, scale[k], &trial); /* the host's arithmetic, as volume_apply's */
+        b->h_trial_chains[k] = b->h_chains[k];
+        b->h_trial_chains[k].box = trial.box_len;
+    }
+    size_t C = (size_t)b->nchains;
+    CU_TRY(cudaMemcpy(b->d_trial_pos, b->h_trial_pos, C * 3 * n * sizeof(double), cudaMemcpyHostToDevice), err);
+    CU_TRY(cudaMemcpy(b->d_trial_centre, b->h_trial_centre, C * 3 * M * sizeof(double), cudaMemcpyHostToDevice), err);
+    CU_TRY(cudaMemcpy(b->d_trial_chains, b->h_trial_chains, C * sizeof *b->h_trial_chains, cudaMemcpyHostToDevice), err);
+    MC_TRY(measure_kernel(b, b->d_trial_chains, b->d_trial_pos, b->d_trial_centre, err));
+    for (int k = 0; k < b->nchains; k++)
+        if (scale[k] != 1.0) energy[k] = b->h_energy[k];
+    return MC_OK;
+}
+
+int cu_rigid_measure(cu_rigid *b, int add_sample, mc_measurement *out, mc_err *err)
+{
+    MC_TRY(measure_on_device(b, err));
+    for (int k = 0; k < b->nchains; k++) {
+        out[k].energy_pair = b->h_energy[k];
+        out[k].virial_pair = b->h_virial[k];
+        out[k].energy_pair_running = b->chains[k]->energy_pair;
+        b->chains[k]->energy_pair = b->h_energy[k]; /* restart from the exact value (uploaded with the next sweep) */
+    }
+    if (!add_sample) return MC_OK;
+    MC_TRY(cu_rigid_fetch(b, err));
+    for (int k = 0; k < b->nchains; k++) mc_rigid_sample(b->plan, b->chains[k]);
     return MC_OK;
 }
 
@@ -223,7 +369,12 @@ void cu_rigid_destroy(cu_rigid *b)
 {
     if (!b) return;
     cudaFree(b->d_chains), cudaFree(b->d_pos), cudaFree(b->d_centre), cudaFree(b->d_quat);
-    cudaFree(b->d_first), cudaFree(b->d_species), cudaFree(b->d_body);
+    cudaFree(b->d_first), cudaFree(b->d_species), cudaFree(b->d_body), cudaFree(b->d_site_mol);
+    cudaFree(b->d_energy), cudaFree(b->d_virial);
+    free(b->h_energy), free(b->h_virial);
+    cudaFree(b->d_trial_pos), cudaFree(b->d_trial_centre), cudaFree(b->d_trial_chains);
+    cudaFreeHost(b->h_trial_pos), cudaFreeHost(b->h_trial_centre);
+    free(b->h_trial_chains), free(b->h_trial_quat);
     cudaFreeHost(b->h_pos), cudaFreeHost(b->h_centre);
     free(b->h_chains);
     free(b);
@@ -240,6 +391,7 @@ static int rigid_tables_upload(cu_rigid *b, mc_err *err)
     CU_TRY(rc, err);
     CU_TRY(cudaMemcpy(b->d_first, mol->first, (b->nmol + 1) * sizeof(int), cudaMemcpyHostToDevice), err);
     CU_TRY(cudaMemcpy(b->d_body, mol->site_body, 3 * (size_t)b->n * sizeof(double), cudaMemcpyHostToDevice), err);
+    CU_TRY(cudaMemcpy(b->d_site_mol, mol->site_mol, (size_t)b->n * sizeof(int), cudaMemcpyHostToDevice), err);
     return MC_OK;
 }
 
@@ -248,6 +400,8 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     const mc_plan *p = b->plan;
     size_t n = (size_t)b->n, M = (size_t)b->nmol, C = (size_t)b->nchains;
     memcpy(b->k.pair, p->species.pair, sizeof b->k.pair);
+    for (int a = 0; a < MC_MAX_SPECIES; a++)
+        for (int c = 0; c < MC_MAX_SPECIES; c++) b->k.pair_f[a][c] = prec<float>::make(p->species.pair[a][c]);
     memcpy(b->k.hard_core2, p->mol.hard_core2, sizeof b->k.hard_core2);
     b->k.wall_radius = p->wall_radius, b->k.wall_strength = p->wall_strength, b->k.seed = p->seed;
     if (!(b->h_chains = (rigid_chain_dev *)calloc(C, sizeof *b->h_chains))) MC_FAIL(err, MC_ENOMEM, "out of memory");
@@ -258,6 +412,22 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     CU_TRY(cudaMalloc(&b->d_first, (M + 1) * sizeof(int)), err);
     CU_TRY(cudaMalloc(&b->d_species, n), err);
     CU_TRY(cudaMalloc(&b->d_body, 3 * n * sizeof(double)), err);
+    CU_TRY(cudaMalloc(&b->d_site_mol, n * sizeof(int)), err);
+    CU_TRY(cudaMalloc(&b->d_energy, C * sizeof(double)), err);
+    CU_TRY(cudaMalloc(&b->d_virial, C * sizeof(double)), err);
+    b->h_energy = (double *)calloc(C, sizeof(double));
+    b->h_virial = (double *)calloc(C, sizeof(double));
+    if (!b->h_energy || !b->h_virial) MC_FAIL(err, MC_ENOMEM, "out of memory");
+    if (p->npt) {
+        CU_TRY(cudaMalloc(&b->d_trial_pos, C * 3 * n * sizeof(double)), err);
+        CU_TRY(cudaMalloc(&b->d_trial_centre, C * 3 * M * sizeof(double)), err);
+        CU_TRY(cudaMalloc(&b->d_trial_chains, C * sizeof *b->d_trial_chains), err);
+        CU_TRY(cudaMallocHost(&b->h_trial_pos, C * 3 * n * sizeof(double)), err);
+        CU_TRY(cudaMallocHost(&b->h_trial_centre, C * 3 * M * sizeof(double)), err);
+        b->h_trial_chains = (rigid_chain_dev *)calloc(C, sizeof *b->h_trial_chains);
+        b->h_trial_quat = (double *)malloc(4 * M * sizeof(double));
+        if (!b->h_trial_chains || !b->h_trial_quat) MC_FAIL(err, MC_ENOMEM, "out of memory");
+    }
     CU_TRY(cudaMallocHost(&b->h_pos, C * 3 * n * sizeof(double)), err);
     CU_TRY(cudaMallocHost(&b->h_centre, C * 3 * M * sizeof(double)), err);
     MC_TRY(rigid_tables_upload(b, err));
@@ -266,9 +436,15 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
     size_t bytes = 3 * n * sizeof(double) + n;
     b->smem = bytes + 4096 <= (size_t)max_optin ? bytes : 0; /* else sites from global (L1/L2) */
-    if (b->smem > 48 * 1024)
-        CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)b->smem), err);
-    return cu_rigid_upload(b, 1, err);
+    if (b->smem > 48 * 1024) {
+        CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<float>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)b->smem), err);
+        CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<double>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)b->smem), err);
+    }
+    MC_TRY(cu_rigid_upload(b, 1, err));
+    /* the running energies start from the device's sum of the run's pair terms */
+    MC_TRY(measure_on_device(b, err));
+    for (int k = 0; k < b->nchains; k++) b->chains[k]->energy_pair = b->h_energy[k];
+    return MC_OK;
 }
 
 cu_rigid *cu_rigid_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err)
@@ -276,7 +452,7 @@ cu_rigid *cu_rigid_create(const mc_plan *plan, mc_chain **chains, int nchains, m
     cu_rigid *b = (cu_rigid *)calloc(1, sizeof *b);
     if (!b) return mc_err_set(err, MC_ENOMEM, "out of memory for the GPU backend"), (cu_rigid *)NULL;
     b->plan = plan, b->chains = chains, b->nchains = nchains, b->n = plan->n, b->nmol = plan->nmol;
-    for (int k = 0; k < nchains; k++) chains[k]->energy_pair = mc_rigid_measure(plan, chains[k], 0).energy;
+    b->single = plan->precision == CFG_PRECISION_SINGLE;
     if (rigid_setup(b, err) != MC_OK) {
         cu_rigid_destroy(b);
         return NULL;

@@ -3,6 +3,7 @@
 #ifndef CU_RIGID_H
 #define CU_RIGID_H
 
+#include "mc_backend.h"
 #include "mc_chain.h"
 #include "mc_err.h"
 #include "mc_plan.h"
@@ -17,6 +18,15 @@ void cu_rigid_destroy(cu_rigid *r);
 /* nsweeps sweeps of nmol molecule moves on every chain; the chains' counters and running energies
  * come back to the host. */
 int cu_rigid_sweep(cu_rigid *r, long nsweeps, mc_err *err);
+
+/* Energy and virial of every chain recomputed on the device in the run's pair precision (the
+ * running energies restart from them); with add_sample also the RDF counts and, for an open
+ * cluster, the Lindemann sums, on the host from fetched positions (mc_rigid_sample). */
+int cu_rigid_measure(cu_rigid *r, int add_sample, mc_measurement *out, mc_err *err);
+
+/* npt, trial: each chain's energy scaled by scale[k] (mc_rigid_scale on the host, the energy on
+ * the device in the run's precision) into energy[k] for scale[k] != 1. Changes no chain. */
+int cu_rigid_volume_energy(cu_rigid *r, const double *scale, double *energy, mc_err *err);
 
 /* Sites, centres and orientations to the host chains. */
 int cu_rigid_fetch(cu_rigid *r, mc_err *err);

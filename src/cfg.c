@@ -691,9 +691,6 @@ static int check_rigid(cfg *c, mc_err *err)
     }
     if (c->molecules.types)
         MC_TRY(refuse(c, "ensemble", "mass_density", "with molecules give density (molecules per volume)", err));
-    if (cfg_rigid(c) && c->run.precision == CFG_PRECISION_SINGLE)
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [run] precision = single: molecules and open clusters run in double "
-                "precision on every backend; expected double", f, cfg_line(c, "run", "precision"));
     if (none) { /* what physics forbids: an open cluster has no volume to change or insert into */
         if (c->ensemble.type == CFG_ENSEMBLE_NPT)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] type = npt: an open cluster (boundary = none) has "

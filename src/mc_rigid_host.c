@@ -234,7 +234,9 @@ static void add_centre_pairs(const mc_plan *p, mc_chain *c)
         }
 }
 
-mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample)
+/* Every intermolecular site pair once (site i with the sites of later molecules): with
+ * want_sums their energy (the wall added) and molecular virial, with add_rdf their RDF counts. */
+static mc_rigid_sums site_pairs(const mc_plan *p, mc_chain *c, int want_sums, int add_rdf)
 {
     const mc_molecules *mol = &p->mol;
     const mc_species *sp = &p->species;
@@ -248,27 +250,42 @@ mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample)
             double dy = mc_rigid_separation(c->y[i] - c->y[j], c->box_len);
             double dz = mc_rigid_separation(c->z[i] - c->z[j], c->box_len);
             double r2 = dx * dx + dy * dy + dz * dz;
-            s.energy += mc_site_pair_energy(r2, &sp->pair[a][b], mol->hard_core2[a][b]);
-            if (c->box_len > 0 && r2 > 0) {
-                double Rx = mc_rigid_separation(c->cx[mi] - c->cx[mj], c->box_len);
-                double Ry = mc_rigid_separation(c->cy[mi] - c->cy[mj], c->box_len);
-                double Rz = mc_rigid_separation(c->cz[mi] - c->cz[mj], c->box_len);
-                s.virial += pair_virial(r2, &sp->pair[a][b]) * (dx * Rx + dy * Ry + dz * Rz) / r2;
+            if (want_sums) {
+                s.energy += mc_site_pair_energy(r2, &sp->pair[a][b], mol->hard_core2[a][b]);
+                if (c->box_len > 0 && r2 > 0) {
+                    double Rx = mc_rigid_separation(c->cx[mi] - c->cx[mj], c->box_len);
+                    double Ry = mc_rigid_separation(c->cy[mi] - c->cy[mj], c->box_len);
+                    double Rz = mc_rigid_separation(c->cz[mi] - c->cz[mj], c->box_len);
+                    s.virial += pair_virial(r2, &sp->pair[a][b]) * (dx * Rx + dy * Ry + dz * Rz) / r2;
+                }
             }
-            if (add_sample && r2 < rmax2) {
+            if (add_rdf && r2 < rmax2) {
                 int bin = (int)(sqrt(r2) / p->rdf_dr);
                 if (bin < p->rdf_bins)
                     c->rdf_counts[(size_t)mc_species_pair_index(sp, a, b) * p->rdf_bins + bin]++;
             }
         }
     }
-    for (int m = 0; m < c->nmol; m++)
+    for (int m = 0; want_sums && m < c->nmol; m++)
         s.energy += mc_wall_energy(c->cx[m], c->cy[m], c->cz[m], p->wall_radius, p->wall_strength);
+    return s;
+}
+
+mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample)
+{
+    mc_rigid_sums s = site_pairs(p, c, 1, add_sample);
     if (add_sample) {
         add_centre_pairs(p, c);
         mc_chain_add_rdf_sample(c, p);
     }
     return s;
+}
+
+void mc_rigid_sample(const mc_plan *p, mc_chain *c)
+{
+    site_pairs(p, c, 0, 1);
+    add_centre_pairs(p, c);
+    mc_chain_add_rdf_sample(c, p);
 }
 
 void mc_rigid_measure_chains(const mc_plan *p, mc_chain **chains, int nchains, int add_sample,

@@ -124,9 +124,8 @@ static void expect_error(const char *ini, const char *frag1, const char *frag2)
 }
 
 #define ENS "[ensemble]\ntemperature = 1\ndensity = 0.5\n"
-/* What physics forbids for an open cluster, and what molecules do not take yet, is refused at
- * parse time, whatever the machine (so backend = auto cannot make a config valid on one machine
- * and invalid on another). */
+/* What physics forbids for an open cluster is refused at parse time, whatever the machine (so
+ * backend = auto cannot make a config valid on one machine and invalid on another). */
 #define CLUSTER "[system]\nboundary = none\nlattice_constant = 1.55\n[molecules]\ntypes = ar\ncounts = 13\n" \
                 "geometry = Ar 0 0 0\n[potential]\ncutoff = 3\ntail_correction = no\n[rdf]\nrmax = 3\n"
 static void molecule_rules(void **state)
@@ -136,8 +135,6 @@ static void molecule_rules(void **state)
                  "an open cluster (boundary = none) has no volume to exchange");
     expect_error(CLUSTER "[ensemble]\ntemperature = 1\nwidom = 10\n", "bad.ini:15",
                  "no uniform volume to insert test molecules into");
-    expect_error(CLUSTER "[ensemble]\ntemperature = 1\n[run]\nprecision = single\n", "bad.ini:16",
-                 "molecules and open clusters run in double precision");
     /* periodic molecules take npt, Widom insertion and Morse */
     const char *ok = "[molecules]\ntypes = A2\ncounts = 32\ngeometry = A 0 0 0; A 0 0 0.5\n[potential]\n"
                      "type = morse\nmorse_alpha = 6\nmorse_r0 = 1.1\ncutoff = 2.5\n[ensemble]\ntype = npt\n"

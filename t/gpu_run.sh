@@ -4,7 +4,7 @@
 # Skips where there is no GPU.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || tap_skip_all "no GPU"
-tap_plan 8
+tap_plan 10
 sed 's/^seed = 11/seed = 11\nbackend = gpu/' "$T_SRCDIR/small.ini" > small.ini
 for np in 1 2; do
     run_np $np -q -o np$np.h5 small.ini > out$np.txt 2>&1; ok $? "backend = gpu under mpirun -np $np" || diag < out$np.txt
@@ -21,15 +21,22 @@ run_np 1 -q single.ini > out.txt 2>&1 || diag < out.txt
 h5check eos single.h5 "$T_SRCDIR/refdata/eos_supercritical.csv"
 ok $? "GPU, single: U and P agree with the equation of state"
 h5check agree eos.h5 single.h5; ok $? "single and double precision agree within their statistical errors"
+# molecules: a rigid diatomic fluid (t/npt_diatomic.ini) in both precisions on the GPU
+sed 's/^seed = 19/seed = 19\nbackend = gpu/; s/^output = nvt.h5/output = mol_double.h5/' "$T_SRCDIR/npt_diatomic.ini" > mol_double.ini
+sed 's/^seed = 19/seed = 20\nprecision = single/; s/^output = mol_double.h5/output = mol_single.h5/' mol_double.ini > mol_single.ini
+run_np 1 -q mol_double.ini > out.txt 2>&1 || diag < out.txt
+run_np 1 -q mol_single.ini > out.txt 2>&1; ok $? "GPU, single: molecules run with the drift check at 1e-9" || diag < out.txt
+h5check agree mol_double.h5 mol_single.h5; ok $? "molecules: single and double precision agree within their statistical errors"
 
 if command -v compute-sanitizer > /dev/null; then
     printf '[run]\nbackend = gpu\nequilibration = 2\nproduction = 4\nsample_every = 2\n[system]\nn = %s\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\nreplicas = %s\n' 108 4 > chains.ini
     printf '[run]\nbackend = gpu\nequilibration = 1\nproduction = 2\nsample_every = 1\n[system]\nn = 1372\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 1\ndensity = 0.8\n' > batched.ini
     printf '[run]\nbackend = gpu\nequilibration = 1\nproduction = 1\nsample_every = 1\n[system]\nn = 4096\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\n[rdf]\nrmax = 2.5\n' > cells.ini
     printf '[run]\nbackend = gpu\nequilibration = 2\nproduction = 2\nsample_every = 1\n[molecules]\ntypes = AB\ncounts = 32\ngeometry = A 0 0 0; B 0 0 0.5\n[mixture]\nspecies = A, B\nsigma = 1, 1.1\nepsilon = 1, 0.8\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\ntemperature = 3\npressure = 1\ndensity = 0.2\nreplicas = 2\n' > molecules.ini
+    sed 's/^backend = gpu/backend = gpu\nprecision = single/' molecules.ini > molecules_single.ini
     for tool in memcheck racecheck; do
         bad=0
-        for cfg in chains batched cells molecules; do
+        for cfg in chains batched cells molecules molecules_single; do
             rm -f mcens.h5
             compute-sanitizer --tool $tool --error-exitcode 9 "$MCENS" -q $cfg.ini > san.txt 2>&1 || bad=1
             grep -q "ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards" san.txt || bad=1
@@ -38,6 +45,6 @@ if command -v compute-sanitizer > /dev/null; then
         ok $bad "compute-sanitizer $tool: no errors on the chain, batched, cell and molecule kernels"
     done
 else
-    echo "ok 7 # SKIP compute-sanitizer not installed"; echo "ok 8 # SKIP compute-sanitizer not installed"
+    echo "ok 9 # SKIP compute-sanitizer not installed"; echo "ok 10 # SKIP compute-sanitizer not installed"
 fi
 exit 0
