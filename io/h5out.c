@@ -139,24 +139,17 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
 {
     int nl = mc_run_nchains(run);
     size_t ns = (size_t)plan->nsamples, npos = (size_t)plan->n * 3;
-    double *e = malloc((size_t)nl * ns * sizeof *e), *p = malloc((size_t)nl * ns * sizeof *p);
+    double *series = malloc((size_t)nl * ns * sizeof *series); /* one observable's rows at a time */
     double *pos = malloc((size_t)nl * npos * sizeof *pos);
     size_t M = (size_t)plan->widom_kinds;
     double *w = plan->widom_insertions ? malloc((size_t)nl * M * ns * sizeof *w) : NULL;
-    double *rho = plan->npt ? malloc((size_t)nl * ns * sizeof *rho) : NULL;
-    double *h = plan->npt ? malloc((size_t)nl * ns * sizeof *h) : NULL;
     double *box = malloc((size_t)nl * sizeof *box);
     int *sp = malloc((size_t)nl * sizeof *sp), *rep = malloc((size_t)nl * sizeof *rep);
-    int rc = e && p && pos && sp && rep && box && (w || !plan->widom_insertions) &&
-                     (!plan->npt || (rho && h))
+    int rc = series && pos && sp && rep && box && (w || !plan->widom_insertions)
                  ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
     for (int k = 0; rc == MC_OK && k < nl; k++) {
         const mc_chain *c = mc_run_chain(run, k);
-        memcpy(e + k * ns, c->energy, ns * sizeof *e);
-        for (size_t i = 0; i < ns; i++) p[k * ns + i] = c->pressure[i] * plan->units.pressure_factor;
         if (w) memcpy(w + k * M * ns, c->widom, M * ns * sizeof *w);
-        if (rho) memcpy(rho + k * ns, c->density, ns * sizeof *rho);
-        if (h) memcpy(h + k * ns, c->enthalpy, ns * sizeof *h);
         box[k] = c->box_len;
         for (int i = 0; i < c->n; i++) {
             pos[k * npos + 3 * i] = c->x[i];
@@ -174,14 +167,15 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
     if (rc == MC_OK)
         rc = h5out_write_rows(f, g, "replica", H5T_NATIVE_INT, 1, d1, r0, n, rep, "1",
                         "replica number of each chain within its state point", err);
-    if (rc == MC_OK)
-        rc = h5out_write_rows(f, g, "energy", H5T_NATIVE_DOUBLE, 2, d2, r0, n, e, plan->units.energy,
-                        "potential energy per particle at each sample, tail correction included",
-                        err);
-    if (rc == MC_OK)
-        rc = h5out_write_rows(f, g, "pressure", H5T_NATIVE_DOUBLE, 2, d2, r0, n, p, plan->units.pressure,
-                        "virial pressure rho T + W/(3V) at each sample, tail correction included",
-                        err);
+    for (int o = 0; rc == MC_OK && o < MC_NOBS; o++) { /* the table's series, in output units */
+        const mc_observable *ob = &mc_observables[o];
+        if (!mc_observable_applies(plan, o)) continue;
+        double factor = mc_unit_factor(&plan->units, ob->unit);
+        for (int k = 0; k < nl; k++)
+            for (size_t i = 0; i < ns; i++) series[k * ns + i] = mc_run_chain(run, k)->series[o][i] * factor;
+        rc = h5out_write_rows(f, g, ob->name, H5T_NATIVE_DOUBLE, 2, d2, r0, n, series,
+                              mc_unit_name(&plan->units, ob->unit), ob->series, err);
+    }
     if (rc == MC_OK)
         rc = h5out_write_rows(f, g, "final_positions", H5T_NATIVE_DOUBLE, 3, d3, r0, n, pos, plan->units.length,
                         !plan->periodic ? "site positions about the origin at the end of the run (open cluster)"
@@ -194,15 +188,7 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
         rc = h5out_write_rows(f, g, "widom_boltzmann", H5T_NATIVE_DOUBLE, 3, dw, r0, n, w, "1",
                         plan->rigid ? "mean exp(-beta dU) of each sample's test molecules of each type (/molecules order)"
                                     : "mean exp(-beta dU) of each sample's test particles of each species", err);
-    if (rc == MC_OK && rho)
-        rc = h5out_write_rows(f, g, "density", H5T_NATIVE_DOUBLE, 2, d2, r0, n, rho, plan->units.density,
-                        plan->rigid ? "number density of molecules N_mol/V at each sample (npt)"
-                                    : "number density N/V at each sample (npt)", err);
-    if (rc == MC_OK && h)
-        rc = h5out_write_rows(f, g, "enthalpy", H5T_NATIVE_DOUBLE, 2, d2, r0, n, h, plan->units.energy,
-                        "configurational enthalpy per particle U/N + P V/N at each sample, P the "
-                        "imposed pressure (npt)", err);
-    free(e), free(p), free(pos), free(sp), free(rep), free(w), free(rho), free(h), free(box);
+    free(series), free(pos), free(sp), free(rep), free(w), free(box);
     return rc;
 }
 
@@ -299,11 +285,13 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /results");
     int S = plan->nstatepoints, rc;
     const mc_units *u = &plan->units;
-    rc = h5out_write_estimates(f, g, "energy", res->energy, S, 1.0, u->energy,
-                         "potential energy per particle", err);
-    if (rc == MC_OK)
-        rc = h5out_write_estimates(f, g, "pressure", res->pressure, S, u->pressure_factor, u->pressure,
-                             "pressure", err);
+    rc = MC_OK;
+    for (int o = 0; rc == MC_OK && o < MC_NOBS; o++) { /* the table's pooled estimates */
+        const mc_observable *ob = &mc_observables[o];
+        if (res->obs[o])
+            rc = h5out_write_estimates(f, g, ob->name, res->obs[o], S, mc_unit_factor(u, ob->unit),
+                                       mc_unit_name(u, ob->unit), ob->pooled, err);
+    }
     if (rc == MC_OK)
         rc = h5out_write_estimates(f, g, "acceptance", res->acceptance, S, 1.0, "1",
                              "translation acceptance ratio", err);
@@ -324,15 +312,9 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
                                        : "C_V/N from energy fluctuations, kinetic 3/2 included "
                                          "(jackknife error)",
                              err);
-    if (rc == MC_OK && plan->npt)
-        rc = h5out_write_estimates(f, g, "density", res->density, S, 1.0, u->density,
-                             "number density N/V (npt)", err);
-    if (rc == MC_OK && plan->npt)
-        rc = h5out_write_estimates(f, g, "mass_density", res->density, S, u->mass_density_factor,
-                             u->mass_density, "mass density ([system] mass) (npt)", err);
-    if (rc == MC_OK && plan->npt)
-        rc = h5out_write_estimates(f, g, "enthalpy", res->enthalpy, S, 1.0, u->energy,
-                             "configurational enthalpy per particle U/N + P V/N (npt)", err);
+    if (rc == MC_OK && res->obs[MC_OBS_DENSITY]) /* the density again, in mass units */
+        rc = h5out_write_estimates(f, g, "mass_density", res->obs[MC_OBS_DENSITY], S, u->mass_density_factor,
+                                   u->mass_density, "mass density ([system] mass) (npt)", err);
     if (rc == MC_OK && plan->npt)
         rc = h5out_write_estimates(f, g, "volume_acceptance", res->volume_acceptance, S, 1.0, "1",
                              "volume-move acceptance ratio (npt)", err);

@@ -71,8 +71,8 @@ int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_res
              mc_err *err)
 {
     for (int k = 0; k < mc_run_nchains(run); k++) mc_results_add_chain(res, plan, mc_run_chain(run, k));
-    MC_TRY(gather_chain_block(l, res->chain_energy, sizeof *res->chain_energy, err));
-    MC_TRY(gather_chain_block(l, res->chain_pressure, sizeof *res->chain_pressure, err));
+    for (int o = 0; o < MC_NOBS; o++)
+        if (res->chain_obs[o]) MC_TRY(gather_chain_block(l, res->chain_obs[o], sizeof(mc_estimate), err));
     MC_TRY(gather_chain_block(l, res->chain_heat_capacity, sizeof *res->chain_heat_capacity, err));
     MC_TRY(gather_chain_block(l, res->chain_widom, res->widom_kinds * sizeof *res->chain_widom, err));
     MC_TRY(gather_chain_block(l, res->chain_acceptance, sizeof *res->chain_acceptance, err));
@@ -80,8 +80,6 @@ int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_res
                               err));
     MC_TRY(gather_chain_block(l, res->chain_rdf_norm, res->npairs * sizeof *res->chain_rdf_norm, err));
     if (plan->npt) {
-        MC_TRY(gather_chain_block(l, res->chain_density, sizeof *res->chain_density, err));
-        MC_TRY(gather_chain_block(l, res->chain_enthalpy, sizeof *res->chain_enthalpy, err));
         MC_TRY(gather_chain_block(l, res->chain_volume_acceptance,
                                   sizeof *res->chain_volume_acceptance, err));
         MC_TRY(gather_chain_block(l, res->chain_max_volume_step, sizeof *res->chain_max_volume_step,

@@ -32,7 +32,8 @@ static void usage(FILE *f)
                "  -n, --dry-run    parse and check CONFIG, print the plan and every setting, exit\n"
                "  -o, --output F   write F instead of [run] output\n"
                "  -q, --quiet      no progress lines or summary table\n"
-               "      --config-reference  print every config key with its default (Markdown)\n");
+               "      --config-reference  print every config key with its default (Markdown)\n"
+               "      --output-reference  print the output rows of the per-sample observables (Markdown)\n");
 }
 
 /* 0: run; 1: exit 0 now (help, version); 2: usage error. Same answer on every rank. */
@@ -42,6 +43,7 @@ static int parse_options(int argc, char **argv, options *o, int rank)
         {"help", no_argument, NULL, 'h'},   {"version", no_argument, NULL, 'V'},
         {"dry-run", no_argument, NULL, 'n'}, {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},  {"config-reference", no_argument, NULL, 'R'},
+        {"output-reference", no_argument, NULL, 'O'},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     opterr = rank == 0;
@@ -54,6 +56,7 @@ static int parse_options(int argc, char **argv, options *o, int rank)
         case 'o': o->output = optarg; break;
         case 'q': o->quiet = 1; break;
         case 'R': if (rank == 0) cfg_print_reference(stdout); return 1;
+        case 'O': if (rank == 0) mc_observables_print_reference(stdout); return 1;
         default: if (rank == 0) usage(stderr); return 2;
         }
     }
@@ -111,7 +114,7 @@ static void print_cluster_summary(const mc_plan *p, const mc_results *r)
         if (isfinite(r->lindemann[s].error))
             snprintf(lindemann_error, sizeof lindemann_error, "+- %.4f", r->lindemann[s].error);
         printf("%6d %10.5g %12.6f +- %-9.6f %12.4f +- %-9.4f %8.4f %-9s %8.4f\n", s,
-               p->statepoint[s].temperature_given, r->energy[s].mean, r->energy[s].error,
+               p->statepoint[s].temperature_given, r->obs[MC_OBS_ENERGY][s].mean, r->obs[MC_OBS_ENERGY][s].error,
                r->heat_capacity[s].mean, r->heat_capacity[s].error, r->lindemann[s].mean, lindemann_error,
                r->acceptance[s].mean);
     }
@@ -127,15 +130,16 @@ static void print_summary(const mc_plan *p, const mc_results *r)
     printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "density", "U/N", "P", "accept");
     for (int s = 0; s < p->nstatepoints; s++)
         printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
-               p->statepoint[s].temperature_given, p->statepoint[s].density, r->energy[s].mean,
-               r->energy[s].error, r->pressure[s].mean * p->units.pressure_factor,
-               r->pressure[s].error * p->units.pressure_factor, r->acceptance[s].mean);
+               p->statepoint[s].temperature_given, p->statepoint[s].density, r->obs[MC_OBS_ENERGY][s].mean,
+               r->obs[MC_OBS_ENERGY][s].error, r->obs[MC_OBS_PRESSURE][s].mean * p->units.pressure_factor,
+               r->obs[MC_OBS_PRESSURE][s].error * p->units.pressure_factor, r->acceptance[s].mean);
     if (!p->npt) return;
     printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "P", "density", "H/N", "V acc");
     for (int s = 0; s < p->nstatepoints; s++)
         printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
                p->statepoint[s].temperature_given, p->statepoint[s].pressure_given,
-               r->density[s].mean, r->density[s].error, r->enthalpy[s].mean, r->enthalpy[s].error,
+               r->obs[MC_OBS_DENSITY][s].mean, r->obs[MC_OBS_DENSITY][s].error, r->obs[MC_OBS_ENTHALPY][s].mean,
+               r->obs[MC_OBS_ENTHALPY][s].error,
                r->volume_acceptance[s].mean);
 }
 

@@ -38,16 +38,12 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
     c->x = malloc(n * sizeof *c->x);
     c->y = malloc(n * sizeof *c->y);
     c->z = malloc(n * sizeof *c->z);
-    c->energy = malloc(ns * sizeof *c->energy);
-    c->pressure = malloc(ns * sizeof *c->pressure);
+    int series_ok = 1;
+    for (int o = 0; o < MC_NOBS; o++)
+        if (mc_observable_applies(plan, o)) series_ok &= (c->series[o] = malloc(ns * sizeof(double))) != NULL;
     c->rdf_counts = calloc((size_t)mc_chain_rdf_rows(plan) * plan->rdf_bins, sizeof *c->rdf_counts);
     if (plan->widom_insertions) c->widom = malloc(ns * plan->widom_kinds * sizeof *c->widom);
-    if (plan->npt) {
-        c->density = malloc(ns * sizeof *c->density);
-        c->enthalpy = malloc(ns * sizeof *c->enthalpy);
-    }
-    if (!c->x || !c->y || !c->z || !c->energy || !c->pressure || !c->rdf_counts ||
-        (plan->widom_insertions && !c->widom) || (plan->npt && (!c->density || !c->enthalpy))) {
+    if (!c->x || !c->y || !c->z || !series_ok || !c->rdf_counts || (plan->widom_insertions && !c->widom)) {
         mc_chain_destroy(c);
         return mc_err_set(err, MC_ENOMEM, "out of memory for chain %d (n = %d)", id, plan->n), NULL;
     }
@@ -71,11 +67,8 @@ void mc_chain_destroy(mc_chain *c)
     free(c->x);
     free(c->y);
     free(c->z);
-    free(c->energy);
-    free(c->pressure);
+    for (int o = 0; o < MC_NOBS; o++) free(c->series[o]);
     free(c->widom);
-    free(c->density);
-    free(c->enthalpy);
     free(c->rdf_counts);
     free(c->cx);
     free(c->cy);

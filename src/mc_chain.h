@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "mc_err.h"
+#include "mc_observable.h"
 #include "mc_plan.h"
 
 #ifdef __cplusplus
@@ -29,10 +30,10 @@ typedef struct mc_chain {
     uint64_t production_volume_moves0, production_volume_accepted0;
     /* production record */
     long nsamples;                  /* samples taken so far */
-    double *energy, *pressure;      /* [plan->nsamples]: U/N with tail, P with tail */
+    double *series[MC_NOBS];        /* [plan->nsamples] per observable of mc_observables; NULL
+                                       where it does not apply (mc_observable_applies) */
     double *widom;                  /* [species][plan->nsamples] mean exp(-beta dU) of the
                                        sample's insertions of each species; NULL without Widom */
-    double *density, *enthalpy;     /* npt [plan->nsamples]: N/V and (U + P V)/N; NULL in nvt */
     uint64_t production_step0, production_accepted0; /* counters when production began */
     uint64_t *rdf_counts;           /* [species pairs][plan->rdf_bins]: pair counts summed over
                                        samples (one species pair for a pure fluid) */

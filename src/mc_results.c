@@ -9,15 +9,10 @@
 void mc_results_destroy(mc_results *r)
 {
     if (!r) return;
-    free(r->chain_density);
-    free(r->chain_enthalpy);
+    for (int o = 0; o < MC_NOBS; o++) free(r->chain_obs[o]), free(r->obs[o]);
     free(r->chain_volume_acceptance);
     free(r->chain_max_volume_step);
-    free(r->density);
-    free(r->enthalpy);
     free(r->volume_acceptance);
-    free(r->chain_energy);
-    free(r->chain_pressure);
     free(r->chain_heat_capacity);
     free(r->heat_capacity);
     free(r->chain_widom);
@@ -25,8 +20,6 @@ void mc_results_destroy(mc_results *r)
     free(r->chain_acceptance);
     free(r->chain_max_displacement);
     free(r->chain_rdf_norm);
-    free(r->energy);
-    free(r->pressure);
     free(r->acceptance);
     free(r->rdf_r);
     free(r->rdf_counts);
@@ -54,8 +47,12 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
     r->nchains = plan->nchains;
     r->nstatepoints = plan->nstatepoints;
     r->rdf_bins = plan->rdf_bins;
-    r->chain_energy = calloc(C, sizeof *r->chain_energy);
-    r->chain_pressure = calloc(C, sizeof *r->chain_pressure);
+    int obs_ok = 1;
+    for (int o = 0; o < MC_NOBS; o++)
+        if (mc_observable_applies(plan, o)) {
+            obs_ok &= (r->chain_obs[o] = calloc(C, sizeof(mc_estimate))) != NULL;
+            obs_ok &= (r->obs[o] = calloc(S, sizeof(mc_estimate))) != NULL;
+        }
     r->chain_heat_capacity = calloc(C, sizeof *r->chain_heat_capacity);
     r->heat_capacity = calloc(S, sizeof *r->heat_capacity);
     r->chain_widom = calloc(C * M, sizeof *r->chain_widom);
@@ -63,19 +60,13 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
     r->chain_acceptance = calloc(C, sizeof *r->chain_acceptance);
     r->chain_max_displacement = calloc(C, sizeof *r->chain_max_displacement);
     r->chain_rdf_norm = calloc(C * P, sizeof *r->chain_rdf_norm);
-    r->energy = calloc(S, sizeof *r->energy);
-    r->pressure = calloc(S, sizeof *r->pressure);
     r->acceptance = calloc(S, sizeof *r->acceptance);
     r->rdf_r = calloc(B, sizeof *r->rdf_r);
     r->rdf_counts = calloc(S * P * B, sizeof *r->rdf_counts);
     r->rdf_norm = calloc(S * P, sizeof *r->rdf_norm);
     r->rdf_g = calloc(S * P * B, sizeof *r->rdf_g);
-    r->chain_density = calloc(C, sizeof *r->chain_density);
-    r->chain_enthalpy = calloc(C, sizeof *r->chain_enthalpy);
     r->chain_volume_acceptance = calloc(C, sizeof *r->chain_volume_acceptance);
     r->chain_max_volume_step = calloc(C, sizeof *r->chain_max_volume_step);
-    r->density = calloc(S, sizeof *r->density);
-    r->enthalpy = calloc(S, sizeof *r->enthalpy);
     r->volume_acceptance = calloc(S, sizeof *r->volume_acceptance);
     r->chain_translation_acceptance = calloc(C, sizeof(double));
     r->chain_rotation_acceptance = calloc(C, sizeof(double));
@@ -86,11 +77,9 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
     r->lindemann = calloc(S, sizeof *r->lindemann);
     if (!r->chain_translation_acceptance || !r->chain_rotation_acceptance || !r->chain_max_rotation ||
         !r->chain_lindemann || !r->translation_acceptance || !r->rotation_acceptance || !r->lindemann ||
-        !r->chain_density || !r->chain_enthalpy || !r->chain_volume_acceptance ||
-        !r->chain_max_volume_step || !r->density || !r->enthalpy || !r->volume_acceptance ||
-!r->chain_energy || !r->chain_pressure || !r->chain_acceptance || !r->chain_heat_capacity ||
-        !r->heat_capacity || !r->chain_widom || !r->mu_excess ||
-        !r->chain_max_displacement || !r->chain_rdf_norm || !r->energy || !r->pressure || !r->acceptance || !r->rdf_r ||
+        !r->chain_volume_acceptance || !r->chain_max_volume_step || !r->volume_acceptance || !obs_ok ||
+        !r->chain_acceptance || !r->chain_heat_capacity || !r->heat_capacity || !r->chain_widom || !r->mu_excess ||
+        !r->chain_max_displacement || !r->chain_rdf_norm || !r->acceptance || !r->rdf_r ||
         !r->rdf_counts || !r->rdf_norm || !r->rdf_g) {
         mc_results_destroy(r);
         return mc_err_set(err, MC_ENOMEM, "out of memory for results"), NULL;
@@ -101,16 +90,14 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
 
 void mc_results_add_chain(mc_results *r, const mc_plan *plan, const mc_chain *c)
 {
-    r->chain_energy[c->id] = mc_stats_block(c->energy, c->nsamples);
-    r->chain_pressure[c->id] = mc_stats_block(c->pressure, c->nsamples);
+    for (int o = 0; o < MC_NOBS; o++)
+        if (c->series[o]) r->chain_obs[o][c->id] = mc_stats_block(c->series[o], c->nsamples);
     /* npt: the enthalpy per particle in the same formula gives C_P (its ideal-gas 5/2 comes from
      * the volume fluctuations, N var(P V/N) / T^2 = 1) */
     r->chain_heat_capacity[c->id] = mc_stats_heat_capacity(
-        plan->npt ? c->enthalpy : c->energy, c->nsamples, c->n,
+        c->series[plan->npt ? MC_OBS_ENTHALPY : MC_OBS_ENERGY], c->nsamples, c->n,
         plan->statepoint[c->statepoint].temperature, plan->rigid ? plan->mol.kinetic_per_site : 1.5);
     if (plan->npt) {
-        r->chain_density[c->id] = mc_stats_block(c->density, c->nsamples);
-        r->chain_enthalpy[c->id] = mc_stats_block(c->enthalpy, c->nsamples);
         r->chain_volume_acceptance[c->id] = mc_chain_production_volume_acceptance(c);
         r->chain_max_volume_step[c->id] = c->max_volume_step;
     }
@@ -176,8 +163,8 @@ void mc_results_pool(mc_results *r, const mc_plan *plan)
     int R = plan->replicas;
     mc_estimate *acc = malloc((size_t)R * sizeof *acc);
     for (int s = 0; s < plan->nstatepoints; s++) {
-        r->energy[s] = mc_stats_pool(r->chain_energy + s * R, R);
-        r->pressure[s] = mc_stats_pool(r->chain_pressure + s * R, R);
+        for (int o = 0; o < MC_NOBS; o++)
+            if (r->obs[o]) r->obs[o][s] = mc_stats_pool(r->chain_obs[o] + s * R, R);
         r->heat_capacity[s] = mc_stats_pool(r->chain_heat_capacity + s * R, R);
         for (int a = 0; acc && a < r->widom_kinds; a++) { /* acc: scratch for R estimates */
             for (int k = 0; k < R; k++) acc[k] = r->chain_widom[(size_t)(s * R + k) * r->widom_kinds + a];
@@ -186,8 +173,6 @@ void mc_results_pool(mc_results *r, const mc_plan *plan)
         }
         r->acceptance[s] = pool_ratios(r->chain_acceptance + s * R, R, acc);
         if (plan->npt) {
-            r->density[s] = mc_stats_pool(r->chain_density + s * R, R);
-            r->enthalpy[s] = mc_stats_pool(r->chain_enthalpy + s * R, R);
             r->volume_acceptance[s] = pool_ratios(r->chain_volume_acceptance + s * R, R, acc);
         }
         if (plan->rigid) {

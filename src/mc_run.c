@@ -211,19 +211,13 @@ static int production_round(mc_run *r, mc_err *err)
     for (int k = 0; k < r->nchains; k++) {
         mc_chain *c = r->chains[k];
         const mc_statepoint *sp = &p->statepoint[c->statepoint];
-        double volume = c->box_len * c->box_len * c->box_len, site_density = c->n / volume;
-        mc_corrections corr = p->npt ? mc_plan_corrections(p, site_density, sp->temperature) : sp->corr;
+        double volume = c->box_len * c->box_len * c->box_len;
+        mc_sample_ctx s = {p, sp, c->n, c->nmol, volume,
+                           p->npt ? mc_plan_corrections(p, c->n / volume, sp->temperature) : sp->corr,
+                           r->measured[k].energy_pair, r->measured[k].virial_pair};
         long at = c->nsamples++;
-        c->energy[at] = r->measured[k].energy_pair / c->n + corr.u_tail; /* per site */
-        /* the kinetic term counts molecules (the molecular virial goes with it); an open
-         * cluster has no volume and no pressure */
-        c->pressure[at] = p->periodic ? c->nmol / volume * sp->temperature +
-                                            r->measured[k].virial_pair / (3.0 * volume) + corr.p_tail +
-                                            corr.p_impulsive
-                                      : NAN;
-        if (!p->npt) continue;
-        c->density[at] = c->nmol / volume; /* molecules (atoms) per volume, as the config's density */
-        c->enthalpy[at] = c->energy[at] + sp->pressure / site_density; /* per site, like the energy */
+        for (int o = 0; o < MC_NOBS; o++)
+            if (c->series[o]) c->series[o][at] = mc_observables[o].sample(&s);
     }
     return MC_OK;
 }

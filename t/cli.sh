@@ -1,7 +1,7 @@
 #!/bin/sh
 # Command line: help, version, dry run, output override, refusing to overwrite, rank count.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 12
+tap_plan 13
 cp "$T_SRCDIR/small.ini" .
 
 "$MCENS" --help > out.txt 2>&1; rc=$?
@@ -50,4 +50,7 @@ diag < out.txt
 "$MCENS" --config-reference > ref.md
 grep '^| `\[' "$T_SRCDIR/../README.md" > readme-keys.md
 grep '^| `\[' ref.md | cmp -s - readme-keys.md; ok $? "README's config reference is exactly mcens --config-reference"
+"$MCENS" --output-reference > out-ref.md
+missing=$(grep -vxF -f "$T_SRCDIR/../README.md" out-ref.md)
+[ -s out-ref.md ] && [ -z "$missing" ]; ok $? "README's output layout has every row of mcens --output-reference" || printf '%s\n' "$missing" | diag
 exit 0
