@@ -169,12 +169,12 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
                         "replica number of each chain within its state point", err);
     for (int o = 0; rc == MC_OK && o < MC_NOBS; o++) { /* the table's series, in output units */
         const mc_observable *ob = &mc_observables[o];
-        if (!mc_observable_applies(plan, o)) continue;
+        if (ob->kind != MC_OBS_SERIES || !mc_observable_applies(plan, o)) continue;
         double factor = mc_unit_factor(&plan->units, ob->unit);
         for (int k = 0; k < nl; k++)
             for (size_t i = 0; i < ns; i++) series[k * ns + i] = mc_run_chain(run, k)->series[o][i] * factor;
         rc = h5out_write_rows(f, g, ob->name, H5T_NATIVE_DOUBLE, 2, d2, r0, n, series,
-                              mc_unit_name(&plan->units, ob->unit), ob->series, err);
+                              mc_unit_name(&plan->units, ob->unit), ob->per_chain, err);
     }
     if (rc == MC_OK)
         rc = h5out_write_rows(f, g, "final_positions", H5T_NATIVE_DOUBLE, 3, d3, r0, n, pos, plan->units.length,
@@ -199,19 +199,22 @@ static int write_chains(h5out *f, const mc_plan *plan, const mc_run *run, int fi
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /chains");
     int rc = write_chain_series(f, g, plan, run, first_chain, err);
     hsize_t d1[1] = {(hsize_t)plan->nchains};
-    if (rc == MC_OK)
-        rc = h5out_write_whole(f, g, "acceptance", H5T_NATIVE_DOUBLE, 1, d1, res->chain_acceptance, "1",
-                         "accepted / attempted translation moves in production", err);
+    double *value = malloc((size_t)plan->nchains * sizeof *value);
+    if (rc == MC_OK && !value) rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    for (int o = 0; rc == MC_OK && o < MC_NOBS; o++) { /* the table's per-chain values, every chain */
+        const mc_observable *ob = &mc_observables[o];
+        if (ob->kind != MC_OBS_PER_CHAIN || !res->chain_obs[o]) continue;
+        for (int k = 0; k < plan->nchains; k++) value[k] = res->chain_obs[o][k].mean * mc_unit_factor(&plan->units, ob->unit);
+        rc = h5out_write_whole(f, g, ob->name, H5T_NATIVE_DOUBLE, 1, d1, value, mc_unit_name(&plan->units, ob->unit),
+                               ob->per_chain, err);
+    }
+    free(value);
     if (rc == MC_OK)
         rc = h5out_write_whole(f, g, "max_displacement", H5T_NATIVE_DOUBLE, 1, d1,
                          res->chain_max_displacement, plan->units.length,
                          "maximum displacement per axis in production (adapted in equilibration)",
                          err);
     if (rc == MC_OK && plan->rigid) rc = h5out_molecules_chains(f, g, plan, run, first_chain, res, err);
-    if (rc == MC_OK && plan->npt)
-        rc = h5out_write_whole(f, g, "volume_acceptance", H5T_NATIVE_DOUBLE, 1, d1,
-                         res->chain_volume_acceptance, "1",
-                         "accepted / attempted volume moves in production (npt)", err);
     if (rc == MC_OK && plan->npt)
         rc = h5out_write_whole(f, g, "max_volume_step", H5T_NATIVE_DOUBLE, 1, d1,
                          res->chain_max_volume_step, "1",
@@ -292,33 +295,15 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
             rc = h5out_write_estimates(f, g, ob->name, res->obs[o], S, mc_unit_factor(u, ob->unit),
                                        mc_unit_name(u, ob->unit), ob->pooled, err);
     }
-    if (rc == MC_OK)
-        rc = h5out_write_estimates(f, g, "acceptance", res->acceptance, S, 1.0, "1",
-                             "translation acceptance ratio", err);
     if (rc == MC_OK && plan->widom_insertions)
         rc = h5out_write_estimates_per_kind(f, g, "mu_excess", res->mu_excess, S, plan->widom_kinds, 1.0, u->energy,
                              plan->rigid ? "excess chemical potential of each molecule type by Widom "
                                            "insertion (uniform orientations), tail term included when tails are on"
                                          : "excess chemical potential of each species by Widom insertion, tail "
                                            "term included when tails are on", err);
-    if (rc == MC_OK)
-        rc = h5out_write_estimates(f, g, "heat_capacity", res->heat_capacity, S, 1.0, "k_B",
-                             plan->npt && plan->rigid ? "C_P per site from enthalpy fluctuations, with the ideal "
-                                                        "part of translations and rotations per site (jackknife error)"
-                             : plan->npt ? "C_P/N from enthalpy fluctuations, kinetic 3/2 included "
-                                         "(jackknife error)"
-                                       : plan->rigid ? "C_V per site from energy fluctuations, with the ideal part of "
-                                                     "translations and rotations per site (jackknife error)"
-                                       : "C_V/N from energy fluctuations, kinetic 3/2 included "
-                                         "(jackknife error)",
-                             err);
     if (rc == MC_OK && res->obs[MC_OBS_DENSITY]) /* the density again, in mass units */
         rc = h5out_write_estimates(f, g, "mass_density", res->obs[MC_OBS_DENSITY], S, u->mass_density_factor,
                                    u->mass_density, "mass density ([system] mass) (npt)", err);
-    if (rc == MC_OK && plan->npt)
-        rc = h5out_write_estimates(f, g, "volume_acceptance", res->volume_acceptance, S, 1.0, "1",
-                             "volume-move acceptance ratio (npt)", err);
-    if (rc == MC_OK && plan->rigid) rc = h5out_molecules_results(f, g, plan, res, err);
     hid_t rdf = rc == MC_OK ? h5out_make_group(g, "rdf") : H5I_INVALID_HID;
     if (rc == MC_OK && rdf < 0) rc = mc_err_set(err, MC_EHDF5, "cannot create /results/rdf");
     hsize_t P = (hsize_t)mc_chain_rdf_rows(plan);

@@ -1,5 +1,6 @@
 /* h5out_molecules: the molecular parts of the output file: molecule types, each chain's final
- * molecules (centre, orientation), the acceptance of each move kind and the Lindemann index. */
+ * molecules (centre, orientation) and their frozen rotation step. Their acceptances and the
+ * Lindemann index are rows of mc_observables, written with the others by h5out.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,32 +87,7 @@ int h5out_molecules_chains(h5out *f, hid_t g, const mc_plan *plan, const mc_run 
     hsize_t d1[1] = {(hsize_t)plan->nchains};
     int rc = write_final_molecules(f, g, plan, run, first_chain, err);
     if (rc == MC_OK)
-        rc = h5out_write_whole(f, g, "translation_acceptance", H5T_NATIVE_DOUBLE, 1, d1,
-                         res->chain_translation_acceptance, "1",
-                         "accepted / attempted molecule translations in production", err);
-    if (rc == MC_OK)
-        rc = h5out_write_whole(f, g, "rotation_acceptance", H5T_NATIVE_DOUBLE, 1, d1, res->chain_rotation_acceptance,
-                         "1", "accepted / attempted rotations in production (0 without multi-site molecules)", err);
-    if (rc == MC_OK)
         rc = h5out_write_whole(f, g, "max_rotation", H5T_NATIVE_DOUBLE, 1, d1, res->chain_max_rotation, "rad",
                          "maximum rotation angle in production (adapted in equilibration)", err);
-    if (rc == MC_OK && !plan->periodic)
-        rc = h5out_write_whole(f, g, "lindemann", H5T_NATIVE_DOUBLE, 1, d1, res->chain_lindemann, "1",
-                         "Lindemann index of the centres over the production samples: mean over pairs of "
-                         "sqrt(<r^2> - <r>^2) / <r>", err);
-    return rc;
-}
-
-int h5out_molecules_results(h5out *f, hid_t g, const mc_plan *plan, const mc_results *res, mc_err *err)
-{
-    int S = plan->nstatepoints;
-    int rc = h5out_write_estimates(f, g, "translation_acceptance", res->translation_acceptance, S, 1.0, "1",
-                             "molecule translation acceptance ratio", err);
-    if (rc == MC_OK)
-        rc = h5out_write_estimates(f, g, "rotation_acceptance", res->rotation_acceptance, S, 1.0, "1",
-                             "rotation acceptance ratio", err);
-    if (rc == MC_OK && !plan->periodic)
-        rc = h5out_write_estimates(f, g, "lindemann", res->lindemann, S, 1.0, "1",
-                             "Lindemann index of the centres (mean over replicas; error from their spread)", err);
     return rc;
 }

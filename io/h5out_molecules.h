@@ -1,6 +1,6 @@
 /* h5out_molecules: the parts of the output file that only runs with molecules have (plan->rigid):
- * /molecules, each chain's final centres and orientations and its per-move-kind acceptance in
- * /chains, and the per-state-point ones in /results. Called by h5out.c. */
+ * /molecules, and each chain's final centres, orientations and rotation step in /chains. Called by
+ * h5out.c. */
 #ifndef H5OUT_MOLECULES_H
 #define H5OUT_MOLECULES_H
 
@@ -9,6 +9,5 @@
 int h5out_molecules_tables(h5out *f, const mc_plan *plan, mc_err *err);
 int h5out_molecules_chains(h5out *f, hid_t chains, const mc_plan *plan, const mc_run *run, int first_chain,
                            const mc_results *res, mc_err *err);
-int h5out_molecules_results(h5out *f, hid_t results, const mc_plan *plan, const mc_results *res, mc_err *err);
 
 #endif

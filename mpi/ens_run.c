@@ -71,26 +71,15 @@ int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_res
              mc_err *err)
 {
     for (int k = 0; k < mc_run_nchains(run); k++) mc_results_add_chain(res, plan, mc_run_chain(run, k));
-    for (int o = 0; o < MC_NOBS; o++)
+    for (int o = 0; o < MC_NOBS; o++) /* every observable of the table the run has */
         if (res->chain_obs[o]) MC_TRY(gather_chain_block(l, res->chain_obs[o], sizeof(mc_estimate), err));
-    MC_TRY(gather_chain_block(l, res->chain_heat_capacity, sizeof *res->chain_heat_capacity, err));
     MC_TRY(gather_chain_block(l, res->chain_widom, res->widom_kinds * sizeof *res->chain_widom, err));
-    MC_TRY(gather_chain_block(l, res->chain_acceptance, sizeof *res->chain_acceptance, err));
     MC_TRY(gather_chain_block(l, res->chain_max_displacement, sizeof *res->chain_max_displacement,
                               err));
     MC_TRY(gather_chain_block(l, res->chain_rdf_norm, res->npairs * sizeof *res->chain_rdf_norm, err));
-    if (plan->npt) {
-        MC_TRY(gather_chain_block(l, res->chain_volume_acceptance,
-                                  sizeof *res->chain_volume_acceptance, err));
-        MC_TRY(gather_chain_block(l, res->chain_max_volume_step, sizeof *res->chain_max_volume_step,
-                                  err));
-    }
-    if (plan->rigid) {
-        MC_TRY(gather_chain_block(l, res->chain_translation_acceptance, sizeof(double), err));
-        MC_TRY(gather_chain_block(l, res->chain_rotation_acceptance, sizeof(double), err));
-        MC_TRY(gather_chain_block(l, res->chain_max_rotation, sizeof(double), err));
-        MC_TRY(gather_chain_block(l, res->chain_lindemann, sizeof(double), err));
-    }
+    if (plan->npt)
+        MC_TRY(gather_chain_block(l, res->chain_max_volume_step, sizeof *res->chain_max_volume_step, err));
+    if (plan->rigid) MC_TRY(gather_chain_block(l, res->chain_max_rotation, sizeof(double), err));
     /* integer counts: the sum is exact in any order */
     int sb = plan->nstatepoints * res->npairs * plan->rdf_bins;
     MC_TRY(ens_mpi_check(MPI_Allreduce(MPI_IN_PLACE, res->rdf_counts, sb, MPI_UINT64_T, MPI_SUM,

@@ -111,12 +111,12 @@ static void print_cluster_summary(const mc_plan *p, const mc_results *r)
     for (int s = 0; s < p->nstatepoints; s++) {
         /* one chain per temperature has no spread over replicas: the Lindemann error is absent */
         char lindemann_error[16] = "";
-        if (isfinite(r->lindemann[s].error))
-            snprintf(lindemann_error, sizeof lindemann_error, "+- %.4f", r->lindemann[s].error);
+        if (isfinite(r->obs[MC_OBS_LINDEMANN][s].error))
+            snprintf(lindemann_error, sizeof lindemann_error, "+- %.4f", r->obs[MC_OBS_LINDEMANN][s].error);
         printf("%6d %10.5g %12.6f +- %-9.6f %12.4f +- %-9.4f %8.4f %-9s %8.4f\n", s,
                p->statepoint[s].temperature_given, r->obs[MC_OBS_ENERGY][s].mean, r->obs[MC_OBS_ENERGY][s].error,
-               r->heat_capacity[s].mean, r->heat_capacity[s].error, r->lindemann[s].mean, lindemann_error,
-               r->acceptance[s].mean);
+               r->obs[MC_OBS_HEAT_CAPACITY][s].mean, r->obs[MC_OBS_HEAT_CAPACITY][s].error, r->obs[MC_OBS_LINDEMANN][s].mean, lindemann_error,
+               r->obs[MC_OBS_ACCEPTANCE][s].mean);
     }
 }
 
@@ -132,7 +132,7 @@ static void print_summary(const mc_plan *p, const mc_results *r)
         printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
                p->statepoint[s].temperature_given, p->statepoint[s].density, r->obs[MC_OBS_ENERGY][s].mean,
                r->obs[MC_OBS_ENERGY][s].error, r->obs[MC_OBS_PRESSURE][s].mean * p->units.pressure_factor,
-               r->obs[MC_OBS_PRESSURE][s].error * p->units.pressure_factor, r->acceptance[s].mean);
+               r->obs[MC_OBS_PRESSURE][s].error * p->units.pressure_factor, r->obs[MC_OBS_ACCEPTANCE][s].mean);
     if (!p->npt) return;
     printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "P", "density", "H/N", "V acc");
     for (int s = 0; s < p->nstatepoints; s++)
@@ -140,7 +140,7 @@ static void print_summary(const mc_plan *p, const mc_results *r)
                p->statepoint[s].temperature_given, p->statepoint[s].pressure_given,
                r->obs[MC_OBS_DENSITY][s].mean, r->obs[MC_OBS_DENSITY][s].error, r->obs[MC_OBS_ENTHALPY][s].mean,
                r->obs[MC_OBS_ENTHALPY][s].error,
-               r->volume_acceptance[s].mean);
+               r->obs[MC_OBS_VOLUME_ACCEPTANCE][s].mean);
 }
 
 /* Hosts of all ranks, space separated, on every rank (an attribute every rank must write alike). */

@@ -40,7 +40,8 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
     c->z = malloc(n * sizeof *c->z);
     int series_ok = 1;
     for (int o = 0; o < MC_NOBS; o++)
-        if (mc_observable_applies(plan, o)) series_ok &= (c->series[o] = malloc(ns * sizeof(double))) != NULL;
+        if (mc_observables[o].kind == MC_OBS_SERIES && mc_observable_applies(plan, o))
+            series_ok &= (c->series[o] = malloc(ns * sizeof(double))) != NULL;
     c->rdf_counts = calloc((size_t)mc_chain_rdf_rows(plan) * plan->rdf_bins, sizeof *c->rdf_counts);
     if (plan->widom_insertions) c->widom = malloc(ns * plan->widom_kinds * sizeof *c->widom);
     if (!c->x || !c->y || !c->z || !series_ok || !c->rdf_counts || (plan->widom_insertions && !c->widom)) {

@@ -30,8 +30,9 @@ typedef struct mc_chain {
     uint64_t production_volume_moves0, production_volume_accepted0;
     /* production record */
     long nsamples;                  /* samples taken so far */
-    double *series[MC_NOBS];        /* [plan->nsamples] per observable of mc_observables; NULL
-                                       where it does not apply (mc_observable_applies) */
+    double *series[MC_NOBS];        /* [plan->nsamples] per MC_OBS_SERIES observable of
+                                       mc_observables; NULL for the others and where it does not
+                                       apply (mc_observable_applies) */
     double *widom;                  /* [species][plan->nsamples] mean exp(-beta dU) of the
                                        sample's insertions of each species; NULL without Widom */
     uint64_t production_step0, production_accepted0; /* counters when production began */

@@ -1,26 +1,40 @@
-/* mc_observable: the observables sampled at every production sample, declared once. A row names
- * the observable, its unit, what it means and when a run has it; its sample function gives its
- * value from a sample's full recomputation. The table drives the chain's series (mc_chain), the
- * per-chain and pooled estimates (mc_results), their gather over ranks (ens_pool), the datasets
- * /chains/NAME [C, K] and /results/NAME/{...} (h5out), the README's rows for them
- * (mcens --output-reference, kept equal by t/cli.sh) and the layout check of the tests
- * (t/h5check.py table_layout reads the same reference). Adding one is a row here and its sample
- * function. */
+/* mc_observable: the observables of a run, declared once. A row names the observable, its unit,
+ * what it means, when a run has it and how it is estimated (its kind); its function gives its
+ * value. The table drives the chain's series (mc_chain), the per-chain and pooled estimates
+ * (mc_results), their gather over ranks (ens_pool), the datasets /chains/NAME and
+ * /results/NAME/{...} (h5out), the README's rows for them (mcens --output-reference, kept equal
+ * by t/cli.sh) and the layout check of the tests (t/h5check.py reads the same reference). Adding
+ * one is a row here and its function. Widom insertion (a value per species or molecule type,
+ * turned into mu_ex) and the RDF (a summed histogram) are the two that stand apart. */
 #ifndef MC_OBSERVABLE_H
 #define MC_OBSERVABLE_H
 
 #include <stdio.h>
 
 #include "mc_plan.h"
+#include "mc_stats.h"
+
+struct mc_chain;
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* The unit an observable is reported in: the plan's mc_units name and factor for it. */
-enum mc_unit_kind { MC_UNIT_ENERGY, MC_UNIT_PRESSURE, MC_UNIT_DENSITY };
+enum mc_unit_kind { MC_UNIT_ENERGY, MC_UNIT_PRESSURE, MC_UNIT_DENSITY, MC_UNIT_ONE, MC_UNIT_KB };
 
-enum mc_observable_id { MC_OBS_ENERGY, MC_OBS_PRESSURE, MC_OBS_DENSITY, MC_OBS_ENTHALPY, MC_NOBS };
+/* How an observable is estimated, and which datasets it has. */
+enum mc_observable_kind {
+    MC_OBS_SERIES,   /* a value at every sample: /chains/NAME [C, K]; per chain the mean by blocking */
+    MC_OBS_PER_CHAIN, /* one value per chain at the end (a ratio of counts): /chains/NAME [C] */
+    MC_OBS_DERIVED   /* per chain an estimate with its own error from a series: /results only */
+}; /* every kind: /results/NAME/{...} [S], the chains' estimates pooled over replicas (mc_stats_pool) */
+
+enum mc_observable_id {
+    MC_OBS_ENERGY, MC_OBS_PRESSURE, MC_OBS_DENSITY, MC_OBS_ENTHALPY, MC_OBS_ACCEPTANCE, MC_OBS_HEAT_CAPACITY,
+    MC_OBS_VOLUME_ACCEPTANCE, MC_OBS_TRANSLATION_ACCEPTANCE, MC_OBS_ROTATION_ACCEPTANCE, MC_OBS_LINDEMANN,
+    MC_NOBS
+};
 
 /* What a sample function sees: the chain's state point and box, and the full recomputation. */
 typedef struct mc_sample_ctx {
@@ -36,11 +50,15 @@ typedef struct mc_sample_ctx {
 typedef struct mc_observable {
     const char *name;        /* /chains/NAME and /results/NAME */
     int unit;                /* enum mc_unit_kind */
+    int kind;                /* enum mc_observable_kind */
     const char *when;        /* for the reference: "" (every run) or e.g. "npt only" */
-    const char *series;      /* what /chains/NAME holds at each sample */
+    const char *per_chain;   /* what /chains/NAME holds (NULL for MC_OBS_DERIVED) */
     const char *pooled;      /* what /results/NAME estimates, pooled over replicas */
     int (*applies)(const mc_plan *p); /* NULL: every run */
-    double (*sample)(const mc_sample_ctx *s); /* in internal units (mc_plan's) */
+    /* the one of these that the kind uses, in internal units (mc_plan's) */
+    double (*sample)(const mc_sample_ctx *s);                              /* MC_OBS_SERIES */
+    double (*value)(const mc_plan *p, const struct mc_chain *c);           /* MC_OBS_PER_CHAIN */
+    mc_estimate (*derive)(const mc_plan *p, const struct mc_chain *c);     /* MC_OBS_DERIVED */
 } mc_observable;
 
 extern const mc_observable mc_observables[MC_NOBS];
@@ -53,6 +71,9 @@ static inline int mc_observable_applies(const mc_plan *p, int id)
 /* The unit's name in the output and the factor from internal values to it. */
 const char *mc_unit_name(const mc_units *u, int unit);
 double mc_unit_factor(const mc_units *u, int unit);
+
+/* A finished chain's estimate of observable id (the chain's series, value or derived estimate). */
+mc_estimate mc_observable_estimate(const mc_plan *p, const struct mc_chain *c, int id);
 
 /* The README's output-layout rows of the table, in its order (Markdown). */
 void mc_observables_print_reference(FILE *f);

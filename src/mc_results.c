@@ -1,8 +1,6 @@
 /* mc_results: per-chain estimates, pooling over replicas and RDF normalisation. */
 #include "mc_results.h"
 
-#include "mc_rigid_host.h"
-
 #include <math.h>
 #include <stdlib.h>
 
@@ -10,27 +8,15 @@ void mc_results_destroy(mc_results *r)
 {
     if (!r) return;
     for (int o = 0; o < MC_NOBS; o++) free(r->chain_obs[o]), free(r->obs[o]);
-    free(r->chain_volume_acceptance);
     free(r->chain_max_volume_step);
-    free(r->volume_acceptance);
-    free(r->chain_heat_capacity);
-    free(r->heat_capacity);
     free(r->chain_widom);
     free(r->mu_excess);
-    free(r->chain_acceptance);
     free(r->chain_max_displacement);
     free(r->chain_rdf_norm);
-    free(r->acceptance);
     free(r->rdf_r);
     free(r->rdf_counts);
     free(r->rdf_norm);
-    free(r->chain_translation_acceptance);
-    free(r->chain_rotation_acceptance);
     free(r->chain_max_rotation);
-    free(r->chain_lindemann);
-    free(r->translation_acceptance);
-    free(r->rotation_acceptance);
-    free(r->lindemann);
     free(r->rdf_g);
     free(r);
 }
@@ -53,34 +39,19 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
             obs_ok &= (r->chain_obs[o] = calloc(C, sizeof(mc_estimate))) != NULL;
             obs_ok &= (r->obs[o] = calloc(S, sizeof(mc_estimate))) != NULL;
         }
-    r->chain_heat_capacity = calloc(C, sizeof *r->chain_heat_capacity);
-    r->heat_capacity = calloc(S, sizeof *r->heat_capacity);
     r->chain_widom = calloc(C * M, sizeof *r->chain_widom);
     r->mu_excess = calloc(S * M, sizeof *r->mu_excess);
-    r->chain_acceptance = calloc(C, sizeof *r->chain_acceptance);
     r->chain_max_displacement = calloc(C, sizeof *r->chain_max_displacement);
     r->chain_rdf_norm = calloc(C * P, sizeof *r->chain_rdf_norm);
-    r->acceptance = calloc(S, sizeof *r->acceptance);
     r->rdf_r = calloc(B, sizeof *r->rdf_r);
     r->rdf_counts = calloc(S * P * B, sizeof *r->rdf_counts);
     r->rdf_norm = calloc(S * P, sizeof *r->rdf_norm);
     r->rdf_g = calloc(S * P * B, sizeof *r->rdf_g);
-    r->chain_volume_acceptance = calloc(C, sizeof *r->chain_volume_acceptance);
     r->chain_max_volume_step = calloc(C, sizeof *r->chain_max_volume_step);
-    r->volume_acceptance = calloc(S, sizeof *r->volume_acceptance);
-    r->chain_translation_acceptance = calloc(C, sizeof(double));
-    r->chain_rotation_acceptance = calloc(C, sizeof(double));
     r->chain_max_rotation = calloc(C, sizeof(double));
-    r->chain_lindemann = calloc(C, sizeof(double));
-    r->translation_acceptance = calloc(S, sizeof *r->translation_acceptance);
-    r->rotation_acceptance = calloc(S, sizeof *r->rotation_acceptance);
-    r->lindemann = calloc(S, sizeof *r->lindemann);
-    if (!r->chain_translation_acceptance || !r->chain_rotation_acceptance || !r->chain_max_rotation ||
-        !r->chain_lindemann || !r->translation_acceptance || !r->rotation_acceptance || !r->lindemann ||
-        !r->chain_volume_acceptance || !r->chain_max_volume_step || !r->volume_acceptance || !obs_ok ||
-        !r->chain_acceptance || !r->chain_heat_capacity || !r->heat_capacity || !r->chain_widom || !r->mu_excess ||
-        !r->chain_max_displacement || !r->chain_rdf_norm || !r->acceptance || !r->rdf_r ||
-        !r->rdf_counts || !r->rdf_norm || !r->rdf_g) {
+    if (!obs_ok || !r->chain_widom || !r->mu_excess || !r->chain_max_displacement || !r->chain_rdf_norm ||
+        !r->rdf_r || !r->rdf_counts || !r->rdf_norm || !r->rdf_g || !r->chain_max_volume_step ||
+        !r->chain_max_rotation) {
         mc_results_destroy(r);
         return mc_err_set(err, MC_ENOMEM, "out of memory for results"), NULL;
     }
@@ -91,26 +62,12 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
 void mc_results_add_chain(mc_results *r, const mc_plan *plan, const mc_chain *c)
 {
     for (int o = 0; o < MC_NOBS; o++)
-        if (c->series[o]) r->chain_obs[o][c->id] = mc_stats_block(c->series[o], c->nsamples);
-    /* npt: the enthalpy per particle in the same formula gives C_P (its ideal-gas 5/2 comes from
-     * the volume fluctuations, N var(P V/N) / T^2 = 1) */
-    r->chain_heat_capacity[c->id] = mc_stats_heat_capacity(
-        c->series[plan->npt ? MC_OBS_ENTHALPY : MC_OBS_ENERGY], c->nsamples, c->n,
-        plan->statepoint[c->statepoint].temperature, plan->rigid ? plan->mol.kinetic_per_site : 1.5);
-    if (plan->npt) {
-        r->chain_volume_acceptance[c->id] = mc_chain_production_volume_acceptance(c);
-        r->chain_max_volume_step[c->id] = c->max_volume_step;
-    }
+        if (r->chain_obs[o]) r->chain_obs[o][c->id] = mc_observable_estimate(plan, c, o);
+    r->chain_max_volume_step[c->id] = c->max_volume_step;
+    r->chain_max_rotation[c->id] = c->max_rotation;
     for (int a = 0; c->widom && a < r->widom_kinds; a++)
         r->chain_widom[(size_t)c->id * r->widom_kinds + a] =
             mc_stats_block(c->widom + (size_t)a * plan->nsamples, c->nsamples);
-    r->chain_acceptance[c->id] = mc_chain_production_acceptance(c);
-    if (plan->rigid) {
-        r->chain_translation_acceptance[c->id] = mc_chain_production_translation_acceptance(c);
-        r->chain_rotation_acceptance[c->id] = mc_chain_production_rotation_acceptance(c);
-        r->chain_max_rotation[c->id] = c->max_rotation;
-        r->chain_lindemann[c->id] = mc_rigid_lindemann(c);
-    }
     r->chain_max_displacement[c->id] = c->max_displacement;
     size_t PB = (size_t)r->npairs * plan->rdf_bins;
     uint64_t *counts = r->rdf_counts + (size_t)c->statepoint * PB;
@@ -150,14 +107,6 @@ static void pool_rdf(mc_results *r, const mc_plan *plan, int s, int q)
     }
 }
 
-/* Acceptance ratios of r replicas pooled like any estimate (scratch: r estimates, or NULL). */
-static mc_estimate pool_ratios(const double *ratio, int r, mc_estimate *scratch)
-{
-    if (!scratch) return (mc_estimate){NAN, NAN, NAN, NAN, 0};
-    for (int k = 0; k < r; k++) scratch[k] = (mc_estimate){ratio[k], NAN, NAN, NAN, 1};
-    return mc_stats_pool(scratch, r);
-}
-
 void mc_results_pool(mc_results *r, const mc_plan *plan)
 {
     int R = plan->replicas;
@@ -165,20 +114,10 @@ void mc_results_pool(mc_results *r, const mc_plan *plan)
     for (int s = 0; s < plan->nstatepoints; s++) {
         for (int o = 0; o < MC_NOBS; o++)
             if (r->obs[o]) r->obs[o][s] = mc_stats_pool(r->chain_obs[o] + s * R, R);
-        r->heat_capacity[s] = mc_stats_pool(r->chain_heat_capacity + s * R, R);
         for (int a = 0; acc && a < r->widom_kinds; a++) { /* acc: scratch for R estimates */
             for (int k = 0; k < R; k++) acc[k] = r->chain_widom[(size_t)(s * R + k) * r->widom_kinds + a];
             r->mu_excess[(size_t)s * r->widom_kinds + a] =
                 widom_mu(mc_stats_pool(acc, R), plan, &plan->statepoint[s], a);
-        }
-        r->acceptance[s] = pool_ratios(r->chain_acceptance + s * R, R, acc);
-        if (plan->npt) {
-            r->volume_acceptance[s] = pool_ratios(r->chain_volume_acceptance + s * R, R, acc);
-        }
-        if (plan->rigid) {
-            r->translation_acceptance[s] = pool_ratios(r->chain_translation_acceptance + s * R, R, acc);
-            r->rotation_acceptance[s] = pool_ratios(r->chain_rotation_acceptance + s * R, R, acc);
-            r->lindemann[s] = pool_ratios(r->chain_lindemann + s * R, R, acc);
         }
         for (int q = 0; q < r->npairs; q++) pool_rdf(r, plan, s, q);
     }

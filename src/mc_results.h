@@ -25,22 +25,13 @@ typedef struct mc_results {
      * [nstatepoints] pooled over replicas; NULL where the observable does not apply */
     mc_estimate *chain_obs[MC_NOBS], *obs[MC_NOBS];
     /* per chain [nchains] */
-    mc_estimate *chain_heat_capacity;
     mc_estimate *chain_widom;       /* [nchains][widom_kinds] mean Boltzmann factor exp(-beta dU) of
                                        test particles */
-    double *chain_acceptance;       /* production acceptance ratio */
     double *chain_max_displacement; /* the frozen production step */
     double *chain_rdf_norm;         /* [nchains * npairs] summed ideal pair densities */
-    /* npt only (zero in nvt) */
-    double *chain_volume_acceptance, *chain_max_volume_step;
-    /* rigid-body engine (zero otherwise) */
-    double *chain_translation_acceptance, *chain_rotation_acceptance, *chain_max_rotation;
-    double *chain_lindemann;        /* open cluster: Lindemann index of the centres; NaN else */
+    double *chain_max_volume_step;  /* npt only (zero in nvt) */
+    double *chain_max_rotation;     /* molecules only (zero otherwise) */
     /* per state point [nstatepoints] */
-    mc_estimate *acceptance;
-    mc_estimate *heat_capacity;     /* C_V/N (nvt) or C_P/N (npt, from enthalpy fluctuations) */
-    mc_estimate *volume_acceptance; /* npt only */
-    mc_estimate *translation_acceptance, *rotation_acceptance, *lindemann; /* rigid only */
     mc_estimate *mu_excess;         /* [nstatepoints][widom_kinds] -kT ln <exp(-beta dU)> (+ tail),
                                        from pooled Boltzmann factors */
     /* RDF */
