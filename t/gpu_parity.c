@@ -416,6 +416,16 @@ static void rigid_cluster_wall(void **state)
                   "production = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 2);
 }
 
+/* an open cluster of Morse atoms in a wall, two temperatures */
+static void rigid_cluster_morse(void **state)
+{
+    (void)state;
+    rigid_in_step("[system]\nboundary = none\nlattice_constant = 1.55\n[molecules]\ntypes = ar\ncounts = 108\n"
+                  "geometry = Ar 0 0 0\n[potential]\ntype = morse\nmorse_alpha = 6\nmorse_r0 = 1.1\ncutoff = 3\n"
+                  "tail_correction = no\n[wall]\nradius = 3\nstrength = 5\n[ensemble]\ntemperature = 0.3, 1.2\n"
+                  "[run]\nseed = 38\nequilibration = 40\nproduction = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 2);
+}
+
 /* hexagons with Widom test molecules of the one type (uniform orientations) */
 static void rigid_hexagons_widom(void **state)
 {
@@ -470,7 +480,7 @@ int main(void)
         cmocka_unit_test(npt_batched_n4096), cmocka_unit_test(rigid_hexagons),
         cmocka_unit_test(rigid_diatomic_mixture), cmocka_unit_test(rigid_cluster_wall),
         cmocka_unit_test(rigid_hexagons_widom), cmocka_unit_test(rigid_diatomic_npt),
-        cmocka_unit_test(rigid_morse_widom),
+        cmocka_unit_test(rigid_morse_widom), cmocka_unit_test(rigid_cluster_morse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

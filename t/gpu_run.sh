@@ -4,7 +4,7 @@
 # Skips where there is no GPU.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || tap_skip_all "no GPU"
-tap_plan 10
+tap_plan 12
 sed 's/^seed = 11/seed = 11\nbackend = gpu/' "$T_SRCDIR/small.ini" > small.ini
 for np in 1 2; do
     run_np $np -q -o np$np.h5 small.ini > out$np.txt 2>&1; ok $? "backend = gpu under mpirun -np $np" || diag < out$np.txt
@@ -27,6 +27,15 @@ sed 's/^seed = 19/seed = 20\nprecision = single/; s/^output = mol_double.h5/outp
 run_np 1 -q mol_double.ini > out.txt 2>&1 || diag < out.txt
 run_np 1 -q mol_single.ini > out.txt 2>&1; ok $? "GPU, single: molecules run with the drift check at 1e-9" || diag < out.txt
 h5check agree mol_double.h5 mol_single.h5; ok $? "molecules: single and double precision agree within their statistical errors"
+# an open cluster (the argon cluster in its wall, 40 K and 100 K) in both precisions: U and C_V
+sed 's/^equilibration = .*/equilibration = 200/; s/^production = .*/production = 1000/; s/^sample_every = .*/sample_every = 10/; s/^temperature = 20:120:11/temperature = 40, 100\nreplicas = 2/; s/^seed = \(.*\)/seed = \1\nbackend = gpu/' \
+    "$T_SRCDIR/../examples/argon_cluster.ini" > cl_double.ini
+# its own seed: with the same one a run at high T can make every decision as the double one does,
+# and two copies of one trajectory would agree whatever the precision did
+sed 's/^backend = gpu/backend = gpu\nprecision = single/; s/^seed = 21/seed = 22/' cl_double.ini > cl_single.ini
+run_np 1 -q -o cl_double.h5 cl_double.ini > out.txt 2>&1 || diag < out.txt
+run_np 1 -q -o cl_single.h5 cl_single.ini > out.txt 2>&1; ok $? "GPU, single: an open cluster runs" || diag < out.txt
+h5check agree cl_double.h5 cl_single.h5 energy,heat_capacity; ok $? "open cluster: single and double agree in U and C_V within errors"
 
 if command -v compute-sanitizer > /dev/null; then
     printf '[run]\nbackend = gpu\nequilibration = 2\nproduction = 4\nsample_every = 2\n[system]\nn = %s\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\nreplicas = %s\n' 108 4 > chains.ini
@@ -45,6 +54,6 @@ if command -v compute-sanitizer > /dev/null; then
         ok $bad "compute-sanitizer $tool: no errors on the chain, batched, cell and molecule kernels"
     done
 else
-    echo "ok 9 # SKIP compute-sanitizer not installed"; echo "ok 10 # SKIP compute-sanitizer not installed"
+    echo "ok 11 # SKIP compute-sanitizer not installed"; echo "ok 12 # SKIP compute-sanitizer not installed"
 fi
 exit 0

@@ -300,11 +300,12 @@ def ideal(path):
         fail(f"ideal gas excess chemical potential {mu}, expected 0 exactly")
 
 
-def agree(a, b):
-    """Two independent runs of the same state points: pooled U and P within 3 combined errors."""
+def agree(a, b, quantities="energy,pressure"):
+    """Two independent runs of the same state points: the pooled quantities (U and P unless named,
+    comma separated) within 3 combined errors."""
     good = True
     with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
-        for q in ("energy", "pressure"):
+        for q in quantities.split(","):
             ma, ea = fa[f"results/{q}/mean"][...], fa[f"results/{q}/stderr"][...]
             mb, eb = fb[f"results/{q}/mean"][...], fb[f"results/{q}/stderr"][...]
             for s in range(len(ma)):
