@@ -12,10 +12,11 @@
  * otherwise fuse into FMAs that the host does not use, and the moved sites would then differ from
  * the CPU's in the last bit.
  *
- * RDF and Lindemann sums, Widom test molecules and volume scaling run on the host from fetched
- * positions through mc_rigid_host, the CPU's own code: a sample costs one O(n^2) pass on the
- * host per chain, and an npt volume move one per chain and sweep (cu_backend.cu calls them;
- * issue 14 moves them onto the device). */
+ * RDF and Lindemann sums, Widom test molecules and the scaling of an npt trial volume run on the
+ * host from fetched positions through mc_rigid_host, the CPU's own code (the trial volume's
+ * energy then on the device, rigid_measure_kernel): a sample costs one O(n^2) pass on the host
+ * per chain, and a volume move a fetch, a scaling and an upload per chain and sweep (issue 14
+ * moves them onto the device). */
 #include <stdlib.h>
 #include <string.h>
 

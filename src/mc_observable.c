@@ -63,7 +63,8 @@ const mc_observable mc_observables[MC_NOBS] = {
                        "potential energy per particle (molecules: per site)", NULL, sample_energy, NULL, NULL},
     [MC_OBS_PRESSURE] = {"pressure", MC_UNIT_PRESSURE, MC_OBS_SERIES, "",
                          "virial pressure rho kT + W/(3V) at each sample (molecular virial for molecules), tail and "
-                         "impulsive corrections included; NaN for an open cluster",
+                         "impulsive corrections included, without the contact term of hard cores; NaN for an open "
+                         "cluster",
                          "pressure", NULL, sample_pressure, NULL, NULL},
     [MC_OBS_DENSITY] = {"density", MC_UNIT_DENSITY, MC_OBS_SERIES, "npt only",
                         "number density N/V at each sample, N counting molecules (atoms)",
@@ -79,7 +80,8 @@ const mc_observable mc_observables[MC_NOBS] = {
     [MC_OBS_HEAT_CAPACITY] = {"heat_capacity", MC_UNIT_KB, MC_OBS_DERIVED, "", NULL,
                               "heat capacity per particle (molecules: per site) from the fluctuations of the energy "
                               "(npt: of the enthalpy, giving C_P), the ideal part included: 3/2 per atom, per molecule "
-                              "3/2 and 1 (linear) or 3/2 for rotation; jackknife error over 16 blocks",
+                              "3/2 and 1 (linear) or 3/2 for rotation; each chain's error by jackknife over 16 "
+                              "blocks, pooled over replicas by their spread or, where larger, the chains' errors",
                               NULL, NULL, NULL, heat_capacity},
     [MC_OBS_VOLUME_ACCEPTANCE] = {"volume_acceptance", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "npt only",
                                   "accepted / attempted volume moves in production",

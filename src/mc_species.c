@@ -147,6 +147,26 @@ static int build_mixture(mc_species *s, const cfg *c, mc_err *err)
     return parse_overrides(c, s, "pair_epsilon", c->mixture.pair_epsilon, s->pair_epsilon, err);
 }
 
+/* A Morse pair whose zero crossing r0 - ln 2 / alpha is not positive has no repulsive core (u < 0
+ * down to r = 0): particles would collapse onto each other, so such a pair is refused. */
+static int check_morse_cores(const mc_species *s, const cfg *c, mc_err *err)
+{
+    for (int a = 0; s->morse && a < s->n; a++)
+        for (int b = a; b < s->n; b++)
+            if (!(s->pair_sigma[a][b] > 0)) {
+                const char *sec = c->mixture.species ? "mixture" : "potential";
+                /* a species' own pair comes from its morse_r0; an unlike pair gone bad, from an override */
+                const char *key = !c->mixture.species || a == b ? "morse_r0"
+                                  : c->mixture.pair_morse_r0    ? "pair_morse_r0"
+                                  : c->mixture.pair_morse_alpha ? "pair_morse_alpha"
+                                                                : "morse_r0";
+                MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] %s: the Morse pair %s-%s has r0 = %g <= ln 2 / alpha = %g, "
+                        "so no repulsive core; expected r0 > ln 2 / alpha", c->filename, cfg_line(c, sec, key), sec,
+                        key, s->name[a], s->name[b], s->pair_morse_r0[a][b], log(2.0) / s->pair_morse_alpha[a][b]);
+            }
+    return MC_OK;
+}
+
 int mc_species_build(mc_species *s, const cfg *c, double cutoff, mc_err *err)
 {
     memset(s, 0, sizeof *s);
@@ -165,7 +185,7 @@ int mc_species_build(mc_species *s, const cfg *c, double cutoff, mc_err *err)
         if (s->morse) s->sigma[0] = morse_sigma(s->morse_alpha[0], s->morse_r0[0]);
     }
     fill_pairs(s, c, cutoff);
-    return MC_OK;
+    return check_morse_cores(s, c, err);
 }
 
 void mc_species_pair_name(const mc_species *s, int k, char *buf, size_t len)

@@ -135,6 +135,12 @@ static void molecule_rules(void **state)
                  "an open cluster (boundary = none) has no volume to exchange");
     expect_error(CLUSTER "[ensemble]\ntemperature = 1\nwidom = 10\n", "bad.ini:15",
                  "no uniform volume to insert test molecules into");
+    /* a Morse pair without a repulsive core (r0 <= ln 2 / alpha), given or made by an override */
+    expect_error("[potential]\ntype = morse\nmorse_alpha = 6\nmorse_r0 = 0.1\n" ENS, "bad.ini:4",
+                 "morse_r0: the Morse pair all-all has r0 = 0.1 <= ln 2 / alpha");
+    expect_error("[mixture]\nspecies = A, B\ncounts = 50, 50\nepsilon = 1, 1\nmorse_alpha = 6, 6\nmorse_r0 = 1.1, 1.1\n"
+                 "pair_morse_r0 = A-B:0.05\n[potential]\ntype = morse\n" ENS, "bad.ini:7",
+                 "pair_morse_r0: the Morse pair A-B has r0 = 0.05");
     /* periodic molecules take npt, Widom insertion and Morse */
     const char *ok = "[molecules]\ntypes = A2\ncounts = 32\ngeometry = A 0 0 0; A 0 0 0.5\n[potential]\n"
                      "type = morse\nmorse_alpha = 6\nmorse_r0 = 1.1\ncutoff = 2.5\n[ensemble]\ntype = npt\n"
