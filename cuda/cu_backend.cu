@@ -54,7 +54,7 @@ static size_t pos_bytes(const mc_backend *b)
 
 static int upload_chains(mc_backend *b, mc_err *err)
 {
-    for (int k = 0; k < b->v.nchains; k++) b->mirror[k].max_displacement = b->chains[k]->max_displacement;
+    for (int k = 0; k < b->v.nchains; k++) b->mirror[k].max_displacement = mc_chain_step(b->chains[k]);
     CU_TRY(cudaMemcpy(b->v.chains, b->mirror, b->v.nchains * sizeof *b->mirror,
                       cudaMemcpyHostToDevice), err);
     return MC_OK;

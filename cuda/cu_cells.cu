@@ -447,8 +447,9 @@ int cu_cells_setup(cu_view *v, const void *host_pos, double box_len, double cuto
     cu_cells_dev *g = &v->cells;
     memset(g, 0, sizeof *g);
     int m = isfinite(cutoff) ? (int)floor(box_len / cutoff) : 0;
+    /* wider cells are as correct; beyond about 8 per particle they only hold empty lists */
+    if (m > (int)cbrt(8.0 * v->n)) m = (int)cbrt(8.0 * v->n);
     if (v->nchains != 1 || m < 4) return MC_OK; /* one large chain per rank, 4+ cells per edge */
-    if (m > 1024) m = 1024;
     double per_cell = (double)v->n / ((double)m * m * m);
     g->m = m;
     g->cap = (int)(4 * per_cell) + 32; /* room for density fluctuations; overflow is detected */

@@ -238,7 +238,7 @@ int cu_rigid_upload(cu_rigid *b, int positions, mc_err *err)
     for (int k = 0; k < b->nchains; k++) {
         const mc_chain *c = b->chains[k];
         rigid_chain_dev *d = &b->h_chains[k];
-        d->box = c->box_len, d->beta = c->beta, d->max_displacement = c->max_displacement;
+        d->box = c->box_len, d->beta = c->beta, d->max_displacement = mc_chain_step(c);
         d->max_rotation = c->max_rotation, d->energy = c->energy_pair, d->step = c->step;
         d->accepted = c->accepted, d->rotations = c->rotations, d->rotations_accepted = c->rotations_accepted;
         d->id = (unsigned)c->id;

@@ -99,7 +99,7 @@ static void attempt_atom_move(const mc_plan *plan, mc_chain *c, cpu_cells *g)
 {
     uint64_t step = c->step++;
     mc_trial t = mc_trial_draw(plan->seed, (uint32_t)c->id, step, (uint32_t)c->n,
-                               c->max_displacement);
+                               mc_chain_step(c));
     int i = (int)t.particle;
     double nx = mc_wrap(c->x[i] + t.dx, c->box_len);
     double ny = mc_wrap(c->y[i] + t.dy, c->box_len);
@@ -124,7 +124,7 @@ static void attempt_molecule_move(mc_backend *b, mc_chain *c)
     const mc_molecules *mol = &p->mol;
     uint64_t step = c->step++;
     mc_rigid_trial t = mc_rigid_trial_draw(p->seed, (uint32_t)c->id, step, (uint32_t)c->nmol, mol->first,
-                                           c->max_displacement, c->max_rotation);
+                                           mc_chain_step(c), c->max_rotation);
     int m = (int)t.molecule, f0 = mol->first[m], ns = mol->first[m + 1] - f0;
     double old_centre[3] = {c->cx[m], c->cy[m], c->cz[m]}, centre[3];
     mc_quat q = mc_chain_quat(c, m);

@@ -9,8 +9,11 @@ int cpu_cells_init(cpu_cells *g, int n, double box_len, double min_len, mc_err *
 {
     memset(g, 0, sizeof *g);
     int ncell = (int)floor(box_len / min_len);
+    /* cells wider than min_len are as correct; beyond about 8 per particle they only hold empty
+     * lists (a density of 1e-12 asked for 1e9 of them) */
+    int most = (int)cbrt(8.0 * n);
+    if (ncell > most) ncell = most;
     if (ncell < 4) return MC_OK;
-    if (ncell > 1000) ncell = 1000; /* 1e9 cells would only hold empty lists */
     size_t ncells = (size_t)ncell * ncell * ncell;
     g->ncell = ncell;
     g->inv_cell_len = ncell / box_len;

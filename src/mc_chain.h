@@ -78,6 +78,15 @@ static inline int mc_chain_rdf_rows(const mc_plan *p) { return p->species.npairs
 double mc_chain_production_translation_acceptance(const mc_chain *c);
 double mc_chain_production_rotation_acceptance(const mc_chain *c);
 
+/* The translation step a move uses: max_displacement, but at most half the current periodic box.
+ * An npt box can shrink below twice a step frozen for production; a larger step would move a
+ * coordinate by more than one box edge, which the one-fold wrap cannot fold back. At one box the
+ * proposal stays symmetric (forward and reverse moves see the same box). */
+static inline double mc_chain_step(const mc_chain *c)
+{
+    return c->box_len > 0 && c->max_displacement > c->half_box ? c->half_box : c->max_displacement;
+}
+
 /* Change the box edge to box_len (npt), keeping half_box in step. */
 void mc_chain_set_box(mc_chain *c, double box_len);
 

@@ -28,6 +28,11 @@ static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint 
         MC_FAIL(err, MC_EINVAL,
                 "%s:%d: [rdf] rmax = %g: expected at most half the box edge, %g at density %g",
                 c->filename, cfg_line(c, "rdf", "rmax"), c->rdf.rmax, half_box, sp->density);
+    if (c->moves.max_displacement > half_box)
+        MC_FAIL(err, MC_EINVAL,
+                "%s:%d: [moves] max_displacement = %g: expected at most half the box edge, %g at density %g",
+                c->filename, cfg_line(c, "moves", "max_displacement"), c->moves.max_displacement, half_box,
+                sp->density);
     if (p->rigid) return MC_OK; /* the start checks its molecules for overlaps one by one */
     double nn = mc_lattice_spacing(p->lattice, p->n, sp->box_len);
     const double min_nn = 0.9; /* of the core; closer starts put pairs far up the repulsive wall */
@@ -195,6 +200,14 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->max_displacement0 = c->moves.max_displacement;
     p->widom_insertions = (int)c->ensemble.widom;
     p->widom_kinds = p->rigid ? p->mol.ntypes : p->species.n;
+    /* a cutoff inside the core truncates the repulsion itself: no fluid, and tail terms that
+     * overflow (cutoff = 1e-300 gave NaN energies) */
+    if (isfinite(p->cutoff) && p->cutoff < core_diameter(p)) {
+        mc_err_set(err, MC_EINVAL, "%s:%d: [potential] cutoff = %g: expected at least the core diameter %g (where "
+                   "the pair potential crosses zero)", c->filename, cfg_line(c, "potential", "cutoff"), p->cutoff,
+                   core_diameter(p));
+        return mc_plan_destroy(p), NULL;
+    }
     if (fill_statepoints(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     long nchains = (long)p->nstatepoints * p->replicas;
     if (nchains > 1000000) {
