@@ -31,24 +31,6 @@ static double sample_enthalpy(const mc_sample_ctx *s)
     return sample_energy(s) + s->sp->pressure / (s->n / s->volume);
 }
 
-static double acceptance(const mc_plan *p, const mc_chain *c) { (void)p; return mc_chain_production_acceptance(c); }
-static double volume_acceptance(const mc_plan *p, const mc_chain *c)
-{
-    (void)p;
-    return mc_chain_production_volume_acceptance(c);
-}
-static double translation_acceptance(const mc_plan *p, const mc_chain *c)
-{
-    (void)p;
-    return mc_chain_production_translation_acceptance(c);
-}
-static double rotation_acceptance(const mc_plan *p, const mc_chain *c)
-{
-    (void)p;
-    return mc_chain_production_rotation_acceptance(c);
-}
-static double lindemann(const mc_plan *p, const mc_chain *c) { (void)p; return mc_rigid_lindemann(c); }
-
 /* C_V (npt: C_P, from the enthalpy) per particle from the fluctuations of the series, with its
  * ideal part: 3/2 per atom, or per molecule 3/2 and 1 (linear) or 3/2 for rotation, per site. */
 static mc_estimate heat_capacity(const mc_plan *p, const mc_chain *c)
@@ -76,7 +58,8 @@ const mc_observable mc_observables[MC_NOBS] = {
                          sample_enthalpy, NULL, NULL},
     [MC_OBS_ACCEPTANCE] = {"acceptance", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "",
                            "accepted / attempted moves in production (molecules: translations and rotations)",
-                           "acceptance ratio (error from the replicas' spread)", NULL, NULL, acceptance, NULL},
+                           "acceptance ratio (error from the replicas' spread)", NULL, NULL,
+                           mc_chain_production_acceptance, NULL},
     [MC_OBS_HEAT_CAPACITY] = {"heat_capacity", MC_UNIT_KB, MC_OBS_DERIVED, "", NULL,
                               "heat capacity per particle (molecules: per site) from the fluctuations of the energy "
                               "(npt: of the enthalpy, giving C_P), the ideal part included: 3/2 per atom, per molecule "
@@ -86,20 +69,21 @@ const mc_observable mc_observables[MC_NOBS] = {
     [MC_OBS_VOLUME_ACCEPTANCE] = {"volume_acceptance", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "npt only",
                                   "accepted / attempted volume moves in production",
                                   "volume-move acceptance ratio (error from the replicas' spread)", npt_only, NULL,
-                                  volume_acceptance, NULL},
+                                  mc_chain_production_volume_acceptance, NULL},
     [MC_OBS_TRANSLATION_ACCEPTANCE] = {"translation_acceptance", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "molecules and open clusters only",
                                        "accepted / attempted molecule translations in production",
                                        "molecule translation acceptance ratio (error from the replicas' spread)",
-                                       molecules_only, NULL, translation_acceptance, NULL},
+                                       molecules_only, NULL,
+                                       mc_chain_production_translation_acceptance, NULL},
     [MC_OBS_ROTATION_ACCEPTANCE] = {"rotation_acceptance", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "molecules and open clusters only",
                                     "accepted / attempted rotations in production (0 without multi-site molecules)",
                                     "rotation acceptance ratio (error from the replicas' spread)", molecules_only, NULL,
-                                    rotation_acceptance, NULL},
+                                    mc_chain_production_rotation_acceptance, NULL},
     [MC_OBS_LINDEMANN] = {"lindemann", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "open clusters only",
                           "Lindemann index of the centres over the production samples: mean over pairs of "
                           "sqrt(<r^2> - <r>^2) / <r>",
                           "Lindemann index of the centres (error from the replicas' spread)", open_cluster_only, NULL,
-                          lindemann, NULL},
+                          mc_rigid_lindemann, NULL},
 };
 
 mc_estimate mc_observable_estimate(const mc_plan *p, const mc_chain *c, int id)
@@ -107,7 +91,7 @@ mc_estimate mc_observable_estimate(const mc_plan *p, const mc_chain *c, int id)
     const mc_observable *o = &mc_observables[id];
     if (o->kind == MC_OBS_SERIES) return mc_stats_block(c->series[id], c->nsamples);
     if (o->kind == MC_OBS_DERIVED) return o->derive(p, c);
-    return (mc_estimate){o->value(p, c), NAN, NAN, NAN, 1}; /* one value: no error of its own */
+    return (mc_estimate){o->value(c), NAN, NAN, NAN, 1}; /* one value: no error of its own */
 }
 
 const char *mc_unit_name(const mc_units *u, int unit)

@@ -57,7 +57,7 @@ typedef struct mc_observable {
     int (*applies)(const mc_plan *p); /* NULL: every run */
     /* the one of these that the kind uses, in internal units (mc_plan's) */
     double (*sample)(const mc_sample_ctx *s);                              /* MC_OBS_SERIES */
-    double (*value)(const mc_plan *p, const struct mc_chain *c);           /* MC_OBS_PER_CHAIN */
+    double (*value)(const struct mc_chain *c);                             /* MC_OBS_PER_CHAIN */
     mc_estimate (*derive)(const mc_plan *p, const struct mc_chain *c);     /* MC_OBS_DERIVED */
 } mc_observable;
 
