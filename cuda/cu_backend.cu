@@ -128,6 +128,7 @@ static int measure_energies(mc_backend *b, int add_rdf, mc_err *err)
     unsigned long long *rdf = add_rdf ? b->d_rdf : NULL;
     if (!b->v.cells.m)
         return cu_measure(&b->v, b->h_energy, b->h_virial, rdf, p->rdf_bins, p->rdf_rmax, p->rdf_dr, err);
+    MC_TRY(cu_cells_sort(&b->v, err)); /* every round's end: the order a restart builds */
     int rdf_in_cells = p->rdf_rmax <= b->chains[0]->box_len / b->v.cells.m;
     MC_TRY(cu_measure_cells(&b->v, b->h_energy, b->h_virial, rdf_in_cells ? rdf : NULL, p->rdf_bins,
                             p->rdf_rmax, p->rdf_dr, err));

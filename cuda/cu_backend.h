@@ -63,6 +63,8 @@ size_t cu_batched_scratch(const cu_view *v);
 int cu_cells_setup(cu_view *v, const void *host_pos, double box_len, double cutoff, mc_err *err);
 void cu_cells_free(cu_view *v);
 int cu_sweep_cells(const cu_view *v, long long moves, double cutoff, mc_err *err);
+/* The cell path's lists in canonical order (each cell's members ascending), as a fresh set-up has them. */
+int cu_cells_sort(const cu_view *v, mc_err *err);
 /* Energy and virial through the cells (and the RDF when rdf_rmax fits in a cell; else rdf must be
  * NULL and the caller counts pairs with cu_measure). */
 int cu_measure_cells(const cu_view *v, double *energy, double *virial, unsigned long long *rdf,

@@ -442,6 +442,31 @@ static int build_cells(cu_view *v, const real *pos, double box_len, mc_err *err)
     return rc;
 }
 
+/* One thread per cell: its members in ascending index, the order build_cells gives. Moves leave a
+ * cell's members in arrival order, and the energies summed over them would carry that history in
+ * their last bits; sorted at every round's end, the lists are those a restart from a checkpoint
+ * builds, so a restarted run takes the same course bit for bit (t/restart.sh). */
+__global__ void sort_cells_kernel(cu_cells_dev g, int ncells)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= ncells) return;
+    int *s = g.slot + (size_t)c * g.cap, count = g.count[c];
+    for (int a = 1; a < count; a++) { /* a few dozen members: insertion sort */
+        int v = s[a], b = a - 1;
+        for (; b >= 0 && s[b] > v; b--) s[b + 1] = s[b];
+        s[b + 1] = v;
+    }
+    for (int a = 0; a < count; a++) g.slot_of[s[a]] = a;
+}
+
+int cu_cells_sort(const cu_view *v, mc_err *err)
+{
+    int ncells = v->cells.m * v->cells.m * v->cells.m;
+    sort_cells_kernel<<<(ncells + 255) / 256, 256>>>(v->cells, ncells);
+    CU_LAUNCHED(err);
+    return MC_OK;
+}
+
 int cu_cells_setup(cu_view *v, const void *host_pos, double box_len, double cutoff, mc_err *err)
 {
     cu_cells_dev *g = &v->cells;

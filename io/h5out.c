@@ -4,6 +4,7 @@
 #include "h5out.h"
 #include "h5out_dataset.h"
 #include "h5out_molecules.h"
+#include "ens.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,15 +17,7 @@
 #include <unistd.h>
 
 
-/* Every rank's status agreed: the worst one. A failing reduction is itself an MPI error. */
-static int agree(MPI_Comm comm, int rc, mc_err *err)
-{
-    int all = rc;
-    if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-        return mc_err_set(err, MC_EMPI, "MPI_Allreduce failed while agreeing on the output's status");
-    if (all != MC_OK && rc == MC_OK) mc_err_set(err, all, "output failed on another rank");
-    return all;
-}
+int h5out_agree(MPI_Comm comm, int rc, mc_err *err) { return ens_agree(comm, rc, err); }
 
 h5out *h5out_create(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
 {
@@ -44,7 +37,7 @@ h5out *h5out_create(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
     if (rc == MC_OK && f->rank == 0 && !overwrite && access(path, F_OK) == 0)
         rc = mc_err_set(err, MC_EIO, "%s exists; refusing to overwrite it (set [run] overwrite = yes "
                         "or choose another file with -o)", path);
-    if (agree(comm, rc, err) != MC_OK) return h5out_close(f, 0, NULL), NULL;
+    if (h5out_agree(comm, rc, err) != MC_OK) return h5out_close(f, 0, NULL), NULL;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our messages replace HDF5's error stack dump */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl >= 0 && H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) >= 0)
@@ -56,7 +49,7 @@ h5out *h5out_create(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
              ? MC_OK
              : mc_err_set(err, MC_EHDF5, "%s: cannot create the output file (directory missing or "
                           "not writable?)", f->part);
-    if (agree(comm, rc, err) != MC_OK) return h5out_close(f, 0, NULL), NULL;
+    if (h5out_agree(comm, rc, err) != MC_OK) return h5out_close(f, 0, NULL), NULL;
     return f;
 }
 
@@ -69,12 +62,14 @@ static int write_parameters(h5out *f, const h5out_info *info, mc_err *err)
                                 H5P_DEFAULT)) >= 0;
     if (ok && f->rank != 0) ok = H5Sselect_none(space) >= 0;
     if (ok) ok = H5Dwrite(dset, type, space, space, f->dxpl, info->config_text) >= 0;
+    /* agreed before the next collective call, so a write failing on rank 0 alone cannot hang */
+    int rc = h5out_agree(f->comm, ok ? MC_OK : mc_err_set(err, MC_EHDF5, "cannot write /parameters"), err);
     char when[64];
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     /* every rank must pass the same attribute values: take rank 0's clock */
-    if (MPI_Bcast(when, sizeof when, MPI_CHAR, 0, f->comm) != MPI_SUCCESS) ok = 0;
-    int rc = ok ? MC_OK : mc_err_set(err, MC_EHDF5, "cannot write /parameters");
+    if (MPI_Bcast(when, sizeof when, MPI_CHAR, 0, f->comm) != MPI_SUCCESS && rc == MC_OK)
+        rc = mc_err_set(err, MC_EMPI, "MPI_Bcast of the creation time failed");
     if (rc == MC_OK) rc = h5out_set_string_attr(dset, "description", "the config file as given", err);
     if (rc == MC_OK) rc = h5out_set_string_attr(dset, "config_file", info->config_file, err);
     if (rc == MC_OK) rc = h5out_set_string_attr(dset, "mcens_version", info->version, err);
@@ -332,7 +327,21 @@ int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_
     if (rc == MC_OK && plan->rigid) rc = h5out_molecules_tables(f, plan, err);
     if (rc == MC_OK) rc = write_chains(f, plan, run, first_chain, res, err);
     if (rc == MC_OK) rc = write_results(f, plan, res, err);
-    return agree(f->comm, rc, err);
+    return h5out_agree(f->comm, rc, err);
+}
+
+/* The file's bytes on disk before the rename makes it the one of record: a crash just after the
+ * rename must not leave a name pointing at data still in the page cache. */
+static int sync_to_disk(const char *path, mc_err *err)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0 || fsync(fd) != 0) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        MC_FAIL(err, MC_EIO, "%s: cannot flush it to disk: %s", path, strerror(e));
+    }
+    close(fd);
+    return MC_OK;
 }
 
 int h5out_close(h5out *f, int commit, mc_err *err)
@@ -343,8 +352,9 @@ int h5out_close(h5out *f, int commit, mc_err *err)
         rc = mc_err_set(err, MC_EHDF5, "%s: closing the transfer property list failed", f->part);
     if (f->file >= 0 && H5Fclose(f->file) < 0)
         rc = mc_err_set(err, MC_EHDF5, "%s: closing the file failed", f->part);
-    rc = agree(f->comm, rc, err);
+    rc = h5out_agree(f->comm, rc, err);
     if (f->rank == 0 && f->file >= 0) {
+        if (rc == MC_OK && commit) rc = sync_to_disk(f->part, err);
         if (rc == MC_OK && commit) {
             /* RENAME_NOREPLACE: a file that appeared at OUTPUT during the run is not clobbered */
             unsigned flags = f->overwrite ? 0 : RENAME_NOREPLACE;
@@ -355,9 +365,11 @@ int h5out_close(h5out *f, int commit, mc_err *err)
             unlink(f->part);
         }
     }
-    if (commit) rc = agree(f->comm, rc, err);
+    if (commit) rc = h5out_agree(f->comm, rc, err);
     free(f->path);
     free(f->part);
     free(f);
     return rc;
 }
+
+void h5out_library_close(void) { H5close(); }

@@ -19,7 +19,7 @@ typedef struct h5out_info {
     const char *config_text, *config_file;
     const char *version, *git_revision, *hosts, *backend, *units;
     int nranks;
-    double run_seconds;      /* wall time of equilibration and production */
+    double run_seconds;      /* wall time of the rounds this invocation ran (a restart: its own), checkpoints excluded */
     double moves_per_second; /* attempted moves of all chains over run_seconds */
 } h5out_info;
 
@@ -30,6 +30,9 @@ h5out *h5out_create(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
  * as held by run), and the pooled results. */
 int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_run *run,
                 int first_chain, const mc_results *res, mc_err *err);
+
+/* Close the HDF5 library; call before MPI_Finalize. */
+void h5out_library_close(void);
 
 /* Close; with commit rename OUTPUT.part to OUTPUT, else delete OUTPUT.part. NULL-safe. */
 int h5out_close(h5out *f, int commit, mc_err *err);

@@ -30,6 +30,19 @@ int h5out_set_scalar_attr(hid_t obj, const char *name, hid_t type, const void *v
     return MC_OK;
 }
 
+/* Test hook: MCENS_TEST_FAIL_WRITE=R:SUFFIX makes rank R's dataset writes to a file whose name ends
+ * in SUFFIX fail (".ckpt.part": checkpoints, ".h5.part": the output), as a full disk under one
+ * rank would; the tests check that every rank ends with its message and nothing safe is lost. */
+static int injected_write_failure(const h5out *f)
+{
+    const char *v = getenv("MCENS_TEST_FAIL_WRITE");
+    char suffix[64];
+    int rank;
+    size_t len = strlen(f->part);
+    if (!v || sscanf(v, "%d:%63s", &rank, suffix) != 2 || rank != f->rank) return 0;
+    return len >= strlen(suffix) && strcmp(f->part + len - strlen(suffix), suffix) == 0;
+}
+
 /* A dataset of rank ndims; this rank writes rows [row0, row0 + nrows) of dimension 0 from data
  * (row-major, nrows x the other dims). nrows = 0 joins the collective write with nothing. */
 int h5out_write_rows(h5out *f, hid_t loc, const char *name, hid_t type, int ndims,
@@ -44,12 +57,14 @@ int h5out_write_rows(h5out *f, hid_t loc, const char *name, hid_t type, int ndim
     if (ok && nrows > 0) ok = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0;
     if (ok && nrows == 0) ok = H5Sselect_none(fspace) >= 0 && H5Sselect_none(mspace) >= 0;
     if (ok) ok = H5Dwrite(dset, type, mspace, fspace, f->dxpl, data) >= 0;
-    int rc = ok ? MC_OK : mc_err_set(err, MC_EHDF5, "cannot write dataset %s", name);
+    int rc = ok ? MC_OK : mc_err_set(err, MC_EHDF5, "%s: cannot write dataset %s (disk full?)", f->part, name);
+    if (rc == MC_OK && injected_write_failure(f))
+        rc = mc_err_set(err, MC_EHDF5, "%s: cannot write dataset %s (injected: MCENS_TEST_FAIL_WRITE)", f->part, name);
     if (rc == MC_OK) rc = h5out_set_string_attr(dset, "unit", unit, err);
     if (rc == MC_OK) rc = h5out_set_string_attr(dset, "description", description, err);
     int closed = (H5Sclose(mspace) >= 0) & (H5Dclose(dset) >= 0) & (H5Sclose(fspace) >= 0); /* all, always */
     if (!closed && rc == MC_OK) rc = mc_err_set(err, MC_EHDF5, "cannot close dataset %s", name);
-    return rc;
+    return h5out_agree(f->comm, rc, err);
 }
 
 /* A 1-D or 2-D dataset that every rank holds in full; rank 0 writes it. */

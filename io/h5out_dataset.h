@@ -19,9 +19,15 @@ struct h5out {
 
 enum { H5OUT_NAME_LEN = 64 }; /* fixed-length HDF5 strings for species, pair and molecule names */
 
+/* Every rank's status agreed: the worst one, so that all ranks take the same branch before the
+ * next collective call. A failing reduction is itself an MPI error. */
+int h5out_agree(MPI_Comm comm, int rc, mc_err *err);
+
 /* A dataset of rank ndims (at most 3); this rank writes rows [row0, row0 + nrows) of dimension 0
  * from data (row-major). nrows = 0 joins the collective write with nothing. The dataset gets
- * string attributes unit and description. */
+ * string attributes unit and description. The ranks agree on the outcome before returning: a
+ * write that fails on one rank only (a full disk under rank 0's rows) must not leave the others
+ * in the next collective call. */
 int h5out_write_rows(h5out *f, hid_t loc, const char *name, hid_t type, int ndims, const hsize_t *dims,
                      hsize_t row0, hsize_t nrows, const void *data, const char *unit,
                      const char *description, mc_err *err);

@@ -36,9 +36,33 @@ int ens_agree(MPI_Comm comm, int status, mc_err *err);
 /* Gather one line per rank and print them in rank order on rank 0 (to stream). */
 int ens_print_ordered(const ens_layout *l, const char *line, FILE *stream, mc_err *err);
 
-/* Run every round to the end, agreeing after each; rank 0 prints progress unless quiet.
- * *seconds: wall time of the rounds (the same on every rank: they end together). */
-int ens_drive(const ens_layout *l, mc_run *run, int quiet, double *seconds, mc_err *err);
+/* How ens_drive paces a run besides its rounds. */
+typedef struct ens_schedule {
+    int quiet;                 /* no progress lines */
+    double checkpoint_every_s; /* wall time between checkpoints; 0: only when a signal stops the run */
+    double stall_timeout_s;    /* how long to wait for the other ranks after a round (plus ten of
+                                  this rank's longest rounds) before ending the job as hung */
+    int (*checkpoint)(void *ctx, mc_err *err); /* collective: write one */
+    void *ctx;
+} ens_schedule;
+
+typedef struct ens_outcome {
+    double seconds;  /* wall time of the rounds without the checkpoints, rank 0's (the same on
+                        every rank) */
+    double checkpoint_seconds; /* wall time of the checkpoints written */
+    long sweeps_run; /* per chain, by this invocation (a restart counts only its own) */
+    int stopped_by;  /* the stop signal that ended the run early (a checkpoint was written), or 0 */
+} ens_outcome;
+
+/* Run the rounds to the end, agreeing after each on failures, stop signals and whether a
+ * checkpoint is due (rank 0's clock decides, so every rank writes the same one): a checkpoint
+ * every checkpoint_every_s, at the end of equilibration and at the end; rank 0 prints progress. */
+int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outcome *out, mc_err *err);
+
+/* SIGTERM, SIGINT and SIGUSR1 ask the run to stop after its current round with a checkpoint; the
+ * same signal a second time ends the process at once. */
+int ens_signals_install(mc_err *err);
+int ens_signal_received(void); /* the last stop signal, or 0 */
 
 /* Pool this rank's finished chains with every other rank's into res (identical on all ranks). */
 int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_results *res,

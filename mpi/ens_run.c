@@ -1,7 +1,9 @@
 /* ens_run: drive the rounds of all ranks in step, report progress, pool the results. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ens.h"
 
@@ -24,26 +26,102 @@ static int injected_failure(const ens_layout *l, mc_err *err)
     return MC_OK;
 }
 
-int ens_drive(const ens_layout *l, mc_run *run, int quiet, double *seconds, mc_err *err)
+/* Test hooks: MCENS_TEST_SIGNAL_AT=R:S and MCENS_TEST_KILL_AT=R:S make rank R send itself SIGUSR1
+ * (a stop request) or SIGKILL (a crash) once S sweeps are done, so that the tests can stop a run
+ * at a chosen point instead of racing a timer. *raised keeps it to once. */
+static void injected_signal(const ens_layout *l, long sweeps, int *raised)
+{
+    static const struct { const char *var; int sig; } hooks[] = {
+        {"MCENS_TEST_SIGNAL_AT", SIGUSR1}, {"MCENS_TEST_KILL_AT", SIGKILL}};
+    for (int h = 0; h < 2; h++) {
+        const char *v = getenv(hooks[h].var);
+        int rank;
+        long at;
+        if (*raised || !v || sscanf(v, "%d:%ld", &rank, &at) != 2 || rank != l->rank || sweeps < at) continue;
+        *raised = 1;
+        raise(hooks[h].sig);
+    }
+}
+
+/* What the ranks agree on after every round, in one reduction (MPI_MAX): the lowest failing rank
+ * (as -rank), the stop signal any rank received, and rank 0's verdict that a checkpoint is due. */
+enum { AT_FAILED, AT_SIGNAL, AT_CHECKPOINT, AT_N };
+
+/* The reduction, with a deadline. A rank that is stopped (SIGSTOP), hung in a device call or gone
+ * without the runtime noticing never joins it; the others give up after timeout_s and end the job
+ * with a message instead of waiting (and spinning) forever. Polling sleeps after the first 10 ms,
+ * so a short round costs no latency and a long wait no CPU. */
+static int reduce_within(const ens_layout *l, int *in, int *out, double timeout_s, long sweep, mc_err *err)
+{
+    MPI_Request req;
+    MC_TRY(ens_mpi_check(MPI_Iallreduce(in, out, AT_N, MPI_INT, MPI_MAX, l->comm, &req), "MPI_Iallreduce", err));
+    double start = MPI_Wtime();
+    for (int done = 0; !done;) {
+        MC_TRY(ens_mpi_check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test", err));
+        double waited = MPI_Wtime() - start;
+        if (done) break;
+        if (waited > timeout_s) {
+            fprintf(stderr, "mcens: error: rank %d on %s: after sweep %ld the other ranks did not report within "
+                    "%.0f s: at least one is stopped, hung or dead; ending the job (the last checkpoint is "
+                    "kept; raise [run] stall_timeout if rounds really take that long)\n",
+                    l->rank, l->host, sweep, timeout_s);
+            fflush(stderr);
+            MPI_Abort(l->comm, 1);
+        }
+        if (waited > 0.01) nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    return MC_OK;
+}
+
+int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outcome *out, mc_err *err)
 {
     const double progress_every_s = 5.0;
-    double start = MPI_Wtime(), last = start;
-    int nchains_total = 0, first = 1;
+    double start = MPI_Wtime(), last = start, last_checkpoint = start, longest_round = 0.0;
+    int nchains_total = 0, first = 1, raised = 0;
+    long sweeps0 = mc_run_sweeps_done(run);
+    memset(out, 0, sizeof *out);
     for (int r = 0; r < l->size; r++) nchains_total += l->chains_of[r];
     while (!mc_run_finished(run)) {
+        double round_start = MPI_Wtime();
         int rc = mc_run_round(run, err);
         if (rc == MC_OK && first) rc = injected_failure(l, err);
         first = 0;
-        MC_TRY(ens_agree(l->comm, rc, err));
+        injected_signal(l, mc_run_sweeps_done(run), &raised);
         double now = MPI_Wtime();
-        if (!quiet && l->rank == 0 && now - last >= progress_every_s) {
+        if (now - round_start > longest_round) longest_round = now - round_start;
+        int in[AT_N] = {rc != MC_OK ? -l->rank : -l->size, ens_signal_received(),
+                        l->rank == 0 && ((s->checkpoint_every_s > 0 && now - last_checkpoint >= s->checkpoint_every_s) ||
+                                         (s->checkpoint_every_s > 0 && mc_run_equilibrated_now(run)))};
+        int all[AT_N];
+        MC_TRY(reduce_within(l, in, all, s->stall_timeout_s + 10.0 * longest_round, mc_run_sweeps_done(run), err));
+        if (all[AT_FAILED] != -l->size) return ens_agree(l->comm, rc, err); /* the failing rank's message */
+        if (all[AT_SIGNAL] || all[AT_CHECKPOINT]) {
+            double t = MPI_Wtime();
+            MC_TRY(s->checkpoint(s->ctx, err));
+            last_checkpoint = MPI_Wtime();
+            out->checkpoint_seconds += last_checkpoint - t;
+        }
+        if (all[AT_SIGNAL]) {
+            out->stopped_by = all[AT_SIGNAL];
+            break;
+        }
+        now = MPI_Wtime();
+        if (!s->quiet && l->rank == 0 && now - last >= progress_every_s) {
             print_progress(run, now - start, nchains_total);
             last = now;
         }
     }
+    /* the last state too, so that --extend can go on from it and a failed output write loses nothing */
+    /* the rounds' time without the checkpoints', so that moves/s measures the sampling */
+    double end = MPI_Wtime();
+    out->seconds = end - start - out->checkpoint_seconds;
+    if (!out->stopped_by && s->checkpoint_every_s > 0 && mc_run_sweeps_done(run) > sweeps0) {
+        MC_TRY(s->checkpoint(s->ctx, err));
+        out->checkpoint_seconds += MPI_Wtime() - end;
+    }
     MC_TRY(ens_agree(l->comm, mc_run_fetch(run, err), err));
-    *seconds = MPI_Wtime() - start;
-    return ens_mpi_check(MPI_Bcast(seconds, 1, MPI_DOUBLE, 0, l->comm), "MPI_Bcast", err);
+    out->sweeps_run = mc_run_sweeps_done(run) - sweeps0;
+    return ens_mpi_check(MPI_Bcast(&out->seconds, 1, MPI_DOUBLE, 0, l->comm), "MPI_Bcast", err);
 }
 
 /* Per-chain estimates travel as raw bytes: each rank's chains are one contiguous block, so an

@@ -48,6 +48,12 @@ static const cfg_key schema[] = {
      "GPU, a few large chains: trial moves evaluated together per batch, a multiple of 32; 0 chooses by size "
      "(256, 512 from n = 16384, 1024 on the cell-list path). Tuning only: every value gives the same chain",
      DIM_NONE},
+    {"run", "checkpoint_every", K_REAL, OFF(run.checkpoint_every_min), "30", 0, 1e6, 0, NULL,
+     "minutes of wall time between checkpoints (OUTPUT.ckpt), also written at the end of equilibration and "
+     "of the run; 0: none but the one a stop signal asks for", DIM_NONE},
+    {"run", "stall_timeout", K_REAL, OFF(run.stall_timeout_s), "300", 1, 1e7, 0, NULL,
+     "seconds a rank waits for the others at the end of a round (plus ten times its own longest round) "
+     "before it ends the job as hung", DIM_NONE},
     {"system", "n", K_INT, OFF(system.n), "500", 2, 1e8, 0, NULL, "number of particles", DIM_NONE},
     {"system", "lattice", K_CHOICE, OFF(system.lattice), "fcc", 0, 0, 0, "fcc|sc",
      "starting lattice (filled in order; n need not fill it)", DIM_NONE},

@@ -47,6 +47,8 @@ typedef struct cfg {
         int backend;   /* enum cfg_backend */
         int precision; /* enum cfg_precision */
         long gpu_batch_trials; /* 0: chosen by size */
+        double checkpoint_every_min; /* 0: no periodic checkpoints */
+        double stall_timeout_s;
     } run;
     struct {
         long n;

@@ -7,19 +7,28 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "ckpt.h"
 #include "cu_device.h"
 #include "ens.h"
 #include "git_revision.h"
 #include "h5out.h"
 #include "mc_backend.h"
+#include "mc_chain_state.h"
 #include "mc_plan.h"
 #include "mc_results.h"
 #include "mc_run.h"
 #include "mc_start.h"
+#include "run_lock.h"
+
+/* Exit statuses (the README lists them): 0 done, 1 error, 2 bad command line, 3 stopped by a
+ * signal after writing a checkpoint (continue with --restart). */
+enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_STOPPED = 3 };
 
 typedef struct options {
     const char *config_path, *output;
     int dry_run, quiet;
+    int restart;       /* continue from OUTPUT.ckpt */
+    long extend;       /* > 0: add this many production sweeps to a finished run */
 } options;
 
 static void usage(FILE *f)
@@ -32,6 +41,8 @@ static void usage(FILE *f)
                "  -n, --dry-run    parse and check CONFIG, print the plan and every setting, exit\n"
                "  -o, --output F   write F instead of [run] output\n"
                "  -q, --quiet      no progress lines or summary table\n"
+               "      --restart    continue the run from its checkpoint (OUTPUT.ckpt), bit for bit\n"
+               "      --extend N   add N production sweeps to a finished run, from its last checkpoint\n"
                "      --config-reference  print every config key with its default (Markdown)\n"
                "      --output-reference  print the output rows of the per-sample observables (Markdown)\n");
 }
@@ -43,7 +54,8 @@ static int parse_options(int argc, char **argv, options *o, int rank)
         {"help", no_argument, NULL, 'h'},   {"version", no_argument, NULL, 'V'},
         {"dry-run", no_argument, NULL, 'n'}, {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},  {"config-reference", no_argument, NULL, 'R'},
-        {"output-reference", no_argument, NULL, 'O'},
+        {"output-reference", no_argument, NULL, 'O'}, {"restart", no_argument, NULL, 'r'},
+        {"extend", required_argument, NULL, 'e'},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     opterr = rank == 0;
@@ -57,6 +69,16 @@ static int parse_options(int argc, char **argv, options *o, int rank)
         case 'q': o->quiet = 1; break;
         case 'R': if (rank == 0) cfg_print_reference(stdout); return 1;
         case 'O': if (rank == 0) mc_observables_print_reference(stdout); return 1;
+        case 'r': o->restart = 1; break;
+        case 'e': {
+            char *end;
+            o->extend = strtol(optarg, &end, 10);
+            if (*end || o->extend <= 0 || o->extend > 1000000000000L) {
+                if (rank == 0) fprintf(stderr, "mcens: --extend %s: expected a number of sweeps from 1 to 1e12\n", optarg);
+                return 2;
+            }
+            break;
+        }
         default: if (rank == 0) usage(stderr); return 2;
         }
     }
@@ -68,6 +90,10 @@ static int parse_options(int argc, char **argv, options *o, int rank)
         return 2;
     }
     o->config_path = argv[optind];
+    if (o->restart && o->extend) {
+        if (rank == 0) fprintf(stderr, "mcens: --restart and --extend: give one (--extend also continues)\n");
+        return 2;
+    }
     return 0;
 }
 
@@ -87,7 +113,24 @@ static int log_binding(const ens_layout *l, const char *backend, int have_gpu,
     return ens_print_ordered(l, line, stdout, err);
 }
 
-static void print_plan(const cfg *c, const mc_plan *p)
+/* What the run will hold and write, from the table of a chain's state (mc_chain_state): the host
+ * copy of the chains of the largest rank, the GPU copy (positions in the kernel precision and the
+ * RDF histograms), and the files. Estimates: scratch and HDF5 metadata come on top. */
+static void print_footprint(const cfg *c, const mc_plan *p, const char *output, int chains_per_rank)
+{
+    double state = (double)mc_state_bytes_per_chain(p);
+    double real_bytes = p->precision == CFG_PRECISION_SINGLE ? 4.0 : 8.0;
+    double gpu = 3.0 * p->n * real_bytes + 8.0 * mc_chain_rdf_rows(p) * p->rdf_bins +
+                 (p->rigid ? 7.0 * p->nmol * real_bytes : 0.0);
+    printf("\nmemory per rank (the largest, %d chains): host about %.4g MB of chain state, GPU about %.4g MB\n",
+           chains_per_rank, chains_per_rank * state / 1e6, chains_per_rank * gpu / 1e6);
+    printf("files: %s about %.4g MB; checkpoint %s.ckpt about as much, %s\n", output,
+           p->nchains * state / 1e6, output,
+           c->run.checkpoint_every_min > 0 ? "rewritten every [run] checkpoint_every minutes"
+                                           : "only on a stop signal ([run] checkpoint_every = 0)");
+}
+
+static void print_plan(const cfg *c, const mc_plan *p, const char *output, int chains_per_rank)
 {
     printf("\nstate points: %d x %d replicas = %d chains of n = %d\n", p->nstatepoints, p->replicas,
            p->nchains, p->n);
@@ -99,6 +142,7 @@ static void print_plan(const cfg *c, const mc_plan *p)
         if (p->npt) printf(" %12.6g", p->statepoint[s].pressure_given);
         printf("\n");
     }
+    print_footprint(c, p, output, chains_per_rank);
     printf("\nsettings (defaults marked):\n");
     cfg_print(c, stdout);
 }
@@ -173,7 +217,38 @@ typedef struct job {
     h5out *out;
     mc_run *run;
     mc_results *results;
+    const char *output;  /* the output file: -o or [run] output */
+    char *ckpt_file;     /* OUTPUT.ckpt */
+    run_lock *lock;
+    ckpt *resume_from;   /* --restart, --extend: the checkpoint, open until the chains are restored */
+    int stopped_by;      /* the signal that stopped the run, or 0 */
 } job;
+
+/* What a checkpoint of this run records, and what one it continues must match. */
+static ckpt_info checkpoint_info(const job *j)
+{
+    ckpt_info info = {j->text, PACKAGE_VERSION, MCENS_GIT_REVISION, j->backend->name,
+                      j->backend != &mc_backend_cpu && j->plan->precision == CFG_PRECISION_SINGLE ? "single" : "double",
+                      j->plan->production_sweeps};
+    return info;
+}
+
+/* --restart, --extend: open the checkpoint and take the run's production from it (plus the
+ * extension) before the plan is made. */
+static int open_checkpoint(job *j, mc_err *err)
+{
+    if (!(j->resume_from = ckpt_open(MPI_COMM_WORLD, j->ckpt_file, err))) return err->code;
+    long equilibration = j->config.run.equilibration_sweeps, every = j->config.run.sample_every_sweeps;
+    if (j->opt.extend && !ckpt_finished(j->resume_from, equilibration))
+        MC_FAIL(err, MC_EINVAL, "%s: the run stopped at sweep %ld of %ld: continue it with --restart before "
+                "extending it", j->ckpt_file, ckpt_sweeps_done(j->resume_from),
+                equilibration + ckpt_production_sweeps(j->resume_from));
+    if (j->opt.extend % every != 0)
+        MC_FAIL(err, MC_EINVAL, "--extend %ld: must be a multiple of [run] sample_every = %ld (%s:%d)",
+                j->opt.extend, every, j->config.filename, cfg_line(&j->config, "run", "sample_every"));
+    j->config.run.production_sweeps = ckpt_production_sweeps(j->resume_from) + j->opt.extend;
+    return MC_OK;
+}
 
 /* [run] backend: auto takes the GPU when this rank has one; gpu without one is an error. */
 static int choose_backend(job *j, int have_gpu, const char *no_gpu_reason, mc_err *err)
@@ -194,6 +269,11 @@ static int setup(job *j, mc_err *err)
     /* every rank parses the same text, so every rank fails alike and needs no agreement */
     MC_TRY(cfg_parse(&j->config, j->text, j->opt.config_path, err));
     j->have_config = 1;
+    j->output = j->opt.output ? j->opt.output : j->config.run.output;
+    if (!(j->ckpt_file = ckpt_path(j->output))) MC_FAIL(err, MC_ENOMEM, "out of memory");
+    /* before anything reads or writes the run's files, so that a second run on them waits its turn */
+    if (!j->opt.dry_run && !(j->lock = run_lock_take(MPI_COMM_WORLD, j->output, err))) return err->code;
+    if (j->opt.restart || j->opt.extend) MC_TRY(open_checkpoint(j, err));
     if (!(j->plan = mc_plan_create(&j->config, err))) return err->code;
     if (j->plan->start == CFG_START_FILE) { /* read once, on rank 0; checked alike on every rank */
         char *start_text = NULL;
@@ -216,48 +296,94 @@ static int setup(job *j, mc_err *err)
              j->backend != &mc_backend_cpu && j->plan->precision == CFG_PRECISION_SINGLE ? "single" : "double");
     if (!j->opt.quiet || j->opt.dry_run)
         MC_TRY(log_binding(&j->layout, backend, have_gpu, &dev, dev_err.msg, err));
+    if (j->resume_from) {
+        ckpt_info now = checkpoint_info(j);
+        MC_TRY(ckpt_check(j->resume_from, &now, j->opt.config_path, err));
+    }
     return gather_hosts(&j->layout, &j->hosts, err);
+}
+
+/* ens_drive's checkpoint: the state of every chain to OUTPUT.ckpt, and its cost in the log. */
+static int write_checkpoint(void *ctx, mc_err *err)
+{
+    job *j = ctx;
+    ckpt_info info = checkpoint_info(j);
+    double bytes, seconds;
+    MC_TRY(ckpt_write(MPI_COMM_WORLD, j->ckpt_file, &info, j->run, j->layout.first_chain, &bytes, &seconds, err));
+    if (!j->opt.quiet && j->layout.rank == 0) {
+        printf("checkpoint after sweep %ld: %s, %.4g MB in %.3f s\n", mc_run_sweeps_done(j->run), j->ckpt_file,
+               bytes / 1e6, seconds);
+        fflush(stdout);
+    }
+    return MC_OK;
 }
 
 static int run_and_write(job *j, mc_err *err)
 {
-    const char *output = j->opt.output ? j->opt.output : j->config.run.output;
+    /* the output holds about what the last checkpoint does (series and positions): room for it
+     * and two checkpoints (the one being written beside the last good one) */
+    double checkpoint_bytes = (double)mc_state_bytes_per_chain(j->plan) * j->plan->nchains;
+    MC_TRY(run_lock_preflight(j->lock, j->config.run.overwrite || j->opt.extend, 3.0 * checkpoint_bytes, err));
     /* the chains and the backend first: a start that cannot be built, or a device that cannot hold
-     * the chains, fails before any output file exists */
-    j->run = mc_run_create(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, err);
+     * the chains, fails before any compute */
+    if (j->resume_from) {
+        ckpt_bind(j->resume_from, j->plan, j->layout.first_chain);
+        j->run = mc_run_resume(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, ckpt_restore,
+                               j->resume_from, err);
+    } else {
+        j->run = mc_run_create(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, err);
+    }
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->run ? MC_OK : err->code, err));
-    if (!(j->out = h5out_create(MPI_COMM_WORLD, output, j->config.run.overwrite, err)))
-        return err->code;
-    double seconds = 0.0;
-    MC_TRY(ens_drive(&j->layout, j->run, j->opt.quiet, &seconds, err));
-    double moves = (double)j->plan->nchains * mc_run_sweeps_total(j->run) * j->plan->nmol;
+    ckpt_close(j->resume_from); /* read: the next checkpoint replaces it */
+    j->resume_from = NULL;
+    ens_schedule schedule = {j->opt.quiet, 60.0 * j->config.run.checkpoint_every_min,
+                             j->config.run.stall_timeout_s, write_checkpoint, j};
+    ens_outcome done;
+    MC_TRY(ens_drive(&j->layout, j->run, &schedule, &done, err));
+    if (done.stopped_by) {
+        j->stopped_by = done.stopped_by;
+        if (j->layout.rank == 0)
+            fprintf(stderr, "mcens: stopped by signal %d (%s) after sweep %ld of %ld; the run's state is in %s: "
+                    "continue it with mcens --restart%s%s %s\n", done.stopped_by, strsignal(done.stopped_by),
+                    mc_run_sweeps_done(j->run), mc_run_sweeps_total(j->run), j->ckpt_file,
+                    j->opt.output ? " -o " : "", j->opt.output ? j->opt.output : "", j->opt.config_path);
+        return MC_OK;
+    }
+    double moves = (double)j->plan->nchains * done.sweeps_run * j->plan->nmol;
+    double moves_per_second = done.seconds > 0 ? moves / done.seconds : 0.0;
     j->results = mc_results_create(j->plan, err);
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->results ? MC_OK : err->code, err));
     MC_TRY(ens_pool(&j->layout, j->plan, j->run, j->results, err));
+    if (!j->opt.quiet && j->layout.rank == 0) { /* before the write: a failed write leaves the numbers in the log */
+        print_summary(j->plan, j->results);
+        /* a sweep is one move per molecule (per particle for atoms) */
+        printf("\n%d chains x %ld sweeps x %d %s in %.2f s: %.4g moves/s on %d ranks\n",
+               j->plan->nchains, done.sweeps_run, j->plan->nmol, j->plan->rigid ? "molecules" : "particles",
+               done.seconds, moves_per_second, j->layout.size);
+        if (done.checkpoint_seconds > 0) printf("checkpoints took %.3f s besides\n", done.checkpoint_seconds);
+        fflush(stdout);
+    }
     h5out_info info = {j->text, j->opt.config_path, PACKAGE_VERSION, MCENS_GIT_REVISION,
-                       j->hosts, j->backend->name, j->plan->units.system, j->layout.size, seconds,
-                       moves / seconds};
+                       j->hosts, j->backend->name, j->plan->units.system, j->layout.size, done.seconds,
+                       moves_per_second};
     /* the write is collective, so rank 0's clock spans every rank's share of it */
     double write_start = MPI_Wtime();
+    if (!(j->out = h5out_create(MPI_COMM_WORLD, j->output, j->config.run.overwrite || j->opt.extend, err)))
+        return err->code;
     MC_TRY(h5out_write(j->out, &info, j->plan, j->run, j->layout.first_chain, j->results, err));
     h5out *out = j->out;
     j->out = NULL;
     MC_TRY(h5out_close(out, 1, err));
-    double write_seconds = MPI_Wtime() - write_start;
-    if (!j->opt.quiet && j->layout.rank == 0) {
-        print_summary(j->plan, j->results);
-        /* a sweep is one move per molecule (per particle for atoms) */
-        printf("\n%d chains x %ld sweeps x %d %s in %.2f s: %.4g moves/s on %d ranks\n",
-               j->plan->nchains, mc_run_sweeps_total(j->run), j->plan->nmol,
-               j->plan->rigid ? "molecules" : "particles", seconds, moves / seconds, j->layout.size);
-        printf("wrote %s in %.3f s\n", output, write_seconds);
-    }
+    if (!j->opt.quiet && j->layout.rank == 0) printf("wrote %s in %.3f s\n", j->output, MPI_Wtime() - write_start);
     return MC_OK;
 }
 
 static void job_fini(job *j)
 {
     h5out_close(j->out, 0, NULL); /* an unfinished file is removed, never renamed */
+    ckpt_close(j->resume_from);
+    run_lock_release(j->lock);
+    free(j->ckpt_file);
     mc_results_destroy(j->results);
     mc_run_destroy(j->run);
     if (j->have_layout) ens_layout_fini(&j->layout);
@@ -284,12 +410,13 @@ int main(int argc, char **argv)
     int how = parse_options(argc, argv, &j.opt, rank);
     if (how != 0) {
         MPI_Finalize();
-        return how == 1 ? 0 : 2;
+        return how == 1 ? EXIT_DONE : EXIT_USAGE;
     }
     mc_err err = {0, ""};
-    int rc = setup(&j, &err);
+    int rc = j.opt.dry_run ? MC_OK : ens_signals_install(&err);
+    if (rc == MC_OK) rc = setup(&j, &err);
     if (rc == MC_OK && j.opt.dry_run) {
-        if (rank == 0) print_plan(&j.config, j.plan);
+        if (rank == 0) print_plan(&j.config, j.plan, j.output, j.layout.chains_of[0]);
     } else if (rc == MC_OK) {
         rc = run_and_write(&j, &err);
     }
@@ -300,6 +427,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     job_fini(&j);
+    h5out_library_close(); /* while MPI still runs: HDF5 closing itself inside MPI_Finalize can crash */
     MPI_Finalize();
-    return rc == MC_OK ? 0 : 1;
+    return rc != MC_OK ? EXIT_ERROR : j.stopped_by ? EXIT_STOPPED : EXIT_DONE;
 }

@@ -43,6 +43,12 @@ void mc_run_destroy(mc_run *r)
 mc_run *mc_run_create(const mc_plan *plan, const mc_backend_ops *ops, int first_chain, int nchains,
                       mc_err *err)
 {
+    return mc_run_resume(plan, ops, first_chain, nchains, NULL, NULL, err);
+}
+
+mc_run *mc_run_resume(const mc_plan *plan, const mc_backend_ops *ops, int first_chain, int nchains,
+                      mc_run_restore restore, void *ctx, mc_err *err)
+{
     mc_run *r = calloc(1, sizeof *r);
     if (!r) return mc_err_set(err, MC_ENOMEM, "out of memory for the run"), NULL;
     r->plan = plan;
@@ -68,6 +74,11 @@ mc_run *mc_run_create(const mc_plan *plan, const mc_backend_ops *ops, int first_
             mc_run_destroy(r);
             return NULL;
         }
+    /* the saved state replaces the start before the backend copies the chains */
+    if (restore && restore(ctx, r->chains, nchains, &r->sweeps_done, err) != MC_OK) {
+        mc_run_destroy(r);
+        return NULL;
+    }
     if (!(r->backend = ops->create(plan, r->chains, nchains, err))) {
         mc_run_destroy(r);
         return NULL;
@@ -91,7 +102,9 @@ static double adapted_step(double step, double acceptance, double target, double
  * centres (the sites follow each centre unchanged, so only the centres' coordinates carry the
  * Jacobian). dU includes the change of the tail correction, which depends on V. A box
  * that would end below plan->min_box_len is rejected without evaluation (the cutoff and the RDF
- * range must stay within half the box): the ensemble is then the one restricted to larger boxes. */
+ * range must stay within half the box): the ensemble is then the one restricted to larger boxes.
+ * That is harmless while equilibration compresses a dilute start, but a production average over
+ * such a truncated ensemble is not the NPT one: the run stops instead of writing it. */
 static int volume_move(mc_run *r, mc_err *err)
 {
     const mc_plan *p = r->plan;
@@ -100,7 +113,14 @@ static int volume_move(mc_run *r, mc_err *err)
         mc_chain *c = r->chains[k];
         t[k] = mc_volume_draw(p->seed, (uint32_t)c->id, c->volume_moves++, c->max_volume_step);
         r->scale[k] = exp(t[k].log_ratio / 3.0);
-        if (c->box_len * r->scale[k] < p->min_box_len) r->scale[k] = 1.0;
+        if (c->box_len * r->scale[k] >= p->min_box_len) continue;
+        r->scale[k] = 1.0;
+        if (r->sweeps_done >= p->equilibration_sweeps)
+            MC_FAIL(err, MC_ECHECK, "chain %d, sweep %ld: a volume move would take the box below %g, twice "
+                    "the cutoff or the RDF range, which the minimum image needs: at pressure %g the fluid "
+                    "is denser than the cutoff allows; lower [ensemble] pressure, or [potential] cutoff and "
+                    "[rdf] rmax", c->id, r->sweeps_done, p->min_box_len,
+                    p->statepoint[c->statepoint].pressure_given);
     }
     MC_TRY(r->ops->volume_energy(r->backend, r->scale, r->trial_energy, err));
     for (int k = 0; k < r->nchains; k++) {
@@ -137,6 +157,11 @@ static int measure_and_check(mc_run *r, int add_rdf, mc_err *err)
         MC_TRY(mc_check_drift(r->measured[k].energy_pair_running, r->measured[k].energy_pair,
                               r->plan->n, fmax(r->plan->epsilon, 1.0 / r->chains[k]->beta),
                               r->chains[k]->id, r->sweeps_done, err));
+    for (int k = 0; k < r->nchains; k++) /* the drift check above already refuses a non-finite energy */
+        if (!isfinite(r->measured[k].virial_pair))
+            MC_FAIL(err, MC_ECHECK, "chain %d, sweep %ld: the virial is %g (overlapping particles?): "
+                    "the run stops rather than write it", r->chains[k]->id, r->sweeps_done,
+                    r->measured[k].virial_pair);
     return MC_OK;
 }
 
@@ -238,3 +263,8 @@ long mc_run_sweeps_total(const mc_run *r)
 int mc_run_fetch(mc_run *r, mc_err *err) { return r->ops->fetch(r->backend, err); }
 int mc_run_nchains(const mc_run *r) { return r->nchains; }
 const mc_chain *mc_run_chain(const mc_run *r, int k) { return r->chains[k]; }
+const mc_plan *mc_run_plan(const mc_run *r) { return r->plan; }
+int mc_run_equilibrated_now(const mc_run *r)
+{
+    return r->plan->equilibration_sweeps > 0 && r->sweeps_done == r->plan->equilibration_sweeps;
+}

@@ -22,16 +22,29 @@ mc_run *mc_run_create(const mc_plan *plan, const mc_backend_ops *ops, int first_
                       mc_err *err);
 void mc_run_destroy(mc_run *r);
 
+/* A restart: restore() overwrites the fresh chains' state and sets the sweeps already done, before
+ * the backend takes the chains (so a GPU copies the restored state). It is called with the rank's
+ * chains, first_chain onward. */
+typedef int (*mc_run_restore)(void *ctx, mc_chain *const *chains, int nchains, long *sweeps_done,
+                              mc_err *err);
+mc_run *mc_run_resume(const mc_plan *plan, const mc_backend_ops *ops, int first_chain, int nchains,
+                      mc_run_restore restore, void *ctx, mc_err *err);
+
 int mc_run_round(mc_run *r, mc_err *err);
 int mc_run_finished(const mc_run *r);
 long mc_run_sweeps_done(const mc_run *r);  /* per chain, both phases */
 long mc_run_sweeps_total(const mc_run *r); /* per chain, both phases */
 
-/* Bring final positions to the host chains (call once finished). */
+/* Whether the round just run was the last of equilibration (a checkpoint is due). */
+int mc_run_equilibrated_now(const mc_run *r);
+
+/* Bring the positions to the host chains (at the end, or before a checkpoint). Changes nothing
+ * else, so a run that fetches takes the same course as one that does not. */
 int mc_run_fetch(mc_run *r, mc_err *err);
 
 int mc_run_nchains(const mc_run *r);
 const mc_chain *mc_run_chain(const mc_run *r, int k);
+const mc_plan *mc_run_plan(const mc_run *r);
 
 #ifdef __cplusplus
 }

@@ -34,7 +34,7 @@ not an INI line|s/^n = 32/n 32/|bad.ini:7: cannot parse this line
 wall in a periodic box|s/^replicas = 2/replicas = 2\n[wall]\nradius = 5/|bad.ini:15: [wall] radius: a wall confines an open cluster
 site species not defined|$a [molecules]\ntypes = m\ncounts = 16\ngeometry = X 0 0 0; Y 0 0 1|bad.ini:17: site species '"'"'Y'"'"': without [mixture] every site is the [potential] species
 geometry file missing|$a [molecules]\ntypes = m\ncounts = 32\ngeometry = nofile.xyz|bad.ini:17: [molecules] geometry: cannot open
-output directory missing|s#^output = out.h5#output = nodir/out.h5#|nodir/out.h5.part: cannot create the output file
+output directory missing|s#^output = out.h5#output = nodir/out.h5#|nodir/out.h5.lock: cannot create the lock file: No such file or directory (does the output directory exist
 step beyond the box|$a [moves]\nmax_displacement = 30|bad.ini:15: [moves] max_displacement = 30: expected at most half the box edge
 cutoff inside the core|s/^cutoff = 1.5/cutoff = 1e-300/|bad.ini:9: [potential] cutoff = 1e-300: expected at least the core diameter 1'
 

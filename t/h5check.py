@@ -98,6 +98,24 @@ def same(a, b, *names):
         print(f"# bit-identical: {', '.join(names)}")
 
 
+def same_results(a, b):
+    """Every dataset under /chains and /results bit-identical, and the same set of them (a restarted
+    or extended run against an uninterrupted one)."""
+    with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+        def names(f):
+            found = []
+            for top in ("chains", "results"):
+                f[top].visititems(lambda n, o: found.append(f"{top}/{n}") if isinstance(o, h5py.Dataset) else None)
+            return sorted(found)
+        na, nb = names(fa), names(fb)
+        if na != nb:
+            fail(f"{a} and {b} hold different datasets: {sorted(set(na) ^ set(nb))}")
+        differing = [n for n in na if fa[n].shape != fb[n].shape or fa[n][...].tobytes() != fb[n][...].tobytes()]
+        if differing:
+            fail(f"{len(differing)} of {len(na)} datasets differ between {a} and {b}: {', '.join(differing[:8])}")
+        print(f"# all {len(na)} datasets of /chains and /results bit-identical")
+
+
 def differ(a, b, name):
     with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
         if fa[name][...].tobytes() == fb[name][...].tobytes():
@@ -547,7 +565,7 @@ if __name__ == "__main__":
     # a check that fails exits 1; a checker that breaks (unknown command, missing dataset) exits 2,
     # so that a negative control (expecting 1) cannot pass on a crash
     sys.excepthook = lambda kind, value, tb: (sys.__excepthook__(kind, value, tb), sys.exit(2))
-    {"layout": layout, "same": same, "differ": differ, "parameters": parameters_text, "eos": eos,
+    {"layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "eos": eos,
      "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent,
      "value": value, "mixture_pure": mixture_pure, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal,
      "wall": wall, "rigid_layout": rigid_layout, "widom_diatomic": widom_diatomic,

@@ -1,0 +1,51 @@
+/* ckpt: checkpoints, the complete state of a run between two rounds in one HDF5 file next to the
+ * output (OUTPUT.ckpt). Every chain's state is the table of mc_chain_state, one dataset per member
+ * with a row per chain, so a checkpoint written by any number of ranks restores on any other; the
+ * random state is the chains' counters (the streams of mc_rng.h are keyed by them). A checkpoint
+ * is written collectively to OUTPUT.ckpt.part, flushed to disk, and renamed over the previous
+ * one: a crash during the write leaves the last good checkpoint. Every call is collective. */
+#ifndef CKPT_H
+#define CKPT_H
+
+#include <mpi.h>
+
+#include "mc_err.h"
+#include "mc_plan.h"
+#include "mc_run.h"
+
+/* What a checkpoint records besides the chains, and what a restart must match. */
+typedef struct ckpt_info {
+    const char *config_text;      /* the config file as given */
+    const char *version, *git_revision, *backend, *precision;
+    long production_sweeps;       /* the run's production, extensions included */
+} ckpt_info;
+
+/* OUTPUT.ckpt for an output path (malloc'd; NULL when out of memory). */
+char *ckpt_path(const char *output);
+
+/* Write the run's state (the chains of this rank are rows first_chain onward). Fetches the
+ * positions from the device first. *bytes: the file's size; *seconds: the write's wall time. */
+int ckpt_write(MPI_Comm comm, const char *path, const ckpt_info *info, mc_run *run, int first_chain,
+               double *bytes, double *seconds, mc_err *err);
+
+typedef struct ckpt ckpt; /* an open checkpoint, for a restart */
+
+/* Open and read the header; a missing, truncated or foreign file is refused with its name. */
+ckpt *ckpt_open(MPI_Comm comm, const char *path, mc_err *err);
+void ckpt_close(ckpt *c);
+
+/* The production the checkpointed run had, and whether it had finished it. */
+long ckpt_production_sweeps(const ckpt *c);
+int ckpt_finished(const ckpt *c, long equilibration_sweeps);
+long ckpt_sweeps_done(const ckpt *c);
+
+/* Refuse a checkpoint that this run cannot continue bit for bit: another config text (the first
+ * differing line is named), mcens version or revision, backend or precision. */
+int ckpt_check(const ckpt *c, const ckpt_info *now, const char *config_path, mc_err *err);
+
+/* Bind the checkpoint to the restarted run's plan and this rank's first chain; then ckpt_restore
+ * (an mc_run_restore, ctx = the ckpt) fills the chains. */
+void ckpt_bind(ckpt *c, const mc_plan *plan, int first_chain);
+int ckpt_restore(void *ctx, mc_chain *const *chains, int nchains, long *sweeps_done, mc_err *err);
+
+#endif

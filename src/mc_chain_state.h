@@ -1,0 +1,53 @@
+/* mc_chain_state: the table of every member of mc_chain that makes up a chain's state between two
+ * rounds, so that a checkpoint can save it and a restart rebuild the chain bit for bit. What is
+ * not in the table is derived from the plan (id, statepoint, n, nmol, beta), from a member that is
+ * (half_box from box_len), or is scratch of one round. A new member of mc_chain that survives a
+ * round goes here, or a restarted run silently differs from an uninterrupted one (t/restart.sh
+ * compares the two). */
+#ifndef MC_CHAIN_STATE_H
+#define MC_CHAIN_STATE_H
+
+#include <stddef.h>
+
+#include "mc_chain.h"
+#include "mc_plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { MC_STATE_F64, MC_STATE_U64, MC_STATE_I64 } mc_state_type; /* all 8 bytes wide */
+
+typedef struct mc_state_field {
+    const char *name;   /* the dataset name in a checkpoint (series: series_NAME per observable) */
+    mc_state_type type;
+    size_t offset;      /* of the member in mc_chain */
+    int indirect;       /* 1: the member points to the values; 0: they are inside mc_chain */
+    /* values per chain, 0 where the plan has no such member; for a per-sample member the rows of
+     * its [rows][plan->nsamples] array, of which the first chain->nsamples columns hold samples */
+    size_t (*count)(const mc_plan *p);
+    int per_sample;
+    int series;         /* 1: the member is series[MC_NOBS]: one array per series observable */
+} mc_state_field;
+
+extern const mc_state_field mc_state_fields[];
+extern const int mc_state_nfields;
+
+/* The values of field f of chain c (for a series field, those of observable `observable`, NULL
+ * where the plan has none). */
+void *mc_state_values(const mc_state_field *f, mc_chain *c, int observable);
+
+/* Whether field f (for a series field, observable `observable`) is part of the plan's state. */
+int mc_state_present(const mc_state_field *f, const mc_plan *p, int observable);
+
+/* Values per chain of field f after `nsamples` samples. */
+size_t mc_state_stored(const mc_state_field *f, const mc_plan *p, long nsamples);
+
+/* Bytes of one chain's state with all of the plan's samples taken: the size per chain of the
+ * last checkpoint of a run. */
+size_t mc_state_bytes_per_chain(const mc_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

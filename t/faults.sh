@@ -1,0 +1,120 @@
+#!/bin/bash
+# Faults during a run: a write that fails on one rank (injected, and a file system that fills up
+# mid-run), a second run on the same output, a rank that stops responding. Every case must end
+# the job promptly with the failing rank's message and a non-zero status, never hang, and leave
+# the last checkpoint intact so that a restart finishes the run bit-identically.
+. "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
+tap_plan 13
+
+cat > run.ini <<'EOF'
+[run]
+seed = 9
+equilibration = 40
+production = 80
+sample_every = 4
+checkpoint_every = 1e-6
+[system]
+n = 200
+[potential]
+cutoff = 2.5
+[ensemble]
+temperature = 2.0
+density = 0.5, 0.6
+replicas = 2
+EOF
+sed 's/^checkpoint_every = .*/checkpoint_every = 0/' run.ini > plain.ini
+run_np 2 -q -o full.h5 plain.ini > full.txt 2>&1
+ok $? "the reference run finishes"
+
+# the output write fails on rank 1 only: both ranks end with its message; the final checkpoint
+# holds every result, so --restart writes the output without running a sweep
+MCENS_TEST_FAIL_WRITE=1:.h5.part run_np 2 -q -o out.h5 run.ini > out.txt 2>&1
+status=$?
+[ $status -eq 1 ] && grep -q "rank 1: out.h5.part: cannot write dataset .* (injected: MCENS_TEST_FAIL_WRITE)" out.txt &&
+    [ ! -e out.h5 ] && [ ! -e out.h5.part ] && [ -f out.h5.ckpt ]
+ok $? "output write failing on rank 1: status 1, rank 1's message, no output, the checkpoint kept" || diag < out.txt
+run_np 2 -q --restart -o out.h5 run.ini > out2.txt 2>&1 && h5check same_results full.h5 out.h5
+ok $? "... --restart writes the output, bit-identical to the reference" || diag < out2.txt
+
+# a checkpoint write failing on rank 0: the previous checkpoint is left as it was
+MCENS_TEST_SIGNAL_AT=1:60 run_np 2 -q -o ck.h5 run.ini > ck.txt 2>&1
+[ $? -eq 3 ] && sum0=$(md5sum < ck.h5.ckpt)
+MCENS_TEST_FAIL_WRITE=0:.ckpt.part run_np 2 -q --restart -o ck.h5 run.ini > ck2.txt 2>&1
+status=$?
+[ $status -eq 1 ] && grep -q "rank 0: ck.h5.ckpt.part: cannot write dataset" ck2.txt &&
+    [ "$(md5sum < ck.h5.ckpt)" = "$sum0" ] && [ ! -e ck.h5.ckpt.part ] && [ ! -e ck.h5 ]
+ok $? "checkpoint write failing on rank 0: status 1, its message, the last checkpoint unchanged" || diag < ck2.txt
+run_np 3 -q --restart -o ck.h5 run.ini > ck3.txt 2>&1 && h5check same_results full.h5 ck.h5
+ok $? "... and a restart from it on 3 ranks is bit-identical" || diag < ck3.txt
+
+# two runs on one output name: the second is refused while the first holds the lock
+sed 's/^production = 80/production = 2000/' plain.ini > slow.ini
+sed 's/^seed = 9/seed = 10/' slow.ini > slow2.ini
+run_np 1 -q -o shared.h5 slow.ini > a.txt 2>&1 &
+first=$!
+for _ in $(seq 100); do [ -f shared.h5.lock ] && break; sleep 0.1; done
+run_np 1 -q -o shared.h5 slow2.ini > b.txt 2>&1
+second=$?
+wait $first
+[ $? -eq 0 ] && [ $second -eq 1 ] && grep -q "shared.h5 is being written by another run (pid [0-9]* on .* holds shared.h5.lock)" b.txt
+ok $? "a second run on the same output is refused, naming the one that holds it" || cat a.txt b.txt | diag
+h5check parameters shared.h5 slow.ini
+ok $? "... and the first run's file holds the first run's results" 
+[ ! -e shared.h5.lock ]
+ok $? "... whose lock is gone when it ends"
+
+# a rank that stops responding (SIGSTOP): the others give up after stall_timeout and end the job
+sed -e 's/^production = 80/production = 4000/' -e 's/^checkpoint_every = .*/checkpoint_every = 0\nstall_timeout = 2/' run.ini > stall.ini
+"$MPIRUN" -np 2 "$MCENS" -o stall.h5 stall.ini > stall.txt 2>&1 < /dev/null &
+pid=$!
+(sleep 120; kill -KILL $pid) > /dev/null 2>&1 &
+watchdog=$!
+for _ in $(seq 100); do [ -f stall.h5.lock ] && break; sleep 0.1; done
+sleep 1
+victim=$(pgrep -f "^$MCENS -o stall.h5" | tail -1)
+kill -STOP "$victim"
+t0=$(date +%s)
+wait $pid
+status=$?
+seconds=$(( $(date +%s) - t0 ))
+kill -KILL "$victim" $watchdog 2> /dev/null
+echo "job ended $seconds s after SIGSTOP of pid $victim, status $status" | diag
+[ $status -ne 0 ] && [ $seconds -lt 30 ] && grep -q "the other ranks did not report within" stall.txt
+ok $? "a stopped rank: the job ends within 30 s (stall_timeout = 2) with a message" || tail -5 stall.txt | diag
+
+# a file system that is too small, or fills up mid-run (needs a tmpfs mount: root in a container
+# may not be allowed one)
+mkdir -p tiny small
+if mount -t tmpfs -o size=64k tmpfs tiny 2> /dev/null && mount -t tmpfs -o size=1m tmpfs small 2> /dev/null; then
+    run_np 2 -q -o tiny/t.h5 run.ini > tiny.txt 2>&1
+    [ $? -eq 1 ] && grep -q "tiny: 0.0[0-9]* MB free, but the output and two checkpoints need about" tiny.txt &&
+        [ -z "$(ls tiny)" ]
+    ok $? "a 64 KiB file system: refused before any compute, nothing left in it" || diag < tiny.txt
+    sed 's/^production = 80/production = 2000/' run.ini > fill.ini
+    "$MPIRUN" -np 2 "$MCENS" -q -o small/f.h5 fill.ini > fill.txt 2>&1 < /dev/null &
+    pid=$!
+    (sleep 120; kill -KILL $pid) > /dev/null 2>&1 &
+    watchdog=$!
+    for _ in $(seq 100); do [ -f small/f.h5.ckpt ] && break; sleep 0.1; done
+    dd if=/dev/zero of=small/filler bs=4k > /dev/null 2>&1 # until the disk is full
+    wait $pid
+    status=$?
+    kill $watchdog 2> /dev/null
+    [ $status -ne 0 ] && grep -q "mcens: error: .*f.h5.ckpt.part" fill.txt &&
+        "$PYTHON3" -c "import h5py; h5py.File('small/f.h5.ckpt', 'r').attrs['sweeps_done']"
+    ok $? "the disk fills up mid-run: the job ends with the write's message; the last checkpoint is readable" ||
+        tail -5 fill.txt | diag
+    rm -f small/filler
+    run_np 1 -q --restart -o small/f.h5 fill.ini > fill2.txt 2>&1 && [ -f small/f.h5 ]
+    ok $? "... space freed, --restart finishes the run" || diag < fill2.txt
+    umount tiny small
+else
+    for c in 1 2 3; do echo "ok $((tap_n + c)) # SKIP cannot mount a tmpfs here"; done
+    tap_n=$((tap_n + 3))
+fi
+
+# one rank: a failed write ends with status 1 and a message, not a crash in MPI_Finalize
+MCENS_TEST_FAIL_WRITE=0:.h5.part run_np 1 -q -o one.h5 run.ini > one.txt 2>&1
+[ $? -eq 1 ] && grep -q "mcens: error: one.h5.part: cannot write dataset" one.txt && ! grep -qi "segmentation\|signal 11" one.txt
+ok $? "a failed write on one rank: status 1 and its message, no crash" || diag < one.txt
+exit 0

@@ -1,0 +1,230 @@
+#!/bin/bash
+# Checkpoints and exact restart: a run stopped at a random sweep (kill -9 of one rank, a stop
+# signal, SIGTERM to mpirun) and continued with --restart, on another number of ranks, ends with
+# /chains and /results bit-identical to an uninterrupted run, for every kind of chain (atoms with
+# cell lists, a mixture with Widom, NPT, molecules in NPT with Widom, an open cluster); --extend
+# equals a longer run; checkpoints that cannot continue the run are refused and left as they are.
+. "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
+tap_plan 21
+
+# a random sweep in [lo, hi), printed so that a failure can be replayed
+random_sweep() { echo $(( $1 + $(od -An -N2 -tu2 /dev/urandom) % ($2 - $1) )); }
+# restart_case NAME TOTAL_SWEEPS [NP NP_RESTART]: uninterrupted on NP ranks (2); killed (the last
+# rank, SIGKILL) at a random sweep on NP ranks; continued on NP_RESTART ranks (3); compared
+restart_case() {
+    # (not np: run_np sets that)
+    name=$1 total=$2 ranks=${3:-2} ranks2=${4:-3} at=$(random_sweep $(( $2 / 2 + 1 )) "$2") # past a checkpoint
+    run_np "$ranks" -q -o "$name-full.h5" "$name.ini" > "$name-full.txt" 2>&1
+    MCENS_TEST_KILL_AT=$((ranks - 1)):$at run_np "$ranks" -q -o "$name.h5" "$name.ini" > "$name-killed.txt" 2>&1
+    killed=$?
+    run_np "$ranks2" -q --restart -o "$name.h5" "$name.ini" > "$name-restart.txt" 2>&1
+    restarted=$?
+    echo "$name: rank $((ranks - 1)) killed after sweep $at of $total (status $killed), restart status $restarted" | diag
+    [ $killed -ne 0 ] && [ $restarted -eq 0 ] && h5check same_results "$name-full.h5" "$name.h5"
+    ok $? "$name: killed at sweep $at of $total on $ranks ranks, restarted on $ranks2: bit-identical to an uninterrupted run" ||
+        cat "$name-killed.txt" "$name-restart.txt" | tail -20 | diag
+}
+
+cat > cells.ini <<'EOF'
+[run]
+seed = 3
+equilibration = 40
+production = 80
+sample_every = 4
+checkpoint_every = 1e-6
+[system]
+n = 1000
+[potential]
+cutoff = 2.0
+[ensemble]
+temperature = 2.0, 2.5
+density = 0.5
+replicas = 2
+EOF
+cat > mixture.ini <<'EOF'
+[run]
+seed = 4
+equilibration = 30
+production = 60
+sample_every = 3
+checkpoint_every = 1e-6
+[potential]
+cutoff = 2.5
+tail_correction = yes
+[mixture]
+species = A, B
+counts = 60, 40
+sigma = 1, 1.2
+epsilon = 1, 0.8
+[ensemble]
+temperature = 1.5, 2.5
+density = 0.4
+replicas = 2
+widom = 20
+EOF
+cat > npt.ini <<'EOF'
+[run]
+seed = 5
+equilibration = 60
+production = 90
+sample_every = 3
+checkpoint_every = 1e-6
+[system]
+n = 108
+[potential]
+cutoff = 2.5
+tail_correction = yes
+[ensemble]
+type = npt
+temperature = 2.0
+pressure = 1.0, 2.0
+density = 0.5
+replicas = 2
+EOF
+cat > molecules.ini <<'EOF'
+[run]
+seed = 6
+equilibration = 40
+production = 60
+sample_every = 3
+checkpoint_every = 1e-6
+[molecules]
+types = A2
+counts = 64
+geometry = A 0 0 -0.25; A 0 0 0.25
+[potential]
+cutoff = 2.5
+tail_correction = yes
+[ensemble]
+temperature = 3.0
+density = 0.3
+replicas = 3
+widom = 10
+EOF
+sed -e 's/^temperature = 3.0/type = npt\ntemperature = 3.0\npressure = 1.0/' -e '/^widom/d' molecules.ini > molecules_npt.ini
+cat > cluster.ini <<'EOF'
+[run]
+seed = 7
+equilibration = 40
+production = 60
+sample_every = 3
+checkpoint_every = 1e-6
+[system]
+boundary = none
+lattice_constant = 1.6
+[molecules]
+types = Ar
+counts = 32
+geometry = Ar 0 0 0
+[potential]
+cutoff = 3.0
+tail_correction = no
+[wall]
+radius = 6
+strength = 1
+[ensemble]
+temperature = 0.4, 0.6, 0.8
+[rdf]
+rmax = 3
+bins = 30
+EOF
+
+restart_case cells 120
+# one large chain per rank in single precision: on a GPU, the cell-list kernels (whose cell
+# order is made canonical at every round's end, so that a restart rebuilds the same lists)
+sed -e 's/^n = 1000/n = 4000/' -e 's/^replicas = 2/replicas = 1/' -e 's/^seed = 3/seed = 3\nprecision = single/' -e 's/^production = 80/production = 40/' \
+    -e 's/^temperature = 2.0, 2.5/temperature = 2.0/' cells.ini > big.ini
+restart_case big 80 1 1
+restart_case mixture 90
+restart_case npt 150
+restart_case molecules 100
+restart_case molecules_npt 100
+restart_case cluster 100
+cp cells.ini cells2.ini
+restart_case cells2 120 # a second random moment
+
+# a stop signal on one rank: every rank stops at the same round with a checkpoint, status 3
+at=$(random_sweep 1 90)
+MCENS_TEST_SIGNAL_AT=0:$at run_np 2 -q -o sig.h5 mixture.ini > sig.txt 2>&1
+status=$?
+[ $status -eq 3 ] && [ -f sig.h5.ckpt ] && [ ! -e sig.h5 ] && grep -q "stopped by signal 10" sig.txt &&
+    grep -q "mcens --restart -o sig.h5 mixture.ini" sig.txt
+ok $? "SIGUSR1 to rank 0 after sweep $at: status 3, a checkpoint, no output, and the command that continues" || diag < sig.txt
+run_np 1 -q --restart -o sig.h5 mixture.ini > sig2.txt 2>&1 && h5check same_results mixture-full.h5 sig.h5
+ok $? "... continued on 1 rank: bit-identical" || diag < sig2.txt
+
+# SIGTERM to mpirun, as a batch system sends it: Open MPI 4.1 sends the ranks SIGCONT, then
+# odls_base_sigkill_timeout seconds later SIGTERM, and as long again later SIGKILL; its own status
+# is then 1. Rank 0's clean exit removes the lock file; the checkpoint must be there.
+sed -e 's/^production = 80/production = 400/' cells.ini > long.ini
+sed -e 's/^production = 80/production = 400/' -e 's/^checkpoint_every = .*/checkpoint_every = 0/' cells.ini > long-full.ini
+# (mpirun itself, not under timeout(1), which would take the signal; a watchdog instead)
+OMPI_MCA_odls_base_sigkill_timeout=3 "$MPIRUN" -np 2 "$MCENS" -o term.h5 long.ini > term.txt 2>&1 < /dev/null &
+pid=$!
+(sleep 300; kill -KILL $pid) > /dev/null 2>&1 &
+watchdog=$!
+for _ in $(seq 100); do grep -q "^checkpoint after sweep" term.txt && break; sleep 0.1; done
+sleep 0.$(( $(od -An -N1 -tu1 /dev/urandom) % 10 ))
+t0=$(date +%s%N)
+kill -TERM $pid
+wait $pid
+status=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+echo "mpirun ended $ms ms after SIGTERM with status $status" | diag
+[ $status -ne 0 ] && [ -f term.h5.ckpt ] && [ ! -e term.h5.lock ] && [ $ms -lt 20000 ]
+ok $? "SIGTERM to mpirun: the ranks stop cleanly with a checkpoint within 20 s" || tail -5 term.txt | diag
+kill $watchdog 2> /dev/null
+run_np 3 -q --restart -o term.h5 long.ini > term2.txt 2>&1 && run_np 2 -q -o long-full.h5 long-full.ini > /dev/null 2>&1 &&
+    h5check same_results long-full.h5 term.h5
+ok $? "... continued on 3 ranks: bit-identical to an uninterrupted run (without checkpoints)" || diag < term2.txt
+
+# kill -9 of one rank from outside at a random moment (perhaps inside a checkpoint write)
+timeout 300 "$MPIRUN" -np 2 "$MCENS" -q -o ext.h5 long.ini > ext.txt 2>&1 < /dev/null &
+pid=$!
+for _ in $(seq 100); do [ -f ext.h5.ckpt ] && break; sleep 0.1; done
+sleep 0.$(( $(od -An -N1 -tu1 /dev/urandom) % 10 ))
+victim=$(pgrep -f "^$MCENS -q -o ext.h5" | tail -1)
+kill -KILL "$victim"
+t0=$(date +%s)
+wait $pid
+status=$?
+echo "mpirun ended $(( $(date +%s) - t0 )) s after kill -9 of rank pid $victim, status $status" | diag
+[ $status -ne 0 ] && [ $(( $(date +%s) - t0 )) -lt 30 ]
+ok $? "kill -9 of one rank from outside: the job ends promptly with a non-zero status"
+run_np 2 -q --restart -o ext.h5 long.ini > ext2.txt 2>&1 && h5check same_results long-full.h5 ext.h5
+ok $? "... the last checkpoint survived and the restart is bit-identical" || diag < ext2.txt
+
+# --extend: a finished run plus 30 sweeps equals a run 30 sweeps longer
+sed -e 's/^production = 60/production = 90/' -e 's/^checkpoint_every = .*/checkpoint_every = 0/' mixture.ini > longer.ini
+run_np 2 -q -o longer.h5 longer.ini > /dev/null 2>&1
+cp mixture-full.h5 ext60.h5 && cp mixture-full.h5.ckpt ext60.h5.ckpt
+run_np 3 -q --extend 30 -o ext60.h5 mixture.ini > extend.txt 2>&1 && h5check same_results longer.h5 ext60.h5
+ok $? "--extend 30 after 60 sweeps of production equals a run of 90" || diag < extend.txt
+run_np 1 -q --extend 7 -o ext60.h5 mixture.ini > extend2.txt 2>&1
+[ $? -eq 1 ] && grep -q "multiple of \[run\] sample_every = 3" extend2.txt
+ok $? "--extend by a number of sweeps that is not a multiple of sample_every is refused" || diag < extend2.txt
+
+# checkpoints that cannot continue this run: refused, named, and left as they were
+cp npt-full.h5.ckpt bad.h5.ckpt && sum0=$(md5sum < bad.h5.ckpt)
+sed 's/^temperature = 2.0/temperature = 2.1/' npt.ini > other.ini
+run_np 2 -q --restart -o bad.h5 other.ini > other.txt 2>&1
+[ $? -eq 1 ] && grep -q "bad.h5.ckpt: written for another config: other.ini line 14 is \"temperature = 2.1\", the checkpoint's is \"temperature = 2.0\"" other.txt &&
+    [ "$(md5sum < bad.h5.ckpt)" = "$sum0" ] && [ ! -e bad.h5 ]
+ok $? "a checkpoint of another config is refused, naming the line; nothing written" || diag < other.txt
+"$PYTHON3" -c "import h5py; f = h5py.File('bad.h5.ckpt', 'r+'); f.attrs['precision'] = 'single'"
+run_np 1 -q --restart -o bad.h5 npt.ini > prec.txt 2>&1
+[ $? -eq 1 ] && grep -q "written by precision single, this run has precision double" prec.txt
+ok $? "a checkpoint of another precision is refused" || diag < prec.txt
+"$PYTHON3" -c "import h5py; f = h5py.File('bad.h5.ckpt', 'r+'); f.attrs['precision'] = 'double'; f.attrs['mcens_version'] = '0.0'"
+run_np 1 -q --restart -o bad.h5 npt.ini > version.txt 2>&1
+[ $? -eq 1 ] && grep -q "written by mcens version 0.0, this run has mcens version" version.txt
+ok $? "a checkpoint of another mcens version is refused" || diag < version.txt
+head -c 20000 npt-full.h5.ckpt > bad.h5.ckpt && sum0=$(md5sum < bad.h5.ckpt)
+run_np 2 -q --restart -o bad.h5 npt.ini > trunc.txt 2>&1
+[ $? -eq 1 ] && grep -q "bad.h5.ckpt: cannot open it as HDF5 (truncated or corrupt?)" trunc.txt &&
+    [ "$(md5sum < bad.h5.ckpt)" = "$sum0" ]
+ok $? "a truncated checkpoint is refused and left as it is" || diag < trunc.txt
+run_np 1 -q --restart -o none.h5 npt.ini > none.txt 2>&1
+[ $? -eq 1 ] && grep -q "none.h5.ckpt: no checkpoint to restart from" none.txt
+ok $? "--restart without a checkpoint says so" || diag < none.txt
+exit 0
