@@ -23,6 +23,42 @@ static double core_diameter(const mc_plan *p)
     return d;
 }
 
+/* The distance below which two sites of different molecules overlap at the start (mc_rigid_start),
+ * for the least demanding species pair present; 0 when some pair never overlaps (no epsilon and no
+ * hard core), since then no spacing is sure to fail. */
+static double start_overlap_distance(const mc_plan *p)
+{
+    const mc_species *s = &p->species;
+    double d = INFINITY;
+    for (int a = 0; a < s->n; a++)
+        for (int b = 0; b < s->n; b++) {
+            if (!s->count[a] || !s->count[b]) continue;
+            double hc = sqrt(p->mol.hard_core2[a][b]);
+            if (s->pair_epsilon[a][b] == 0.0 && hc == 0.0) return 0.0;
+            d = fmin(d, fmax(MC_START_OVERLAP_SIGMA * s->pair_sigma[a][b], hc));
+        }
+    return isfinite(d) ? d : 0.0;
+}
+
+/* A lattice start of molecules that must overlap, refused here so that --dry-run sees it too (the
+ * start itself is built with the chains, and its own check names no config line). Two starting
+ * centres lie at most `apart` from each other; sites within the molecules' radius R of them are
+ * then at most apart + 2 R away, and when that is inside the overlap distance of every species
+ * pair, no orientation can help. Only sure failures are refused; mc_rigid_start checks the rest. */
+static int check_rigid_packing(const cfg *c, const mc_plan *p, double apart, const char *section,
+                               const char *key, double value, mc_err *err)
+{
+    if (p->start != CFG_START_LATTICE || p->nmol < 2) return MC_OK;
+    double reach = apart + 2.0 * mc_molecules_radius(&p->mol), need = start_overlap_distance(p);
+    if (reach < need)
+        MC_FAIL(err, MC_EINVAL,
+                "%s:%d: [%s] %s = %g cannot hold the %d molecules: starting centres %.3g apart put sites of "
+                "neighbours at most %.3g apart, inside the overlap distance %.3g (%g sigma or the hard cores) "
+                "in every orientation", c->filename, cfg_line(c, section, key), section, key, value, p->nmol,
+                apart, reach, need, MC_START_OVERLAP_SIGMA);
+    return MC_OK;
+}
+
 static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint *sp, mc_err *err)
 {
     double half_box = 0.5 * sp->box_len;
@@ -41,7 +77,8 @@ static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint 
                 "%s:%d: [moves] max_displacement = %g: expected at most half the box edge, %g at density %g",
                 c->filename, cfg_line(c, "moves", "max_displacement"), c->moves.max_displacement, half_box,
                 sp->density);
-    if (p->rigid) return MC_OK; /* the start checks its molecules for overlaps one by one */
+    if (p->rigid) return check_rigid_packing(c, p, mc_lattice_spacing(p->lattice, p->nmol, sp->box_len),
+                                             "ensemble", "density", sp->density, err);
     double nn = mc_lattice_spacing(p->lattice, p->n, sp->box_len);
     const double min_nn = 0.9; /* of the core; closer starts put pairs far up the repulsive wall */
     if (nn < min_nn * core_diameter(p))
@@ -178,6 +215,12 @@ static int rigid_setup(const cfg *c, mc_plan *p, mc_err *err)
     if (!p->periodic) /* the wall's sphere, else the starting fcc cluster's volume */
         p->rdf_volume = p->wall_radius > 0 ? 4.0 / 3.0 * M_PI * pow(p->wall_radius, 3)
                                            : p->nmol * pow(p->lattice_constant, 3) / 4.0;
+    /* the cluster's first two centres are the lattice points nearest the origin: the first within
+     * a / 2 of it (the fcc lattice's deepest hole), the second no farther than the first's
+     * neighbours, so the two lie at most a + a / sqrt 2 apart */
+    if (!p->periodic)
+        MC_TRY(check_rigid_packing(c, p, p->lattice_constant * (1.0 + M_SQRT1_2), "system", "lattice_constant",
+                                   p->lattice_constant, err));
     return MC_OK;
 }
 
