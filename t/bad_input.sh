@@ -45,7 +45,8 @@ samples beyond memory|s/^production = 20/production = 1000000000000/;s/^sample_e
 particles beyond memory (10 MB machine)|s/^n = 32/n = 100000/|bad.ini:7: [system] n: one chain'"'"'s state would take 0.0112 GB (mostly particles), more than the 0.01 GB|MCENS_TEST_HOST_MEMORY=10000000
 pooled RDF beyond memory (1 MB machine)|$a [rdf]\nbins = 1000000|bad.ini:15: [rdf] bins = 1000000: the pooled results|MCENS_TEST_HOST_MEMORY=1000000
 molecules that cannot fit the density|s/^density = 0.5/density = 1000/;s/^cutoff = 1.5/cutoff = none/;$a [molecules]\ntypes = m\ncounts = 16\ngeometry = X 0 0 0; X 0 0 0.1|bad.ini:12: [ensemble] density = 1000 cannot hold the 16 molecules
-cluster lattice that cannot hold it|/^density/d;s/^n = 32/n = 32\nboundary = none\nlattice_constant = 0.01/|bad.ini:9: [system] lattice_constant = 0.01 cannot hold the 32 molecules'
+cluster lattice that cannot hold it|/^density/d;s/^n = 32/n = 32\nboundary = none\nlattice_constant = 0.01/|bad.ini:9: [system] lattice_constant = 0.01 cannot hold the 32 molecules
+npt at a negative pressure|s/^density = 0.5/density = 0.5\ntype = npt\npressure = -1/|bad.ini:14: [ensemble] pressure = -1: expected > 0 with type = npt'
 
 count=$(printf '%s\n' "$cases" | wc -l)
 tap_plan "$count"
