@@ -205,9 +205,10 @@ def run_case(args, number, seeds, keys):
         verdict, why = check_output(os.path.join(work, "out.h5"))
     rerun = ""
     if verdict == "crash" and why.startswith("killed by signal") and not SANITIZER_REPORT.search(out):
-        # Open MPI's singleton start-up (the orted it forks) now and then dies on a loaded machine
-        # ("ORTE_ERROR_LOG: Broken pipe") and takes mcens with it: a second run tells that from a
-        # crash of mcens, which the same input repeats
+        # a kill from outside: on a shared, loaded machine Open MPI's singleton start-up (the orted
+        # it forks) now and then dies ("ORTE_ERROR_LOG: Broken pipe") and takes mcens with it, and
+        # other jobs' signal tests hit it; a second run tells that from a crash of mcens, which
+        # the same input repeats (the case and its rerun are both logged)
         rc2, out2 = run_once(cmd, work, args.timeout)
         verdict2, why2 = classify(rc2, out2, config.encode(), mentioned, args.run)
         if verdict2 != "crash":
