@@ -159,7 +159,7 @@ int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_res
         MC_TRY(gather_chain_block(l, res->chain_max_volume_step, sizeof *res->chain_max_volume_step, err));
     if (plan->rigid) MC_TRY(gather_chain_block(l, res->chain_max_rotation, sizeof(double), err));
     /* integer counts: the sum is exact in any order */
-    int sb = plan->nstatepoints * res->npairs * plan->rdf_bins;
+    int sb = (int)((size_t)plan->nstatepoints * res->npairs * plan->rdf_bins); /* the plan bounds it to an int */
     MC_TRY(ens_mpi_check(MPI_Allreduce(MPI_IN_PLACE, res->rdf_counts, sb, MPI_UINT64_T, MPI_SUM,
                                        l->comm), "MPI_Allreduce", err));
     mc_results_pool(res, plan);

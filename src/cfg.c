@@ -628,6 +628,13 @@ static int check_ensemble(cfg *c, mc_err *err)
     }
     if (!c->ensemble.pressure.n)
         MC_FAIL(err, MC_EINVAL, "%s: missing required key 'pressure' in [ensemble] (type = npt)", f);
+    /* at P <= 0 the isobaric weight V^N exp(-beta P V) grows without bound in V: no equilibrium,
+     * the box expands for ever (P = -1 reached a density of 1e-120 in 600 sweeps, H/N -7e121) */
+    for (int i = 0; i < c->ensemble.pressure.n; i++)
+        if (!(c->ensemble.pressure.v[i] > 0))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] pressure = %g: expected > 0 with type = npt (at P <= 0 the "
+                    "isobaric ensemble has no equilibrium: the box grows without bound)", f,
+                    cfg_line(c, "ensemble", "pressure"), c->ensemble.pressure.v[i]);
     if (c->ensemble.widom)
         MC_FAIL(err, MC_EINVAL,
                 "%s:%d: [ensemble] widom: Widom insertion runs with type = nvt only (npt would need "

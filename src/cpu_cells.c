@@ -8,11 +8,12 @@
 int cpu_cells_init(cpu_cells *g, int n, double box_len, double min_len, mc_err *err)
 {
     memset(g, 0, sizeof *g);
-    int ncell = (int)floor(box_len / min_len);
+    double fit = floor(box_len / min_len);
     /* cells wider than min_len are as correct; beyond about 8 per particle they only hold empty
-     * lists (a density of 1e-12 asked for 1e9 of them) */
+     * lists (a density of 1e-12 asked for 1e9 of them). Capped as a double: box / cutoff can
+     * exceed an int (density 1e-300), and that cast would be undefined. */
     int most = (int)cbrt(8.0 * n);
-    if (ncell > most) ncell = most;
+    int ncell = fit > most ? most : (int)fit;
     if (ncell < 4) return MC_OK;
     size_t ncells = (size_t)ncell * ncell * ncell;
     g->ncell = ncell;

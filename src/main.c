@@ -16,6 +16,7 @@
 #include "mc_chain_state.h"
 #include "mc_plan.h"
 #include "mc_results.h"
+#include "mc_size.h"
 #include "mc_run.h"
 #include "mc_start.h"
 #include "run_lock.h"
@@ -118,12 +119,12 @@ static int log_binding(const ens_layout *l, const char *backend, int have_gpu,
  * RDF histograms), and the files. Estimates: scratch and HDF5 metadata come on top. */
 static void print_footprint(const cfg *c, const mc_plan *p, const char *output, int chains_per_rank)
 {
-    double state = (double)mc_state_bytes_per_chain(p);
+    double state = (double)mc_state_bytes_per_chain(p), host = (double)mc_plan_host_bytes_per_chain(p);
     double real_bytes = p->precision == CFG_PRECISION_SINGLE ? 4.0 : 8.0;
     double gpu = 3.0 * p->n * real_bytes + 8.0 * mc_chain_rdf_rows(p) * p->rdf_bins +
                  (p->rigid ? 7.0 * p->nmol * real_bytes : 0.0);
-    printf("\nmemory per rank (the largest, %d chains): host about %.4g MB of chain state, GPU about %.4g MB\n",
-           chains_per_rank, chains_per_rank * state / 1e6, chains_per_rank * gpu / 1e6);
+    printf("\nmemory per rank (the largest, %d chains): host about %.4g MB of chains, GPU about %.4g MB\n",
+           chains_per_rank, chains_per_rank * host / 1e6, chains_per_rank * gpu / 1e6);
     printf("files: %s about %.4g MB; checkpoint %s.ckpt about as much, %s\n", output,
            p->nchains * state / 1e6, output,
            c->run.checkpoint_every_min > 0 ? "rewritten every [run] checkpoint_every minutes"
@@ -284,6 +285,8 @@ static int setup(job *j, mc_err *err)
     }
     MC_TRY(ens_layout_init(&j->layout, MPI_COMM_WORLD, j->plan->nchains, err));
     j->have_layout = 1;
+    /* rank 0 holds the most chains (the block layout); the same verdict on every rank */
+    MC_TRY(mc_plan_check_host_memory(j->plan, &j->config, j->layout.chains_of[0], mc_host_memory_bytes(), err));
     cu_device_info dev;
     mc_err dev_err = {0, ""};
     int have_gpu = cu_device_bind(j->layout.local_rank, &dev, &dev_err) == MC_OK;
@@ -301,6 +304,22 @@ static int setup(job *j, mc_err *err)
         MC_TRY(ckpt_check(j->resume_from, &now, j->opt.config_path, err));
     }
     return gather_hosts(&j->layout, &j->hosts, err);
+}
+
+/* A non-finite pooled energy, pressure, density, enthalpy or heat capacity means a run that went
+ * wrong (overlaps, an absurd temperature): stop before writing it as a result. The samples stay
+ * in the final checkpoint. */
+static int check_finite(const mc_plan *p, const mc_results *r, mc_err *err)
+{
+    for (int o = 0; o < MC_NOBS; o++) {
+        if (!r->obs[o] || mc_observables[o].kind == MC_OBS_PER_CHAIN) continue;
+        for (int s = 0; s < p->nstatepoints; s++)
+            if (!isfinite(r->obs[o][s].mean))
+                MC_FAIL(err, MC_ECHECK, "state point %d (T = %g): %s is %g; the run is not written as a "
+                        "result (overlapping particles, or a temperature too low for double precision?)",
+                        s, p->statepoint[s].temperature_given, mc_observables[o].name, r->obs[o][s].mean);
+    }
+    return MC_OK;
 }
 
 /* ens_drive's checkpoint: the state of every chain to OUTPUT.ckpt, and its cost in the log. */
@@ -354,6 +373,7 @@ static int run_and_write(job *j, mc_err *err)
     j->results = mc_results_create(j->plan, err);
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->results ? MC_OK : err->code, err));
     MC_TRY(ens_pool(&j->layout, j->plan, j->run, j->results, err));
+    MC_TRY(check_finite(j->plan, j->results, err));
     if (!j->opt.quiet && j->layout.rank == 0) { /* before the write: a failed write leaves the numbers in the log */
         print_summary(j->plan, j->results);
         /* a sweep is one move per molecule (per particle for atoms) */

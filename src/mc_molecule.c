@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mc_size.h"
+
 static char *trim(char *s)
 {
     while (isspace((unsigned char)*s)) s++;
@@ -220,17 +222,32 @@ static void count_sites(mc_molecules *m, mc_species *s)
         }
 }
 
-static int site_tables(mc_molecules *m, const cfg *c, mc_err *err)
+/* Molecule and site totals, summed in size_t: counts up to 1e8 per type of up to 16 sites wrapped
+ * an int around (a 3.2e9-site total became a small buffer that the tables overran). Sites are held
+ * to MC_MAX_PARTICLES, the bound of [system] n, so every site index and 4 nmol fit an int. */
+static int count_totals(mc_molecules *m, const cfg *c, mc_err *err)
 {
-    m->nmol = m->nsites = m->max_sites = 0;
+    size_t nmol = 0, nsites = 0;
+    m->max_sites = 0;
     for (int t = 0; t < m->ntypes; t++) {
-        m->nmol += m->type[t].count;
-        m->nsites += m->type[t].count * m->type[t].nsites;
+        nmol += (size_t)m->type[t].count; /* each at most 1e8 (the schema), four types: no wrap */
+        nsites = mc_add_sat(nsites, mc_mul_sat((size_t)m->type[t].count, (size_t)m->type[t].nsites));
         if (m->type[t].nsites > m->max_sites) m->max_sites = m->type[t].nsites;
     }
+    if (nsites > MC_MAX_PARTICLES)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [molecules] counts: the molecules have %zu sites in all; expected at most "
+                "%d (the bound of [system] n)", c->filename, cfg_line(c, "molecules", "counts"), nsites,
+                MC_MAX_PARTICLES);
+    m->nmol = (int)nmol;
+    m->nsites = (int)nsites;
     if (m->nmol < 1 || m->nsites < 2)
         MC_FAIL(err, MC_EINVAL, "%s: expected at least two sites in all (have %d molecules, %d sites)",
                 c->filename, m->nmol, m->nsites);
+    return MC_OK;
+}
+
+static int site_tables(mc_molecules *m, mc_err *err)
+{
     m->mol_type = malloc((size_t)m->nmol * sizeof *m->mol_type);
     m->first = malloc((size_t)(m->nmol + 1) * sizeof *m->first);
     m->site_mol = malloc((size_t)m->nsites * sizeof *m->site_mol);
@@ -278,8 +295,9 @@ int mc_molecules_build(mc_molecules *m, mc_species *s, const cfg *c, mc_err *err
     else types_from_species(m, s);
     for (int t = 0; t < m->ntypes; t++) recentre(&m->type[t], s);
     MC_TRY(hard_cores(m, s, c, err));
+    MC_TRY(count_totals(m, c, err));
     count_sites(m, s);
-    MC_TRY(site_tables(m, c, err));
+    MC_TRY(site_tables(m, err));
     double kinetic = 0.0;
     for (int t = 0; t < m->ntypes; t++) kinetic += m->type[t].count * 0.5 * (3 + rotational_dof(&m->type[t]));
     m->kinetic_per_site = kinetic / m->nsites;

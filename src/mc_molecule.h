@@ -17,6 +17,11 @@ extern "C" {
 
 enum { MC_MAX_MOLTYPES = 4, MC_MAX_SITES = 16 };
 
+/* At the start, two sites of different molecules closer than this many sigma_ab (LJ above 16000
+ * eps), or than their hard cores, are an overlap: the start is refused (mc_rigid_start), and a
+ * plan whose start must overlap is refused before it (mc_plan_create). */
+#define MC_START_OVERLAP_SIGMA 0.5
+
 typedef struct mc_moltype {
     char name[32];
     int count, nsites;

@@ -5,6 +5,14 @@
 #include <stdlib.h>
 
 #include "mc_lattice.h"
+#include "mc_observable.h"
+#include "mc_size.h"
+#include "mc_stats.h"
+
+/* ens_pool gathers per-chain records as MPI_BYTE counts of chains x record (an int): the largest
+ * record, a chain's Widom estimates, times the most chains must fit. */
+_Static_assert((double)MC_MAX_CHAINS * MC_MAX_MOLTYPES * sizeof(mc_estimate) < (double)INT_MAX,
+               "MC_MAX_CHAINS too large for the per-chain gathers' int counts");
 
 /* Where the potential crosses zero, the smallest species': sigma for LJ, r0 - ln 2 / alpha for
  * Morse (mc_species keeps that as the species' sigma). */
@@ -13,6 +21,42 @@ static double core_diameter(const mc_plan *p)
     double d = INFINITY;
     for (int a = 0; a < p->species.n; a++) d = fmin(d, p->species.sigma[a]);
     return d;
+}
+
+/* The distance below which two sites of different molecules overlap at the start (mc_rigid_start),
+ * for the least demanding species pair present; 0 when some pair never overlaps (no epsilon and no
+ * hard core), since then no spacing is sure to fail. */
+static double start_overlap_distance(const mc_plan *p)
+{
+    const mc_species *s = &p->species;
+    double d = INFINITY;
+    for (int a = 0; a < s->n; a++)
+        for (int b = 0; b < s->n; b++) {
+            if (!s->count[a] || !s->count[b]) continue;
+            double hc = sqrt(p->mol.hard_core2[a][b]);
+            if (s->pair_epsilon[a][b] == 0.0 && hc == 0.0) return 0.0;
+            d = fmin(d, fmax(MC_START_OVERLAP_SIGMA * s->pair_sigma[a][b], hc));
+        }
+    return isfinite(d) ? d : 0.0;
+}
+
+/* A lattice start of molecules that must overlap, refused here so that --dry-run sees it too (the
+ * start itself is built with the chains, and its own check names no config line). Two starting
+ * centres lie at most `apart` from each other; sites within the molecules' radius R of them are
+ * then at most apart + 2 R away, and when that is inside the overlap distance of every species
+ * pair, no orientation can help. Only sure failures are refused; mc_rigid_start checks the rest. */
+static int check_rigid_packing(const cfg *c, const mc_plan *p, double apart, const char *section,
+                               const char *key, double value, mc_err *err)
+{
+    if (p->start != CFG_START_LATTICE || p->nmol < 2) return MC_OK;
+    double reach = apart + 2.0 * mc_molecules_radius(&p->mol), need = start_overlap_distance(p);
+    if (reach < need)
+        MC_FAIL(err, MC_EINVAL,
+                "%s:%d: [%s] %s = %g cannot hold the %d molecules: starting centres %.3g apart put sites of "
+                "neighbours at most %.3g apart, inside the overlap distance %.3g (%g sigma or the hard cores) "
+                "in every orientation", c->filename, cfg_line(c, section, key), section, key, value, p->nmol,
+                apart, reach, need, MC_START_OVERLAP_SIGMA);
+    return MC_OK;
 }
 
 static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint *sp, mc_err *err)
@@ -33,7 +77,8 @@ static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint 
                 "%s:%d: [moves] max_displacement = %g: expected at most half the box edge, %g at density %g",
                 c->filename, cfg_line(c, "moves", "max_displacement"), c->moves.max_displacement, half_box,
                 sp->density);
-    if (p->rigid) return MC_OK; /* the start checks its molecules for overlaps one by one */
+    if (p->rigid) return check_rigid_packing(c, p, mc_lattice_spacing(p->lattice, p->nmol, sp->box_len),
+                                             "ensemble", "density", sp->density, err);
     double nn = mc_lattice_spacing(p->lattice, p->n, sp->box_len);
     const double min_nn = 0.9; /* of the core; closer starts put pairs far up the repulsive wall */
     if (nn < min_nn * core_diameter(p))
@@ -117,7 +162,15 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
     const cfg_list *T = &c->ensemble.temperature, *rho = &c->ensemble.density;
     const cfg_list *P = &c->ensemble.pressure;
     int naxis = !p->periodic ? 1 : p->npt ? P->n : rho->n; /* an open cluster: temperature only */
-    p->nstatepoints = T->n * naxis;
+    size_t npoints;
+    /* 1e5 temperatures x 1e5 densities wrapped an int and ended in "out of memory" */
+    if (mc_mul_overflows((size_t)T->n, (size_t)naxis, &npoints) || npoints > MC_MAX_CHAINS) {
+        const char *axis = p->npt ? "pressure" : "density", *key = T->n >= naxis ? "temperature" : axis;
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] %s: %d temperatures x %d %s values give %.0f state points; "
+                "expected at most %d (each is a chain)", c->filename, cfg_line(c, "ensemble", key), key, T->n,
+                naxis, axis, (double)T->n * naxis, MC_MAX_CHAINS);
+    }
+    p->nstatepoints = (int)npoints;
     p->statepoint = calloc((size_t)p->nstatepoints, sizeof *p->statepoint);
     if (!p->statepoint) MC_FAIL(err, MC_ENOMEM, "out of memory for %d state points", p->nstatepoints);
     for (int it = 0; it < T->n; it++)
@@ -162,7 +215,102 @@ static int rigid_setup(const cfg *c, mc_plan *p, mc_err *err)
     if (!p->periodic) /* the wall's sphere, else the starting fcc cluster's volume */
         p->rdf_volume = p->wall_radius > 0 ? 4.0 / 3.0 * M_PI * pow(p->wall_radius, 3)
                                            : p->nmol * pow(p->lattice_constant, 3) / 4.0;
+    /* the cluster's first two centres are the lattice points nearest the origin: the first within
+     * a / 2 of it (the fcc lattice's deepest hole), the second no farther than the first's
+     * neighbours, so the two lie at most a + a / sqrt 2 apart */
+    if (!p->periodic)
+        MC_TRY(check_rigid_packing(c, p, p->lattice_constant * (1.0 + M_SQRT1_2), "system", "lattice_constant",
+                                   p->lattice_constant, err));
     return MC_OK;
+}
+
+/* One chain's host state, in parts, so that a refusal can name the key behind the largest. All
+ * products saturate at SIZE_MAX (mc_size.h): an estimate that overflows stays "too large". */
+typedef struct chain_bytes {
+    size_t particles; /* positions, molecular centres and quaternions, Lindemann sums, CPU cell lists */
+    size_t samples;   /* the series and the Widom record, [nsamples] each */
+    size_t rdf;       /* the RDF histogram */
+} chain_bytes;
+
+static chain_bytes chain_bytes_of(const mc_plan *p)
+{
+    chain_bytes b;
+    const size_t d = sizeof(double);
+    size_t n = (size_t)p->n, nmol = (size_t)p->nmol;
+    b.particles = mc_mul_sat(3 * d, n); /* x, y, z */
+    if (p->rigid) b.particles = mc_add_sat(b.particles, mc_mul_sat(7 * d, nmol)); /* centres, quaternions */
+    if (p->rigid && !p->periodic) /* Lindemann: r and r^2 summed per centre pair */
+        b.particles = mc_add_sat(b.particles, mc_mul_sat(2 * d, mc_mul_sat(nmol, nmol > 0 ? nmol - 1 : 0) / 2));
+    if (!p->rigid) /* the CPU backend's two cell lists: at most 8 n heads and 3 n links each */
+        b.particles = mc_add_sat(b.particles, mc_mul_sat(2 * 11 * sizeof(int), n));
+    size_t rows = 0;
+    for (int o = 0; o < MC_NOBS; o++) rows += mc_observables[o].kind == MC_OBS_SERIES && mc_observable_applies(p, o);
+    if (p->widom_insertions) rows += (size_t)p->widom_kinds;
+    b.samples = mc_mul_sat(mc_mul_sat(rows, d), (size_t)p->nsamples);
+    b.rdf = mc_mul_sat(mc_mul_sat((size_t)(p->species.npairs + (p->rigid ? 1 : 0)), (size_t)p->rdf_bins),
+                       sizeof(uint64_t));
+    return b;
+}
+
+size_t mc_plan_host_bytes_per_chain(const mc_plan *p)
+{
+    chain_bytes b = chain_bytes_of(p);
+    return mc_add_sat(mc_add_sat(b.particles, b.samples), b.rdf);
+}
+
+/* The key that sets the particle (site) count: molecules, a mixture, or [system] n. */
+static void particle_key(const cfg *c, const char **section, const char **key)
+{
+    *section = c->molecules.types ? "molecules" : c->mixture.species ? "mixture" : "system";
+    *key = c->molecules.types || c->mixture.species ? "counts" : "n";
+}
+
+int mc_plan_check_host_memory(const mc_plan *p, const cfg *c, int chains_on_rank, size_t host_bytes,
+                              mc_err *err)
+{
+    chain_bytes b = chain_bytes_of(p);
+    size_t per_chain = mc_plan_host_bytes_per_chain(p), total = mc_mul_sat(per_chain, (size_t)chains_on_rank);
+    if (total <= host_bytes) return MC_OK;
+    const char *section = "rdf", *key = "bins", *what = "RDF bins";
+    if (b.samples >= b.particles && b.samples >= b.rdf) {
+        section = "run", what = "samples (production / sample_every)";
+        key = cfg_line(c, "run", "sample_every") || !cfg_line(c, "run", "production") ? "sample_every" : "production";
+    } else if (b.particles >= b.rdf) {
+        particle_key(c, &section, &key);
+        what = "particles";
+    }
+    /* GB as a double: a saturated estimate prints as about 1.8e10 GB, more than any machine */
+    if (chains_on_rank == 1)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] %s: one chain's state would take %.3g GB (mostly %s), more than the "
+                "%.3g GB of host memory this machine has", c->filename, cfg_line(c, section, key), section, key,
+                per_chain / 1e9, what, host_bytes / 1e9);
+    MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] %s: %d chains on one rank would take %.3g GB (%.3g GB each, mostly %s), "
+            "more than the %.3g GB of host memory this machine has; change this key or run on more ranks",
+            c->filename, cfg_line(c, section, key), section, key, chains_on_rank, total / 1e9, per_chain / 1e9,
+            what, host_bytes / 1e9);
+}
+
+/* Every count that sizes memory, before anything is allocated for the chains: the pooled RDF is
+ * reduced with an int count (ens_pool: state points x rows x bins), every rank holds the pooled
+ * results, and no rank can run even one chain whose state exceeds the machine's memory. How many
+ * chains the largest rank holds is known only after the layout (mc_plan_check_host_memory). */
+static int check_sizes(const cfg *c, const mc_plan *p, size_t host_bytes, mc_err *err)
+{
+    size_t rows = (size_t)(p->species.npairs + (p->rigid ? 1 : 0));
+    size_t cells = mc_mul_sat(mc_mul_sat((size_t)p->nstatepoints, rows), (size_t)p->rdf_bins);
+    if (cells > (size_t)INT_MAX)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [rdf] bins = %d: %d state points x %zu pair rows x %d bins = %zu "
+                "histogram cells; expected at most %d (the count of one MPI reduction)", c->filename,
+                cfg_line(c, "rdf", "bins"), p->rdf_bins, p->nstatepoints, rows, p->rdf_bins, cells, INT_MAX);
+    /* the results every rank holds: counts and g(r) per cell, and a few records per chain */
+    size_t per_chain_results = (MC_NOBS + MC_MAX_MOLTYPES) * sizeof(mc_estimate) + (rows + 3) * sizeof(double);
+    size_t results = mc_add_sat(mc_mul_sat(cells, 2 * sizeof(double)),
+                                mc_mul_sat((size_t)p->nchains, per_chain_results));
+    if (results > host_bytes)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [rdf] bins = %d: the pooled results (%zu histogram cells over %d state "
+                "points) need %.3g GB on every rank, more than the %.3g GB this machine has", c->filename,
+                cfg_line(c, "rdf", "bins"), p->rdf_bins, cells, p->nstatepoints, results / 1e9, host_bytes / 1e9);
+    return mc_plan_check_host_memory(p, c, 1, host_bytes - results, err);
 }
 
 mc_plan *mc_plan_create(const cfg *c, mc_err *err)
@@ -209,10 +357,11 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
         return mc_plan_destroy(p), NULL;
     }
     if (fill_statepoints(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
-    long nchains = (long)p->nstatepoints * p->replicas;
-    if (nchains > 1000000) {
-        mc_err_set(err, MC_EINVAL, "%s:%d: [ensemble] replicas = %d gives %ld chains; at most 1e6",
-                   c->filename, cfg_line(c, "ensemble", "replicas"), p->replicas, nchains);
+    size_t nchains;
+    if (mc_mul_overflows((size_t)p->nstatepoints, (size_t)p->replicas, &nchains) || nchains > MC_MAX_CHAINS) {
+        mc_err_set(err, MC_EINVAL, "%s:%d: [ensemble] replicas = %d gives %.0f chains; at most %d",
+                   c->filename, cfg_line(c, "ensemble", "replicas"), p->replicas,
+                   (double)p->nstatepoints * p->replicas, MC_MAX_CHAINS);
         return mc_plan_destroy(p), NULL;
     }
     p->nchains = (int)nchains;
@@ -228,6 +377,7 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
                                       : (p->npt ? 0.4 : 0.5) * mc_plan_smallest_box(p);
     p->rdf_dr = p->rdf_rmax / p->rdf_bins;
     p->min_box_len = 2.0 * fmax(p->rdf_rmax, isfinite(p->cutoff) ? p->cutoff : 0.0);
+    if (check_sizes(c, p, mc_host_memory_bytes(), err) != MC_OK) return mc_plan_destroy(p), NULL;
     return p;
 }
 

@@ -5,6 +5,7 @@
 #ifndef MC_PLAN_H
 #define MC_PLAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cfg.h"
@@ -98,6 +99,17 @@ double mc_plan_widom_tail(const mc_plan *p, double volume, int kind);
 
 /* The smallest box edge over the state points (npt: of the starting boxes). */
 double mc_plan_smallest_box(const mc_plan *p);
+
+/* Estimated host bytes of one chain's state: positions (and molecular centres, quaternions and
+ * Lindemann sums), the CPU backend's cell lists, the per-sample series and Widom record, the RDF
+ * histogram. SIZE_MAX where the product does not fit a size_t. */
+size_t mc_plan_host_bytes_per_chain(const mc_plan *p);
+
+/* Refuse (MC_EINVAL, naming the config key behind the largest part of a chain's state) when
+ * chains_on_rank chains need more than host_bytes (mc_host_memory_bytes() of mc_size.h). The plan
+ * checks one chain; with the layout, the rank holding the most chains can check them all. */
+int mc_plan_check_host_memory(const mc_plan *p, const cfg *c, int chains_on_rank, size_t host_bytes,
+                              mc_err *err);
 
 /* NULL on failure, with err naming the config line at fault. */
 mc_plan *mc_plan_create(const cfg *c, mc_err *err);

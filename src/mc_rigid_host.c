@@ -12,11 +12,11 @@
 #include "mc_rng.h"
 
 enum { ORIENTATION_TRIES = 200, MELT_TRIES = 10000 };
-/* Start checks: site pairs of different molecules closer than OVERLAP_SIGMA sigma_ab (LJ above
- * 16000 eps) or than their hard cores are an overlap, an error; the orientation search stops at
- * the first one that keeps every pair beyond COMFORT_SIGMA sigma_ab (LJ below 110 eps), else it
+/* Start checks: site pairs of different molecules closer than MC_START_OVERLAP_SIGMA sigma_ab
+ * (mc_molecule.h) or than their hard cores are an overlap, an error; the orientation search stops
+ * at the first one that keeps every pair beyond COMFORT_SIGMA sigma_ab (LJ below 110 eps), else it
  * keeps the best it saw. Equilibration relaxes what remains. */
-#define OVERLAP_SIGMA 0.5
+#define OVERLAP_SIGMA MC_START_OVERLAP_SIGMA
 #define COMFORT_SIGMA 0.75
 
 /* Setup-stream counters apart from the species shuffle (which uses 0 .. nmol - 1). */

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mc_size.h"
+
 static const char *trim(char *s)
 {
     while (isspace((unsigned char)*s)) s++;
@@ -124,10 +126,17 @@ static int build_mixture(mc_species *s, const cfg *c, mc_err *err)
     MC_TRY(per_species(c, s, "epsilon", &c->mixture.epsilon, s->epsilon, 0, err));
     MC_TRY(per_species(c, s, "mass", &c->mixture.mass, s->mass, c->system.mass, err));
     s->first[0] = 0;
+    double total = 0.0; /* each count is at most 1e8 (the schema): exact in a double */
     for (int a = 0; a < s->n; a++) {
         if (counts[a] != floor(counts[a]))
             MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] counts: %g: expected whole numbers",
                     c->filename, cfg_line(c, "mixture", "counts"), counts[a]);
+        total += counts[a];
+    }
+    if (total > MC_MAX_PARTICLES)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] counts add up to %.0f particles; expected at most %d (the "
+                "bound of [system] n)", c->filename, cfg_line(c, "mixture", "counts"), total, MC_MAX_PARTICLES);
+    for (int a = 0; a < s->n; a++) {
         s->count[a] = (int)counts[a];
         s->first[a + 1] = s->first[a] + s->count[a];
     }

@@ -273,6 +273,28 @@ static void cutoff_scheme_rules(void **state)
     cfg_fini(&c);
 }
 
+/* One chain's host bytes add up its parts (checked here for an atomic fluid: 3 n positions, the CPU
+ * cell lists' 2 x 11 n ints, energy and pressure series, one RDF row), and the rank check names
+ * the key behind the largest part, by file:line. */
+static void host_memory(void **state)
+{
+    (void)state;
+    cfg c;
+    mc_err err = {0, ""};
+    const char *ini = "[run]\nproduction = 1000\nsample_every = 10\n[system]\nn = 100\n[potential]\ncutoff = 1.5\n"
+                      "[ensemble]\ntemperature = 1.0\ndensity = 0.5\n[rdf]\nbins = 50\n";
+    assert_int_equal(cfg_parse(&c, ini, "m.ini", &err), MC_OK);
+    mc_plan *p = mc_plan_create(&c, &err);
+    assert_non_null(p);
+    size_t want = 3 * 8 * 100 + 2 * 11 * sizeof(int) * 100 + 2 * 8 * 100 + 50 * 8;
+    assert_int_equal(mc_plan_host_bytes_per_chain(p), want);
+    assert_int_equal(mc_plan_check_host_memory(p, &c, 10, 10 * want, &err), MC_OK);
+    assert_int_equal(mc_plan_check_host_memory(p, &c, 11, 10 * want, &err), MC_EINVAL);
+    assert_non_null(strstr(err.msg, "m.ini:5: [system] n: 11 chains on one rank would take"));
+    mc_plan_destroy(p);
+    cfg_fini(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,7 +303,7 @@ int main(void)
         cmocka_unit_test(length_units_and_mass_density),
         cmocka_unit_test(bad_inputs), cmocka_unit_test(molecule_rules),
         cmocka_unit_test(rmin_parametrisation),
-        cmocka_unit_test(cutoff_scheme_rules),
+        cmocka_unit_test(cutoff_scheme_rules), cmocka_unit_test(host_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
