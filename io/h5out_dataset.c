@@ -60,6 +60,8 @@ int h5out_write_rows(h5out *f, hid_t loc, const char *name, hid_t type, int ndim
     int rc = ok ? MC_OK : mc_err_set(err, MC_EHDF5, "%s: cannot write dataset %s (disk full?)", f->part, name);
     if (rc == MC_OK && injected_write_failure(f))
         rc = mc_err_set(err, MC_EHDF5, "%s: cannot write dataset %s (injected: MCENS_TEST_FAIL_WRITE)", f->part, name);
+    /* before the attributes: creating them is collective metadata, which every rank must do alike */
+    rc = h5out_agree(f->comm, rc, err);
     if (rc == MC_OK) rc = h5out_set_string_attr(dset, "unit", unit, err);
     if (rc == MC_OK) rc = h5out_set_string_attr(dset, "description", description, err);
     int closed = (H5Sclose(mspace) >= 0) & (H5Dclose(dset) >= 0) & (H5Sclose(fspace) >= 0); /* all, always */

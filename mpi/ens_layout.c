@@ -86,7 +86,10 @@ int ens_agree(MPI_Comm comm, int status, mc_err *err)
     if (MPI_Bcast(&wire, (int)sizeof wire, MPI_BYTE, first, comm) != MPI_SUCCESS)
         return mc_err_set(err, MC_EMPI, "rank %d: MPI_Bcast of rank %d's error failed", rank, first);
     err->code = wire.code;
-    if (size > 1) snprintf(err->msg, sizeof err->msg, "rank %d: %.480s", first, wire.msg);
+    int already = 0; /* a message agreed on before carries its rank already */
+    if (sscanf(wire.msg, "rank %*d:%n", &already) == 0 && already > 0)
+        snprintf(err->msg, sizeof err->msg, "%s", wire.msg);
+    else if (size > 1) snprintf(err->msg, sizeof err->msg, "rank %d: %.480s", first, wire.msg);
     else snprintf(err->msg, sizeof err->msg, "%s", wire.msg);
     return wire.code;
 }

@@ -306,19 +306,41 @@ static int setup(job *j, mc_err *err)
     return gather_hosts(&j->layout, &j->hosts, err);
 }
 
-/* A non-finite pooled energy, pressure, density, enthalpy or heat capacity means a run that went
- * wrong (overlaps, an absurd temperature): stop before writing it as a result. The samples stay
- * in the final checkpoint. */
+/* An infinite pooled energy, pressure, density, enthalpy or heat capacity means a run that went
+ * wrong (a temperature too low for double precision): stop before writing it as a result. The
+ * samples stay in the final checkpoint. (NaN stands for "absent" in some rows, such as an open
+ * cluster's pressure; a NaN energy is caught at the round it appears, by the drift check.) */
 static int check_finite(const mc_plan *p, const mc_results *r, mc_err *err)
 {
     for (int o = 0; o < MC_NOBS; o++) {
         if (!r->obs[o] || mc_observables[o].kind == MC_OBS_PER_CHAIN) continue;
         for (int s = 0; s < p->nstatepoints; s++)
-            if (!isfinite(r->obs[o][s].mean))
+            if (isinf(r->obs[o][s].mean))
                 MC_FAIL(err, MC_ECHECK, "state point %d (T = %g): %s is %g; the run is not written as a "
                         "result (overlapping particles, or a temperature too low for double precision?)",
                         s, p->statepoint[s].temperature_given, mc_observables[o].name, r->obs[o][s].mean);
     }
+    return MC_OK;
+}
+
+/* npt: a word on the production volume moves that the minimum-image floor rejected (mc_run.c
+ * stops a chain pinned there; a few leave the averages those of the boxes above the floor). */
+static int warn_volume_floor(const job *j, mc_err *err)
+{
+    if (!j->plan->npt) return MC_OK;
+    double hits = 0.0, worst = 0.0; /* summed over chains; the largest fraction of one chain's moves */
+    for (int k = 0; k < mc_run_nchains(j->run); k++) {
+        const mc_chain *c = mc_run_chain(j->run, k);
+        double moves = (double)(c->volume_moves - c->production_volume_moves0);
+        hits += (double)c->production_volume_floor_hits;
+        if (moves > 0) worst = fmax(worst, c->production_volume_floor_hits / moves);
+    }
+    MC_TRY(ens_mpi_check(MPI_Allreduce(MPI_IN_PLACE, &hits, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce", err));
+    MC_TRY(ens_mpi_check(MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce", err));
+    if (hits > 0 && j->layout.rank == 0)
+        fprintf(stderr, "mcens: warning: %.0f production volume moves were rejected because the box would have "
+                "gone below %g, twice the cutoff or the RDF range (up to %.3g%% of one chain's): the NPT averages "
+                "are those of the boxes above it\n", hits, j->plan->min_box_len, 100.0 * worst);
     return MC_OK;
 }
 
@@ -374,6 +396,7 @@ static int run_and_write(job *j, mc_err *err)
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->results ? MC_OK : err->code, err));
     MC_TRY(ens_pool(&j->layout, j->plan, j->run, j->results, err));
     MC_TRY(check_finite(j->plan, j->results, err));
+    MC_TRY(warn_volume_floor(j, err));
     if (!j->opt.quiet && j->layout.rank == 0) { /* before the write: a failed write leaves the numbers in the log */
         print_summary(j->plan, j->results);
         /* a sweep is one move per molecule (per particle for atoms) */

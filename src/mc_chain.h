@@ -28,6 +28,8 @@ typedef struct mc_chain {
     double max_volume_step;         /* max |ln V' - ln V|; adapted in equilibration only */
     uint64_t volume_moves, volume_accepted; /* volume_moves keys the volume random stream */
     uint64_t production_volume_moves0, production_volume_accepted0;
+    uint64_t production_volume_floor_hits; /* production volume moves rejected for a box below
+                                              plan->min_box_len (mc_run.c) */
     /* production record */
     long nsamples;                  /* samples taken so far */
     double *series[MC_NOBS];        /* [plan->nsamples] per MC_OBS_SERIES observable of

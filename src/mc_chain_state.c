@@ -30,6 +30,7 @@ const mc_state_field mc_state_fields[] = {
     INSIDE(volume_accepted, MC_STATE_U64, npt_only),
     INSIDE(production_volume_moves0, MC_STATE_U64, npt_only),
     INSIDE(production_volume_accepted0, MC_STATE_U64, npt_only),
+    INSIDE(production_volume_floor_hits, MC_STATE_U64, npt_only),
     INSIDE(nsamples, MC_STATE_I64, one),
     INSIDE(production_step0, MC_STATE_U64, one),
     INSIDE(production_accepted0, MC_STATE_U64, one),

@@ -103,8 +103,10 @@ static double adapted_step(double step, double acceptance, double target, double
  * Jacobian). dU includes the change of the tail correction, which depends on V. A box
  * that would end below plan->min_box_len is rejected without evaluation (the cutoff and the RDF
  * range must stay within half the box): the ensemble is then the one restricted to larger boxes.
- * That is harmless while equilibration compresses a dilute start, but a production average over
- * such a truncated ensemble is not the NPT one: the run stops instead of writing it. */
+ * That is harmless while equilibration compresses a dilute start, and rare rejections in
+ * production (a small system's broad volume distribution) barely touch the averages; they are
+ * counted, and a chain pinned at the floor (a quarter of its production volume moves rejected there,
+ * over at least 100: at the floor about half the proposals shrink the box) stops the run. */
 static int volume_move(mc_run *r, mc_err *err)
 {
     const mc_plan *p = r->plan;
@@ -115,12 +117,7 @@ static int volume_move(mc_run *r, mc_err *err)
         r->scale[k] = exp(t[k].log_ratio / 3.0);
         if (c->box_len * r->scale[k] >= p->min_box_len) continue;
         r->scale[k] = 1.0;
-        if (r->sweeps_done >= p->equilibration_sweeps)
-            MC_FAIL(err, MC_ECHECK, "chain %d, sweep %ld: a volume move would take the box below %g, twice "
-                    "the cutoff or the RDF range, which the minimum image needs: at pressure %g the fluid "
-                    "is denser than the cutoff allows; lower [ensemble] pressure, or [potential] cutoff and "
-                    "[rdf] rmax", c->id, r->sweeps_done, p->min_box_len,
-                    p->statepoint[c->statepoint].pressure_given);
+        if (r->sweeps_done >= p->equilibration_sweeps) c->production_volume_floor_hits++;
     }
     MC_TRY(r->ops->volume_energy(r->backend, r->scale, r->trial_energy, err));
     for (int k = 0; k < r->nchains; k++) {
@@ -226,10 +223,28 @@ static int widom_sample(mc_run *r, mc_err *err)
     return MC_OK;
 }
 
+/* npt: stop when a chain is pinned at the smallest box the minimum image allows (volume_move). */
+static int check_volume_floor(const mc_run *r, mc_err *err)
+{
+    const mc_plan *p = r->plan;
+    for (int k = 0; p->npt && k < r->nchains; k++) {
+        const mc_chain *c = r->chains[k];
+        uint64_t moves = c->volume_moves - c->production_volume_moves0, hits = c->production_volume_floor_hits;
+        if (moves >= 100 && 4 * hits > moves)
+            MC_FAIL(err, MC_ECHECK, "chain %d, sweep %ld: %llu of %llu production volume moves would have taken "
+                    "the box below %g (twice the cutoff or the RDF range, which the minimum image needs): at "
+                    "pressure %g the fluid is denser than that; lower [ensemble] pressure, or [potential] "
+                    "cutoff and [rdf] rmax", c->id, r->sweeps_done, (unsigned long long)hits,
+                    (unsigned long long)moves, p->min_box_len, p->statepoint[c->statepoint].pressure_given);
+    }
+    return MC_OK;
+}
+
 static int production_round(mc_run *r, mc_err *err)
 {
     const mc_plan *p = r->plan;
     MC_TRY(advance(r, p->sample_every_sweeps, err));
+    MC_TRY(check_volume_floor(r, err));
     r->sweeps_done += p->sample_every_sweeps;
     MC_TRY(measure_and_check(r, 1, err));
     MC_TRY(widom_sample(r, err));

@@ -4,7 +4,7 @@
 # the job promptly with the failing rank's message and a non-zero status, never hang, and leave
 # the last checkpoint intact so that a restart finishes the run bit-identically.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 13
+tap_plan 14
 
 cat > run.ini <<'EOF'
 [run]
@@ -112,6 +112,29 @@ else
     for c in 1 2 3; do echo "ok $((tap_n + c)) # SKIP cannot mount a tmpfs here"; done
     tap_n=$((tap_n + 3))
 fi
+
+# NPT at a pressure that squeezes the box to the smallest the cutoff allows: a clear stop, not
+# averages of the floor (it used to exit 0 pinned there)
+cat > pinned.ini <<'EOF'
+[run]
+seed = 2
+equilibration = 100
+production = 400
+sample_every = 4
+checkpoint_every = 0
+[system]
+n = 108
+[potential]
+cutoff = 2.5
+[ensemble]
+type = npt
+temperature = 1.0
+pressure = 1e6
+density = 0.8
+EOF
+run_np 1 -q -o pinned.h5 pinned.ini > pinned.txt 2>&1
+[ $? -eq 1 ] && grep -q "production volume moves would have taken the box below 5" pinned.txt && [ ! -e pinned.h5 ]
+ok $? "NPT pinned at the smallest box (P = 1e6): stops with a message, no output" || diag < pinned.txt
 
 # one rank: a failed write ends with status 1 and a message, not a crash in MPI_Finalize
 MCENS_TEST_FAIL_WRITE=0:.h5.part run_np 1 -q -o one.h5 run.ini > one.txt 2>&1
