@@ -19,7 +19,7 @@
 
 int h5out_agree(MPI_Comm comm, int rc, mc_err *err) { return ens_agree(comm, rc, err); }
 
-h5out *h5out_create(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
+static h5out *h5out_alloc(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
 {
     h5out *f = calloc(1, sizeof *f);
     if (!f) return mc_err_set(err, MC_ENOMEM, "out of memory"), NULL;
@@ -32,26 +32,100 @@ h5out *h5out_create(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
     }
     f->path = strdup(path);
     f->part = malloc(strlen(path) + 6);
-    int rc = f->path && f->part ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
-    if (rc == MC_OK) sprintf(f->part, "%s.part", path);
-    if (rc == MC_OK && f->rank == 0 && !overwrite && access(path, F_OK) == 0)
-        rc = mc_err_set(err, MC_EIO, "%s exists; refusing to overwrite it (set [run] overwrite = yes "
-                        "or choose another file with -o)", path);
-    if (h5out_agree(comm, rc, err) != MC_OK) return h5out_close(f, 0, NULL), NULL;
+    if (!f->path || !f->part) {
+        h5out_close(f, 0, NULL);
+        return mc_err_set(err, MC_ENOMEM, "out of memory"), NULL;
+    }
+    sprintf(f->part, "%s.part", path);
+    return f;
+}
+
+/* Create (or open, to continue it) OUTPUT.part for collective writing; the same verdict on every
+ * rank. */
+static int open_part(h5out *f, int create, mc_err *err)
+{
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our messages replace HDF5's error stack dump */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl >= 0 && H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) >= 0)
-        f->file = H5Fcreate(f->part, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (fapl >= 0 && H5Pset_fapl_mpio(fapl, f->comm, MPI_INFO_NULL) >= 0)
+        f->file = create ? H5Fcreate(f->part, H5F_ACC_TRUNC, H5P_DEFAULT, fapl) : H5Fopen(f->part, H5F_ACC_RDWR, fapl);
     int props_ok = fapl >= 0 && H5Pclose(fapl) >= 0;
     f->dxpl = H5Pcreate(H5P_DATASET_XFER);
     props_ok = props_ok && f->dxpl >= 0 && H5Pset_dxpl_mpio(f->dxpl, H5FD_MPIO_COLLECTIVE) >= 0;
-    rc = f->file >= 0 && props_ok
-             ? MC_OK
-             : mc_err_set(err, MC_EHDF5, "%s: cannot create the output file (directory missing or "
-                          "not writable?)", f->part);
-    if (h5out_agree(comm, rc, err) != MC_OK) return h5out_close(f, 0, NULL), NULL;
+    int rc = f->file >= 0 && props_ok ? MC_OK
+             : create ? mc_err_set(err, MC_EHDF5, "%s: cannot create the output file (directory missing or not "
+                                   "writable?)", f->part)
+                      : mc_err_set(err, MC_EHDF5, "%s: cannot open it to continue the run (damaged?)", f->part);
+    return h5out_agree(f->comm, rc, err);
+}
+
+h5out *h5out_create(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
+{
+    h5out *f = h5out_alloc(comm, path, overwrite, err);
+    int rc = f ? MC_OK : err->code;
+    if (rc == MC_OK && f->rank == 0 && !overwrite && access(path, F_OK) == 0)
+        rc = mc_err_set(err, MC_EIO, "%s exists; refusing to overwrite it (set [run] overwrite = yes "
+                        "or choose another file with -o)", path);
+    if (h5out_agree(comm, rc, err) != MC_OK || open_part(f, 1, err) != MC_OK) return h5out_close(f, 0, NULL), NULL;
     return f;
 }
+
+/* Rank 0: OUTPUT.part from a copy of OUTPUT, flushed before it counts. */
+static int copy_file(const char *from, const char *to, mc_err *err)
+{
+    int in = open(from, O_RDONLY), out = in >= 0 ? open(to, O_WRONLY | O_CREAT | O_EXCL, 0644) : -1;
+    char buf[1 << 16];
+    ssize_t got = 0;
+    int rc = in >= 0 && out >= 0 ? MC_OK : mc_err_set(err, MC_EIO, "cannot copy %s to %s: %s", from, to, strerror(errno));
+    while (rc == MC_OK && (got = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)got) != got) rc = mc_err_set(err, MC_EIO, "%s: cannot write the copy: %s", to, strerror(errno));
+    if (rc == MC_OK && (got < 0 || fsync(out) != 0)) rc = mc_err_set(err, MC_EIO, "cannot copy %s to %s: %s", from, to, strerror(errno));
+    if (in >= 0) close(in);
+    if (out >= 0 && close(out) != 0 && rc == MC_OK) rc = mc_err_set(err, MC_EIO, "%s: %s", to, strerror(errno));
+    if (rc != MC_OK && out >= 0) unlink(to);
+    return rc;
+}
+
+static herr_t collect_name(hid_t g, const char *name, const H5L_info_t *info, void *names)
+{
+    (void)g, (void)info;
+    char (*list)[32] = names;
+    int k = 0;
+    while (k < 15 && list[k][0]) k++;
+    if (k < 15 && strlen(name) < sizeof list[0]) strcpy(list[k], name);
+    return k < 15 ? 0 : -1;
+}
+
+/* Everything but the trajectory goes: the end of the run writes it again. */
+static int drop_results(h5out *f, mc_err *err)
+{
+    char names[16][32];
+    memset(names, 0, sizeof names);
+    hsize_t at = 0;
+    if (H5Literate(f->file, H5_INDEX_NAME, H5_ITER_INC, &at, collect_name, names) < 0)
+        MC_FAIL(err, MC_EHDF5, "%s: cannot list its groups (not an mcens output?)", f->part);
+    for (int k = 0; k < 16 && names[k][0]; k++)
+        if (strcmp(names[k], "h5md") != 0 && strcmp(names[k], "particles") != 0 && H5Ldelete(f->file, names[k], H5P_DEFAULT) < 0)
+            MC_FAIL(err, MC_EHDF5, "%s: cannot remove /%s to write it again", f->part, names[k]);
+    return MC_OK;
+}
+
+h5out *h5out_reopen(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
+{
+    h5out *f = h5out_alloc(comm, path, overwrite, err);
+    int rc = f ? MC_OK : err->code;
+    if (rc == MC_OK && f->rank == 0 && access(f->part, F_OK) != 0) {
+        if (access(path, F_OK) == 0) rc = copy_file(path, f->part, err);
+        else rc = mc_err_set(err, MC_EIO, "%s: missing, and no finished %s: the trajectory that the checkpoint "
+                             "continues is gone; start the run afresh (delete %s.ckpt)", f->part, path, path);
+    }
+    if (h5out_agree(comm, rc, err) != MC_OK) return h5out_close(f, 0, NULL), NULL;
+    f->keep = 1; /* from here on it holds the frames the checkpoint counts */
+    if (open_part(f, 0, err) != MC_OK || h5out_agree(comm, drop_results(f, err), err) != MC_OK)
+        return h5out_close(f, 0, NULL), NULL;
+    return f;
+}
+
+void h5out_keep(h5out *f) { f->keep = 1; }
 
 static int write_parameters(h5out *f, const h5out_info *info, mc_err *err)
 {
@@ -128,34 +202,30 @@ static int write_statepoints(h5out *f, const mc_plan *plan, mc_err *err)
     return h5out_close_group(g, "/statepoints", rc, err);
 }
 
-/* This rank's rows of the per-chain series, packed [nlocal][nsamples]. */
+/* This rank's rows of the per-chain series, packed [nlocal][nsamples], its Widom records and
+ * its chains' own g(r) (for the spread over replicas). The configurations are the trajectory's
+ * (traj.c), whose last frame is the end of the run. */
 static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_run *run,
                               int first_chain, mc_err *err)
 {
     int nl = mc_run_nchains(run);
-    size_t ns = (size_t)plan->nsamples, npos = (size_t)plan->n * 3;
+    size_t ns = (size_t)plan->nsamples, P = (size_t)mc_chain_rdf_rows(plan), B = (size_t)plan->rdf_bins;
     double *series = malloc((size_t)nl * ns * sizeof *series); /* one observable's rows at a time */
-    double *pos = malloc((size_t)nl * npos * sizeof *pos);
+    double *rdf = malloc((size_t)nl * P * B * sizeof *rdf);
     size_t M = (size_t)plan->widom_kinds;
     double *w = plan->widom_insertions ? malloc((size_t)nl * M * ns * sizeof *w) : NULL;
-    double *box = malloc((size_t)nl * sizeof *box);
     int *sp = malloc((size_t)nl * sizeof *sp), *rep = malloc((size_t)nl * sizeof *rep);
-    int rc = series && pos && sp && rep && box && (w || !plan->widom_insertions)
+    int rc = series && rdf && sp && rep && (w || !plan->widom_insertions)
                  ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
     for (int k = 0; rc == MC_OK && k < nl; k++) {
         const mc_chain *c = mc_run_chain(run, k);
         if (w) memcpy(w + k * M * ns, c->widom, M * ns * sizeof *w);
-        box[k] = c->box_len;
-        for (int i = 0; i < c->n; i++) {
-            pos[k * npos + 3 * i] = c->x[i];
-            pos[k * npos + 3 * i + 1] = c->y[i];
-            pos[k * npos + 3 * i + 2] = c->z[i];
-        }
+        for (size_t q = 0; q < P; q++) mc_results_rdf_g(plan, c->rdf_counts + q * B, c->rdf_norm[q], rdf + (k * P + q) * B);
         sp[k] = c->statepoint;
         rep[k] = c->id % plan->replicas;
     }
     hsize_t C = (hsize_t)plan->nchains, r0 = (hsize_t)first_chain, n = (hsize_t)nl;
-    hsize_t d1[1] = {C}, d2[2] = {C, ns}, d3[3] = {C, (hsize_t)plan->n, 3}, dw[3] = {C, M, ns};
+    hsize_t d1[1] = {C}, d2[2] = {C, ns}, dr[3] = {C, P, B}, dw[3] = {C, M, ns};
     if (rc == MC_OK)
         rc = h5out_write_rows(f, g, "statepoint", H5T_NATIVE_INT, 1, d1, r0, n, sp, "1",
                         "index into /statepoints of each chain", err);
@@ -172,18 +242,14 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
                               mc_unit_name(&plan->units, ob->unit), ob->per_chain, err);
     }
     if (rc == MC_OK)
-        rc = h5out_write_rows(f, g, "final_positions", H5T_NATIVE_DOUBLE, 3, d3, r0, n, pos, plan->units.length,
-                        !plan->periodic ? "site positions about the origin at the end of the run (open cluster)"
-                        : plan->rigid   ? "site positions in [0, box) at the end of the run"
-                                        : "positions in [0, box) at the end of the run", err);
-    if (rc == MC_OK)
-        rc = h5out_write_rows(f, g, "box_length", H5T_NATIVE_DOUBLE, 1, d1, r0, n, box, plan->units.length,
-                        "cubic box edge at the end of the run (final_positions lie in [0, box))", err);
+        rc = h5out_write_rows(f, g, "rdf_g", H5T_NATIVE_DOUBLE, 3, dr, r0, n, rdf, "1",
+                              "each chain's own g(r), rows and bins as /results/rdf/g (their spread over replicas "
+                              "is the error of the pooled one)", err);
     if (rc == MC_OK && w)
         rc = h5out_write_rows(f, g, "widom_boltzmann", H5T_NATIVE_DOUBLE, 3, dw, r0, n, w, "1",
                         plan->rigid ? "mean exp(-beta dU) of each sample's test molecules of each type (/molecules order)"
                                     : "mean exp(-beta dU) of each sample's test particles of each species", err);
-    free(series), free(pos), free(sp), free(rep), free(w), free(box);
+    free(series), free(rdf), free(sp), free(rep), free(w);
     return rc;
 }
 
@@ -209,7 +275,7 @@ static int write_chains(h5out *f, const mc_plan *plan, const mc_run *run, int fi
                          res->chain_max_displacement, plan->units.length,
                          "maximum displacement per axis in production (adapted in equilibration)",
                          err);
-    if (rc == MC_OK && plan->rigid) rc = h5out_molecules_chains(f, g, plan, run, first_chain, res, err);
+    if (rc == MC_OK && plan->rigid) rc = h5out_molecules_chains(f, g, plan, res, err);
     if (rc == MC_OK && plan->npt)
         rc = h5out_write_whole(f, g, "max_volume_step", H5T_NATIVE_DOUBLE, 1, d1,
                          res->chain_max_volume_step, "1",
@@ -361,7 +427,7 @@ int h5out_close(h5out *f, int commit, mc_err *err)
             if (renameat2(AT_FDCWD, f->part, AT_FDCWD, f->path, flags) != 0)
                 rc = mc_err_set(err, MC_EIO, "cannot rename %s to %s: %s (results left in %s)",
                                 f->part, f->path, strerror(errno), f->part);
-        } else {
+        } else if (!f->keep) {
             unlink(f->part);
         }
     }

@@ -1,6 +1,8 @@
 /* h5out: the one output file of a run, written collectively through HDF5's MPI-IO driver. The file
- * is created as OUTPUT.part when the run starts (so a bad path fails before any work) and renamed to
- * OUTPUT only after a successful close; an existing OUTPUT is never replaced unless overwrite is set.
+ * is made as OUTPUT.part when the rounds begin (the trajectory goes into it as the run goes, see
+ * traj.h), the results are added at the end, and it is renamed to OUTPUT only after a successful
+ * close; an existing OUTPUT is never replaced unless overwrite is set. A run that stops or fails
+ * after a checkpoint leaves OUTPUT.part for --restart, which reopens it.
  * Every call here is collective over the communicator given to h5out_create(). */
 #ifndef H5OUT_H
 #define H5OUT_H
@@ -26,6 +28,14 @@ typedef struct h5out_info {
 /* Refuses an existing path unless overwrite; NULL on failure (same on every rank). */
 h5out *h5out_create(MPI_Comm comm, const char *path, int overwrite, mc_err *err);
 
+/* A continued run (--restart, --extend): open OUTPUT.part, or when there is none a copy of a
+ * finished OUTPUT (an extension), and remove what the end of the run writes again (everything but
+ * the trajectory). The file is kept if the run fails again. */
+h5out *h5out_reopen(MPI_Comm comm, const char *path, int overwrite, mc_err *err);
+
+/* From now on the unfinished file holds frames a checkpoint counts: a failed run keeps it. */
+void h5out_keep(h5out *f);
+
 /* Write the whole layout: provenance, state points, this rank's chains (rows first_chain onward,
  * as held by run), and the pooled results. */
 int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_run *run,
@@ -34,7 +44,8 @@ int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_
 /* Close the HDF5 library; call before MPI_Finalize. */
 void h5out_library_close(void);
 
-/* Close; with commit rename OUTPUT.part to OUTPUT, else delete OUTPUT.part. NULL-safe. */
+/* Close; with commit rename OUTPUT.part to OUTPUT, else delete OUTPUT.part (unless kept, see
+ * h5out_keep). NULL-safe. */
 int h5out_close(h5out *f, int commit, mc_err *err);
 
 #endif

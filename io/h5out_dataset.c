@@ -33,7 +33,7 @@ int h5out_set_scalar_attr(hid_t obj, const char *name, hid_t type, const void *v
 /* Test hook: MCENS_TEST_FAIL_WRITE=R:SUFFIX makes rank R's dataset writes to a file whose name ends
  * in SUFFIX fail (".ckpt.part": checkpoints, ".h5.part": the output), as a full disk under one
  * rank would; the tests check that every rank ends with its message and nothing safe is lost. */
-static int injected_write_failure(const h5out *f)
+int h5out_injected_failure(const h5out *f)
 {
     const char *v = getenv("MCENS_TEST_FAIL_WRITE");
     char suffix[64];
@@ -58,7 +58,7 @@ int h5out_write_rows(h5out *f, hid_t loc, const char *name, hid_t type, int ndim
     if (ok && nrows == 0) ok = H5Sselect_none(fspace) >= 0 && H5Sselect_none(mspace) >= 0;
     if (ok) ok = H5Dwrite(dset, type, mspace, fspace, f->dxpl, data) >= 0;
     int rc = ok ? MC_OK : mc_err_set(err, MC_EHDF5, "%s: cannot write dataset %s (disk full?)", f->part, name);
-    if (rc == MC_OK && injected_write_failure(f))
+    if (rc == MC_OK && h5out_injected_failure(f))
         rc = mc_err_set(err, MC_EHDF5, "%s: cannot write dataset %s (injected: MCENS_TEST_FAIL_WRITE)", f->part, name);
     /* before the attributes: creating them is collective metadata, which every rank must do alike */
     rc = h5out_agree(f->comm, rc, err);

@@ -13,6 +13,7 @@
 struct h5out {
     MPI_Comm comm;
     int rank, overwrite;
+    int keep; /* an unfinished file holds what a checkpoint refers to: a failed run leaves it */
     hid_t file, dxpl; /* dxpl: collective transfer */
     char *path, *part;
 };
@@ -22,6 +23,10 @@ enum { H5OUT_NAME_LEN = 64 }; /* fixed-length HDF5 strings for species, pair and
 /* Every rank's status agreed: the worst one, so that all ranks take the same branch before the
  * next collective call. A failing reduction is itself an MPI error. */
 int h5out_agree(MPI_Comm comm, int rc, mc_err *err);
+
+/* Test hook: MCENS_TEST_FAIL_WRITE=R:SUFFIX makes rank R's writes to a file whose name ends in
+ * SUFFIX fail, as a full disk under one rank would. */
+int h5out_injected_failure(const h5out *f);
 
 /* A dataset of rank ndims (at most 3); this rank writes rows [row0, row0 + nrows) of dimension 0
  * from data (row-major). nrows = 0 joins the collective write with nothing. The dataset gets

@@ -1,5 +1,5 @@
-/* h5out_molecules: the molecular parts of the output file: molecule types, each chain's final
- * molecules (centre, orientation) and their frozen rotation step. Their acceptances and the
+/* h5out_molecules: the molecular parts of the output file: molecule types and each chain's frozen
+ * rotation step (their centres and orientations are the trajectory's, traj.c). Their acceptances and the
  * Lindemann index are rows of mc_observables, written with the others by h5out.c. */
 #include <stdlib.h>
 #include <string.h>
@@ -42,52 +42,16 @@ int h5out_molecules_tables(h5out *f, const mc_plan *plan, mc_err *err)
                          "site coordinates in the molecule frame, from the centre of mass (0 past its sites)", err);
     if (rc == MC_OK)
         rc = h5out_write_whole(f, g, "molecule_type", H5T_NATIVE_INT, 1, dm, m->mol_type, "1",
-                         "type of each molecule of a chain (the order of final_centres)", err);
+                         "type of each molecule of a chain (the order of /particles/chain_NNNNNN/centre)", err);
     if (rc == MC_OK)
         rc = h5out_write_whole(f, g, "site_molecule", H5T_NATIVE_INT, 1, dn, m->site_mol, "1",
-                         "molecule of each site of a chain (the order of /chains/final_positions)", err);
+                         "molecule of each site of a chain (the order of /particles/chain_NNNNNN/position)", err);
     return h5out_close_group(g, "/molecules", rc, err);
 }
 
-/* Each local chain's centres [M][3] and orientations [M][4], as rows for h5out_write_rows. */
-static int write_final_molecules(h5out *f, hid_t g, const mc_plan *plan, const mc_run *run, int first_chain,
-                                 mc_err *err)
-{
-    int nl = mc_run_nchains(run);
-    size_t M = (size_t)plan->nmol;
-    double *centres = malloc((size_t)nl * M * 3 * sizeof *centres), *quats = malloc((size_t)nl * M * 4 * sizeof *quats);
-    int rc = centres && quats ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
-    for (int k = 0; rc == MC_OK && k < nl; k++) {
-        const mc_chain *c = mc_run_chain(run, k);
-        for (size_t i = 0; i < M; i++) {
-            centres[(k * M + i) * 3] = c->cx[i];
-            centres[(k * M + i) * 3 + 1] = c->cy[i];
-            centres[(k * M + i) * 3 + 2] = c->cz[i];
-        }
-        memcpy(quats + k * M * 4, c->q, M * 4 * sizeof *quats);
-    }
-    hsize_t C = (hsize_t)plan->nchains, dc[3] = {C, M, 3}, dq[3] = {C, M, 4};
-    if (rc == MC_OK)
-        rc = h5out_write_rows(f, g, "final_centres", H5T_NATIVE_DOUBLE, 3, dc, (hsize_t)first_chain, (hsize_t)nl, centres,
-                        plan->units.length,
-                        plan->periodic ? "molecular centres of mass in [0, box) at the end of the run"
-                                       : "molecular centres of mass about the origin at the end of the run", err);
-    if (rc == MC_OK)
-        rc = h5out_write_rows(f, g, "final_orientations", H5T_NATIVE_DOUBLE, 3, dq, (hsize_t)first_chain, (hsize_t)nl,
-                        quats, "1",
-                        "unit quaternions (w, x, y, z) taking /molecules/site_body to the lab frame: "
-                        "site = centre + R(q) body", err);
-    free(centres), free(quats);
-    return rc;
-}
-
-int h5out_molecules_chains(h5out *f, hid_t g, const mc_plan *plan, const mc_run *run, int first_chain,
-                       const mc_results *res, mc_err *err)
+int h5out_molecules_chains(h5out *f, hid_t g, const mc_plan *plan, const mc_results *res, mc_err *err)
 {
     hsize_t d1[1] = {(hsize_t)plan->nchains};
-    int rc = write_final_molecules(f, g, plan, run, first_chain, err);
-    if (rc == MC_OK)
-        rc = h5out_write_whole(f, g, "max_rotation", H5T_NATIVE_DOUBLE, 1, d1, res->chain_max_rotation, "rad",
-                         "maximum rotation angle in production (adapted in equilibration)", err);
-    return rc;
+    return h5out_write_whole(f, g, "max_rotation", H5T_NATIVE_DOUBLE, 1, d1, res->chain_max_rotation, "rad",
+                             "maximum rotation angle in production (adapted in equilibration)", err);
 }

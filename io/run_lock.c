@@ -72,7 +72,7 @@ run_lock *run_lock_take(MPI_Comm comm, const char *output, mc_err *err)
     return l;
 }
 
-static int preflight(const run_lock *l, int may_replace, double bytes, mc_err *err)
+static int preflight(const run_lock *l, int may_replace, int fresh, double bytes, mc_err *err)
 {
     char *copy = strdup(l->output);
     if (!copy) MC_FAIL(err, MC_ENOMEM, "out of memory");
@@ -84,6 +84,12 @@ static int preflight(const run_lock *l, int may_replace, double bytes, mc_err *e
     if (!may_replace && access(l->output, F_OK) == 0)
         MC_FAIL(err, MC_EIO, "%s exists; refusing to overwrite it (set [run] overwrite = yes or choose "
                 "another file with -o)", l->output);
+    /* a stopped run's state and trajectory (OUTPUT.part) would be replaced by the new run's */
+    char ckpt[4096];
+    snprintf(ckpt, sizeof ckpt, "%s.ckpt", l->output);
+    if (fresh && !may_replace && access(ckpt, F_OK) == 0)
+        MC_FAIL(err, MC_EIO, "%s exists: the state of an earlier run of %s; continue that run with --restart (or "
+                "--extend), or delete %s and %s.part, or set [run] overwrite = yes", ckpt, l->output, ckpt, l->output);
     struct statvfs vfs;
     if (statvfs(dir, &vfs) != 0) MC_FAIL(err, MC_EIO, "%s: cannot read its free space: %s", dir, strerror(errno));
     double free_bytes = (double)vfs.f_bavail * (double)vfs.f_frsize;
@@ -94,9 +100,9 @@ static int preflight(const run_lock *l, int may_replace, double bytes, mc_err *e
     return MC_OK;
 }
 
-int run_lock_preflight(const run_lock *l, int may_replace, double bytes, mc_err *err)
+int run_lock_preflight(const run_lock *l, int may_replace, int fresh, double bytes, mc_err *err)
 {
-    int rc = l->rank == 0 ? preflight(l, may_replace, bytes, err) : MC_OK;
+    int rc = l->rank == 0 ? preflight(l, may_replace, fresh, bytes, err) : MC_OK;
     return ens_agree(l->comm, rc, err);
 }
 

@@ -42,6 +42,8 @@ typedef struct ens_schedule {
     double checkpoint_every_s; /* wall time between checkpoints; 0: only when a signal stops the run */
     double stall_timeout_s;    /* how long to wait for the other ranks after a round (plus ten of
                                   this rank's longest rounds) before ending the job as hung */
+    int (*after_round)(void *ctx, mc_err *err); /* collective, after every round the ranks agreed
+                                                    on and before its checkpoint (a trajectory frame) */
     int (*checkpoint)(void *ctx, mc_err *err); /* collective: write one */
     void *ctx;
 } ens_schedule;

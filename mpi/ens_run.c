@@ -95,6 +95,7 @@ int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outco
         int all[AT_N];
         MC_TRY(reduce_within(l, in, all, s->stall_timeout_s + 10.0 * longest_round, mc_run_sweeps_done(run), err));
         if (all[AT_FAILED] != -l->size) return ens_agree(l->comm, rc, err); /* the failing rank's message */
+        if (s->after_round) MC_TRY(s->after_round(s->ctx, err));
         if (all[AT_SIGNAL] || all[AT_CHECKPOINT]) {
             double t = MPI_Wtime();
             MC_TRY(s->checkpoint(s->ctx, err));

@@ -158,13 +158,21 @@ static const cfg_key schema[] = {
      "boundary = none: a spherical wall about the origin; a molecular centre at r > radius adds k (r - radius)^2 / 2; 0: no wall", DIM_LENGTH},
     {"wall", "strength", K_REAL, OFF(wall.strength), "0", 0, 1e9, 0, NULL,
      "the wall's k in energy / length^2 (kJ/mol/nm^2 in real units)", DIM_NONE},
+    {"output", "snapshot_every", K_INT, OFF(output.snapshot_every), "0", 0, 1e12, 0, NULL,
+     "production samples between trajectory frames (H5MD, /particles); 0: only the final configuration. "
+     "The last frame is always the end of the run", DIM_NONE},
+    {"output", "snapshot_budget", K_REAL, OFF(output.snapshot_budget_gb), "10", 0, 1e9, 1, NULL,
+     "GB: a trajectory (all chains, all frames) larger than this is refused at parse time unless force = yes",
+     DIM_NONE},
+    {"output", "force", K_BOOL, OFF(output.force), "no", 0, 0, 0, NULL,
+     "write a trajectory larger than snapshot_budget", DIM_NONE},
     {"rdf", "bins", K_INT, OFF(rdf.bins), "200", 1, 1e7, 0, NULL, "RDF histogram bins", DIM_NONE},
     {"rdf", "rmax", K_REAL, OFF(rdf.rmax), "0", 0, 1e6, 0, NULL,
      "RDF range; 0 means half the smallest box edge (npt: 0.4 of the smallest starting box)", DIM_LENGTH},
 };
 #undef OFF
 enum { N_KEYS = sizeof schema / sizeof schema[0] };
-_Static_assert(N_KEYS <= 64, "cfg.line[] too small for the schema");
+_Static_assert((int)N_KEYS <= (int)CFG_MAX_KEYS, "cfg.line[] too small for the schema");
 
 static const char *kind_expectation(const cfg_key *k, char *buf, size_t len)
 {
@@ -394,6 +402,21 @@ static int section_known(const char *name, size_t len)
     return 0;
 }
 
+/* "run, system, ... or rdf": the schema's sections in order, for messages. */
+static void section_list(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    const char *last = NULL;
+    for (int i = 0; i < N_KEYS; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = strcmp(schema[j].section, schema[i].section) == 0;
+        if (seen) continue;
+        if (last) snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "", last);
+        last = schema[i].section;
+    }
+    snprintf(buf + strlen(buf), len - strlen(buf), " or %s", last);
+}
+
 static int check_section_header(parse_ctx *ctx, const char *text)
 {
     while (isspace((unsigned char)*text)) text++;
@@ -401,9 +424,10 @@ static int check_section_header(parse_ctx *ctx, const char *text)
     const char *end = strchr(text, ']');
     if (!end) return 1; /* libinih reports the malformed line */
     if (section_known(text + 1, (size_t)(end - text - 1))) return 1;
-    mc_err_set(ctx->err, MC_EINVAL,
-               "%s:%d: unknown section [%.*s] (expected run, system, potential, ensemble, mixture, "
-               "molecules, wall, moves or rdf)", ctx->c->filename, ctx->line, (int)(end - text - 1), text + 1);
+    char sections[256];
+    section_list(sections, sizeof sections);
+    mc_err_set(ctx->err, MC_EINVAL, "%s:%d: unknown section [%.*s] (expected %s)", ctx->c->filename, ctx->line,
+               (int)(end - text - 1), text + 1, sections);
     return 0;
 }
 

@@ -37,6 +37,8 @@ typedef struct cfg_list {
     double *v;
 } cfg_list;
 
+enum { CFG_MAX_KEYS = 96 }; /* room for the schema's keys (cfg.c checks) */
+
 typedef struct cfg {
     char *filename; /* for messages */
     struct {
@@ -105,7 +107,12 @@ typedef struct cfg {
         long bins;
         double rmax; /* 0: half the smallest box edge */
     } rdf;
-    int line[64]; /* line of each schema key in the file, 0 where the default applies */
+    struct {
+        long snapshot_every;       /* production samples between trajectory frames; 0: the final one only */
+        double snapshot_budget_gb; /* a trajectory larger than this is refused unless force */
+        int force;
+    } output;
+    int line[CFG_MAX_KEYS]; /* line of each schema key in the file, 0 where the default applies */
     int unit_suffix; /* line of the first length given with a unit (nm, A), 0 if none */
 } cfg;
 

@@ -17,9 +17,11 @@
 #include "mc_plan.h"
 #include "mc_results.h"
 #include "mc_size.h"
+#include "mc_snapshot.h"
 #include "mc_run.h"
 #include "mc_start.h"
 #include "run_lock.h"
+#include "traj.h"
 
 /* Exit statuses (the README lists them): 0 done, 1 error, 2 bad command line, 3 stopped by a
  * signal after writing a checkpoint (continue with --restart). */
@@ -125,8 +127,9 @@ static void print_footprint(const cfg *c, const mc_plan *p, const char *output, 
                  (p->rigid ? 7.0 * p->nmol * real_bytes : 0.0);
     printf("\nmemory per rank (the largest, %d chains): host about %.4g MB of chains, GPU about %.4g MB\n",
            chains_per_rank, chains_per_rank * host / 1e6, chains_per_rank * gpu / 1e6);
-    printf("files: %s about %.4g MB; checkpoint %s.ckpt about as much, %s\n", output,
-           p->nchains * state / 1e6, output,
+    printf("files: %s about %.4g MB (trajectory: %ld frames of %.4g MB); checkpoint %s.ckpt about %.4g MB, %s\n",
+           output, (p->nchains * state + mc_snapshot_frames(p) * mc_snapshot_frame_bytes(p)) / 1e6,
+           mc_snapshot_frames(p), mc_snapshot_frame_bytes(p) / 1e6, output, p->nchains * state / 1e6,
            c->run.checkpoint_every_min > 0 ? "rewritten every [run] checkpoint_every minutes"
                                            : "only on a stop signal ([run] checkpoint_every = 0)");
 }
@@ -215,7 +218,9 @@ typedef struct job {
     mc_plan *plan;
     ens_layout layout;
     int have_layout;
-    h5out *out;
+    h5out *out;          /* OUTPUT.part, from the first round on */
+    traj *trajectory;    /* its frames */
+    char author[256];    /* who runs mcens (rank 0's user), for /h5md/author */
     mc_run *run;
     mc_results *results;
     const char *output;  /* the output file: -o or [run] output */
@@ -303,6 +308,10 @@ static int setup(job *j, mc_err *err)
         ckpt_info now = checkpoint_info(j);
         MC_TRY(ckpt_check(j->resume_from, &now, j->opt.config_path, err));
     }
+    /* every rank writes the same /h5md/author: rank 0's user */
+    const char *user = getenv("USER") ? getenv("USER") : getenv("LOGNAME");
+    snprintf(j->author, sizeof j->author, "%s", user && *user ? user : "unknown");
+    MC_TRY(ens_mpi_check(MPI_Bcast(j->author, sizeof j->author, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast", err));
     return gather_hosts(&j->layout, &j->hosts, err);
 }
 
@@ -350,6 +359,9 @@ static int write_checkpoint(void *ctx, mc_err *err)
     job *j = ctx;
     ckpt_info info = checkpoint_info(j);
     double bytes, seconds;
+    /* the frames this checkpoint counts are on disk first, and from now on a failed run keeps them */
+    MC_TRY(traj_flush(j->trajectory, err));
+    h5out_keep(j->out);
     MC_TRY(ckpt_write(MPI_COMM_WORLD, j->ckpt_file, &info, j->run, j->layout.first_chain, &bytes, &seconds, err));
     if (!j->opt.quiet && j->layout.rank == 0) {
         printf("checkpoint after sweep %ld: %s, %.4g MB in %.3f s\n", mc_run_sweeps_done(j->run), j->ckpt_file,
@@ -359,12 +371,36 @@ static int write_checkpoint(void *ctx, mc_err *err)
     return MC_OK;
 }
 
+/* ens_drive's after_round: the trajectory frame that falls due. */
+static int write_frame(void *ctx, mc_err *err)
+{
+    job *j = ctx;
+    return traj_after_round(j->trajectory, j->run, err);
+}
+
+/* The output file from the first round on: a new one, or the one a resumed run left (its
+ * trajectory so far). */
+static int open_output(job *j, int resumed, mc_err *err)
+{
+    int replace = j->config.run.overwrite || j->opt.extend;
+    if (!resumed) {
+        if (!(j->out = h5out_create(MPI_COMM_WORLD, j->output, replace, err))) return err->code;
+        j->trajectory = traj_create(j->out, j->plan, j->run, j->layout.first_chain, j->author, PACKAGE_VERSION, err);
+    } else {
+        if (!(j->out = h5out_reopen(MPI_COMM_WORLD, j->output, replace, err))) return err->code;
+        j->trajectory = traj_reopen(j->out, j->plan, j->run, j->layout.first_chain, mc_run_chain(j->run, 0)->nsamples, err);
+    }
+    return j->trajectory ? MC_OK : err->code;
+}
+
 static int run_and_write(job *j, mc_err *err)
 {
     /* the output holds about what the last checkpoint does (series and positions): room for it
      * and two checkpoints (the one being written beside the last good one) */
     double checkpoint_bytes = (double)mc_state_bytes_per_chain(j->plan) * j->plan->nchains;
-    MC_TRY(run_lock_preflight(j->lock, j->config.run.overwrite || j->opt.extend, 3.0 * checkpoint_bytes, err));
+    double trajectory_bytes = mc_snapshot_frames(j->plan) * mc_snapshot_frame_bytes(j->plan);
+    MC_TRY(run_lock_preflight(j->lock, j->config.run.overwrite || j->opt.extend, !j->resume_from,
+                              3.0 * checkpoint_bytes + trajectory_bytes, err));
     /* the chains and the backend first: a start that cannot be built, or a device that cannot hold
      * the chains, fails before any compute */
     if (j->resume_from) {
@@ -375,10 +411,12 @@ static int run_and_write(job *j, mc_err *err)
         j->run = mc_run_create(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, err);
     }
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->run ? MC_OK : err->code, err));
+    int resumed = j->resume_from != NULL;
     ckpt_close(j->resume_from); /* read: the next checkpoint replaces it */
     j->resume_from = NULL;
+    MC_TRY(open_output(j, resumed, err));
     ens_schedule schedule = {j->opt.quiet, 60.0 * j->config.run.checkpoint_every_min,
-                             j->config.run.stall_timeout_s, write_checkpoint, j};
+                             j->config.run.stall_timeout_s, write_frame, write_checkpoint, j};
     ens_outcome done;
     MC_TRY(ens_drive(&j->layout, j->run, &schedule, &done, err));
     if (done.stopped_by) {
@@ -390,6 +428,7 @@ static int run_and_write(job *j, mc_err *err)
                     j->opt.output ? " -o " : "", j->opt.output ? j->opt.output : "", j->opt.config_path);
         return MC_OK;
     }
+    MC_TRY(traj_write_final(j->trajectory, j->run, err));
     double moves = (double)j->plan->nchains * done.sweeps_run * j->plan->nmol;
     double moves_per_second = done.seconds > 0 ? moves / done.seconds : 0.0;
     j->results = mc_results_create(j->plan, err);
@@ -411,9 +450,10 @@ static int run_and_write(job *j, mc_err *err)
                        moves_per_second};
     /* the write is collective, so rank 0's clock spans every rank's share of it */
     double write_start = MPI_Wtime();
-    if (!(j->out = h5out_create(MPI_COMM_WORLD, j->output, j->config.run.overwrite || j->opt.extend, err)))
-        return err->code;
     MC_TRY(h5out_write(j->out, &info, j->plan, j->run, j->layout.first_chain, j->results, err));
+    MC_TRY(traj_write_observables(j->trajectory, j->run, err));
+    traj_close(j->trajectory);
+    j->trajectory = NULL;
     h5out *out = j->out;
     j->out = NULL;
     MC_TRY(h5out_close(out, 1, err));
@@ -423,7 +463,9 @@ static int run_and_write(job *j, mc_err *err)
 
 static void job_fini(job *j)
 {
-    h5out_close(j->out, 0, NULL); /* an unfinished file is removed, never renamed */
+    traj_close(j->trajectory);
+    /* an unfinished file is never renamed; it is removed unless a checkpoint counts its frames */
+    h5out_close(j->out, 0, NULL);
     ckpt_close(j->resume_from);
     run_lock_release(j->lock);
     free(j->ckpt_file);

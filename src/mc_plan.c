@@ -1,5 +1,6 @@
 /* mc_plan: derive and check the run's constants from the config. */
 #include "mc_plan.h"
+#include "mc_snapshot.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -313,6 +314,18 @@ static int check_sizes(const cfg *c, const mc_plan *p, size_t host_bytes, mc_err
     return mc_plan_check_host_memory(p, c, 1, host_bytes - results, err);
 }
 
+/* A trajectory that would fill a disk is far more often a typo (snapshot_every = 1 for 4000
+ * chains) than a wish: refuse it at parse time unless the config says force. */
+static int check_trajectory_size(const cfg *c, const mc_plan *p, mc_err *err)
+{
+    double bytes = mc_snapshot_frames(p) * mc_snapshot_frame_bytes(p), budget = c->output.snapshot_budget_gb * 1e9;
+    if (bytes <= budget || c->output.force) return MC_OK;
+    MC_FAIL(err, MC_EINVAL, "%s:%d: [output] snapshot_every = %ld gives %ld frames of %d chains, %.3g GB, over "
+            "[output] snapshot_budget = %g GB: take frames less often, raise the budget, or set [output] force = yes",
+            c->filename, cfg_line(c, "output", "snapshot_every"), p->snapshot_every, mc_snapshot_frames(p),
+            p->nchains, bytes / 1e9, c->output.snapshot_budget_gb);
+}
+
 mc_plan *mc_plan_create(const cfg *c, mc_err *err)
 {
     mc_plan *p = calloc(1, sizeof *p);
@@ -378,6 +391,8 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->rdf_dr = p->rdf_rmax / p->rdf_bins;
     p->min_box_len = 2.0 * fmax(p->rdf_rmax, isfinite(p->cutoff) ? p->cutoff : 0.0);
     if (check_sizes(c, p, mc_host_memory_bytes(), err) != MC_OK) return mc_plan_destroy(p), NULL;
+    p->snapshot_every = c->output.snapshot_every;
+    if (check_trajectory_size(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     return p;
 }
 

@@ -64,6 +64,7 @@ typedef struct mc_plan {
     int tail_correction, cutoff_scheme; /* as in the config (tails only with truncated) */
     long equilibration_sweeps, production_sweeps, sample_every_sweeps, adapt_every_sweeps;
     long nsamples;       /* production / sample_every */
+    long snapshot_every; /* [output] snapshot_every: samples between trajectory frames (mc_snapshot.h) */
     double target_acceptance, max_displacement0;
     double max_volume_step0; /* npt: starting max |ln V' - ln V| */
     double min_box_len;      /* npt: volume moves below this box edge are rejected, so that the

@@ -92,19 +92,24 @@ static mc_estimate widom_mu(mc_estimate w, const mc_plan *plan, const mc_statepo
 /* g(r) of species pair q at state point s: its counts over all samples and replicas divided by
  * the ideal-gas count (the summed ideal pair densities times the shell volume). The norms are
  * summed in chain order, so the result does not depend on how chains met ranks. */
+void mc_results_rdf_g(const mc_plan *plan, const uint64_t *counts, double norm, double *g)
+{
+    for (int b = 0; b < plan->rdf_bins; b++) {
+        double r_in = b * plan->rdf_dr, r_out = (b + 1) * plan->rdf_dr;
+        double shell = 4.0 / 3.0 * M_PI * (r_out * r_out * r_out - r_in * r_in * r_in);
+        double expected = norm * shell;
+        g[b] = expected > 0 ? (double)counts[b] / expected : 0.0;
+    }
+}
+
 static void pool_rdf(mc_results *r, const mc_plan *plan, int s, int q)
 {
-    int R = plan->replicas, B = plan->rdf_bins, P = r->npairs;
+    int R = plan->replicas, P = r->npairs;
     double *norm = &r->rdf_norm[(size_t)s * P + q];
     *norm = 0.0;
     for (int k = 0; k < R; k++) *norm += r->chain_rdf_norm[(size_t)(s * R + k) * P + q];
-    size_t row = ((size_t)s * P + q) * B;
-    for (int b = 0; b < B; b++) {
-        double r_in = b * plan->rdf_dr, r_out = (b + 1) * plan->rdf_dr;
-        double shell = 4.0 / 3.0 * M_PI * (r_out * r_out * r_out - r_in * r_in * r_in);
-        double expected = *norm * shell;
-        r->rdf_g[row + b] = expected > 0 ? (double)r->rdf_counts[row + b] / expected : 0.0;
-    }
+    size_t row = ((size_t)s * P + q) * plan->rdf_bins;
+    mc_results_rdf_g(plan, r->rdf_counts + row, *norm, r->rdf_g + row);
 }
 
 void mc_results_pool(mc_results *r, const mc_plan *plan)

@@ -50,6 +50,10 @@ void mc_results_add_chain(mc_results *r, const mc_plan *plan, const mc_chain *c)
 /* Per-state-point pooling and g(r), from complete per-chain slots and RDF sums. */
 void mc_results_pool(mc_results *r, const mc_plan *plan);
 
+/* g(r) of one histogram row: counts [bins] over the ideal-gas count, norm (the summed ideal pair
+ * densities of the samples) times each shell's volume. */
+void mc_results_rdf_g(const mc_plan *plan, const uint64_t *counts, double norm, double *g);
+
 #ifdef __cplusplus
 }
 #endif

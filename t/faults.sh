@@ -26,13 +26,14 @@ sed 's/^checkpoint_every = .*/checkpoint_every = 0/' run.ini > plain.ini
 run_np 2 -q -o full.h5 plain.ini > full.txt 2>&1
 ok $? "the reference run finishes"
 
-# the output write fails on rank 1 only: both ranks end with its message; the final checkpoint
-# holds every result, so --restart writes the output without running a sweep
+# the output write fails on rank 1 only (its first write there, the final frame): both ranks end
+# with its message; the final checkpoint holds every result and OUTPUT.part the frames, so
+# --restart writes the output without running a sweep
 MCENS_TEST_FAIL_WRITE=1:.h5.part run_np 2 -q -o out.h5 run.ini > out.txt 2>&1
 status=$?
-[ $status -eq 1 ] && grep -q "rank 1: out.h5.part: cannot write dataset .* (injected: MCENS_TEST_FAIL_WRITE)" out.txt &&
-    [ ! -e out.h5 ] && [ ! -e out.h5.part ] && [ -f out.h5.ckpt ]
-ok $? "output write failing on rank 1: status 1, rank 1's message, no output, the checkpoint kept" || diag < out.txt
+[ $status -eq 1 ] && grep -q "rank 1: out.h5.part: cannot write frame 0 of the trajectory (injected: MCENS_TEST_FAIL_WRITE)" out.txt &&
+    [ ! -e out.h5 ] && [ -f out.h5.part ] && [ -f out.h5.ckpt ]
+ok $? "output write failing on rank 1: status 1, rank 1's message, no output, the checkpoint and OUTPUT.part kept" || diag < out.txt
 run_np 2 -q --restart -o out.h5 run.ini > out2.txt 2>&1 && h5check same_results full.h5 out.h5
 ok $? "... --restart writes the output, bit-identical to the reference" || diag < out2.txt
 
@@ -138,6 +139,6 @@ ok $? "NPT pinned at the smallest box (P = 1e6): stops with a message, no output
 
 # one rank: a failed write ends with status 1 and a message, not a crash in MPI_Finalize
 MCENS_TEST_FAIL_WRITE=0:.h5.part run_np 1 -q -o one.h5 run.ini > one.txt 2>&1
-[ $? -eq 1 ] && grep -q "mcens: error: one.h5.part: cannot write dataset" one.txt && ! grep -qi "segmentation\|signal 11" one.txt
+[ $? -eq 1 ] && grep -q "mcens: error: one.h5.part: cannot write frame 0" one.txt && ! grep -qi "segmentation\|signal 11" one.txt
 ok $? "a failed write on one rank: status 1 and its message, no crash" || diag < one.txt
 exit 0

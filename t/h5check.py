@@ -14,7 +14,6 @@ REQUIRED = {  # dataset -> expected shape in terms of S (state points), C (chain
     "parameters": (),
     "statepoints/temperature": ("S",), "statepoints/density": ("S",),
     "chains/statepoint": ("C",),
-    "chains/final_positions": ("C", "N", 3),
     "results/rdf/r": ("B",), "results/rdf/g": ("S", "P", "B"), "results/rdf/pairs": ("P",),
     "species/name": ("P1",), "species/pair_sigma": ("P1", "P1"),
 }
@@ -54,6 +53,23 @@ def observable_rows():
     return rows
 
 
+def final(f, element):
+    """Every chain's last trajectory frame of ELEMENT (position, centre, orientation): [C, ...]."""
+    return np.stack([f[f"particles/{g}/{element}/value"][-1] for g in sorted(f["particles"])])
+
+
+def final_box(f):
+    """Every chain's box edge at the end (0 for an open cluster, which has no edges)."""
+    groups = sorted(f["particles"])
+    if "edges" not in f[f"particles/{groups[0]}/box"]:
+        return np.zeros(len(groups))
+    return np.array([f[f"particles/{g}/box/edges/value"][-1][0, 0] for g in groups])
+
+
+def nparticles(f):
+    return f["particles/chain_000000/position/value"].shape[1]
+
+
 def fail(msg):
     print("# " + msg)
     sys.exit(1)
@@ -82,14 +98,29 @@ def layout(path, S, C, N, B, K, species=1):
         for name in ("chains/energy", "chains/pressure", "results/rdf/g"):
             if not np.all(np.isfinite(f[name][...])):
                 fail(f"{name} has non-finite values")
+        if len(f["particles"]) != dims["C"] or f["particles/chain_000000/position/value"].shape[1:] != (dims["N"], 3):
+            fail(f"/particles: {len(f['particles'])} chains of {f['particles/chain_000000/position/value'].shape}, "
+                 f"expected {dims['C']} of [frames, {dims['N']}, 3]")
         sp = f["chains/statepoint"][...]
         if list(sp) != sorted(sp) or sp.max() != dims["S"] - 1:
             fail("chains/statepoint does not run 0..S-1 in order")
         print(f"# layout ok: S={S} C={C} N={N} B={B} samples={K}, nranks={attrs['nranks']}")
 
 
+def datasets_under(f, tops):
+    """Every dataset below the groups TOPS that f has, sorted."""
+    found = []
+    for top in tops:
+        if top in f:
+            f[top].visititems(lambda n, o: found.append(f"{top}/{n}") if isinstance(o, h5py.Dataset) else None)
+    return sorted(found)
+
+
 def same(a, b, *names):
+    """The named datasets bit-identical; a name that is a group (particles) stands for every
+    dataset below it."""
     with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+        names = [d for n in names for d in (datasets_under(fa, [n]) if isinstance(fa.get(n), h5py.Group) else [n])]
         for name in names:
             x, y = fa[name][...], fb[name][...]
             if x.shape != y.shape or x.tobytes() != y.tobytes():
@@ -99,21 +130,18 @@ def same(a, b, *names):
 
 
 def same_results(a, b):
-    """Every dataset under /chains and /results bit-identical, and the same set of them (a restarted
-    or extended run against an uninterrupted one)."""
+    """Every dataset under /chains, /results, /particles (the trajectory) and /observables
+    bit-identical, and the same set of them (a restarted or extended run against an uninterrupted
+    one)."""
+    tops = ("chains", "results", "particles", "observables")
     with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
-        def names(f):
-            found = []
-            for top in ("chains", "results"):
-                f[top].visititems(lambda n, o: found.append(f"{top}/{n}") if isinstance(o, h5py.Dataset) else None)
-            return sorted(found)
-        na, nb = names(fa), names(fb)
+        na, nb = datasets_under(fa, tops), datasets_under(fb, tops)
         if na != nb:
             fail(f"{a} and {b} hold different datasets: {sorted(set(na) ^ set(nb))}")
         differing = [n for n in na if fa[n].shape != fb[n].shape or fa[n][...].tobytes() != fb[n][...].tobytes()]
         if differing:
             fail(f"{len(differing)} of {len(na)} datasets differ between {a} and {b}: {', '.join(differing[:8])}")
-        print(f"# all {len(na)} datasets of /chains and /results bit-identical")
+        print(f"# all {len(na)} datasets of /chains, /results, /particles and /observables bit-identical")
 
 
 def differ(a, b, name):
@@ -400,7 +428,7 @@ def npt_nvt(nvt, npt):
         rho, se_rho = b["results/density/mean"][0], b["results/density/stderr"][0]
         p_vir, se_vir = b["results/pressure/mean"][0], b["results/pressure/stderr"][0]
         # chains/density counts molecules (atoms): so does the volume's N
-        n = b["molecules/count"][...].sum() if "molecules" in b else b["chains/final_positions"].shape[1]
+        n = b["molecules/count"][...].sum() if "molecules" in b else nparticles(b)
         vol = n / b["chains/density"][...]
         kappa = np.mean(np.var(vol, axis=1, ddof=1) / (kT * np.mean(vol, axis=1)))
         slope = 1.0 / (rho * kappa)
@@ -455,7 +483,7 @@ def npt_ideal(path):
     """Ideal gas in NPT: with the weight V^N exp(-beta P V), <N/V> = beta P and <V> = (N+1)/(beta P)."""
     with h5py.File(path, "r") as f:
         kT, p = f["statepoints/temperature"][0], f["statepoints/pressure"][0]
-        n = f["chains/final_positions"].shape[1]
+        n = nparticles(f)
         rho, se_rho = f["results/density/mean"][0], f["results/density/stderr"][0]
         vol = (n / f["chains/density"][...]).mean(axis=1)  # per replica
         v, se_v = vol.mean(), vol.std(ddof=1) / math.sqrt(len(vol))
@@ -472,7 +500,7 @@ def wall(path, radius, strength):
     R, k = float(radius), float(strength)
     with h5py.File(path, "r") as f:
         kT = f["statepoints/temperature"][0]
-        pos = f["chains/final_positions"][...].reshape(-1, 3)
+        pos = final(f, "position").reshape(-1, 3)
         u, se = f["results/energy/mean"][0], f["results/energy/stderr"][0]
     r = np.sort(np.linalg.norm(pos, axis=1))
     grid = np.linspace(0.0, R + 15.0 * math.sqrt(kT / k), 400001)
@@ -499,8 +527,8 @@ def rigid_layout(path):
         C = f["chains/statepoint"].shape[0]
         mtype, site_mol = f["molecules/molecule_type"][...], f["molecules/site_molecule"][...]
         body, nsites = f["molecules/site_body"][...], f["molecules/nsites"][...]
-        centres, quats = f["chains/final_centres"][...], f["chains/final_orientations"][...]
-        sites, box = f["chains/final_positions"][...], f["chains/box_length"][...]
+        centres, quats = final(f, "centre"), final(f, "orientation")
+        sites, box = final(f, "position"), final_box(f)
         pairs = [p.decode() if isinstance(p, bytes) else str(p) for p in f["results/rdf/pairs"][...]]
         M = len(mtype)
         if centres.shape != (C, M, 3) or quats.shape != (C, M, 4) or sites.shape != (C, len(site_mol), 3):
@@ -534,7 +562,7 @@ def write_start(path, chain, out):
     with h5py.File(path, "r") as f:
         names = [n.decode() if isinstance(n, bytes) else str(n) for n in f["molecules/name"][...]]
         mtype = f["molecules/molecule_type"][...]
-        centres, quats = f["chains/final_centres"][c], f["chains/final_orientations"][c]
+        centres, quats = final(f, "centre")[c], final(f, "orientation")[c]
     with open(out, "w") as s:
         s.write(f"# chain {c} of {path}: type x y z qw qx qy qz\n\n")
         for m, t in enumerate(mtype):
@@ -551,7 +579,7 @@ def started_from(path, start, ref, chain, tol):
     with h5py.File(ref, "r") as f:
         u_ref = f["chains/energy"][int(chain), -1]
     with h5py.File(path, "r") as f:
-        centres, quats, energy = f["chains/final_centres"][...], f["chains/final_orientations"][...], f["chains/energy"][...]
+        centres, quats, energy = final(f, "centre"), final(f, "orientation"), f["chains/energy"][...]
     d_pos = np.max(np.abs(centres - want[None, :, :3]))
     d_q = np.max(np.abs(quats - want[None, :, 3:]))
     d_u = np.max(np.abs(energy - u_ref))
@@ -560,12 +588,91 @@ def started_from(path, start, ref, chain, tol):
     sys.exit(0 if max(d_pos, d_q, d_u) < tol else 1)
 
 
+def h5md(path, every):
+    """The H5MD layout of the trajectory (snapshot_every = EVERY samples): /h5md version 1.1 with
+    author and creator; one particles group per chain, in chain order, with the planned frames at
+    the planned sweeps (shared step and time), cubic box edges as diagonal 3x3 matrices, species
+    that match /species/count; the last frame equal to the end state in the run's last checkpoint
+    (PATH.ckpt, an independent record of it); /observables equal to the /chains series."""
+    K = int(every)
+    with h5py.File(path, "r") as f, h5py.File(path + ".ckpt", "r") as ck:
+        h = f["h5md"]
+        if list(h.attrs["version"]) != [1, 1] or "name" not in h["author"].attrs or h["creator"].attrs["name"] != b"mcens":
+            fail("/h5md lacks version 1.1, author name or creator name mcens")
+        text = f["parameters"][()].decode()
+        cfg = {k.strip(): v.strip() for k, _, v in (l.partition("=") for l in text.splitlines() if "=" in l)}
+        eq, prod, every_sw = int(cfg["equilibration"]), int(cfg["production"]), int(cfg["sample_every"])
+        S = prod // every_sw
+        regular = (S - 1) // K if K > 0 else 0
+        want_steps = [eq + (j + 1) * K * every_sw for j in range(regular)] + [eq + S * every_sw]
+        groups = list(f["particles"])
+        C = f["chains/statepoint"].shape[0]
+        if groups != [f"chain_{c:06d}" for c in range(C)]:
+            fail(f"particles groups {groups[:3]}..., expected chain_000000.. for {C} chains")
+        counts = f["species/count"][...]
+        want_species = np.repeat(np.arange(len(counts)), counts) if "molecules" not in f else None
+        for c, g in enumerate(groups):
+            e = f["particles"][g]
+            pos, step = e["position/value"], e["position/step"][...]
+            if list(step) != want_steps or list(e["position/time"][...]) != [float(x) for x in want_steps]:
+                fail(f"{g}: steps {list(step)}, expected {want_steps}")
+            if e.attrs["statepoint"] != f["chains/statepoint"][c] or e.attrs["replica"] != f["chains/replica"][c]:
+                fail(f"{g}: statepoint/replica attributes differ from /chains")
+            if want_species is not None and not np.array_equal(e["species"][...], want_species):
+                fail(f"{g}: species {e['species'][...][:8]}... do not match /species/count")
+            if "edges" in e["box"]:
+                edges = e["box/edges/value"][...]
+                if edges.shape != (len(want_steps), 3, 3) or np.any(edges != np.eye(3) * edges[:, :1, :1]):
+                    fail(f"{g}: box edges {edges.shape} are not diagonal cubic boxes")
+                if edges[-1, 0, 0] != ck["chains/box_len"][c]:
+                    fail(f"{g}: last box {edges[-1, 0, 0]} differs from the checkpoint's {ck['chains/box_len'][c]}")
+            last = np.stack([ck[f"chains/{a}"][c] for a in "xyz"], axis=1)
+            if not np.array_equal(pos[-1], last):
+                fail(f"{g}: the last frame differs from the checkpoint's positions (max {np.max(np.abs(pos[-1] - last))})")
+            frames = pos[...]
+            if len(frames) > 1 and np.any(np.abs(np.diff(frames, axis=0)).max(axis=(1, 2)) == 0):
+                fail(f"{g}: two frames are identical (a frame was not written)")
+        for name in f["observables"]:
+            o = f["observables"][name]
+            if not np.array_equal(o["value"][...].T, f[f"chains/{name}"][...]):
+                fail(f"/observables/{name} is not the /chains series")
+            if list(o["step"][...]) != [eq + (i + 1) * every_sw for i in range(S)]:
+                fail(f"/observables/{name} steps wrong")
+        print(f"# {C} chains x {len(want_steps)} frames at sweeps {want_steps[:4]}...; last frames equal the "
+              f"checkpoint; observables {list(f['observables'])}")
+
+
+def mdanalysis(path):
+    """MDAnalysis (Debian's python3-mdanalysis) reads the file's first particles group, chain 0:
+    every frame's positions, box and time equal mcens's datasets."""
+    import warnings
+    warnings.simplefilter("ignore")
+    import MDAnalysis
+    with h5py.File(path, "r") as f:
+        g = f["particles/chain_000000"]
+        pos, steps = g["position/value"][...], g["position/step"][...]
+        edges = g["box/edges/value"][...] if "edges" in g["box"] else None
+        u = MDAnalysis.Universe.empty(pos.shape[1], trajectory=True)
+        u.load_new(path, format="H5MD", convert_units=False)
+        if u.trajectory.n_frames != len(pos):
+            fail(f"MDAnalysis sees {u.trajectory.n_frames} frames, the file has {len(pos)}")
+        for ts in u.trajectory:
+            if not np.allclose(ts.positions, pos[ts.frame], rtol=0, atol=1e-5 * max(1.0, np.abs(pos).max())):
+                fail(f"frame {ts.frame}: MDAnalysis positions differ")
+            if ts.time != steps[ts.frame] or ts.data["step"] != steps[ts.frame]:
+                fail(f"frame {ts.frame}: MDAnalysis time {ts.time}, step {ts.data['step']}, file {steps[ts.frame]}")
+            if edges is not None and not np.allclose(ts.dimensions, [*np.diag(edges[ts.frame]), 90, 90, 90], rtol=1e-6):
+                fail(f"frame {ts.frame}: MDAnalysis box {ts.dimensions}, file {np.diag(edges[ts.frame])}")
+        print(f"# MDAnalysis {MDAnalysis.__version__} read {len(pos)} frames of {pos.shape[1]} particles (chain 0): "
+              f"positions, box and time as in the file")
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     # a check that fails exits 1; a checker that breaks (unknown command, missing dataset) exits 2,
     # so that a negative control (expecting 1) cannot pass on a crash
     sys.excepthook = lambda kind, value, tb: (sys.__excepthook__(kind, value, tb), sys.exit(2))
-    {"layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "eos": eos,
+    {"h5md": h5md, "mdanalysis": mdanalysis, "layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "eos": eos,
      "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent,
      "value": value, "mixture_pure": mixture_pure, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal,
      "wall": wall, "rigid_layout": rigid_layout, "widom_diatomic": widom_diatomic,

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Checkpoints and exact restart: a run stopped at a random sweep (kill -9 of one rank, a stop
 # signal, SIGTERM to mpirun) and continued with --restart, on another number of ranks, ends with
-# /chains and /results bit-identical to an uninterrupted run, for every kind of chain (atoms with
+# /chains, /results and the trajectory (frames every few samples) bit-identical to an uninterrupted
+# run, for every kind of chain (atoms with
 # cell lists, a mixture with Widom, NPT, molecules in NPT with Widom, an open cluster); --extend
 # equals a longer run; checkpoints that cannot continue the run are refused and left as they are.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
@@ -40,6 +41,8 @@ cutoff = 2.0
 temperature = 2.0, 2.5
 density = 0.5
 replicas = 2
+[output]
+snapshot_every = 2
 EOF
 cat > mixture.ini <<'EOF'
 [run]
@@ -61,6 +64,8 @@ temperature = 1.5, 2.5
 density = 0.4
 replicas = 2
 widom = 20
+[output]
+snapshot_every = 4
 EOF
 cat > npt.ini <<'EOF'
 [run]
@@ -80,6 +85,8 @@ temperature = 2.0
 pressure = 1.0, 2.0
 density = 0.5
 replicas = 2
+[output]
+snapshot_every = 3
 EOF
 cat > molecules.ini <<'EOF'
 [run]
@@ -100,6 +107,8 @@ temperature = 3.0
 density = 0.3
 replicas = 3
 widom = 10
+[output]
+snapshot_every = 4
 EOF
 sed -e 's/^temperature = 3.0/type = npt\ntemperature = 3.0\npressure = 1.0/' -e '/^widom/d' molecules.ini > molecules_npt.ini
 cat > cluster.ini <<'EOF'
@@ -127,6 +136,8 @@ temperature = 0.4, 0.6, 0.8
 [rdf]
 rmax = 3
 bins = 30
+[output]
+snapshot_every = 5
 EOF
 
 restart_case cells 120

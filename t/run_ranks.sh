@@ -10,7 +10,7 @@ for np in 1 2 3; do
     ok $? "mpirun -np $np finishes"
 done
 h5check layout np2.h5 3 6 64 50 20; ok $? "np2.h5 has the documented layout, units and descriptions"
-h5check same np1.h5 np3.h5 chains/energy chains/pressure chains/final_positions chains/acceptance
+h5check same np1.h5 np3.h5 chains/energy chains/pressure particles chains/acceptance
 ok $? "-np 1 and -np 3 give bit-identical per-chain data"
 h5check same np1.h5 np2.h5 chains/energy results/energy/mean results/pressure/stderr results/rdf/g
 ok $? "-np 1 and -np 2 give bit-identical per-chain data and pooled results"
