@@ -19,7 +19,11 @@ def names(ds):
 
 def last_frame(f, c):
     """Chain c's last frame: (sites [N, 3], centres [M, 3] or None, quaternions [M, 4] or None, box
-    edge or 0), from the H5MD /particles group."""
+    edge or 0), from the H5MD /particles group (before the H5MD writer: /chains/final_*)."""
+    if "particles" not in f:
+        ch = f["chains"]
+        return (ch["final_positions"][c], ch["final_centres"][c] if "final_centres" in ch else None,
+                ch["final_orientations"][c] if "final_orientations" in ch else None, float(ch["box_length"][c]))
     g = f[f"particles/chain_{c:06d}"]
     sites = g["position/value"][-1]
     centres = g["centre/value"][-1] if "centre" in g else None
@@ -36,7 +40,7 @@ def frames_equal(new, ref, chain, tol, scale="1"):
     chain, tol = int(chain), float(tol)
     worst = 0.0
     with h5py.File(new, "r") as fn, h5py.File(ref, "r") as fr:
-        C = len(fn["particles"])
+        C = fn["chains/energy"].shape[0]
         for c in range(C):
             s_new, c_new, q_new, box_new = last_frame(fn, c)
             s_ref, c_ref, q_ref, box_ref = last_frame(fr, c if chain < 0 else chain)
@@ -108,6 +112,9 @@ def h5md_fixture(path):
     """Before the H5MD writer exists: add /particles (the layout issue 17 specifies, one final frame
     per chain) to an output from its /chains/final_* datasets, and remove those."""
     with h5py.File(path, "r+") as f:
+        if "particles" in f:
+            print(f"# {path} has /particles already")
+            return
         ch = f["chains"]
         pos, box = ch["final_positions"][...], ch["box_length"][...]
         C, N = pos.shape[0], pos.shape[1]
