@@ -5,7 +5,7 @@
 # file and what differs, and nothing is written; a compressed start that overlaps is refused or
 # stopped, never run to NaN.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 35
+tap_plan 37
 # sc CMD ARGS...: a check of t/start_check.py, its diagnostics into the TAP stream
 sc() {
     scout=$("$PYTHON3" "$T_SRCDIR/start_check.py" "$@" 2>&1); scrc=$?
@@ -61,6 +61,13 @@ sed 's/^output = .*/output = np3.h5/' np1.ini > np3.ini
 run_np 1 -q np1.ini > np1.txt 2>&1 && run_np 3 -q np3.ini > np3.txt 2>&1
 ok $? "the same h5 start on 1 and on 3 ranks" || diag < np1.txt np3.txt
 sc same np1.h5 np3.h5 chains/energy; ok $? "/chains/energy bit-identical on 1 and 3 ranks"
+# stopped by a signal on 2 ranks and restarted on 3: the restart builds the chains from the file
+# again before the checkpoint replaces them, and ends where the uninterrupted run did
+sed 's/^output = .*/output = stopped.h5/' np1.ini > stopped.ini
+MCENS_TEST_SIGNAL_AT=0:30 run_np 2 -q stopped.ini > stopped.txt 2>&1; rc=$?
+[ $rc -eq 3 ] && run_np 3 -q --restart stopped.ini >> stopped.txt 2>&1
+ok $? "stopped by SIGUSR1 after 30 sweeps, restarted on 3 ranks" || diag < stopped.txt
+h5check same_results np1.h5 stopped.h5; ok $? "/chains and /results bit-identical to the run uninterrupted"
 
 # strong compression, 0.6 -> 1.9 (box x 0.68): runs, finite; two atoms at one place: stopped
 sed 's/^output = .*/output = dense.h5/; s/^density = .*/density = 1.9/; s/^equilibration = .*/equilibration = 50/;
