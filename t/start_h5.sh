@@ -5,7 +5,7 @@
 # file and what differs, and nothing is written; a compressed start that overlaps is refused or
 # stopped, never run to NaN.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 37
+tap_plan 41
 # sc CMD ARGS...: a check of t/start_check.py, its diagnostics into the TAP stream
 sc() {
     scout=$("$PYTHON3" "$T_SRCDIR/start_check.py" "$@" 2>&1); scrc=$?
@@ -135,4 +135,44 @@ tap_bad "other molecule counts" 's/^counts = .*/counts = 40, 24/' \
     "mol1.h5: 48 molecules of type AB, the run has 40 ([molecules] counts)" mol2.ini
 tap_bad "atoms from a file of molecules" 's/^start_file = .*/start_file = mol1.h5\nstart_chain = 0/' \
     "mol1.h5 holds molecules (/molecules), the run atoms"
+
+# --- an open cluster of 55 argon atoms in a wall: coordinates about the origin, kept as they are
+printf '%s\n' '[run]
+output = cl1.h5
+seed = 21
+equilibration = 50
+production = 50
+sample_every = 10
+[system]
+units = real
+boundary = none
+lattice_constant = 0.52
+[molecules]
+types = argon
+counts = 55
+geometry = Ar 0 0 0
+[potential]
+rmin = 0.369
+epsilon = 1.19
+cutoff = 1.3
+tail_correction = no
+[wall]
+radius = 2
+strength = 1
+[ensemble]
+temperature = 30, 40
+[rdf]
+rmax = 1.3
+bins = 130' > cl1.ini
+run_np 2 -q cl1.ini > cl1.txt 2>&1; ok $? "an open cluster of 55 atoms, 2 chains, run from the fcc cube" || diag < cl1.txt
+sc h5md_fixture cl1.h5
+sed 's/^output = .*/output = cl2.h5/; s/^equilibration = .*/equilibration = 0/; s/^lattice_constant.*/start = h5\nstart_file = cl1.h5/' \
+    cl1.ini > cl2.ini
+printf '[moves]\nmax_displacement = 1e-12\nmax_rotation = 1e-12\n' >> cl2.ini
+run_np 2 -q cl2.ini > cl2.txt 2>&1; ok $? "the cluster starts from cl1.h5" || diag < cl2.txt
+sc frames_equal cl2.h5 cl1.h5 -1 1e-9 && sc energy_from cl2.h5 cl1.h5 -1 1e-9
+ok $? "each chain holds its source's last frame, with its final energy"
+tap_bad "a periodic run from an open cluster" \
+    's/^boundary = none//; s/^\[wall\]//; s/^radius.*//; s/^strength.*//; s/^temperature = .*/temperature = 30, 40\ndensity = 20/; s/^cutoff = .*/cutoff = 0.6/; s/^rmax = .*/rmax = 0.6/' \
+    "cl1.h5: chain 0's boundary is none (an open cluster), the run's is periodic ([system] boundary)" cl2.ini
 exit 0
