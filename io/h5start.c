@@ -225,7 +225,10 @@ static int check_chain_kind(const mc_plan *p, const src *s, hid_t g, int chain, 
     if (periodic != p->periodic)
         MC_FAIL(err, MC_EINVAL, "%s: chain %d's boundary is %s, the run's is %s ([system] boundary)", f, chain,
                 periodic ? "periodic" : "none (an open cluster)", p->periodic ? "periodic" : "none (an open cluster)");
-    if (read_string_attr(g, "position/value", "unit", unit, 1, &n) != 0)
+    /* H5MD leaves dimensionless (reduced) lengths without a unit: no attribute reads as sigma */
+    snprintf(unit[0], NAME, "sigma");
+    if (H5Aexists_by_name(g, "position/value", "unit", H5P_DEFAULT) > 0 &&
+        read_string_attr(g, "position/value", "unit", unit, 1, &n) != 0)
         MC_FAIL(err, MC_EHDF5, "%s: cannot read the unit attribute of /particles/chain_%06d/position/value", f, chain);
     if (strcmp(unit[0], p->units.length) != 0)
         MC_FAIL(err, MC_EINVAL, "%s: lengths in %s, the run's in %s ([system] units)", f, unit[0], p->units.length);
@@ -254,19 +257,23 @@ static int check_chain_species(const mc_plan *p, const src *s, hid_t g, int chai
     return rc;
 }
 
-/* The box of the last frame: a cube (three equal edges), finite and positive; 0 for an open cluster. */
+/* The box of the last frame: a cube, finite and positive; 0 for an open cluster. H5MD gives the
+ * edges as a vector [F][3] or as the box vectors [F][3][3] (a diagonal matrix for a cube). */
 static int read_box(const mc_plan *p, const src *s, hid_t g, int chain, double *box, mc_err *err)
 {
     *box = 0.0;
     if (!p->periodic) return MC_OK;
-    double edges[3];
+    double m[9] = {0}, edges[3];
     hsize_t width;
-    if (read_last_frame(g, "box/edges", 0, 3, &width, edges) != 0)
-        MC_FAIL(err, MC_EHDF5, "%s: cannot read /particles/chain_%06d/box/edges/value (float64[frames][3])", s->path,
-                chain);
-    if (!(edges[0] > 0) || !isfinite(edges[0]) || edges[1] != edges[0] || edges[2] != edges[0])
-        MC_FAIL(err, MC_EINVAL, "%s: chain %d's last box is %g x %g x %g, expected a cube", s->path, chain, edges[0],
-                edges[1], edges[2]);
+    int vector = read_last_frame(g, "box/edges", 0, 3, &width, edges) == 0;
+    if (!vector && read_last_frame(g, "box/edges", 3, 3, &width, m) != 0)
+        MC_FAIL(err, MC_EHDF5, "%s: cannot read /particles/chain_%06d/box/edges/value (float64[frames][3] or "
+                "[frames][3][3])", s->path, chain);
+    int diagonal = vector || (m[1] == 0 && m[2] == 0 && m[3] == 0 && m[5] == 0 && m[6] == 0 && m[7] == 0);
+    if (!vector) edges[0] = m[0], edges[1] = m[4], edges[2] = m[8];
+    if (!diagonal || !(edges[0] > 0) || !isfinite(edges[0]) || edges[1] != edges[0] || edges[2] != edges[0])
+        MC_FAIL(err, MC_EINVAL, "%s: chain %d's last box is not a cube (edges %g, %g, %g%s)", s->path, chain,
+                edges[0], edges[1], edges[2], diagonal ? "" : ", not at right angles");
     *box = edges[0];
     return MC_OK;
 }
