@@ -27,7 +27,8 @@ temperature = 1.5
 density = 0.6, 0.7
 replicas = 2' > first.ini
 run_np 2 -q first.ini > first.txt 2>&1; ok $? "256 LJ atoms, 4 chains, run from the lattice" || diag < first.txt
-sc h5md_fixture first.h5 # until the H5MD writer lands: /particles from /chains/final_*
+# until the H5MD writer lands: /particles made from /chains/final_* (a no-op on a file that has it)
+sc h5md_fixture first.h5
 
 # steps of 1e-12 and no equilibration to adapt them: nothing moves, so every chain must still hold
 # its source chain's last frame, and every sample the source's final energy
