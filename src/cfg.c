@@ -61,12 +61,19 @@ static const cfg_key schema[] = {
      "reduced (eps = sigma = k_B = 1), or real: lengths in nm, energies in kJ/mol, temperature in K, pressure out in bar", DIM_NONE},
     {"system", "boundary", K_CHOICE, OFF(system.boundary), "periodic", 0, 0, 0, "periodic|none",
      "periodic: cubic box under the minimum image; none: an open cluster about the origin (no density; a [wall] may confine it)", DIM_NONE},
-    {"system", "start", K_CHOICE, OFF(system.start), "lattice", 0, 0, 0, "lattice|melt|file",
+    {"system", "start", K_CHOICE, OFF(system.start), "lattice", 0, 0, 0, "lattice|melt|file|h5",
      "lattice: centres on [system] lattice, molecules randomly oriented; melt: centres at random (no two "
-     "closer than 0.8 lattice spacings); file: read from start_file", DIM_NONE},
+     "closer than 0.8 lattice spacings); file: read from start_file (molecules and open clusters); h5: the last "
+     "frame of an earlier mcens output, start_file (atoms too): same particles, species, molecules and boundary; "
+     "a periodic box of another size is scaled affinely to the state point's (atoms' positions, molecules' "
+     "centres; orientations kept)", DIM_NONE},
     {"system", "start_file", K_STRING, OFF(system.start_file), "", 0, 0, 0, NULL,
      "start = file: one line per molecule, in [molecules] order: type x y z qw qx qy qz (centre in the length unit, "
-     "unit quaternion); '#' comments", DIM_NONE},
+     "unit quaternion); '#' comments. start = h5: an mcens output file (/particles), read again by --restart",
+     DIM_NONE},
+    {"system", "start_chain", K_INT, OFF(system.start_chain), "-1", -1, 1e6, 0, NULL,
+     "start = h5: -1 starts chain c from chain c of start_file (which must hold as many chains); K >= 0 starts "
+     "every chain from chain K's last frame", DIM_NONE},
     {"system", "lattice_constant", K_REAL, OFF(system.lattice_constant), "0", 0, 1e6, 0, NULL,
      "boundary = none: cubic cell edge of the starting cluster (the n lattice sites nearest the origin); required there", DIM_LENGTH},
     {"system", "mass", K_REAL, OFF(system.mass), "1", 0, 1e9, 1, NULL,
@@ -697,16 +704,21 @@ static int check_rigid(cfg *c, mc_err *err)
         if (!c->molecules.types)
             MC_TRY(refuse(c, "molecules", mol_keys[i], "expected [molecules] types as well", err));
     }
-    if (c->system.start != CFG_START_FILE)
-        MC_TRY(refuse(c, "system", "start_file", "expected start = file", err));
-    if (c->system.start == CFG_START_FILE && !c->system.start_file)
-        MC_FAIL(err, MC_EINVAL, "%s: missing required key 'start_file' in [system] (start = file)", f);
+    int h5 = c->system.start == CFG_START_H5, from_file = c->system.start == CFG_START_FILE || h5;
+    if (!from_file)
+        MC_TRY(refuse(c, "system", "start_file", "expected start = file or start = h5", err));
+    if (from_file && !c->system.start_file)
+        MC_FAIL(err, MC_EINVAL, "%s: missing required key 'start_file' in [system] (start = %s)", f, h5 ? "h5" : "file");
+    if (!h5) MC_TRY(refuse(c, "system", "start_chain", "expected start = h5", err));
     if (!cfg_rigid(c)) {
-        static const char *keys[][2] = {{"mixture", "hard_core"}, {"system", "start"},
-                                        {"moves", "max_rotation"}};
-        for (int i = 0; i < 3; i++)
+        static const char *keys[][2] = {{"mixture", "hard_core"}, {"moves", "max_rotation"}};
+        for (int i = 0; i < 2; i++)
             MC_TRY(refuse(c, keys[i][0], keys[i][1],
                           "belongs to molecules or boundary = none (the rigid-body engine)", err));
+        /* atoms start on [system] lattice; h5 is the one other start they take */
+        if (!h5)
+            MC_TRY(refuse(c, "system", "start", "lattice, melt and file belong to molecules or boundary = none (the "
+                          "rigid-body engine); atoms start on [system] lattice, or from an earlier output with h5", err));
     }
     if (!none) {
         MC_TRY(refuse(c, "wall", "radius", "a wall confines an open cluster: expected [system] boundary = none", err));
@@ -719,7 +731,7 @@ static int check_rigid(cfg *c, mc_err *err)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] tail_correction = yes: an open cluster has no "
                     "uniform surroundings to correct for; expected no", f, cfg_line(c, "potential", "tail_correction"));
         c->potential.tail_correction = 0;
-        if (c->system.start != CFG_START_FILE && !(c->system.lattice_constant > 0))
+        if (!from_file && !(c->system.lattice_constant > 0))
             MC_FAIL(err, MC_EINVAL, "%s: missing required key 'lattice_constant' in [system] (boundary = none "
                     "builds its starting cluster from it)", f);
         if ((c->wall.radius > 0) != (c->wall.strength > 0))

@@ -28,7 +28,7 @@ enum cfg_potential { CFG_POTENTIAL_LJ = 0, CFG_POTENTIAL_MORSE = 1 };
 /* as enum lj_scheme */
 enum cfg_cutoff_scheme { CFG_CUTOFF_TRUNCATED = 0, CFG_CUTOFF_SHIFTED = 1, CFG_CUTOFF_FORCE_SHIFTED = 2 };
 enum cfg_boundary { CFG_BOUNDARY_PERIODIC = 0, CFG_BOUNDARY_NONE = 1 };
-enum cfg_start { CFG_START_LATTICE = 0, CFG_START_MELT = 1, CFG_START_FILE = 2 };
+enum cfg_start { CFG_START_LATTICE = 0, CFG_START_MELT = 1, CFG_START_FILE = 2, CFG_START_H5 = 3 };
 enum cfg_ensemble { CFG_ENSEMBLE_NVT = 0, CFG_ENSEMBLE_NPT = 1 };
 
 /* A state-point axis: one value, a comma list, or start:stop:count. */
@@ -59,7 +59,8 @@ typedef struct cfg {
         double mass; /* per particle: g/mol in real units */
         int boundary; /* enum cfg_boundary */
         int start;    /* enum cfg_start */
-        char *start_file;
+        char *start_file; /* start = file: the text start; start = h5: an earlier output */
+        long start_chain; /* start = h5: -1 chain by chain, else the file's chain every chain starts from */
         double lattice_constant; /* boundary = none: fcc cell edge of the starting cluster */
     } system;
     struct {

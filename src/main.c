@@ -12,6 +12,7 @@
 #include "ens.h"
 #include "git_revision.h"
 #include "h5out.h"
+#include "h5start.h"
 #include "mc_backend.h"
 #include "mc_chain_state.h"
 #include "mc_plan.h"
@@ -290,6 +291,9 @@ static int setup(job *j, mc_err *err)
     }
     MC_TRY(ens_layout_init(&j->layout, MPI_COMM_WORLD, j->plan->nchains, err));
     j->have_layout = 1;
+    /* start = h5: each rank reads its chains' last frames (a restart too: the chains are built
+     * from them before the checkpoint replaces their state) */
+    MC_TRY(h5start_load(j->plan, &j->layout, j->opt.quiet ? NULL : stdout, err));
     /* rank 0 holds the most chains (the block layout); the same verdict on every rank */
     MC_TRY(mc_plan_check_host_memory(j->plan, &j->config, j->layout.chains_of[0], mc_host_memory_bytes(), err));
     cu_device_info dev;

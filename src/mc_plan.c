@@ -207,8 +207,6 @@ static int rigid_setup(const cfg *c, mc_plan *p, mc_err *err)
     MC_TRY(mc_molecules_build(&p->mol, &p->species, c, err));
     p->n = p->mol.nsites;
     p->nmol = p->mol.nmol;
-    p->start = c->system.start;
-    p->start_file = c->system.start_file;
     p->lattice_constant = c->system.lattice_constant;
     p->wall_radius = c->wall.radius;
     p->wall_strength = c->wall.strength;
@@ -335,6 +333,9 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->n = p->species.first[p->species.n];
     p->nmol = p->n;
     p->periodic = c->system.boundary == CFG_BOUNDARY_PERIODIC;
+    p->start = c->system.start;
+    p->start_file = c->system.start_file;
+    p->start_chain = (int)c->system.start_chain;
     if ((p->rigid = cfg_rigid(c)) && rigid_setup(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     p->lattice = c->system.lattice;
     p->replicas = (int)c->ensemble.replicas;
@@ -402,6 +403,9 @@ void mc_plan_destroy(mc_plan *p)
     mc_molecules_fini(&p->mol);
     free(p->start_centres);
     free(p->start_orientations);
+    free(p->frames.points);
+    free(p->frames.quats);
+    free(p->frames.box);
     free(p->statepoint);
     free(p);
 }

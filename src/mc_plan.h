@@ -45,6 +45,18 @@ typedef struct mc_statepoint {
     mc_corrections corr;   /* at the (starting) density */
 } mc_statepoint;
 
+/* start = h5: the last frames the chains of this rank start from, as read from the earlier output
+ * (io/h5start.c, after the layout): one per chain of the rank's block, or with start_chain one that
+ * every chain shares. Points are atoms' positions or molecules' centres, in the frame's box. */
+typedef struct mc_start_frames {
+    int first_chain;  /* chain id of frame 0 (chain by chain); -1: one shared frame */
+    int nframes;      /* 0 until loaded */
+    int npoints;      /* per frame: n (atoms) or nmol (the rigid engine) */
+    double *points;   /* [nframes][npoints][3] */
+    double *quats;    /* rigid engine: [nframes][nmol][4] unit quaternions (w, x, y, z); else NULL */
+    double *box;      /* [nframes] the frame's cubic box edge; 0 for an open cluster */
+} mc_start_frames;
+
 typedef struct mc_plan {
     int n;               /* particles per chain */
     int lattice;         /* enum cfg_lattice */
@@ -80,7 +92,10 @@ typedef struct mc_plan {
     mc_molecules mol;
     int periodic;           /* 0: boundary = none, positions about the origin, no images */
     int start;              /* enum cfg_start */
-    const char *start_file; /* borrowed from the cfg; its text is loaded by mc_start_load */
+    const char *start_file; /* borrowed from the cfg; start = file: its text is loaded by mc_start_load;
+                               start = h5: its last frames by h5start_load */
+    int start_chain;        /* start = h5: -1 chain by chain, else the file's chain all start from */
+    mc_start_frames frames; /* start = h5: this rank's starting frames */
     double *start_centres, *start_orientations; /* start = file: [3 nmol], [4 nmol] unit quaternions */
     double lattice_constant; /* boundary = none: the starting fcc cluster's cell edge */
     double wall_radius, wall_strength; /* 0: no wall */

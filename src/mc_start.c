@@ -1,4 +1,4 @@
-/* mc_start: reading a start file's text into the plan. */
+/* mc_start: reading a start file's text into the plan; a chain's points from an h5 start's frame. */
 #include "mc_start.h"
 
 #include <math.h>
@@ -61,5 +61,30 @@ int mc_start_load(mc_plan *p, const char *text, mc_err *err)
         m++;
     }
     if (m != p->nmol) MC_FAIL(err, MC_EINVAL, "%s: %d molecules, expected %d", p->start_file, m, p->nmol);
+    return MC_OK;
+}
+
+int mc_start_frame_points(const mc_plan *p, int id, double box, double *out, const double **quats, double *scale,
+                          mc_err *err)
+{
+    const mc_start_frames *f = &p->frames;
+    int k = f->first_chain < 0 ? 0 : id - f->first_chain;
+    if (f->nframes == 0 || k < 0 || k >= f->nframes)
+        MC_FAIL(err, MC_EINVAL, "internal: start = h5, but chain %d's frame of %s was not loaded (h5start_load)", id,
+                p->start_file);
+    size_t np = (size_t)f->npoints;
+    const double *in = f->points + (size_t)k * np * 3;
+    /* the ratio of two boxes: every coordinate scales alike, so the configuration is the same in
+     * units of the box edge (the affine map NPT's volume moves also make) */
+    double s = box > 0 && f->box[k] > 0 && box != f->box[k] ? box / f->box[k] : 1.0;
+    for (size_t i = 0; i < 3 * np; i++) {
+        double v = s == 1.0 ? in[i] : in[i] * s;
+        /* the product can round up to the box edge itself: fold, so that points lie in [0, box) */
+        if (box > 0 && (v < 0 || v >= box)) v -= box * floor(v / box);
+        if (box > 0 && v >= box) v = 0.0;
+        out[i] = v;
+    }
+    *quats = f->quats ? f->quats + (size_t)k * np * 4 : NULL;
+    *scale = s;
     return MC_OK;
 }

@@ -4,29 +4,8 @@
 # wrong is refused with its file:line before any output is written.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 tap_plan 8
-printf '%s\n' '[run]
-output = first.h5
-seed = 5
-equilibration = 50
-production = 100
-sample_every = 10
-[system]
-units = real
-[mixture]
-species = A, B, Ar
-sigma = 0.30, 0.34, 0.3345
-epsilon = 0.8, 1.2, 1.045
-mass = 14, 16, 39.948
-[molecules]
-types = AB, Ar
-counts = 48, 16
-geometry = A 0 0 0; B 0 0 0.2 | Ar 0 0 0
-[potential]
-cutoff = 0.9
-[ensemble]
-temperature = 140
-density = 8
-replicas = 2' > first.ini
+# the system (shared with t/start_h5.sh)
+cp "$T_SRCDIR/start_molecules.ini" first.ini
 run_np 2 -q first.ini > first.txt 2>&1; ok $? "48 diatomics and 16 atoms run from the lattice" || diag < first.txt
 h5check write_start first.h5 1 start.txt; ok $? "chain 1's final molecules written as a start file"
 
