@@ -13,6 +13,20 @@ acheck() {
 }
 # analyze ARGS...: mcens-analyze with stdout to out.txt and stderr to err.txt
 analyze() { "$MCENS_ANALYZE" "$@" > out.txt 2> err.txt; }
+# Until mcens writes the H5MD layout (issue 17: [output] snapshot_every, /particles, /observables,
+# /chains/rdf_g), each run's output is converted to it by t/h5md_fixture.py (3 frames).
+if "$MCENS" --config-reference | grep -q snapshot_every; then fixture=no; else
+    fixture=yes; echo "# this mcens writes no H5MD trajectories: outputs converted by t/h5md_fixture.py"; fi
+# mcens_run NAME: run NAME.ini on 2 ranks (into run.txt), converted where needed
+mcens_run() {
+    if [ $fixture = yes ]; then
+        awk '/^\[output\]/ { skip = 1; next } /^\[/ { skip = 0 } !skip' "$1.ini" > "$1.tmp" && mv "$1.tmp" "$1.ini"
+        run_np 2 -q "$1.ini" > run.txt 2>&1 && "$PYTHON3" "$T_SRCDIR/h5md_fixture.py" "$1.h5" "$1.fx.h5" 3 >> run.txt 2>&1 &&
+            mv "$1.fx.h5" "$1.h5"
+    else
+        run_np 2 -q "$1.ini" > run.txt 2>&1
+    fi
+}
 
 cat > nvt.ini <<'INI'
 [run]
@@ -34,7 +48,7 @@ bins = 40
 [output]
 snapshot_every = 20
 INI
-run_np 2 -q nvt.ini > run.txt 2>&1; ok $? "NVT: 2 x 2 state points x 2 replicas run" || diag < run.txt
+mcens_run nvt; ok $? "NVT: 2 x 2 state points x 2 replicas run" || diag < run.txt
 
 analyze summary nvt.h5; ok $? "summary runs" || diag < err.txt
 cp out.txt nvt-summary.txt; diag < nvt-summary.txt
@@ -67,7 +81,7 @@ replicas = 2
 [rdf]
 bins = 40
 INI
-run_np 2 -q npt.ini > run.txt 2>&1; ok $? "NPT: 2 pressures x 2 replicas run" || diag < run.txt
+mcens_run npt; ok $? "NPT: 2 pressures x 2 replicas run" || diag < run.txt
 analyze plot npt.h5 -o npt-fig --manifest npt-fig.json && acheck figures npt.h5 npt-fig npt-fig.json
 ok $? "NPT figures: against P, with density and enthalpy panels and a density series" || diag < err.txt
 analyze export npt.h5 --csv npt.csv && acheck csv npt.h5 npt.csv
@@ -100,7 +114,7 @@ bins = 40
 [output]
 snapshot_every = 10
 INI
-run_np 2 -q mol.ini > run.txt 2>&1; ok $? "molecules: diatomics and atoms with Widom insertion run" || diag < run.txt
+mcens_run mol; ok $? "molecules: diatomics and atoms with Widom insertion run" || diag < run.txt
 analyze export mol.h5 --csv mol.csv --xyz mol.xyz --chain 1 && acheck csv mol.h5 mol.csv
 ok $? "molecules CSV: mu_excess one column per molecule type, all equal to the datasets" || diag < err.txt
 acheck xyz mol.h5 mol.xyz 1; ok $? "molecules XYZ: the sites of chain 1 with their species"
@@ -130,7 +144,7 @@ temperature = 0.2, 0.4, 0.6
 rmax = 4
 bins = 40
 INI
-run_np 2 -q cluster.ini > run.txt 2>&1; ok $? "open cluster: 3 temperatures run" || diag < run.txt
+mcens_run cluster; ok $? "open cluster: 3 temperatures run" || diag < run.txt
 analyze summary cluster.h5 && acheck summary cluster.h5 out.txt && grep -q "not defined for this system (NaN): pressure" out.txt
 ok $? "cluster summary: no pressure column, and says why" || diag < err.txt
 analyze plot cluster.h5 -o cl-fig --manifest cl-fig.json && acheck figures cluster.h5 cl-fig cl-fig.json
