@@ -84,10 +84,12 @@ static int preflight(const run_lock *l, int may_replace, int fresh, double bytes
     if (!may_replace && access(l->output, F_OK) == 0)
         MC_FAIL(err, MC_EIO, "%s exists; refusing to overwrite it (set [run] overwrite = yes or choose "
                 "another file with -o)", l->output);
-    /* a stopped run's state and trajectory (OUTPUT.part) would be replaced by the new run's */
-    char ckpt[4096];
+    /* a stopped run's state and trajectory would be replaced by the new run's (a finished run has
+     * renamed its OUTPUT.part; the checkpoint it leaves for --extend may go with its output) */
+    char ckpt[4096], part[4096];
     snprintf(ckpt, sizeof ckpt, "%s.ckpt", l->output);
-    if (fresh && !may_replace && access(ckpt, F_OK) == 0)
+    snprintf(part, sizeof part, "%s.part", l->output);
+    if (fresh && !may_replace && access(ckpt, F_OK) == 0 && access(part, F_OK) == 0)
         MC_FAIL(err, MC_EIO, "%s exists: the state of an earlier run of %s; continue that run with --restart (or "
                 "--extend), or delete %s and %s.part, or set [run] overwrite = yes", ckpt, l->output, ckpt, l->output);
     struct statvfs vfs;

@@ -18,8 +18,8 @@ typedef struct run_lock run_lock;
 run_lock *run_lock_take(MPI_Comm comm, const char *output, mc_err *err);
 
 /* The checks before compute: OUTPUT's directory is writable; OUTPUT does not exist unless
- * may_replace; for a fresh run (fresh != 0) neither does a checkpoint OUTPUT.ckpt (a stopped run's
- * state) unless may_replace; the file system has `bytes` free. */
+ * may_replace; for a fresh run (fresh != 0) there is no stopped run's state (OUTPUT.ckpt with
+ * OUTPUT.part) unless may_replace; the file system has `bytes` free. */
 int run_lock_preflight(const run_lock *l, int may_replace, int fresh, double bytes, mc_err *err);
 
 /* Drop the lock and remove OUTPUT.lock (rank 0). NULL-safe. */

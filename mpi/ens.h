@@ -49,9 +49,10 @@ typedef struct ens_schedule {
 } ens_schedule;
 
 typedef struct ens_outcome {
-    double seconds;  /* wall time of the rounds without the checkpoints, rank 0's (the same on
-                        every rank) */
+    double seconds;  /* wall time of the rounds without the checkpoints and frames, rank 0's (the
+                        same on every rank) */
     double checkpoint_seconds; /* wall time of the checkpoints written */
+    double after_round_seconds; /* wall time of the after_round calls (trajectory frames) */
     long sweeps_run; /* per chain, by this invocation (a restart counts only its own) */
     int stopped_by;  /* the stop signal that ended the run early (a checkpoint was written), or 0 */
 } ens_outcome;

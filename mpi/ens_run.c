@@ -95,7 +95,11 @@ int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outco
         int all[AT_N];
         MC_TRY(reduce_within(l, in, all, s->stall_timeout_s + 10.0 * longest_round, mc_run_sweeps_done(run), err));
         if (all[AT_FAILED] != -l->size) return ens_agree(l->comm, rc, err); /* the failing rank's message */
-        if (s->after_round) MC_TRY(s->after_round(s->ctx, err));
+        if (s->after_round) {
+            double t = MPI_Wtime();
+            MC_TRY(s->after_round(s->ctx, err));
+            out->after_round_seconds += MPI_Wtime() - t;
+        }
         if (all[AT_SIGNAL] || all[AT_CHECKPOINT]) {
             double t = MPI_Wtime();
             MC_TRY(s->checkpoint(s->ctx, err));
@@ -113,9 +117,9 @@ int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outco
         }
     }
     /* the last state too, so that --extend can go on from it and a failed output write loses nothing */
-    /* the rounds' time without the checkpoints', so that moves/s measures the sampling */
+    /* the rounds' time without the checkpoints' and frames', so that moves/s measures the sampling */
     double end = MPI_Wtime();
-    out->seconds = end - start - out->checkpoint_seconds;
+    out->seconds = end - start - out->checkpoint_seconds - out->after_round_seconds;
     if (!out->stopped_by && s->checkpoint_every_s > 0 && mc_run_sweeps_done(run) > sweeps0) {
         MC_TRY(s->checkpoint(s->ctx, err));
         out->checkpoint_seconds += MPI_Wtime() - end;

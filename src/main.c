@@ -447,6 +447,7 @@ static int run_and_write(job *j, mc_err *err)
                j->plan->nchains, done.sweeps_run, j->plan->nmol, j->plan->rigid ? "molecules" : "particles",
                done.seconds, moves_per_second, j->layout.size);
         if (done.checkpoint_seconds > 0) printf("checkpoints took %.3f s besides\n", done.checkpoint_seconds);
+        if (done.after_round_seconds > 0) printf("trajectory frames took %.3f s besides\n", done.after_round_seconds);
         fflush(stdout);
     }
     h5out_info info = {j->text, j->opt.config_path, PACKAGE_VERSION, MCENS_GIT_REVISION,

@@ -46,7 +46,7 @@ if command -v compute-sanitizer > /dev/null; then
     for tool in memcheck racecheck; do
         bad=0
         for cfg in chains batched cells molecules molecules_single; do
-            rm -f mcens.h5
+            rm -f mcens.h5 mcens.h5.ckpt
             compute-sanitizer --tool $tool --error-exitcode 9 "$MCENS" -q $cfg.ini > san.txt 2>&1 || bad=1
             grep -q "ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards" san.txt || bad=1
             [ $bad -eq 0 ] || diag < san.txt
