@@ -257,6 +257,39 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
     return rc;
 }
 
+/* Where each chain's series became stationary and how far they drifted (mc_equilibration):
+ * NAME_equilibration and NAME_drift per series, and equilibration_sample, the latest start of a
+ * chain's series. */
+static int write_equilibration(h5out *f, hid_t g, const mc_plan *plan, const mc_results *res, mc_err *err)
+{
+    hsize_t d1[1] = {(hsize_t)plan->nchains};
+    long long *start = malloc((size_t)plan->nchains * sizeof *start), *latest = calloc((size_t)plan->nchains, sizeof *latest);
+    double *drift = malloc((size_t)plan->nchains * sizeof *drift);
+    int rc = start && latest && drift ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
+    char name[96], what[320];
+    for (int o = 0; rc == MC_OK && o < MC_NOBS; o++) {
+        const mc_equilibration *e = res->chain_equilibration[o];
+        if (!e) continue;
+        for (int k = 0; k < plan->nchains; k++) {
+            start[k] = e[k].start, drift[k] = e[k].drift_sigmas;
+            if (start[k] > latest[k]) latest[k] = start[k];
+        }
+        snprintf(name, sizeof name, "%s_equilibration", mc_observables[o].name);
+        snprintf(what, sizeof what, "first production sample of the stationary part of /chains/%s (Chodera 2016: the "
+                 "start that maximises the effective sample count)", mc_observables[o].name);
+        rc = h5out_write_whole(f, g, name, H5T_NATIVE_LLONG, 1, d1, start, "1", what, err);
+        snprintf(name, sizeof name, "%s_drift", mc_observables[o].name);
+        snprintf(what, sizeof what, "mean of the last third of /chains/%s minus that of the first, in combined standard "
+                 "errors (NaN below %d samples: not tested)", mc_observables[o].name, MC_EQUILIBRATION_MIN_SAMPLES);
+        if (rc == MC_OK) rc = h5out_write_whole(f, g, name, H5T_NATIVE_DOUBLE, 1, d1, drift, "1", what, err);
+    }
+    if (rc == MC_OK)
+        rc = h5out_write_whole(f, g, "equilibration_sample", H5T_NATIVE_LLONG, 1, d1, latest, "1",
+                               "the latest NAME_equilibration of each chain: samples before it were still relaxing", err);
+    free(start), free(latest), free(drift);
+    return rc;
+}
+
 static int write_chains(h5out *f, const mc_plan *plan, const mc_run *run, int first_chain,
                         const mc_results *res, mc_err *err)
 {
@@ -274,6 +307,7 @@ static int write_chains(h5out *f, const mc_plan *plan, const mc_run *run, int fi
                                ob->per_chain, err);
     }
     free(value);
+    if (rc == MC_OK) rc = write_equilibration(f, g, plan, res, err);
     if (rc == MC_OK)
         rc = h5out_write_whole(f, g, "max_displacement", H5T_NATIVE_DOUBLE, 1, d1,
                          res->chain_max_displacement, plan->units.length,

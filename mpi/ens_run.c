@@ -156,6 +156,8 @@ int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_res
     for (int k = 0; k < mc_run_nchains(run); k++) mc_results_add_chain(res, plan, mc_run_chain(run, k));
     for (int o = 0; o < MC_NOBS; o++) /* every observable of the table the run has */
         if (res->chain_obs[o]) MC_TRY(gather_chain_block(l, res->chain_obs[o], sizeof(mc_estimate), err));
+    for (int o = 0; o < MC_NOBS; o++)
+        if (res->chain_equilibration[o]) MC_TRY(gather_chain_block(l, res->chain_equilibration[o], sizeof(mc_equilibration), err));
     MC_TRY(gather_chain_block(l, res->chain_widom, res->widom_kinds * sizeof *res->chain_widom, err));
     MC_TRY(gather_chain_block(l, res->chain_max_displacement, sizeof *res->chain_max_displacement,
                               err));

@@ -15,6 +15,7 @@
 #include "h5start.h"
 #include "mc_backend.h"
 #include "mc_chain_state.h"
+#include "mc_equilibration.h"
 #include "mc_plan.h"
 #include "mc_results.h"
 #include "mc_size.h"
@@ -336,6 +337,31 @@ static int check_finite(const mc_plan *p, const mc_results *r, mc_err *err)
     return MC_OK;
 }
 
+/* Chains whose production was not stationary (mc_equilibration): their first and last thirds
+ * differ beyond what chance allows over all the tests of the run (a 1% false alarm for the whole
+ * run). Their averages stand in the file, but a warning names them. */
+static void warn_not_stationary(const mc_plan *p, const mc_results *r)
+{
+    long tests = 0, flagged = 0;
+    for (int o = 0; o < MC_NOBS; o++)
+        if (r->chain_equilibration[o] && p->nsamples >= MC_EQUILIBRATION_MIN_SAMPLES) tests += p->nchains;
+    double z = mc_equilibration_threshold(tests, 0.01), worst = 0.0;
+    int worst_chain = -1, worst_obs = 0;
+    for (int o = 0; o < MC_NOBS; o++)
+        for (int k = 0; r->chain_equilibration[o] && k < p->nchains; k++) {
+            double d = fabs(r->chain_equilibration[o][k].drift_sigmas);
+            if (!(d > z)) continue;
+            flagged++;
+            if (d > worst) worst = d, worst_chain = k, worst_obs = o;
+        }
+    if (!flagged) return;
+    const mc_statepoint *sp = &p->statepoint[mc_plan_statepoint_of(p, worst_chain)];
+    fprintf(stderr, "mcens: warning: %ld of %ld chain series were not stationary in production (their first and last "
+            "thirds differ by more than %.2f standard errors); the worst, %s of chain %d (T = %g), by %.1f: "
+            "equilibrate longer, or start nearer the state (/chains/NAME_drift, NAME_equilibration)\n", flagged, tests,
+            z, mc_observables[worst_obs].name, worst_chain, sp->temperature_given, worst);
+}
+
 /* npt: a word on the production volume moves that the minimum-image floor rejected (mc_run.c
  * stops a chain pinned there; a few leave the averages those of the boxes above the floor). */
 static int warn_volume_floor(const job *j, mc_err *err)
@@ -440,6 +466,7 @@ static int run_and_write(job *j, mc_err *err)
     MC_TRY(ens_pool(&j->layout, j->plan, j->run, j->results, err));
     MC_TRY(check_finite(j->plan, j->results, err));
     MC_TRY(warn_volume_floor(j, err));
+    if (j->layout.rank == 0) warn_not_stationary(j->plan, j->results);
     if (!j->opt.quiet && j->layout.rank == 0) { /* before the write: a failed write leaves the numbers in the log */
         print_summary(j->plan, j->results);
         /* a sweep is one move per molecule (per particle for atoms) */

@@ -7,7 +7,7 @@
 void mc_results_destroy(mc_results *r)
 {
     if (!r) return;
-    for (int o = 0; o < MC_NOBS; o++) free(r->chain_obs[o]), free(r->obs[o]);
+    for (int o = 0; o < MC_NOBS; o++) free(r->chain_obs[o]), free(r->obs[o]), free(r->chain_equilibration[o]);
     free(r->chain_max_volume_step);
     free(r->chain_widom);
     free(r->mu_excess);
@@ -38,6 +38,8 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
         if (mc_observable_applies(plan, o)) {
             obs_ok &= (r->chain_obs[o] = calloc(C, sizeof(mc_estimate))) != NULL;
             obs_ok &= (r->obs[o] = calloc(S, sizeof(mc_estimate))) != NULL;
+            if (mc_observables[o].kind == MC_OBS_SERIES)
+                obs_ok &= (r->chain_equilibration[o] = calloc(C, sizeof(mc_equilibration))) != NULL;
         }
     r->chain_widom = calloc(C * M, sizeof *r->chain_widom);
     r->mu_excess = calloc(S * M, sizeof *r->mu_excess);
@@ -63,6 +65,8 @@ void mc_results_add_chain(mc_results *r, const mc_plan *plan, const mc_chain *c)
 {
     for (int o = 0; o < MC_NOBS; o++)
         if (r->chain_obs[o]) r->chain_obs[o][c->id] = mc_observable_estimate(plan, c, o);
+    for (int o = 0; o < MC_NOBS; o++)
+        if (r->chain_equilibration[o]) r->chain_equilibration[o][c->id] = mc_equilibration_detect(c->series[o], c->nsamples);
     r->chain_max_volume_step[c->id] = c->max_volume_step;
     r->chain_max_rotation[c->id] = c->max_rotation;
     for (int a = 0; c->widom && a < r->widom_kinds; a++)

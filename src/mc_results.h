@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "mc_chain.h"
+#include "mc_equilibration.h"
 #include "mc_err.h"
 #include "mc_plan.h"
 #include "mc_stats.h"
@@ -24,6 +25,9 @@ typedef struct mc_results {
     /* per observable of mc_observables: [nchains] each chain's estimate of its series, and
      * [nstatepoints] pooled over replicas; NULL where the observable does not apply */
     mc_estimate *chain_obs[MC_NOBS], *obs[MC_NOBS];
+    /* per series observable: [nchains] where each chain's series became stationary, and its
+     * drift between the first and last third (NULL for the others) */
+    mc_equilibration *chain_equilibration[MC_NOBS];
     /* per chain [nchains] */
     mc_estimate *chain_widom;       /* [nchains][widom_kinds] mean Boltzmann factor exp(-beta dU) of
                                        test particles */
