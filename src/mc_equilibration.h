@@ -2,15 +2,15 @@
  * stationary at all. The start is the one of Chodera (J. Chem. Theory Comput. 12, 1799 (2016)):
  * the first sample t0 that maximises the effective sample count (n - t0) / g(t0), g the
  * statistical inefficiency of the rest (here by blocking, mc_stats), over t0 = 0, n/20, ..., n/2.
- * Stationarity compares the means of the first and the last third, in units of their combined
- * standard error (blocking within each third): a chain that was still relaxing when production
- * began shows a drift there. */
+ * Stationarity compares the means of the first and the last third, in units of the standard error
+ * of their difference for a stationary series, sqrt(2) times the last third's (by blocking): a
+ * chain that was still relaxing when production began shows a drift there. */
 #ifndef MC_EQUILIBRATION_H
 #define MC_EQUILIBRATION_H
 
 typedef struct mc_equilibration {
     long start;          /* first sample of the stationary part */
-    double drift_sigmas; /* (mean of the last third - mean of the first) / combined standard error;
+    double drift_sigmas; /* (mean of the last third - mean of the first) / its standard error;
                             NAN below MC_EQUILIBRATION_MIN_SAMPLES samples (not tested) */
 } mc_equilibration;
 

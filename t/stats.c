@@ -1,4 +1,5 @@
-/* Blocking analysis against series with known statistical inefficiency, and replica pooling. */
+/* Blocking analysis against series with known statistical inefficiency, replica pooling, and the
+ * equilibration check (stationary start, drift, threshold). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 
 #include "mc_rng.h"
+#include "mc_equilibration.h"
 #include "mc_stats.h"
 
 /* Standard normal deviates (Box-Muller on Philox uniforms). */
@@ -85,11 +87,50 @@ static void pooling_replicas(void **state)
     assert_true(fabs(q.error - sqrt(0.05) / 2) < 1e-15);
 }
 
+/* AR(1) with phi = 0.9 (inefficiency 19), n = 20000 (the blocked search), plus `offset` e^(-t/tau). */
+static double *relaxing_series(long n, double offset, double tau, uint64_t seed)
+{
+    double *x = malloc(n * sizeof *x), phi = 0.9;
+    normals(x, n, seed);
+    for (long t = 1; t < n; t++) x[t] = phi * x[t - 1] + sqrt(1 - phi * phi) * x[t];
+    for (long t = 0; t < n; t++) x[t] += offset * exp(-t / tau);
+    return x;
+}
+
+static void equilibration_of_stationary_and_relaxing_series(void **state)
+{
+    (void)state;
+    const long n = 20000;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        double *x = relaxing_series(n, 0.0, 1.0, seed);
+        mc_equilibration e = mc_equilibration_detect(x, n);
+        assert_true(e.start <= n / 4);                    /* stationary: no long cut */
+        assert_true(fabs(e.drift_sigmas) < 4.0);          /* within chance */
+        free(x);
+        x = relaxing_series(n, 8.0, n / 15.0, seed);      /* a relaxation over the first ~third */
+        e = mc_equilibration_detect(x, n);
+        assert_true(e.start >= n / 10);                   /* the relaxing start is cut */
+        assert_true(e.drift_sigmas < -5.0);               /* the first third sits high */
+        free(x);
+    }
+    double short_series[10] = {0};
+    assert_true(isnan(mc_equilibration_detect(short_series, 10).drift_sigmas)); /* too short: not tested */
+}
+
+static void equilibration_threshold(void **state)
+{
+    (void)state;
+    assert_true(fabs(mc_equilibration_threshold(1, 0.01) - 2.5758) < 1e-3);   /* two-sided 1% */
+    assert_true(fabs(mc_equilibration_threshold(8, 0.01) - 3.2272) < 1e-3);   /* 0.125% */
+    assert_true(mc_equilibration_threshold(8000, 0.01) > 4.8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(independent_series), cmocka_unit_test(correlated_series),
         cmocka_unit_test(constant_and_tiny_series), cmocka_unit_test(pooling_replicas),
+        cmocka_unit_test(equilibration_of_stationary_and_relaxing_series), cmocka_unit_test(equilibration_threshold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
