@@ -62,8 +62,9 @@ static const cfg_key schema[] = {
     {"system", "boundary", K_CHOICE, OFF(system.boundary), "periodic", 0, 0, 0, "periodic|none",
      "periodic: cubic box under the minimum image; none: an open cluster about the origin (no density; a [wall] may confine it)", DIM_NONE},
     {"system", "start", K_CHOICE, OFF(system.start), "lattice", 0, 0, 0, "lattice|melt|file|h5",
-     "lattice: centres on [system] lattice, molecules randomly oriented; melt: centres at random (no two "
-     "closer than 0.8 lattice spacings); file: read from start_file (molecules and open clusters); h5: the last "
+     "lattice: atoms or centres on [system] lattice, molecules randomly oriented (suits solids, and liquids "
+     "near freezing); melt: atoms or centres at random, no two closer than 0.7 (atoms) or 0.8 (centres) lattice "
+     "spacings (suits fluids and disordered states, which a lattice start must melt first); file: read from start_file (molecules and open clusters); h5: the last "
      "frame of an earlier mcens output, start_file (atoms too): same particles, species, molecules and boundary; "
      "a periodic box of another size is scaled affinely to the state point's (atoms' positions, molecules' "
      "centres; orientations kept)", DIM_NONE},
@@ -715,10 +716,10 @@ static int check_rigid(cfg *c, mc_err *err)
         for (int i = 0; i < 2; i++)
             MC_TRY(refuse(c, keys[i][0], keys[i][1],
                           "belongs to molecules or boundary = none (the rigid-body engine)", err));
-        /* atoms start on [system] lattice; h5 is the one other start they take */
-        if (!h5)
-            MC_TRY(refuse(c, "system", "start", "lattice, melt and file belong to molecules or boundary = none (the "
-                          "rigid-body engine); atoms start on [system] lattice, or from an earlier output with h5", err));
+        /* atoms start on [system] lattice, at random (melt) or from an earlier output (h5) */
+        if (c->system.start == CFG_START_FILE)
+            MC_TRY(refuse(c, "system", "start", "file belongs to molecules or boundary = none (the rigid-body "
+                          "engine); atoms start on [system] lattice, at random (melt), or from an earlier output (h5)", err));
     }
     if (!none) {
         MC_TRY(refuse(c, "wall", "radius", "a wall confines an open cluster: expected [system] boundary = none", err));

@@ -105,6 +105,13 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
         }
         return c;
     }
+    if (plan->start == CFG_START_MELT) { /* random points: the species need no shuffle */
+        if (mc_melt_points(plan, c->id, c->n, c->box_len, 0.7, c->x, c->y, c->z, err) != MC_OK) {
+            mc_chain_destroy(c);
+            return NULL;
+        }
+        return c;
+    }
     mc_lattice_fill(plan->lattice, plan->n, c->box_len, c->x, c->y, c->z);
     if (plan->species.n > 1) mc_chain_shuffle_points(c, plan->seed, c->n, c->x, c->y, c->z);
     return c;

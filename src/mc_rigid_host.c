@@ -91,37 +91,41 @@ static int cluster_centres(const mc_plan *p, mc_chain *c, mc_err *err)
     return MC_OK;
 }
 
-/* Centres uniformly at random, no two closer than 0.8 of the lattice's nearest-neighbour
- * distance: in the box, or in a sphere 1.5 times the volume of the cluster lattice. */
-static int melt_centres(const mc_plan *p, mc_chain *c, mc_err *err)
+/* Points uniformly at random, no two closer than `spacings` of the lattice's nearest-neighbour
+ * distance: in the box, or in a sphere 1.5 times the volume of the cluster lattice (open clusters).
+ * Random sequential placement jams when the exclusion spheres fill about 38% of the volume, which
+ * (in lattice spacings, fcc) is at 0.81 spacings whatever the density; 0.7 fills 25%. */
+int mc_melt_points(const mc_plan *p, int chain, int n, double box_len, double spacings, double *x, double *y,
+                   double *z, mc_err *err)
 {
-    double nn = p->periodic ? mc_lattice_spacing(p->lattice, c->nmol, c->box_len) : p->lattice_constant / sqrt(2.0);
-    double radius = cbrt(3.0 / (4.0 * M_PI) * 1.5 * c->nmol * pow(p->lattice_constant, 3) / 4.0);
-    double min2 = 0.64 * nn * nn;
-    for (int m = 0; m < c->nmol; m++) {
+    double nn = p->periodic ? mc_lattice_spacing(p->lattice, n, box_len) : p->lattice_constant / sqrt(2.0);
+    double radius = cbrt(3.0 / (4.0 * M_PI) * 1.5 * n * pow(p->lattice_constant, 3) / 4.0);
+    double min2 = spacings * spacings * nn * nn;
+    for (int m = 0; m < n; m++) {
         int placed = 0;
         for (long t = 0; t < MELT_TRIES && !placed; t++) {
-            mc_rng4 r = mc_rng_block(p->seed, (uint32_t)c->id, MC_RNG_SETUP, setup_key(2, t, c->nmol, m));
+            mc_rng4 r = mc_rng_block(p->seed, (uint32_t)chain, MC_RNG_SETUP, setup_key(2, t, n, m));
             double u[3];
             for (int d = 0; d < 3; d++) u[d] = mc_rng_uniform(r.v[d]);
             if (p->periodic) {
-                c->cx[m] = u[0] * c->box_len, c->cy[m] = u[1] * c->box_len, c->cz[m] = u[2] * c->box_len;
+                x[m] = u[0] * box_len, y[m] = u[1] * box_len, z[m] = u[2] * box_len;
             } else { /* uniform in the ball: radius u^(1/3), direction uniform */
                 double rr = radius * cbrt(u[0]), ct = 2.0 * u[1] - 1.0, st = sqrt(1.0 - ct * ct);
                 double phi = 2.0 * M_PI * u[2];
-                c->cx[m] = rr * st * cos(phi), c->cy[m] = rr * st * sin(phi), c->cz[m] = rr * ct;
+                x[m] = rr * st * cos(phi), y[m] = rr * st * sin(phi), z[m] = rr * ct;
             }
             placed = 1;
             for (int j = 0; j < m && placed; j++) {
-                double dx = mc_rigid_separation(c->cx[m] - c->cx[j], c->box_len);
-                double dy = mc_rigid_separation(c->cy[m] - c->cy[j], c->box_len);
-                double dz = mc_rigid_separation(c->cz[m] - c->cz[j], c->box_len);
+                double dx = mc_rigid_separation(x[m] - x[j], box_len);
+                double dy = mc_rigid_separation(y[m] - y[j], box_len);
+                double dz = mc_rigid_separation(z[m] - z[j], box_len);
                 placed = dx * dx + dy * dy + dz * dz >= min2;
             }
         }
         if (!placed)
-            MC_FAIL(err, MC_EINVAL, "chain %d: start = melt found no place for molecule %d after %d tries "
-                    "(centres kept %.3g apart); lower the density", c->id, m, MELT_TRIES, sqrt(min2));
+            MC_FAIL(err, MC_EINVAL, "chain %d: start = melt found no place for point %d of %d after %d tries (kept "
+                    "%.3g apart, %g lattice spacings: random placement jams near that); start on the lattice",
+                    chain, m, n, MELT_TRIES, sqrt(min2), spacings);
     }
     return MC_OK;
 }
@@ -172,7 +176,7 @@ int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err)
     c->max_rotation = p->max_rotation0;
     for (int m = 0; m < c->nmol; m++) memcpy(&c->q[4 * m], &(mc_quat){1, 0, 0, 0}, sizeof(mc_quat));
     if (p->start == CFG_START_FILE) MC_TRY(copy_start(p, c, err));
-    else if (p->start == CFG_START_MELT) MC_TRY(melt_centres(p, c, err));
+    else if (p->start == CFG_START_MELT) MC_TRY(mc_melt_points(p, c->id, c->nmol, c->box_len, 0.8, c->cx, c->cy, c->cz, err));
     else if (p->periodic) mc_lattice_fill(p->lattice, c->nmol, c->box_len, c->cx, c->cy, c->cz);
     else MC_TRY(cluster_centres(p, c, err));
     if (p->start != CFG_START_FILE && p->mol.ntypes > 1)

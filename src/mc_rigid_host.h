@@ -78,6 +78,12 @@ void mc_rigid_measure_chains(const mc_plan *p, mc_chain **chains, int nchains, i
  * sqrt(<r^2> - <r>^2) / <r> (open cluster; NaN before any sample or for periodic boxes). */
 double mc_rigid_lindemann(const mc_chain *c);
 
+/* start = melt: n points uniformly at random, no two closer than `spacings` lattice spacings (in
+ * the box, or for an open cluster in a ball), from chain's setup stream: molecules' centres (0.8)
+ * and atoms (0.7, which random placement reaches at any density). */
+int mc_melt_points(const mc_plan *p, int chain, int n, double box_len, double spacings, double *x, double *y,
+                   double *z, mc_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,7 +5,7 @@
 # equilibrated first must not be flagged. Runs are seeded, so the outcome is fixed; the threshold
 # gives a whole run of stationary chains a 1% chance of a false flag.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 4
+tap_plan 7
 cat > bad.ini <<'EOF'
 [run]
 seed = 22
@@ -43,4 +43,36 @@ set -- $(drift good.h5)
 echo "equilibrated: largest drift $1 standard errors" | diag
 [ "$(echo "$1" | awk '{print ($1 < 3.23)}')" = 1 ]
 ok $? "... and every drift within the threshold"
+
+# start = melt for atoms: random points no two closer than 0.7 lattice spacings (frozen with a step
+# of 1e-12 and no equilibration, the last frame is the start), not the lattice, and too dense refused
+printf '[run]\nseed = 5\nequilibration = 0\nproduction = 1\nsample_every = 1\n[system]\nn = 256\nstart = melt\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.5\ndensity = 0.6\nreplicas = 3\n[moves]\nmax_displacement = 1e-12\n' > melt.ini
+run_np 2 -q -o melt.h5 melt.ini > melt.txt 2>&1 && "$PYTHON3" -c "
+import h5py, numpy as np, sys
+f = h5py.File('melt.h5', 'r')
+L = f['particles/chain_000000/box/edges/value'][-1][0, 0]
+nn = (4 / 0.6) ** (1 / 3) / 2 ** 0.5          # fcc nearest-neighbour distance at this density
+worst, on_lattice = np.inf, 0
+for g in f['particles']:
+    x = f['particles'][g]['position/value'][-1]
+    d = x[:, None, :] - x[None, :, :]
+    d -= L * np.round(d / L)
+    r = np.sqrt((d ** 2).sum(-1)) + np.eye(len(x)) * 1e9
+    worst = min(worst, r.min())
+    on_lattice += np.sum(np.isclose(np.sort(r, axis=1)[:, 11], nn, rtol=1e-6))  # 12 neighbours at nn
+print(f'# closest pair {worst:.4f} (0.7 spacings: {0.7 * nn:.4f}); particles with a lattice shell: {on_lattice}')
+sys.exit(0 if worst >= 0.7 * nn * (1 - 1e-12) and on_lattice == 0 else 1)" | diag
+ok $? "start = melt (atoms): random points at least 0.7 lattice spacings apart, no lattice order" || diag < melt.txt
+"$PYTHON3" -c "
+import h5py, numpy as np, sys
+e = h5py.File('melt.h5', 'r')['chains/energy'][...]
+sys.exit(0 if len(set(e[:, 0])) == 3 else 1)"
+ok $? "... each chain its own random start"
+sed 's/^density = 0.6/density = 1.1/' melt.ini > dense.ini
+run_np 1 -q -o dense.h5 dense.ini > dense.txt 2>&1 && "$PYTHON3" -c "
+import h5py, numpy as np, sys
+e = h5py.File('dense.h5', 'r')['chains/energy'][...]
+print('# U/N at the start, density 1.1:', np.round(e[:, 0], 2))
+sys.exit(0 if np.all(np.isfinite(e)) else 1)" | diag
+ok $? "start = melt at density 1.1 (denser than the LJ solid at freezing): placed, finite energies" || diag < dense.txt
 exit 0
