@@ -26,31 +26,22 @@ typedef struct src {
     int nchains; /* groups under /particles */
 } src;
 
-/* The string values of a dataset or attribute (fixed or variable length) into out[max]; their
- * count into *n. -1 when the object is not a 1-D list of at most max strings or cannot be read. */
+/* The fixed-length string values (as mcens writes them) of a dataset or attribute into out[max];
+ * their count into *n. -1 when the object is not a list of at most max such strings. */
 static int read_strings(hid_t obj, int is_attr, char (*out)[NAME], int max, int *n)
 {
     hid_t ftype = is_attr ? H5Aget_type(obj) : H5Dget_type(obj);
     hid_t space = is_attr ? H5Aget_space(obj) : H5Dget_space(obj);
     hid_t mtype = H5Tcopy(H5T_C_S1);
     hssize_t count = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
-    htri_t vl = ftype >= 0 && H5Tget_class(ftype) == H5T_STRING ? H5Tis_variable_str(ftype) : -1;
+    int fixed = ftype >= 0 && H5Tget_class(ftype) == H5T_STRING && H5Tis_variable_str(ftype) == 0;
     int rc = -1;
     *n = (int)count;
-    if (count >= 1 && count <= max && mtype >= 0 && vl > 0) {
-        char *p[16] = {NULL}; /* max is at most 16 here */
-        if (max <= 16 && H5Tset_size(mtype, H5T_VARIABLE) >= 0 &&
-            (is_attr ? H5Aread(obj, mtype, p) : H5Dread(obj, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, p)) >= 0) {
-            for (int i = 0; i < count; i++) snprintf(out[i], NAME, "%s", p[i] ? p[i] : "");
-            rc = 0;
-        }
-        for (int i = 0; i < count && i < 16; i++) H5free_memory(p[i]);
-    } else if (count >= 1 && count <= max && mtype >= 0 && vl == 0) {
-        if (H5Tset_size(mtype, NAME) >= 0 && H5Tset_strpad(mtype, H5T_STR_NULLTERM) >= 0 &&
-            (is_attr ? H5Aread(obj, mtype, out) : H5Dread(obj, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out)) >= 0)
-            rc = 0;
-        for (int i = 0; rc == 0 && i < count; i++) out[i][NAME - 1] = '\0';
-    }
+    if (fixed && count >= 1 && count <= max && mtype >= 0 && H5Tset_size(mtype, NAME) >= 0 &&
+        H5Tset_strpad(mtype, H5T_STR_NULLTERM) >= 0 &&
+        (is_attr ? H5Aread(obj, mtype, out) : H5Dread(obj, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out)) >= 0)
+        rc = 0;
+    for (int i = 0; rc == 0 && i < count; i++) out[i][NAME - 1] = '\0';
     if (mtype >= 0) H5Tclose(mtype);
     if (space >= 0) H5Sclose(space);
     if (ftype >= 0) H5Tclose(ftype);
@@ -93,24 +84,20 @@ static int read_whole(hid_t loc, const char *name, hid_t mtype, int ndims, hsize
     return ok ? 0 : -1;
 }
 
-/* The last frame of a time series NAME/value into out (float64): [F][want][cols] (want > 0), or
- * [F][cols] (want = 0, a frame of one row). *width gets the file's width even when it is not the
- * one wanted (for the message). */
+/* The last frame of a time series NAME/value, float64 [F][want][cols], into out. *width gets the
+ * file's second dimension even when it is not the one wanted (for the message). */
 static int read_last_frame(hid_t g, const char *name, hsize_t want, hsize_t cols, hsize_t *width, double *out)
 {
     char path[64];
     snprintf(path, sizeof path, "%s/value", name);
-    int ndims = want > 0 ? 3 : 2;
     hid_t d = H5Dopen2(g, path, H5P_DEFAULT), space = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
     hid_t mem = H5I_INVALID_HID;
     hsize_t dims[3] = {0, 0, 0};
-    int ok = space >= 0 && H5Sget_simple_extent_ndims(space) == ndims &&
-             H5Sget_simple_extent_dims(space, dims, NULL) == ndims;
-    *width = ndims == 3 ? dims[1] : 1;
-    ok = ok && dims[0] >= 1 && (ndims == 3 ? dims[1] == want && dims[2] == cols : dims[1] == cols);
+    int ok = space >= 0 && H5Sget_simple_extent_ndims(space) == 3 && H5Sget_simple_extent_dims(space, dims, NULL) == 3;
+    *width = dims[1];
+    ok = ok && dims[0] >= 1 && dims[1] == want && dims[2] == cols;
     if (ok) {
-        hsize_t start[3] = {dims[0] - 1, 0, 0}, count[3] = {1, ndims == 3 ? want : cols, cols};
-        hsize_t flat = (want > 0 ? want : 1) * cols;
+        hsize_t start[3] = {dims[0] - 1, 0, 0}, count[3] = {1, want, cols}, flat = want * cols;
         mem = H5Screate_simple(1, &flat, NULL);
         ok = mem >= 0 && H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
              H5Dread(d, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, out) >= 0;
@@ -257,24 +244,22 @@ static int check_chain_species(const mc_plan *p, const src *s, hid_t g, int chai
     return rc;
 }
 
-/* The box of the last frame: a cube, finite and positive; 0 for an open cluster. H5MD gives the
- * edges as a vector [F][3] or as the box vectors [F][3][3] (a diagonal matrix for a cube). */
+/* The box of the last frame: a cube, finite and positive; 0 for an open cluster. mcens writes
+ * H5MD's box vectors [F][3][3], a diagonal matrix for its cubic boxes. */
 static int read_box(const mc_plan *p, const src *s, hid_t g, int chain, double *box, mc_err *err)
 {
     *box = 0.0;
     if (!p->periodic) return MC_OK;
-    double m[9] = {0}, edges[3];
+    double m[9];
     hsize_t width;
-    int vector = read_last_frame(g, "box/edges", 0, 3, &width, edges) == 0;
-    if (!vector && read_last_frame(g, "box/edges", 3, 3, &width, m) != 0)
-        MC_FAIL(err, MC_EHDF5, "%s: cannot read /particles/chain_%06d/box/edges/value (float64[frames][3] or "
-                "[frames][3][3])", s->path, chain);
-    int diagonal = vector || (m[1] == 0 && m[2] == 0 && m[3] == 0 && m[5] == 0 && m[6] == 0 && m[7] == 0);
-    if (!vector) edges[0] = m[0], edges[1] = m[4], edges[2] = m[8];
-    if (!diagonal || !(edges[0] > 0) || !isfinite(edges[0]) || edges[1] != edges[0] || edges[2] != edges[0])
+    if (read_last_frame(g, "box/edges", 3, 3, &width, m) != 0)
+        MC_FAIL(err, MC_EHDF5, "%s: cannot read /particles/chain_%06d/box/edges/value (float64[frames][3][3])",
+                s->path, chain);
+    int diagonal = m[1] == 0 && m[2] == 0 && m[3] == 0 && m[5] == 0 && m[6] == 0 && m[7] == 0;
+    if (!diagonal || !(m[0] > 0) || !isfinite(m[0]) || m[4] != m[0] || m[8] != m[0])
         MC_FAIL(err, MC_EINVAL, "%s: chain %d's last box is not a cube (edges %g, %g, %g%s)", s->path, chain,
-                edges[0], edges[1], edges[2], diagonal ? "" : ", not at right angles");
-    *box = edges[0];
+                m[0], m[4], m[8], diagonal ? "" : ", not at right angles");
+    *box = m[0];
     return MC_OK;
 }
 

@@ -332,8 +332,8 @@ static int check_reopened(traj *t, hid_t particles, long samples, mc_err *err)
     int nd = space >= 0 ? H5Sget_simple_extent_dims(space, dims, NULL) : -1;
     H5Sclose(space);
     if (d >= 0) H5Dclose(d);
-    long needed = 0; /* regular frames taken by then */
-    while (needed < mc_snapshot_regular_frames(p) && mc_snapshot_samples_at(p, needed) <= samples) needed++;
+    long regular = mc_snapshot_regular_frames(p); /* the regular frames taken by then */
+    long needed = p->snapshot_every > 0 && samples / p->snapshot_every < regular ? samples / p->snapshot_every : regular;
     if (info.nlinks != (hsize_t)p->nchains || nd != 3 || dims[1] != (hsize_t)p->n || dims[2] != 3 || dims[0] < (hsize_t)needed)
         MC_FAIL(err, MC_EIO, "%s: its trajectory is not the one the checkpoint continues (%llu chains of %llu "
                 "particles, %llu frames; the run has %d chains of %d, %ld frames taken); it cannot be continued",

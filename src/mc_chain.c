@@ -20,31 +20,6 @@ void mc_chain_shuffle_points(const mc_chain *c, uint64_t seed, int n, double *x,
     }
 }
 
-/* start = h5 for the rigid engine: the frame's centres (scaled to the chain's box) and orientations
- * given to mc_rigid_start as a start = file view of the plan, so that both starts take one path:
- * sites placed from fixed orientations and the overlap refusal. The view lives only for this call. */
-static int rigid_start_from_frame(const mc_plan *plan, mc_chain *c, mc_err *err)
-{
-    mc_plan *view = malloc(sizeof *view);
-    double *centres = malloc(3 * (size_t)plan->nmol * sizeof *centres);
-    const double *quats = NULL;
-    double scale;
-    int rc = view && centres ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory for chain %d's start", c->id);
-    if (rc == MC_OK) rc = mc_start_frame_points(plan, c->id, c->box_len, centres, &quats, &scale, err);
-    if (rc == MC_OK && !quats)
-        rc = mc_err_set(err, MC_EINVAL, "internal: start = h5, but %s gave no orientations", plan->start_file);
-    if (rc == MC_OK) {
-        *view = *plan;
-        view->start = CFG_START_FILE;
-        view->start_centres = centres;
-        view->start_orientations = (double *)quats; /* read only: copy_start copies from it */
-        rc = mc_rigid_start(view, c, err);
-    }
-    free(view);
-    free(centres);
-    return rc;
-}
-
 /* start = h5 for atoms: the frame's positions (scaled to the chain's box), in the file's order,
  * which is the species order (checked when the frames were read). */
 static int atoms_from_frame(const mc_plan *plan, mc_chain *c, mc_err *err)
@@ -91,8 +66,7 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
     c->nmol = plan->nmol;
     if (plan->rigid) {
         if (!plan->periodic) mc_chain_set_box(c, 0.0);
-        int rc = plan->start == CFG_START_H5 ? rigid_start_from_frame(plan, c, err) : mc_rigid_start(plan, c, err);
-        if (rc != MC_OK) {
+        if (mc_rigid_start(plan, c, err) != MC_OK) {
             mc_chain_destroy(c);
             return NULL;
         }

@@ -1,5 +1,6 @@
 /* mc_rigid_host: starting configurations and full recomputation for the rigid-body engine. */
 #include "mc_rigid_host.h"
+#include "mc_start.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -130,16 +131,33 @@ int mc_melt_points(const mc_plan *p, int chain, int n, double box_len, double sp
     return MC_OK;
 }
 
-/* start = file: the plan's starting molecules (mc_start_load checked them against the boxes). */
+/* Whether the start gives the molecules' orientations (start = file or h5): they are kept as given. */
+static int start_given(const mc_plan *p) { return p->start == CFG_START_FILE || p->start == CFG_START_H5; }
+
+/* start = file: the plan's starting molecules (mc_start_load checked them against the boxes);
+ * start = h5: the chain's frame of the earlier output (h5start_load), its centres scaled to this
+ * chain's box. */
 static int copy_start(const mc_plan *p, mc_chain *c, mc_err *err)
 {
-    if (!p->start_centres)
-        MC_FAIL(err, MC_EINVAL, "internal: start = file, but %s was not loaded into the plan (mc_start_load)",
-                p->start_file);
-    for (int m = 0; m < c->nmol; m++) {
-        c->cx[m] = p->start_centres[3 * m], c->cy[m] = p->start_centres[3 * m + 1], c->cz[m] = p->start_centres[3 * m + 2];
-        memcpy(&c->q[4 * m], &p->start_orientations[4 * m], 4 * sizeof *c->q);
+    const double *centres = p->start_centres, *quats = p->start_orientations;
+    double *scaled = NULL, scale;
+    if (p->start == CFG_START_H5) {
+        if (!(scaled = malloc(3 * (size_t)c->nmol * sizeof *scaled)))
+            MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's start", c->id);
+        int rc = mc_start_frame_points(p, c->id, c->box_len, scaled, &quats, &scale, err);
+        if (rc != MC_OK) return free(scaled), rc;
+        centres = scaled;
     }
+    if (!centres || !quats) {
+        free(scaled);
+        MC_FAIL(err, MC_EINVAL, "internal: start = %s, but the molecules of %s were not loaded",
+                p->start == CFG_START_H5 ? "h5" : "file", p->start_file);
+    }
+    for (int m = 0; m < c->nmol; m++) {
+        c->cx[m] = centres[3 * m], c->cy[m] = centres[3 * m + 1], c->cz[m] = centres[3 * m + 2];
+        memcpy(&c->q[4 * m], &quats[4 * m], 4 * sizeof *c->q);
+    }
+    free(scaled);
     return MC_OK;
 }
 
@@ -148,7 +166,7 @@ static int copy_start(const mc_plan *p, mc_chain *c, mc_err *err)
 static int place_without_overlap(const mc_plan *p, mc_chain *c, int m)
 {
     double centre[3] = {c->cx[m], c->cy[m], c->cz[m]}, best = -1.0;
-    int with = -1, best_with = -1, fixed = p->start == CFG_START_FILE || p->mol.first[m + 1] - p->mol.first[m] == 1;
+    int with = -1, best_with = -1, fixed = start_given(p) || p->mol.first[m + 1] - p->mol.first[m] == 1;
     mc_quat best_q = mc_chain_quat(c, m);
     for (long t = 0; t < (fixed ? 1 : ORIENTATION_TRIES) && best < COMFORT_SIGMA; t++) {
         mc_quat q = fixed ? mc_chain_quat(c, m) : random_orientation(p->seed, (uint32_t)c->id, setup_key(1, t, c->nmol, m));
@@ -175,11 +193,11 @@ int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err)
         MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's molecules", c->id);
     c->max_rotation = p->max_rotation0;
     for (int m = 0; m < c->nmol; m++) memcpy(&c->q[4 * m], &(mc_quat){1, 0, 0, 0}, sizeof(mc_quat));
-    if (p->start == CFG_START_FILE) MC_TRY(copy_start(p, c, err));
+    if (start_given(p)) MC_TRY(copy_start(p, c, err));
     else if (p->start == CFG_START_MELT) MC_TRY(mc_melt_points(p, c->id, c->nmol, c->box_len, 0.8, c->cx, c->cy, c->cz, err));
     else if (p->periodic) mc_lattice_fill(p->lattice, c->nmol, c->box_len, c->cx, c->cy, c->cz);
     else MC_TRY(cluster_centres(p, c, err));
-    if (p->start != CFG_START_FILE && p->mol.ntypes > 1)
+    if (!start_given(p) && p->mol.ntypes > 1)
         mc_chain_shuffle_points(c, p->seed, c->nmol, c->cx, c->cy, c->cz);
     for (int m = 0; m < c->nmol; m++) {
         int with = place_without_overlap(p, c, m);
@@ -187,7 +205,7 @@ int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err)
             MC_FAIL(err, MC_EINVAL, "chain %d: molecule %d (%s) overlaps molecule %d at the start (sites closer "
                     "than %.2f sigma or their hard cores%s); lower the density or give another start",
                     c->id, m, p->mol.type[p->mol.mol_type[m]].name, with, OVERLAP_SIGMA,
-                    p->start == CFG_START_FILE ? "" : ", in every orientation tried");
+                    start_given(p) ? "" : ", in every orientation tried");
     }
     return MC_OK;
 }
