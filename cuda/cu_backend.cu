@@ -104,6 +104,34 @@ static int cu_fetch(mc_backend *b, mc_err *err)
     return MC_OK;
 }
 
+/* Replica exchange: the changed chains' host configurations to the device, each chain's slice of
+ * positions apart, and the cell lists rebuilt from them (the cell path has one chain per rank). */
+static int cu_reload(mc_backend *b, const unsigned char *changed, mc_err *err)
+{
+    if (b->rigid) return cu_rigid_upload(b->rigid, 1, err);
+    int n = b->v.n, any = 0;
+    size_t real = b->v.single ? sizeof(float) : sizeof(double), slice = 3 * (size_t)n * real;
+    for (int k = 0; k < b->v.nchains; k++) {
+        if (!changed[k]) continue;
+        const mc_chain *c = b->chains[k];
+        const double *src[3] = {c->x, c->y, c->z};
+        for (int a = 0; a < 3; a++)
+            for (int i = 0; i < n; i++) {
+                size_t at = ((size_t)k * 3 + a) * n + i;
+                if (b->v.single) ((float *)b->h_pos)[at] = (float)src[a][i];
+                else ((double *)b->h_pos)[at] = src[a][i];
+            }
+        CU_TRY(cudaMemcpy((char *)b->v.pos + k * slice, (char *)b->h_pos + k * slice, slice,
+                          cudaMemcpyHostToDevice), err);
+        b->mirror[k].box = c->box_len;
+        b->mirror[k].half_box = c->half_box;
+        b->mirror[k].energy = c->energy_pair;
+        any = 1;
+    }
+    if (any && b->v.cells.m) MC_TRY(cu_cells_rebuild(&b->v, b->h_pos, b->chains[0]->box_len, err));
+    return upload_chains(b, err);
+}
+
 static int cu_sweep(mc_backend *b, long nsweeps, mc_err *err)
 {
     if (b->rigid) return cu_rigid_sweep(b->rigid, nsweeps, err);
@@ -316,4 +344,4 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
 
 extern "C" const mc_backend_ops mc_backend_cuda = {
     "gpu", cu_create, cu_sweep, cu_measure_all, cu_widom_all, cu_volume_energy_all, cu_volume_apply,
-    cu_fetch, cu_destroy};
+    cu_fetch, cu_reload, cu_destroy};

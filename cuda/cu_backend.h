@@ -62,6 +62,9 @@ size_t cu_batched_scratch(const cu_view *v);
  * cells do not pay), free them; advance every chain by `moves` moves through them. */
 int cu_cells_setup(cu_view *v, const void *host_pos, double box_len, double cutoff, mc_err *err);
 void cu_cells_free(cu_view *v);
+/* The lists of the one chain built again from host positions (in the kernel precision), after its
+ * configuration was replaced (replica exchange). */
+int cu_cells_rebuild(cu_view *v, const void *host_pos, double box_len, mc_err *err);
 int cu_sweep_cells(const cu_view *v, long long moves, double cutoff, mc_err *err);
 /* The cell path's lists in canonical order (each cell's members ascending), as a fresh set-up has them. */
 int cu_cells_sort(const cu_view *v, mc_err *err);

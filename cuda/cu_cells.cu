@@ -491,6 +491,12 @@ int cu_cells_setup(cu_view *v, const void *host_pos, double box_len, double cuto
                      : build_cells(v, (const double *)host_pos, box_len, err);
 }
 
+int cu_cells_rebuild(cu_view *v, const void *host_pos, double box_len, mc_err *err)
+{
+    return v->single ? build_cells(v, (const float *)host_pos, box_len, err)
+                     : build_cells(v, (const double *)host_pos, box_len, err);
+}
+
 void cu_cells_free(cu_view *v)
 {
     cu_cells_dev *g = &v->cells;

@@ -249,6 +249,16 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
         rc = h5out_write_rows(f, g, "rdf_g", H5T_NATIVE_DOUBLE, 3, dr, r0, n, rdf, "1",
                               "each chain's own g(r), rows and bins as /results/rdf/g (their spread over replicas "
                               "is the error of the pooled one)", err);
+    int *walker = plan->exchange_every ? malloc((size_t)nl * ns * sizeof *walker) : NULL;
+    if (rc == MC_OK && plan->exchange_every && !walker) rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (rc == MC_OK && walker) {
+        for (int k = 0; k < nl; k++)
+            for (size_t i = 0; i < ns; i++) walker[k * ns + i] = (int)mc_run_chain(run, k)->walker_at[i];
+        rc = h5out_write_rows(f, g, "walker", H5T_NATIVE_INT, 2, d2, r0, n, walker, "1",
+                              "replica exchange: the walker (the chain whose start the configuration was) each chain "
+                              "held at each sample; /chains/state is its inverse", err);
+    }
+    free(walker);
     if (rc == MC_OK && w)
         rc = h5out_write_rows(f, g, "widom_boltzmann", H5T_NATIVE_DOUBLE, 3, dw, r0, n, w, "1",
                         plan->rigid ? "mean exp(-beta dU) of each sample's test molecules of each type (/molecules order)"
@@ -290,6 +300,32 @@ static int write_equilibration(h5out *f, hid_t g, const mc_plan *plan, const mc_
     return rc;
 }
 
+/* Replica exchange: each chain's swaps with the next rung up, and each walker's path and ladder
+ * traversals (mc_exchange.h). */
+static int write_exchange_chains(h5out *f, hid_t g, const mc_plan *plan, const mc_results *res, mc_err *err)
+{
+    size_t C = (size_t)plan->nchains;
+    hsize_t d1[1] = {C}, d2[2] = {C, (hsize_t)plan->nsamples};
+    double *v = malloc(C * sizeof *v);
+    if (!v) MC_FAIL(err, MC_ENOMEM, "out of memory");
+    for (size_t c = 0; c < C; c++)
+        v[c] = res->exchange_attempts[c] ? (double)res->exchange_accepted[c] / (double)res->exchange_attempts[c] : NAN;
+    int rc = h5out_write_whole(f, g, "exchange_acceptance", H5T_NATIVE_DOUBLE, 1, d1, v, "1",
+                               "replica exchange: accepted / attempted swaps of the chain with the next rung up its "
+                               "ladder in production (NaN at the last rung)", err);
+    for (size_t c = 0; c < C; c++) v[c] = 0.5 * (double)res->walker_traversals[c];
+    if (rc == MC_OK)
+        rc = h5out_write_whole(f, g, "round_trips", H5T_NATIVE_DOUBLE, 1, d1, v, "1",
+                               "replica exchange, row w: walker w's passes from one end of its ladder to the other, "
+                               "halved (a round trip is two), over the whole run", err);
+    if (rc == MC_OK)
+        rc = h5out_write_whole(f, g, "state", H5T_NATIVE_INT, 2, d2, res->walker_state, "1",
+                               "replica exchange, row w: the state point (index into /statepoints) walker w held at "
+                               "each sample: its path through the ladder", err);
+    free(v);
+    return rc;
+}
+
 static int write_chains(h5out *f, const mc_plan *plan, const mc_run *run, int first_chain,
                         const mc_results *res, mc_err *err)
 {
@@ -314,6 +350,7 @@ static int write_chains(h5out *f, const mc_plan *plan, const mc_run *run, int fi
                          "maximum displacement per axis in production (adapted in equilibration)",
                          err);
     if (rc == MC_OK && plan->rigid) rc = h5out_molecules_chains(f, g, plan, res, err);
+    if (rc == MC_OK && plan->exchange_every) rc = write_exchange_chains(f, g, plan, res, err);
     if (rc == MC_OK && plan->npt)
         rc = h5out_write_whole(f, g, "max_volume_step", H5T_NATIVE_DOUBLE, 1, d1,
                          res->chain_max_volume_step, "1",
@@ -381,6 +418,26 @@ static int write_species(h5out *f, const mc_plan *plan, mc_err *err)
     return h5out_close_group(g, "/species", rc, err);
 }
 
+/* /results/exchange: the swap acceptance of every neighbouring pair, pooled over replicas, with
+ * the settings as attributes. */
+static int write_exchange_results(h5out *f, hid_t results, const mc_plan *plan, const mc_results *res, mc_err *err)
+{
+    hid_t g = h5out_make_group(results, "exchange");
+    if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /results/exchange");
+    hsize_t d1[1] = {(hsize_t)plan->nstatepoints};
+    long long every = plan->exchange_every;
+    int rc = h5out_set_scalar_attr(g, "exchange_every", H5T_NATIVE_LLONG, &every, err);
+    if (rc == MC_OK)
+        rc = h5out_set_string_attr(g, "axis", plan->exchange_axis == CFG_EXCHANGE_PRESSURE ? "pressure" : "temperature",
+                                   err);
+    if (rc == MC_OK)
+        rc = h5out_write_whole(f, g, "acceptance", H5T_NATIVE_DOUBLE, 1, d1, res->exchange_acceptance, "1",
+                               "per state point: accepted / attempted production swaps with the next state point up "
+                               "its ladder (along the axis attribute), summed over replicas; NaN at the last rung",
+                               err);
+    return h5out_close_group(g, "/results/exchange", rc, err);
+}
+
 static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, mc_err *err)
 {
     hid_t g = h5out_make_group(f->file, "results");
@@ -419,6 +476,7 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
                          "pair counts per bin summed over samples and replicas", err);
     if (rc == MC_OK) rc = write_pair_names(f, rdf, plan, err);
     rc = h5out_close_group(rdf, "/results/rdf", rc, err);
+    if (rc == MC_OK && plan->exchange_every) rc = write_exchange_results(f, g, plan, res, err);
     return h5out_close_group(g, "/results", rc, err);
 }
 

@@ -62,6 +62,24 @@ typedef struct ens_outcome {
  * every checkpoint_every_s, at the end of equilibration and at the end; rank 0 prints progress. */
 int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outcome *out, mc_err *err);
 
+/* Wait for n requests, polling; a rank that does not join within timeout_s (stopped, hung or dead)
+ * ends the job with MPI_Abort and a message naming the sweep, rather than leaving it hanging. */
+int ens_wait_within(const ens_layout *l, int n, MPI_Request *req, double timeout_s, long sweep, mc_err *err);
+
+/* Replica exchange between the ranks' chains (mc_run's transport, mc_exchange.h): all-gathers of
+ * every chain's energy and box, and point-to-point trades of configurations. */
+typedef struct ens_exchange {
+    const ens_layout *layout;
+    const mc_run *run;
+    double stall_timeout_s; /* plus ten times the longest stretch between two exchange steps */
+    double last_s, longest_s;
+    double *wire;           /* [3 nchains]: energy, box, status per chain */
+} ens_exchange;
+
+/* Connect run to the other ranks for replica exchange (nothing without it in the plan). */
+int ens_exchange_attach(ens_exchange *x, const ens_layout *l, mc_run *run, double stall_timeout_s, mc_err *err);
+void ens_exchange_detach(ens_exchange *x);
+
 /* SIGTERM, SIGINT and SIGUSR1 ask the run to stop after its current round with a checkpoint; the
  * same signal a second time ends the process at once. */
 int ens_signals_install(mc_err *err);

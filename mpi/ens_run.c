@@ -51,13 +51,11 @@ enum { AT_FAILED, AT_SIGNAL, AT_CHECKPOINT, AT_N };
  * without the runtime noticing never joins it; the others give up after timeout_s and end the job
  * with a message instead of waiting (and spinning) forever. Polling sleeps after the first 10 ms,
  * so a short round costs no latency and a long wait no CPU. */
-static int reduce_within(const ens_layout *l, int *in, int *out, double timeout_s, long sweep, mc_err *err)
+int ens_wait_within(const ens_layout *l, int n, MPI_Request *req, double timeout_s, long sweep, mc_err *err)
 {
-    MPI_Request req;
-    MC_TRY(ens_mpi_check(MPI_Iallreduce(in, out, AT_N, MPI_INT, MPI_MAX, l->comm, &req), "MPI_Iallreduce", err));
     double start = MPI_Wtime();
     for (int done = 0; !done;) {
-        MC_TRY(ens_mpi_check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test", err));
+        MC_TRY(ens_mpi_check(MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE), "MPI_Testall", err));
         double waited = MPI_Wtime() - start;
         if (done) break;
         if (waited > timeout_s) {
@@ -71,6 +69,13 @@ static int reduce_within(const ens_layout *l, int *in, int *out, double timeout_
         if (waited > 0.01) nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
     return MC_OK;
+}
+
+static int reduce_within(const ens_layout *l, int *in, int *out, double timeout_s, long sweep, mc_err *err)
+{
+    MPI_Request req;
+    MC_TRY(ens_mpi_check(MPI_Iallreduce(in, out, AT_N, MPI_INT, MPI_MAX, l->comm, &req), "MPI_Iallreduce", err));
+    return ens_wait_within(l, 1, &req, timeout_s, sweep, err);
 }
 
 int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outcome *out, mc_err *err)
@@ -165,6 +170,18 @@ int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_res
     if (plan->npt)
         MC_TRY(gather_chain_block(l, res->chain_max_volume_step, sizeof *res->chain_max_volume_step, err));
     if (plan->rigid) MC_TRY(gather_chain_block(l, res->chain_max_rotation, sizeof(double), err));
+    if (res->exchange_attempts) { /* walkers sit on any rank: each entry is set by one, zero elsewhere */
+        MC_TRY(gather_chain_block(l, res->exchange_attempts, sizeof *res->exchange_attempts, err));
+        MC_TRY(gather_chain_block(l, res->exchange_accepted, sizeof *res->exchange_accepted, err));
+        MC_TRY(ens_mpi_check(MPI_Allreduce(MPI_IN_PLACE, res->walker_traversals, plan->nchains, MPI_UINT64_T, MPI_SUM,
+                                           l->comm), "MPI_Allreduce", err));
+        size_t total = (size_t)plan->nchains * plan->nsamples, chunk = 1u << 28; /* counts are ints */
+        for (size_t at = 0; at < total; at += chunk) {
+            int count = (int)(total - at < chunk ? total - at : chunk);
+            MC_TRY(ens_mpi_check(MPI_Allreduce(MPI_IN_PLACE, res->walker_state + at, count, MPI_INT, MPI_SUM, l->comm),
+                                 "MPI_Allreduce", err));
+        }
+    }
     /* integer counts: the sum is exact in any order */
     int sb = (int)((size_t)plan->nstatepoints * res->npairs * plan->rdf_bins); /* the plan bounds it to an int */
     MC_TRY(ens_mpi_check(MPI_Allreduce(MPI_IN_PLACE, res->rdf_counts, sb, MPI_UINT64_T, MPI_SUM,

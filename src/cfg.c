@@ -118,6 +118,14 @@ static const cfg_key schema[] = {
      "independent chains per state point", DIM_NONE},
     {"ensemble", "widom", K_INT, OFF(ensemble.widom), "0", 0, 1e7, 0, NULL,
      "Widom test-particle insertions per sample for the excess chemical potential; 0: none", DIM_NONE},
+    {"ensemble", "exchange_every", K_INT, OFF(ensemble.exchange_every), "0", 0, 1e12, 0, NULL,
+     "replica exchange (parallel tempering): sweeps between swap attempts of neighbouring rungs of every ladder "
+     "(the chains of one replica index along exchange_axis, the other axis fixed), even and odd pairs in turn; "
+     "0: chains independent", DIM_NONE},
+    {"ensemble", "exchange_axis", K_CHOICE, OFF(ensemble.exchange_axis), "temperature", 0, 0, 0,
+     "temperature|pressure",
+     "the axis a ladder runs along: temperature (at each density, or each pressure in npt), or pressure (npt, at "
+     "each temperature); its values must be strictly increasing or decreasing", DIM_NONE},
     {"moves", "target_acceptance", K_REAL, OFF(moves.target_acceptance), "0.4", 0, 1, 1, NULL,
      "acceptance the displacement adapts toward during equilibration", DIM_NONE},
     {"moves", "max_displacement", K_REAL, OFF(moves.max_displacement), "0.1", 0, 1e6, 1,
@@ -685,6 +693,31 @@ static int check_ensemble(cfg *c, mc_err *err)
     return MC_OK;
 }
 
+/* Replica exchange: a ladder needs two rungs, and its values in order, so that the neighbours a swap
+ * pairs are the state points whose energy distributions overlap. */
+static int check_exchange(const cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    if (!c->ensemble.exchange_every) return MC_OK;
+    int along_pressure = c->ensemble.exchange_axis == CFG_EXCHANGE_PRESSURE;
+    if (along_pressure && c->ensemble.type != CFG_ENSEMBLE_NPT)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] exchange_axis = pressure: expected type = npt (an nvt run has "
+                "no pressure axis)", f, cfg_line(c, "ensemble", "exchange_axis"));
+    const char *key = along_pressure ? "pressure" : "temperature";
+    const cfg_list *axis = along_pressure ? &c->ensemble.pressure : &c->ensemble.temperature;
+    if (axis->n < 2)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] exchange_every = %ld: expected at least two %s values to exchange "
+                "between (got %d); set exchange_every = 0 or give a list or a range", f,
+                cfg_line(c, "ensemble", "exchange_every"), c->ensemble.exchange_every, key, axis->n);
+    double sign = axis->v[1] > axis->v[0] ? 1.0 : -1.0;
+    for (int i = 1; i < axis->n; i++)
+        if (!(sign * (axis->v[i] - axis->v[i - 1]) > 0))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] %s: expected strictly increasing or decreasing values for "
+                    "replica exchange (neighbours in the list are the pairs that swap), but value %d (%g) follows %g",
+                    f, cfg_line(c, "ensemble", key), key, i + 1, axis->v[i], axis->v[i - 1]);
+    return MC_OK;
+}
+
 static int refuse(const cfg *c, const char *section, const char *key, const char *why, mc_err *err)
 {
     if (cfg_line(c, section, key))
@@ -760,6 +793,7 @@ static int check_required_and_relations(cfg *c, mc_err *err)
     MC_TRY(check_rigid(c, err));
     MC_TRY(check_potential(c, err));
     MC_TRY(check_ensemble(c, err));
+    MC_TRY(check_exchange(c, err));
     if (c->run.gpu_batch_trials % 32 != 0)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [run] gpu_batch_trials = %ld: expected 0 or a multiple of 32 up to 1024",
                 c->filename, cfg_line(c, "run", "gpu_batch_trials"), c->run.gpu_batch_trials);

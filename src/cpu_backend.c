@@ -330,6 +330,16 @@ static int cpu_fetch(mc_backend *b, mc_err *err)
     return MC_OK;
 }
 
+static int cpu_reload(mc_backend *b, const unsigned char *changed, mc_err *err)
+{
+    for (int k = 0; !b->plan->rigid && k < b->nchains; k++) { /* molecules keep no lists */
+        if (!changed[k]) continue;
+        MC_TRY(cells_reset(&b->scratch[k].move_cells, b->chains[k], b->plan->cutoff, err));
+        MC_TRY(cells_reset(&b->scratch[k].rdf_cells, b->chains[k], b->plan->rdf_rmax, err));
+    }
+    return MC_OK;
+}
+
 static void cpu_destroy(mc_backend *b)
 {
     if (!b) return;
@@ -381,4 +391,5 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
 
 const mc_backend_ops mc_backend_cpu = {"cpu",          cpu_create,        cpu_sweep,
                                        cpu_measure,    cpu_widom,         cpu_volume_energy,
-                                       cpu_volume_apply, cpu_fetch,       cpu_destroy};
+                                       cpu_volume_apply, cpu_fetch,       cpu_reload,
+                                       cpu_destroy};

@@ -219,6 +219,7 @@ typedef struct job {
     int have_config;
     mc_plan *plan;
     ens_layout layout;
+    ens_exchange exchange; /* replica exchange between the ranks' chains */
     int have_layout;
     h5out *out;          /* OUTPUT.part, from the first round on */
     traj *trajectory;    /* its frames */
@@ -441,6 +442,8 @@ static int run_and_write(job *j, mc_err *err)
         j->run = mc_run_create(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, err);
     }
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->run ? MC_OK : err->code, err));
+    MC_TRY(ens_agree(MPI_COMM_WORLD, ens_exchange_attach(&j->exchange, &j->layout, j->run,
+                                                         j->config.run.stall_timeout_s, err), err));
     int resumed = j->resume_from != NULL;
     ckpt_close(j->resume_from); /* read: the next checkpoint replaces it */
     j->resume_from = NULL;
@@ -503,6 +506,7 @@ static void job_fini(job *j)
     free(j->ckpt_file);
     mc_results_destroy(j->results);
     mc_run_destroy(j->run);
+    ens_exchange_detach(&j->exchange);
     if (j->have_layout) ens_layout_fini(&j->layout);
     mc_plan_destroy(j->plan);
     if (j->have_config) cfg_fini(&j->config);

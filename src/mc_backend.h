@@ -46,6 +46,9 @@ typedef struct mc_backend_ops {
     int (*volume_apply)(mc_backend *b, const double *scale, const double *energy, mc_err *err);
     /* Bring positions back to the host chains (no-op where they never left). */
     int (*fetch)(mc_backend *b, mc_err *err);
+    /* Replica exchange, after a fetch: the host chains with changed[k] hold another configuration
+     * (positions, centres, orientations, box and running energy): take them as they are. */
+    int (*reload)(mc_backend *b, const unsigned char *changed, mc_err *err);
     void (*destroy)(mc_backend *b);
 } mc_backend_ops;
 

@@ -59,7 +59,11 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
             series_ok &= (c->series[o] = malloc(ns * sizeof(double))) != NULL;
     c->rdf_counts = calloc((size_t)mc_chain_rdf_rows(plan) * plan->rdf_bins, sizeof *c->rdf_counts);
     if (plan->widom_insertions) c->widom = malloc(ns * plan->widom_kinds * sizeof *c->widom);
-    if (!c->x || !c->y || !c->z || !series_ok || !c->rdf_counts || (plan->widom_insertions && !c->widom)) {
+    c->walker = id;
+    c->walker_end = -1;
+    if (plan->exchange_every) c->walker_at = malloc(ns * sizeof *c->walker_at);
+    if (!c->x || !c->y || !c->z || !series_ok || !c->rdf_counts || (plan->widom_insertions && !c->widom) ||
+        (plan->exchange_every && !c->walker_at)) {
         mc_chain_destroy(c);
         return mc_err_set(err, MC_ENOMEM, "out of memory for chain %d (n = %d)", id, plan->n), NULL;
     }
@@ -99,6 +103,7 @@ void mc_chain_destroy(mc_chain *c)
     free(c->z);
     for (int o = 0; o < MC_NOBS; o++) free(c->series[o]);
     free(c->widom);
+    free(c->walker_at);
     free(c->rdf_counts);
     free(c->cx);
     free(c->cy);

@@ -53,6 +53,15 @@ typedef struct mc_chain {
     uint64_t production_rotations0, production_rotations_accepted0;
     double *lindemann_r, *lindemann_r2; /* open cluster: [nmol (nmol - 1) / 2] sums over samples
                                            of each centre pair's distance and its square */
+    /* Replica exchange (mc_exchange.h): the chain keeps its state point; a swap trades its
+     * configuration, and with it this walker record. */
+    int64_t walker;                 /* the chain whose start this configuration is */
+    int64_t walker_end;             /* the end of the ladder it visited last: 0 bottom, 1 top, -1 none */
+    uint64_t walker_traversals;     /* its passes from one end of the ladder to the other */
+    uint64_t exchange_attempts, exchange_accepted; /* swaps with the next rung up, all phases */
+    uint64_t production_exchange_attempts0, production_exchange_accepted0; /* when production began */
+    double *walker_at;              /* [plan->nsamples] the walker held at each sample; NULL without
+                                       exchange */
 } mc_chain;
 
 /* Chain `id` of the plan at its starting lattice (a mixture's species dealt over the sites by a

@@ -10,9 +10,10 @@ static size_t npt_only(const mc_plan *p) { return p->npt ? 1 : 0; }
 static size_t rdf_bins(const mc_plan *p) { return (size_t)mc_chain_rdf_rows(p) * (size_t)p->rdf_bins; }
 static size_t rdf_rows(const mc_plan *p) { return (void)p, (size_t)MC_MAX_PAIRS + 1; }
 static size_t widom_kinds(const mc_plan *p) { return p->widom_insertions ? (size_t)p->widom_kinds : 0; }
+static size_t exchange_only(const mc_plan *p) { return p->exchange_every ? 1 : 0; }
 static size_t centre_pairs(const mc_plan *p) /* the open cluster's Lindemann sums */
 {
-    return p->rigid && !p->periodic ? (size_t)p->nmol * ((size_t)p->nmol - 1) / 2 : 0;
+    return p->rigid && mc_plan_lindemann(p) ? (size_t)p->nmol * ((size_t)p->nmol - 1) / 2 : 0;
 }
 
 #define INSIDE(member, type, count) {#member, type, offsetof(mc_chain, member), 0, count, 0, 0}
@@ -40,6 +41,13 @@ const mc_state_field mc_state_fields[] = {
     INSIDE(rotations_accepted, MC_STATE_U64, rigid_only),
     INSIDE(production_rotations0, MC_STATE_U64, rigid_only),
     INSIDE(production_rotations_accepted0, MC_STATE_U64, rigid_only),
+    INSIDE(walker, MC_STATE_I64, exchange_only),
+    INSIDE(walker_end, MC_STATE_I64, exchange_only),
+    INSIDE(walker_traversals, MC_STATE_U64, exchange_only),
+    INSIDE(exchange_attempts, MC_STATE_U64, exchange_only),
+    INSIDE(exchange_accepted, MC_STATE_U64, exchange_only),
+    INSIDE(production_exchange_attempts0, MC_STATE_U64, exchange_only),
+    INSIDE(production_exchange_accepted0, MC_STATE_U64, exchange_only),
     POINTED(x, MC_STATE_F64, sites),
     POINTED(y, MC_STATE_F64, sites),
     POINTED(z, MC_STATE_F64, sites),
@@ -51,6 +59,7 @@ const mc_state_field mc_state_fields[] = {
     POINTED(lindemann_r, MC_STATE_F64, centre_pairs),
     POINTED(lindemann_r2, MC_STATE_F64, centre_pairs),
     PER_SAMPLE(widom, widom_kinds, 0),
+    PER_SAMPLE(walker_at, exchange_only, 0),
     PER_SAMPLE(series, one, 1),
 };
 const int mc_state_nfields = (int)(sizeof mc_state_fields / sizeof mc_state_fields[0]);

@@ -8,7 +8,7 @@
 
 static int npt_only(const mc_plan *p) { return p->npt; }
 static int molecules_only(const mc_plan *p) { return p->rigid; }
-static int open_cluster_only(const mc_plan *p) { return !p->periodic; }
+
 
 /* U/N per site, the tail correction included. */
 static double sample_energy(const mc_sample_ctx *s) { return s->energy_pair / s->n + s->corr.u_tail; }
@@ -79,10 +79,11 @@ const mc_observable mc_observables[MC_NOBS] = {
                                     "accepted / attempted rotations in production (0 without multi-site molecules)",
                                     "rotation acceptance ratio (error from the replicas' spread)", molecules_only, NULL,
                                     mc_chain_production_rotation_acceptance, NULL},
-    [MC_OBS_LINDEMANN] = {"lindemann", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "open clusters only",
+    [MC_OBS_LINDEMANN] = {"lindemann", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "open clusters without replica exchange",
                           "Lindemann index of the centres over the production samples: mean over pairs of "
                           "sqrt(<r^2> - <r>^2) / <r>",
-                          "Lindemann index of the centres (error from the replicas' spread)", open_cluster_only, NULL,
+                          "Lindemann index of the centres (error from the replicas' spread)",
+                          mc_plan_lindemann, NULL,
                           mc_rigid_lindemann, NULL},
 };
 

@@ -172,6 +172,8 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
                 naxis, axis, (double)T->n * naxis, MC_MAX_CHAINS);
     }
     p->nstatepoints = (int)npoints;
+    p->ntemperatures = T->n;
+    p->naxis = naxis;
     p->statepoint = calloc((size_t)p->nstatepoints, sizeof *p->statepoint);
     if (!p->statepoint) MC_FAIL(err, MC_ENOMEM, "out of memory for %d state points", p->nstatepoints);
     for (int it = 0; it < T->n; it++)
@@ -238,7 +240,7 @@ static chain_bytes chain_bytes_of(const mc_plan *p)
     size_t n = (size_t)p->n, nmol = (size_t)p->nmol;
     b.particles = mc_mul_sat(3 * d, n); /* x, y, z */
     if (p->rigid) b.particles = mc_add_sat(b.particles, mc_mul_sat(7 * d, nmol)); /* centres, quaternions */
-    if (p->rigid && !p->periodic) /* Lindemann: r and r^2 summed per centre pair */
+    if (p->rigid && mc_plan_lindemann(p)) /* Lindemann: r and r^2 summed per centre pair */
         b.particles = mc_add_sat(b.particles, mc_mul_sat(2 * d, mc_mul_sat(nmol, nmol > 0 ? nmol - 1 : 0) / 2));
     if (!p->rigid) /* the CPU backend's two cell lists: at most 8 n heads and 3 n links each */
         b.particles = mc_add_sat(b.particles, mc_mul_sat(2 * 11 * sizeof(int), n));
@@ -361,6 +363,8 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->target_acceptance = c->moves.target_acceptance;
     p->max_displacement0 = c->moves.max_displacement;
     p->widom_insertions = (int)c->ensemble.widom;
+    p->exchange_every = c->ensemble.exchange_every;
+    p->exchange_axis = c->ensemble.exchange_axis;
     p->widom_kinds = p->rigid ? p->mol.ntypes : p->species.n;
     /* a cutoff inside the core truncates the repulsion itself: no fluid, and tail terms that
      * overflow (cutoff = 1e-300 gave NaN energies) */

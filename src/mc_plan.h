@@ -64,6 +64,10 @@ typedef struct mc_plan {
     mc_statepoint *statepoint;
     int replicas;
     int nchains;         /* nstatepoints * replicas; chain c is state point c / replicas */
+    int ntemperatures, naxis; /* state point s is temperature s / naxis at density (npt: pressure)
+                                 s % naxis */
+    long exchange_every; /* replica exchange: sweeps between attempts (mc_exchange.h); 0: none */
+    int exchange_axis;   /* enum cfg_exchange_axis */
     int npt;             /* isothermal-isobaric: one ln V move per chain after every sweep */
     uint64_t seed;
     int precision;        /* enum cfg_precision */
@@ -132,6 +136,11 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err);
 void mc_plan_destroy(mc_plan *p);
 
 static inline int mc_plan_statepoint_of(const mc_plan *p, int chain) { return chain / p->replicas; }
+
+/* Whether chains keep an open cluster's Lindemann sums. Not with replica exchange: a chain's samples
+ * then come from several walkers, whose particle labels are unrelated, so the spread of a labelled
+ * pair's distance would measure the swaps, not the melting. */
+static inline int mc_plan_lindemann(const mc_plan *p) { return !p->periodic && !p->exchange_every; }
 
 /* Check that the running (incrementally updated) pair energy matches a full recomputation:
  * |running - full| <= MC_DRIFT_TOLERANCE max(|full|, n eps). The n eps floor keeps the test meaningful where

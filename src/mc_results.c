@@ -18,6 +18,11 @@ void mc_results_destroy(mc_results *r)
     free(r->rdf_norm);
     free(r->chain_max_rotation);
     free(r->rdf_g);
+    free(r->exchange_attempts);
+    free(r->exchange_accepted);
+    free(r->walker_traversals);
+    free(r->walker_state);
+    free(r->exchange_acceptance);
     free(r);
 }
 
@@ -58,6 +63,17 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
         return mc_err_set(err, MC_ENOMEM, "out of memory for results"), NULL;
     }
     for (size_t b = 0; b < B; b++) r->rdf_r[b] = (b + 0.5) * plan->rdf_dr;
+    if (!plan->exchange_every) return r;
+    r->exchange_attempts = calloc(C, sizeof *r->exchange_attempts);
+    r->exchange_accepted = calloc(C, sizeof *r->exchange_accepted);
+    r->walker_traversals = calloc(C, sizeof *r->walker_traversals);
+    r->walker_state = calloc(C * (size_t)plan->nsamples, sizeof *r->walker_state);
+    r->exchange_acceptance = calloc(S, sizeof *r->exchange_acceptance);
+    if (!r->exchange_attempts || !r->exchange_accepted || !r->walker_traversals || !r->walker_state ||
+        !r->exchange_acceptance) {
+        mc_results_destroy(r);
+        return mc_err_set(err, MC_ENOMEM, "out of memory for the replica-exchange results of %zu chains", C), NULL;
+    }
     return r;
 }
 
@@ -77,6 +93,13 @@ void mc_results_add_chain(mc_results *r, const mc_plan *plan, const mc_chain *c)
     uint64_t *counts = r->rdf_counts + (size_t)c->statepoint * PB;
     for (size_t b = 0; b < PB; b++) counts[b] += c->rdf_counts[b];
     for (int k = 0; k < r->npairs; k++) r->chain_rdf_norm[(size_t)c->id * r->npairs + k] = c->rdf_norm[k];
+    if (!r->exchange_attempts) return;
+    r->exchange_attempts[c->id] = c->exchange_attempts - c->production_exchange_attempts0;
+    r->exchange_accepted[c->id] = c->exchange_accepted - c->production_exchange_accepted0;
+    r->walker_traversals[c->walker] = c->walker_traversals;
+    /* states are stored plus one: the ensemble layer sums these over ranks, each entry set once */
+    for (long t = 0; t < c->nsamples; t++)
+        r->walker_state[(size_t)c->walker_at[t] * plan->nsamples + t] = c->statepoint + 1;
 }
 
 /* mu_ex of species a = -kT ln <w> with <w> pooled over replicas (equal samples each, so the mean
@@ -129,6 +152,13 @@ void mc_results_pool(mc_results *r, const mc_plan *plan)
                 widom_mu(mc_stats_pool(acc, R), plan, &plan->statepoint[s], a);
         }
         for (int q = 0; q < r->npairs; q++) pool_rdf(r, plan, s, q);
+        if (r->exchange_attempts) {
+            uint64_t tried = 0, taken = 0;
+            for (int k = 0; k < R; k++) tried += r->exchange_attempts[s * R + k], taken += r->exchange_accepted[s * R + k];
+            r->exchange_acceptance[s] = tried ? (double)taken / (double)tried : NAN;
+        }
     }
+    if (r->walker_state)
+        for (size_t i = 0; i < (size_t)plan->nchains * plan->nsamples; i++) r->walker_state[i] -= 1;
     free(acc);
 }

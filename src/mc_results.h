@@ -38,6 +38,16 @@ typedef struct mc_results {
     /* per state point [nstatepoints] */
     mc_estimate *mu_excess;         /* [nstatepoints][widom_kinds] -kT ln <exp(-beta dU)> (+ tail),
                                        from pooled Boltzmann factors */
+    /* replica exchange (all NULL without it): per chain its production swaps with the next rung
+     * up; per walker (the configuration that started in chain w) its passes from one end of the
+     * ladder to the other and the state point it held at each sample */
+    uint64_t *exchange_attempts, *exchange_accepted; /* [nchains] */
+    uint64_t *walker_traversals;                     /* [nchains], by walker */
+    int *walker_state;                               /* [nchains][nsamples], by walker; -1 where the
+                                                        walker was not sampled (never, once pooled) */
+    double *exchange_acceptance;                     /* [nstatepoints] swaps with the next rung up,
+                                                        accepted / attempted summed over replicas;
+                                                        NaN at the last rung */
     /* RDF */
     double *rdf_r;          /* [bins] bin centres */
     uint64_t *rdf_counts;   /* [nstatepoints][npairs][bins] pair counts summed over replicas */

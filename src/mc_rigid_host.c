@@ -185,11 +185,11 @@ int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err)
     c->cy = malloc(nm * sizeof *c->cy);
     c->cz = malloc(nm * sizeof *c->cz);
     c->q = malloc(4 * nm * sizeof *c->q);
-    if (!p->periodic) {
+    if (mc_plan_lindemann(p)) {
         c->lindemann_r = calloc(npairs, sizeof *c->lindemann_r);
         c->lindemann_r2 = calloc(npairs, sizeof *c->lindemann_r2);
     }
-    if (!c->cx || !c->cy || !c->cz || !c->q || (!p->periodic && (!c->lindemann_r || !c->lindemann_r2)))
+    if (!c->cx || !c->cy || !c->cz || !c->q || (mc_plan_lindemann(p) && (!c->lindemann_r || !c->lindemann_r2)))
         MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's molecules", c->id);
     c->max_rotation = p->max_rotation0;
     for (int m = 0; m < c->nmol; m++) memcpy(&c->q[4 * m], &(mc_quat){1, 0, 0, 0}, sizeof(mc_quat));

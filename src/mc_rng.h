@@ -25,7 +25,9 @@ enum mc_rng_stream {
     MC_RNG_VOLUME = 4, /* npt volume move: ln V step and its acceptance (step = volume move) */
     MC_RNG_RIGID = 5,  /* rigid-body move: its displacement or rotation (the trial stream picks the
                           molecule and the kind) */
-    MC_RNG_WIDOM_ORIENTATION = 6 /* a Widom test molecule's orientation (the step of its position) */
+    MC_RNG_WIDOM_ORIENTATION = 6, /* a Widom test molecule's orientation (the step of its position) */
+    MC_RNG_EXCHANGE = 7 /* replica exchange: the chain word is the ladder, the step exchange step x rungs
+                           + the pair's lower rung (mc_exchange.c) */
 };
 
 typedef struct mc_rng4 {

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mc_move.h"
 
@@ -20,6 +21,15 @@ struct mc_run {
     uint64_t *rotations0, *rotations_accepted0; /* [nchains] rotation moves, the same */
     double *scale, *trial_energy; /* npt [nchains]: one volume move's box scaling and energy */
     mc_volume_trial *volume_trial; /* npt [nchains]: its draws */
+    /* replica exchange (plan->exchange_every > 0) */
+    int first_chain;
+    mc_run_exchange_transport transport; /* zeroed: the run holds every chain */
+    mc_exchange_config *exchange_mine, *exchange_all; /* [nchains], [plan->nchains] */
+    int *partner;                 /* [plan->nchains] the decisions of one exchange step */
+    unsigned char *attempted;     /* [plan->nchains] */
+    unsigned char *changed;       /* [nchains] this rank's chains whose configuration was traded */
+    double *trade_buf;            /* packed configurations: two per swap being made */
+    size_t trade_len;             /* doubles in trade_buf */
 };
 
 void mc_run_destroy(mc_run *r)
@@ -37,7 +47,28 @@ void mc_run_destroy(mc_run *r)
     free(r->scale);
     free(r->trial_energy);
     free(r->volume_trial);
+    free(r->exchange_mine);
+    free(r->exchange_all);
+    free(r->partner);
+    free(r->attempted);
+    free(r->changed);
+    free(r->trade_buf);
     free(r);
+}
+
+void mc_run_set_exchange_transport(mc_run *r, const mc_run_exchange_transport *t) { r->transport = *t; }
+
+static int allocate_exchange(mc_run *r, mc_err *err)
+{
+    size_t C = (size_t)r->plan->nchains, n = (size_t)r->nchains;
+    r->exchange_mine = calloc(n, sizeof *r->exchange_mine);
+    r->exchange_all = calloc(C, sizeof *r->exchange_all);
+    r->partner = calloc(C, sizeof *r->partner);
+    r->attempted = calloc(C, 1);
+    r->changed = calloc(n, 1);
+    if (!r->exchange_mine || !r->exchange_all || !r->partner || !r->attempted || !r->changed)
+        MC_FAIL(err, MC_ENOMEM, "out of memory for replica exchange over %zu chains", C);
+    return MC_OK;
 }
 
 mc_run *mc_run_create(const mc_plan *plan, const mc_backend_ops *ops, int first_chain, int nchains,
@@ -54,6 +85,7 @@ mc_run *mc_run_resume(const mc_plan *plan, const mc_backend_ops *ops, int first_
     r->plan = plan;
     r->ops = ops;
     r->nchains = nchains;
+    r->first_chain = first_chain;
     r->chains = calloc((size_t)nchains, sizeof *r->chains);
     r->measured = calloc((size_t)nchains, sizeof *r->measured);
     r->accepted0 = calloc((size_t)nchains, sizeof *r->accepted0);
@@ -68,6 +100,10 @@ mc_run *mc_run_resume(const mc_plan *plan, const mc_backend_ops *ops, int first_
         !r->scale || !r->trial_energy || !r->volume_trial || !r->rotations0 || !r->rotations_accepted0) {
         mc_run_destroy(r);
         return mc_err_set(err, MC_ENOMEM, "out of memory for %d chains", nchains), NULL;
+    }
+    if (plan->exchange_every && allocate_exchange(r, err) != MC_OK) {
+        mc_run_destroy(r);
+        return NULL;
     }
     for (int k = 0; k < nchains; k++)
         if (!(r->chains[k] = mc_chain_create(plan, first_chain + k, err))) {
@@ -136,12 +172,113 @@ static int volume_move(mc_run *r, mc_err *err)
 }
 
 /* nsweeps sweeps of translation moves, each followed by a volume move in npt. */
-static int advance(mc_run *r, long nsweeps, mc_err *err)
+static int sweeps(mc_run *r, long nsweeps, mc_err *err)
 {
     if (!r->plan->npt) return r->ops->sweep(r->backend, nsweeps, err);
     for (long s = 0; s < nsweeps; s++) {
         MC_TRY(r->ops->sweep(r->backend, 1, err));
         MC_TRY(volume_move(r, err));
+    }
+    return MC_OK;
+}
+
+static int is_local(const mc_run *r, int chain) { return chain >= r->first_chain && chain < r->first_chain + r->nchains; }
+
+/* Room for `swaps` pairs of packed configurations in trade_buf. */
+static int trade_room(mc_run *r, size_t swaps, mc_err *err)
+{
+    size_t need = 2 * swaps * mc_exchange_config_len(r->plan);
+    if (need <= r->trade_len) return MC_OK;
+    double *grown = realloc(r->trade_buf, need * sizeof *grown);
+    if (!grown) MC_FAIL(err, MC_ENOMEM, "out of memory for %zu configurations of replica exchange", 2 * swaps);
+    r->trade_buf = grown, r->trade_len = need;
+    return MC_OK;
+}
+
+/* The configurations of this rank's chains that an exchange step's decisions trade: within the
+ * rank by copies, with other ranks through the transport. */
+static int trade_configurations(mc_run *r, mc_err *err)
+{
+    const mc_plan *p = r->plan;
+    size_t len = mc_exchange_config_len(p), remote = 0;
+    for (int k = 0; k < r->nchains; k++) remote += r->changed[k] && !is_local(r, r->partner[r->chains[k]->id]);
+    MC_TRY(trade_room(r, remote > 0 ? remote : 1, err));
+    double *a = r->trade_buf, *b = a + len;
+    for (int k = 0; k < r->nchains; k++) { /* within the rank: each pair once, from its lower chain */
+        mc_chain *c = r->chains[k];
+        int j = r->partner[c->id];
+        if (!r->changed[k] || !is_local(r, j) || j < c->id) continue;
+        mc_chain *d = r->chains[j - r->first_chain];
+        mc_exchange_pack(p, c, a);
+        mc_exchange_pack(p, d, b);
+        mc_exchange_unpack(p, c, b);
+        mc_exchange_unpack(p, d, a);
+    }
+    if (!remote) return MC_OK;
+    int *peer = malloc(remote * sizeof *peer), *mine = malloc(remote * sizeof *mine);
+    double **send = malloc(remote * sizeof *send), **recv = malloc(remote * sizeof *recv);
+    int rc = peer && mine && send && recv ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory for replica exchange");
+    size_t t = 0;
+    for (int k = 0; rc == MC_OK && k < r->nchains; k++) {
+        int j = r->partner[r->chains[k]->id];
+        if (!r->changed[k] || is_local(r, j)) continue;
+        mine[t] = r->chains[k]->id, peer[t] = j, send[t] = r->trade_buf + 2 * t * len, recv[t] = send[t] + len;
+        mc_exchange_pack(p, r->chains[k], send[t++]);
+    }
+    if (rc == MC_OK && !r->transport.trade)
+        rc = mc_err_set(err, MC_ECHECK, "replica exchange with chains of other ranks needs a transport");
+    if (rc == MC_OK) rc = r->transport.trade(r->transport.ctx, (int)remote, mine, peer, send, recv, len, err);
+    for (int k = 0, i = 0; rc == MC_OK && k < r->nchains; k++)
+        if (r->changed[k] && !is_local(r, r->partner[r->chains[k]->id])) mc_exchange_unpack(p, r->chains[k], recv[i++]);
+    free(peer), free(mine), free(send), free(recv);
+    return rc;
+}
+
+/* Exchange step `step` (mc_exchange.h), after the sweeps whose outcome is `status`: every rank
+ * takes part even when its sweeps failed, so that no rank waits on another. */
+static int exchange_step(mc_run *r, long step, int status, mc_err *err)
+{
+    const mc_plan *p = r->plan;
+    for (int k = 0; k < r->nchains; k++)
+        r->exchange_mine[k] = (mc_exchange_config){r->chains[k]->energy_pair, r->chains[k]->box_len};
+    if (r->transport.gather) {
+        MC_TRY(r->transport.gather(r->transport.ctx, r->exchange_mine, status, r->exchange_all, err));
+    } else {
+        MC_TRY(status);
+        if (r->nchains != p->nchains)
+            MC_FAIL(err, MC_ECHECK, "replica exchange over %d of %d chains needs a transport", r->nchains, p->nchains);
+        memcpy(r->exchange_all, r->exchange_mine, (size_t)r->nchains * sizeof *r->exchange_all);
+    }
+    mc_exchange_decide(p, step, r->exchange_all, r->partner, r->attempted);
+    int any = 0;
+    for (int k = 0; k < r->nchains; k++) {
+        mc_chain *c = r->chains[k];
+        c->exchange_attempts += r->attempted[c->id];
+        c->exchange_accepted += r->attempted[c->id] && r->partner[c->id] >= 0;
+        any |= r->changed[k] = r->partner[c->id] >= 0;
+    }
+    if (any) {
+        MC_TRY(r->ops->fetch(r->backend, err));
+        MC_TRY(trade_configurations(r, err));
+        MC_TRY(r->ops->reload(r->backend, r->changed, err));
+    }
+    for (int k = 0; k < r->nchains; k++) mc_exchange_visit(p, r->chains[k]);
+    return MC_OK;
+}
+
+/* nsweeps sweeps, with an exchange step after every sweep count divisible by exchange_every. A
+ * failed stretch still reaches its exchange step, where every rank learns of the failure. */
+static int advance(mc_run *r, long nsweeps, mc_err *err)
+{
+    long every = r->plan->exchange_every;
+    if (!every) return sweeps(r, nsweeps, err);
+    for (long done = 0; done < nsweeps;) {
+        long at = r->sweeps_done + done, chunk = nsweeps - done, to_exchange = every - at % every;
+        if (to_exchange < chunk) chunk = to_exchange;
+        int rc = sweeps(r, chunk, err);
+        done += chunk;
+        if ((at + chunk) % every == 0) MC_TRY(exchange_step(r, (at + chunk) / every, rc, err));
+        else MC_TRY(rc);
     }
     return MC_OK;
 }
@@ -203,6 +340,8 @@ static int equilibration_round(mc_run *r, mc_err *err)
             c->production_volume_accepted0 = c->volume_accepted;
             c->production_rotations0 = c->rotations;
             c->production_rotations_accepted0 = c->rotations_accepted;
+            c->production_exchange_attempts0 = c->exchange_attempts;
+            c->production_exchange_accepted0 = c->exchange_accepted;
         }
     return MC_OK;
 }
@@ -256,6 +395,7 @@ static int production_round(mc_run *r, mc_err *err)
                            p->npt ? mc_plan_corrections(p, c->n / volume, sp->temperature) : sp->corr,
                            r->measured[k].energy_pair, r->measured[k].virial_pair};
         long at = c->nsamples++;
+        if (c->walker_at) c->walker_at[at] = (double)c->walker;
         for (int o = 0; o < MC_NOBS; o++)
             if (c->series[o]) c->series[o][at] = mc_observables[o].sample(&s);
     }

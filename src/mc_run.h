@@ -9,6 +9,7 @@
 #include "mc_backend.h"
 #include "mc_chain.h"
 #include "mc_err.h"
+#include "mc_exchange.h"
 #include "mc_plan.h"
 
 #ifdef __cplusplus
@@ -29,6 +30,23 @@ typedef int (*mc_run_restore)(void *ctx, mc_chain *const *chains, int nchains, l
                               mc_err *err);
 mc_run *mc_run_resume(const mc_plan *plan, const mc_backend_ops *ops, int first_chain, int nchains,
                       mc_run_restore restore, void *ctx, mc_err *err);
+
+/* Replica exchange between ranks (mc_exchange.h): the ensemble layer's calls, made by every rank
+ * at the same exchange steps. Without one set, the run's own chains must be all of the plan's. */
+typedef struct mc_run_exchange_transport {
+    /* Every chain's numbers into all[plan->nchains] from this rank's mine[] (its chains, in
+     * order); `status` is this rank's sweeps' outcome, and when any rank's is a failure every rank
+     * returns it, with the failing rank's message. */
+    int (*gather)(void *ctx, const mc_exchange_config *mine, int status, mc_exchange_config *all,
+                  mc_err *err);
+    /* Trade packed configurations (len doubles each): this rank's chain[i] sends send[i] to the
+     * rank holding chain peer[i] and receives recv[i] from it; only the ranks in a trade take part. */
+    int (*trade)(void *ctx, int ntrades, const int *chain, const int *peer, double *const *send,
+                 double *const *recv, size_t len, mc_err *err);
+    void *ctx;
+} mc_run_exchange_transport;
+
+void mc_run_set_exchange_transport(mc_run *r, const mc_run_exchange_transport *t);
 
 int mc_run_round(mc_run *r, mc_err *err);
 int mc_run_finished(const mc_run *r);

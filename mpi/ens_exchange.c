@@ -1,0 +1,91 @@
+/* ens_exchange: replica exchange between ranks. Every rank gathers every chain's energy and box
+ * and takes all decisions itself (mc_exchange_decide is a pure function of them and the seed), so
+ * the ranks agree without a broadcast; configurations then travel only between the two ranks of
+ * each accepted swap. Every wait has the run's stall deadline, so a rank that stops answering ends
+ * the job instead of hanging it. */
+#include <stdlib.h>
+
+#include "ens.h"
+
+enum { WIRE = 3 }; /* doubles per chain in the gather: energy, box, the rank's status */
+
+static double deadline(const ens_exchange *x) { return x->stall_timeout_s + 10.0 * x->longest_s; }
+
+static int gather(void *ctx, const mc_exchange_config *mine, int status, mc_exchange_config *all, mc_err *err)
+{
+    ens_exchange *x = ctx;
+    const ens_layout *l = x->layout;
+    double now = MPI_Wtime();
+    if (now - x->last_s > x->longest_s) x->longest_s = now - x->last_s;
+    double *own = x->wire + (size_t)WIRE * l->first_chain;
+    for (int k = 0; k < l->nchains; k++)
+        own[WIRE * k] = mine[k].energy_pair, own[WIRE * k + 1] = mine[k].box_len, own[WIRE * k + 2] = status;
+    int *counts = malloc((size_t)l->size * sizeof *counts), *displs = malloc((size_t)l->size * sizeof *displs);
+    if (!counts || !displs) {
+        free(counts), free(displs);
+        MC_FAIL(err, MC_ENOMEM, "out of memory for replica exchange");
+    }
+    for (int r = 0; r < l->size; r++) counts[r] = WIRE * l->chains_of[r], displs[r] = WIRE * l->first_of[r];
+    MPI_Request req;
+    int rc = ens_mpi_check(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, x->wire, counts, displs, MPI_DOUBLE,
+                                           l->comm, &req), "MPI_Iallgatherv", err);
+    if (rc == MC_OK) rc = ens_wait_within(l, 1, &req, deadline(x), mc_run_sweeps_done(x->run), err);
+    free(counts), free(displs);
+    MC_TRY(rc);
+    int failed = 0;
+    for (int r = 0; r < l->size; r++) failed |= x->wire[(size_t)WIRE * l->first_of[r] + 2] != MC_OK;
+    if (failed) return ens_agree(l->comm, status, err); /* every rank is here: share the message */
+    int C = l->first_of[l->size - 1] + l->chains_of[l->size - 1];
+    for (int c = 0; c < C; c++) all[c] = (mc_exchange_config){x->wire[WIRE * c], x->wire[WIRE * c + 1]};
+    x->last_s = MPI_Wtime();
+    return MC_OK;
+}
+
+static int rank_of(const ens_layout *l, int chain)
+{
+    int lo = 0, hi = l->size - 1; /* the last rank whose block starts at or before chain */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (l->first_of[mid] <= chain) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+static int trade(void *ctx, int ntrades, const int *chain, const int *peer, double *const *send,
+                 double *const *recv, size_t len, mc_err *err)
+{
+    ens_exchange *x = ctx;
+    const ens_layout *l = x->layout;
+    MPI_Request *req = malloc(2 * (size_t)ntrades * sizeof *req);
+    if (!req) MC_FAIL(err, MC_ENOMEM, "out of memory for replica exchange");
+    int rc = MC_OK, posted = 0;
+    for (int i = 0; rc == MC_OK && i < ntrades; i++) { /* a pair's tag: its lower chain */
+        int rank = rank_of(l, peer[i]), tag = chain[i] < peer[i] ? chain[i] : peer[i];
+        rc = ens_mpi_check(MPI_Irecv(recv[i], (int)len, MPI_DOUBLE, rank, tag, l->comm, &req[posted]), "MPI_Irecv", err);
+        if (rc == MC_OK) posted++;
+        if (rc == MC_OK)
+            rc = ens_mpi_check(MPI_Isend(send[i], (int)len, MPI_DOUBLE, rank, tag, l->comm, &req[posted]), "MPI_Isend", err);
+        if (rc == MC_OK) posted++;
+    }
+    if (rc == MC_OK) rc = ens_wait_within(l, posted, req, deadline(x), mc_run_sweeps_done(x->run), err);
+    free(req);
+    return rc;
+}
+
+int ens_exchange_attach(ens_exchange *x, const ens_layout *l, mc_run *run, double stall_timeout_s, mc_err *err)
+{
+    const mc_plan *p = mc_run_plan(run);
+    *x = (ens_exchange){l, run, stall_timeout_s, MPI_Wtime(), 0.0, NULL};
+    if (!p->exchange_every) return MC_OK;
+    if (!(x->wire = calloc((size_t)WIRE * p->nchains, sizeof *x->wire)))
+        MC_FAIL(err, MC_ENOMEM, "out of memory for replica exchange over %d chains", p->nchains);
+    mc_run_set_exchange_transport(run, &(mc_run_exchange_transport){gather, trade, x});
+    return MC_OK;
+}
+
+void ens_exchange_detach(ens_exchange *x)
+{
+    free(x->wire);
+    x->wire = NULL;
+}

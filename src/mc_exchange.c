@@ -1,0 +1,127 @@
+/* mc_exchange: ladder geometry, swap decisions and the configuration hand-off of replica exchange. */
+#include "mc_exchange.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "mc_move.h"
+#include "mc_rng.h"
+
+static int along_pressure(const mc_plan *p) { return p->exchange_axis == CFG_EXCHANGE_PRESSURE; }
+
+int mc_exchange_rungs(const mc_plan *p) { return along_pressure(p) ? p->naxis : p->ntemperatures; }
+
+int mc_exchange_ladders(const mc_plan *p)
+{
+    return (along_pressure(p) ? p->ntemperatures : p->naxis) * p->replicas;
+}
+
+/* Chain c is state point s = t naxis + a (temperature t, density or pressure a), replica c % R. A
+ * temperature ladder fixes (a, replica), a pressure ladder (t, replica). */
+int mc_exchange_chain(const mc_plan *p, int ladder, int rung)
+{
+    int fixed = ladder / p->replicas, replica = ladder % p->replicas;
+    int s = along_pressure(p) ? fixed * p->naxis + rung : rung * p->naxis + fixed;
+    return s * p->replicas + replica;
+}
+
+int mc_exchange_ladder_of(const mc_plan *p, int chain)
+{
+    int s = chain / p->replicas, replica = chain % p->replicas;
+    int fixed = along_pressure(p) ? s / p->naxis : s % p->naxis;
+    return fixed * p->replicas + replica;
+}
+
+int mc_exchange_rung_of(const mc_plan *p, int chain)
+{
+    int s = chain / p->replicas;
+    return along_pressure(p) ? s % p->naxis : s / p->naxis;
+}
+
+/* beta_s H_s(X): configuration x at the state point of chain `at`. */
+static double reduced_enthalpy(const mc_plan *p, int at, const mc_exchange_config *x)
+{
+    const mc_statepoint *sp = &p->statepoint[mc_plan_statepoint_of(p, at)];
+    double h = x->energy_pair;
+    if (p->periodic) {
+        double v = x->box_len * x->box_len * x->box_len;
+        h += p->n * mc_plan_corrections(p, p->n / v, sp->temperature).u_tail + sp->pressure * v;
+    }
+    return h / sp->temperature;
+}
+
+double mc_exchange_delta(const mc_plan *p, int a, int b, const mc_exchange_config *all)
+{
+    return reduced_enthalpy(p, a, &all[b]) + reduced_enthalpy(p, b, &all[a]) - reduced_enthalpy(p, a, &all[a]) -
+           reduced_enthalpy(p, b, &all[b]);
+}
+
+void mc_exchange_decide(const mc_plan *p, long step, const mc_exchange_config *all, int *partner,
+                        unsigned char *attempted)
+{
+    int rungs = mc_exchange_rungs(p);
+    for (int c = 0; c < p->nchains; c++) partner[c] = -1, attempted[c] = 0;
+    for (int l = 0; l < mc_exchange_ladders(p); l++)
+        for (int r = (int)(step % 2); r + 1 < rungs; r += 2) {
+            int a = mc_exchange_chain(p, l, r), b = mc_exchange_chain(p, l, r + 1);
+            /* one Philox block per pair: counter (step, rung), keyed by the ladder */
+            mc_rng4 u = mc_rng_block(p->seed, (uint32_t)l, MC_RNG_EXCHANGE, (uint64_t)step * rungs + r);
+            attempted[a] = 1;
+            if (mc_metropolis_test(mc_exchange_delta(p, a, b, all), 1.0, -log(mc_rng_uniform(u.v[0]))))
+                partner[a] = b, partner[b] = a;
+        }
+}
+
+size_t mc_exchange_config_len(const mc_plan *p)
+{
+    size_t molecules = p->rigid ? 7 * (size_t)p->nmol : 0; /* centres and quaternions */
+    return 3 * (size_t)p->n + molecules + 5;
+}
+
+/* The members a configuration consists of, in packing order: arrays, then scalars. */
+void mc_exchange_pack(const mc_plan *p, const mc_chain *c, double *buf)
+{
+    size_t n = (size_t)p->n, m = (size_t)p->nmol;
+    memcpy(buf, c->x, n * sizeof *buf), buf += n;
+    memcpy(buf, c->y, n * sizeof *buf), buf += n;
+    memcpy(buf, c->z, n * sizeof *buf), buf += n;
+    if (p->rigid) {
+        memcpy(buf, c->cx, m * sizeof *buf), buf += m;
+        memcpy(buf, c->cy, m * sizeof *buf), buf += m;
+        memcpy(buf, c->cz, m * sizeof *buf), buf += m;
+        memcpy(buf, c->q, 4 * m * sizeof *buf), buf += 4 * m;
+    }
+    buf[0] = c->box_len;
+    buf[1] = c->energy_pair;
+    buf[2] = (double)c->walker;
+    buf[3] = (double)c->walker_end;
+    buf[4] = (double)c->walker_traversals;
+}
+
+void mc_exchange_unpack(const mc_plan *p, mc_chain *c, const double *buf)
+{
+    size_t n = (size_t)p->n, m = (size_t)p->nmol;
+    memcpy(c->x, buf, n * sizeof *buf), buf += n;
+    memcpy(c->y, buf, n * sizeof *buf), buf += n;
+    memcpy(c->z, buf, n * sizeof *buf), buf += n;
+    if (p->rigid) {
+        memcpy(c->cx, buf, m * sizeof *buf), buf += m;
+        memcpy(c->cy, buf, m * sizeof *buf), buf += m;
+        memcpy(c->cz, buf, m * sizeof *buf), buf += m;
+        memcpy(c->q, buf, 4 * m * sizeof *buf), buf += 4 * m;
+    }
+    mc_chain_set_box(c, buf[0]);
+    c->energy_pair = buf[1];
+    c->walker = (int64_t)buf[2];
+    c->walker_end = (int64_t)buf[3];
+    c->walker_traversals = (uint64_t)buf[4];
+}
+
+void mc_exchange_visit(const mc_plan *p, mc_chain *c)
+{
+    int rung = mc_exchange_rung_of(p, c->id), top = mc_exchange_rungs(p) - 1;
+    int end = rung == 0 ? 0 : rung == top ? 1 : -1;
+    if (end < 0 || end == c->walker_end) return;
+    if (c->walker_end >= 0) c->walker_traversals++;
+    c->walker_end = end;
+}
