@@ -7,6 +7,9 @@
  *           launch-per-move scheme as the baseline
  *   case 3: N = 1,000,000, rho = 0.8, T = 1, cutoff 2.5, one chain (cell lists); pair
  *           evaluations counted as those in the 27 cells searched, old and new position
+ *   case 4: case 1's chains on a temperature ladder (8 temperatures from 0.9 to 1.6) through the
+ *           run driver, with replica exchange every 1, 10 and 100 sweeps against none: what
+ *           exchange costs (energies gathered, decisions, configurations traded on the device)
  * Not a test: nothing here passes or fails. */
 #include <getopt.h>
 #include <math.h>
@@ -21,6 +24,7 @@
 #include "mc_backend.h"
 #include "mc_chain.h"
 #include "mc_plan.h"
+#include "mc_run.h"
 
 typedef struct row {
     const char *name;
@@ -62,6 +66,21 @@ static int time_backend(const mc_backend_ops *ops, const mc_plan *p, int nchains
     if (b) ops->destroy(b);
     for (int k = 0; ch && k < nchains; k++) mc_chain_destroy(ch[k]);
     free(ch);
+    return rc;
+}
+
+/* Moves per second of a plan's chains through the run driver (rounds, measurements, exchange),
+ * all of them on this process's GPU. */
+static int time_run(const mc_plan *p, double *moves_per_s, mc_err *err)
+{
+    mc_run *r = mc_run_create(p, &mc_backend_cuda, 0, p->nchains, err);
+    if (!r) return err->code;
+    int rc = mc_run_round(r, err); /* warm-up: the first round's launches set the GPU up */
+    long sweeps0 = mc_run_sweeps_done(r);
+    double t0 = now_s();
+    while (rc == MC_OK && !mc_run_finished(r)) rc = mc_run_round(r, err);
+    *moves_per_s = (double)p->nchains * (mc_run_sweeps_done(r) - sweeps0) * p->n / (now_s() - t0);
+    mc_run_destroy(r);
     return rc;
 }
 
@@ -121,7 +140,7 @@ static void print_row(FILE *f, const row *r, int tsv)
 static const char usage_text[] =
     "usage: mcens-bench [--out FILE] [--case N] [--chains C] [--batch-trials K]\n"
     "  --out FILE          also write the table as tab-separated values\n"
-    "  --case N            measure case N (1, 2 or 3) alone, without its serial CPU row\n"
+    "  --case N            measure case N (1 to 4) alone, without its serial CPU row\n"
     "  --chains C          chains of case 1 (default 32 per SM)\n"
     "  --batch-trials K    [run] gpu_batch_trials of cases 2 and 3 (default 0: chosen by size)\n";
 
@@ -145,7 +164,7 @@ int main(int argc, char **argv)
         default: fputs(usage_text, stderr); return 2;
         }
     }
-    if (optind != argc || (only && strcmp(only, "1") && strcmp(only, "2") && strcmp(only, "3")) ||
+    if (optind != argc || (only && strcmp(only, "1") && strcmp(only, "2") && strcmp(only, "3") && strcmp(only, "4")) ||
         chains_given < 0 || batch_trials < 0)
         return fputs(usage_text, stderr), 2;
     mc_err err = {0, ""};
@@ -155,7 +174,7 @@ int main(int argc, char **argv)
         return 1;
     }
     int chains1 = chains_given ? chains_given : 32 * dev.sm_count; /* up to 32 resident blocks per SM */
-    row rows[16];
+    row rows[24];
     int nrows = 0;
     double rate[2] = {0, 0}; /* [single] all-pairs pair evaluations per second */
     for (int s = 0; s < 2; s++)
@@ -228,6 +247,25 @@ int main(int argc, char **argv)
     for (int k = 0; k < nrows; k++)
         if (rows[k].name[0] == '3') rows[k].cpu_moves_per_s = cpu3;
     if (cpu3 > 0) rows[nrows++] = (row){"3 N=1e6 rc=2.5 cells, one chain, serial CPU", cpu3, 680, 0, cpu3};
+
+    /* case 4: exchange on case 1's chains, 8 rungs; the row of no exchange is the reference */
+    double none = 0;
+    static const long every[] = {0, 100, 10, 1};
+    static const char *names[] = {"4 ladder, no exchange, GPU single", "4 ladder, exchange every 100, GPU single",
+                                  "4 ladder, exchange every 10, GPU single", "4 ladder, exchange every 1, GPU single"};
+    for (int e = 0; e < 4 && !(only && strcmp(only, "4") != 0); e++) {
+        char text[400];
+        snprintf(text, sizeof text, "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 0.9:1.6:8\n"
+                 "density = 0.8\nreplicas = %d\nexchange_every = %ld\n[run]\nprecision = single\nequilibration = 0\n"
+                 "production = 300\nsample_every = 100\n", chains1 / 8 > 0 ? chains1 / 8 : 1, every[e]);
+        mc_plan *p = plan_of(text, &err);
+        row r = {names[e], 0, 2.0 * 499, rate[1], 0};
+        if (!p || time_run(p, &r.moves_per_s, &err) != MC_OK) goto fail;
+        if (e == 0) none = r.moves_per_s;
+        add_row(rows, &nrows, r);
+        printf("case 4, exchange every %ld: %.3f of the run without exchange\n", every[e], r.moves_per_s / none);
+        mc_plan_destroy(p);
+    }
 
     printf("\nGPU: %s, %d SMs; case 1 with %d chains; all-pairs rate %.3g pairs/s (single), %.3g (double)\n", dev.name, dev.sm_count, chains1, rate[1], rate[0]);
     printf("%-44s %12s %14s %9s %10s\n", "case", "moves/s", "pair evals/s", "of rate", "vs CPU");

@@ -4,7 +4,8 @@
  * and on the batched large-chain kernel, also with batches so long that particles repeat within
  * them, and on the cell-list path for large chains with a cutoff; NPT volume moves through the
  * run driver. The NIST configuration 4 and RDF counts through the GPU measurement. Molecules (hard
- * cores, an open cluster in a wall, Widom test molecules, npt, Morse). Skips without a GPU. */
+ * cores, an open cluster in a wall, Widom test molecules, npt, Morse). Replica exchange on atoms,
+ * along a pressure ladder and in a cluster. Skips without a GPU. */
 #include "testutil.h"
 
 #include <math.h>
@@ -461,6 +462,63 @@ static void rigid_morse_widom(void **state)
                   "[moves]\nadapt_every = 10\n", 1);
 }
 
+/* Replica exchange through the run driver: the same swaps on both backends (walkers and swap
+ * counts after every round), so the GPU's reload of traded configurations is exact. */
+static void exchange_same_decisions(int round, int k, const mc_chain *a, const mc_chain *b)
+{
+    if (a->accepted != b->accepted || a->volume_accepted != b->volume_accepted || a->walker != b->walker ||
+        a->exchange_accepted != b->exchange_accepted || a->box_len != b->box_len)
+        fail_msg("round %d chain %d: cpu %llu moves, walker %lld, %llu swaps; gpu %llu, %lld, %llu", round, k,
+                 (unsigned long long)a->accepted, (long long)a->walker, (unsigned long long)a->exchange_accepted,
+                 (unsigned long long)b->accepted, (long long)b->walker, (unsigned long long)b->exchange_accepted);
+}
+
+static void exchange_in_step(const char *ini)
+{
+    mc_plan *p = tu_plan(ini);
+    mc_run *rc, *rg;
+    create_runs(p, &mc_backend_cpu, &mc_backend_cuda, p->nchains, &rc, &rg);
+    int rounds = rounds_in_step(rc, rg, p->nchains, exchange_same_decisions);
+    unsigned long long swaps = 0, moved = 0;
+    for (int k = 0; k < p->nchains; k++)
+        swaps += mc_run_chain(rc, k)->exchange_accepted, moved += mc_run_chain(rc, k)->walker != k;
+    printf("# exchange, %d chains, %d rounds: %llu swaps on both, %llu chains hold another's walker\n", p->nchains,
+           rounds, swaps, moved);
+    assert_true(swaps > 10 && moved > 0);
+    mc_run_destroy(rc);
+    mc_run_destroy(rg);
+    mc_plan_destroy(p);
+}
+
+/* atoms, many chains (one block each): a temperature ladder of 4 rungs x 2 replicas */
+static void exchange_chains_n256(void **state)
+{
+    (void)state;
+    exchange_in_step("[system]\nn = 256\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.2:1.5:4\n"
+                     "density = 0.7\nreplicas = 2\nexchange_every = 2\n[run]\nseed = 41\nequilibration = 40\n"
+                     "production = 60\nsample_every = 10\n[moves]\nadapt_every = 10\n");
+}
+
+/* npt, a pressure ladder: the boxes travel with the configurations */
+static void exchange_npt_pressure(void **state)
+{
+    (void)state;
+    exchange_in_step("[system]\nn = 256\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\ntemperature = 2\n"
+                     "pressure = 1.0, 1.2, 1.4\ndensity = 0.5\nexchange_every = 1\nexchange_axis = pressure\n"
+                     "[run]\nseed = 42\nequilibration = 40\nproduction = 60\nsample_every = 10\n"
+                     "[moves]\nadapt_every = 10\n");
+}
+
+/* an open cluster on the rigid-body kernels */
+static void exchange_cluster(void **state)
+{
+    (void)state;
+    exchange_in_step("[system]\nboundary = none\nlattice_constant = 1.55\n[molecules]\ntypes = ar\ncounts = 108\n"
+                     "geometry = Ar 0 0 0\n[potential]\ncutoff = 3\ntail_correction = no\n[wall]\nradius = 3\n"
+                     "strength = 5\n[ensemble]\ntemperature = 0.5, 0.55, 0.6\nexchange_every = 2\n[run]\nseed = 43\n"
+                     "equilibration = 40\nproduction = 60\nsample_every = 10\n[moves]\nadapt_every = 10\n");
+}
+
 int main(void)
 {
     cu_device_info dev;
@@ -481,6 +539,8 @@ int main(void)
         cmocka_unit_test(rigid_diatomic_mixture), cmocka_unit_test(rigid_cluster_wall),
         cmocka_unit_test(rigid_hexagons_widom), cmocka_unit_test(rigid_diatomic_npt),
         cmocka_unit_test(rigid_morse_widom), cmocka_unit_test(rigid_cluster_morse),
+        cmocka_unit_test(exchange_chains_n256), cmocka_unit_test(exchange_npt_pressure),
+        cmocka_unit_test(exchange_cluster),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

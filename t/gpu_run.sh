@@ -1,10 +1,10 @@
 #!/bin/sh
 # The whole program on the GPU backend: rank invariance, the equation of state, single against
-# double precision, and compute-sanitizer (memcheck, racecheck) on every kernel shape (molecules under npt too).
+# double precision, replica exchange between ranks against the CPU, and compute-sanitizer (memcheck, racecheck) on every kernel shape (molecules under npt too).
 # Skips where there is no GPU.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || tap_skip_all "no GPU"
-tap_plan 12
+tap_plan 13
 sed 's/^seed = 11/seed = 11\nbackend = gpu/' "$T_SRCDIR/small.ini" > small.ini
 for np in 1 2; do
     run_np $np -q -o np$np.h5 small.ini > out$np.txt 2>&1; ok $? "backend = gpu under mpirun -np $np" || diag < out$np.txt
@@ -37,23 +37,33 @@ run_np 1 -q -o cl_double.h5 cl_double.ini > out.txt 2>&1 || diag < out.txt
 run_np 1 -q -o cl_single.h5 cl_single.ini > out.txt 2>&1; ok $? "GPU, single: an open cluster runs" || diag < out.txt
 h5check agree cl_double.h5 cl_single.h5 energy,heat_capacity; ok $? "open cluster: single and double agree in U and C_V within errors"
 
+# replica exchange between ranks with one large chain each (the cell-list kernels): the GPU swaps
+# as the CPU does, decision for decision
+printf '[run]\nseed = 44\nequilibration = 20\nproduction = 40\nsample_every = 4\n[system]\nn = 4096\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.0, 1.005\ndensity = 0.8\nexchange_every = 2\n' > pt.ini
+sed 's/^seed = 44/seed = 44\nbackend = gpu/' pt.ini > pt_gpu.ini
+run_np 2 -q -o pt_cpu.h5 pt.ini > out.txt 2>&1 || diag < out.txt
+run_np 2 -q -o pt_gpu.h5 pt_gpu.ini > out.txt 2>&1 || diag < out.txt
+h5check same pt_cpu.h5 pt_gpu.h5 chains/walker chains/acceptance results/exchange/acceptance
+ok $? "exchange between ranks on the cell-list path: the GPU's walkers and acceptance equal the CPU's"
+
 if command -v compute-sanitizer > /dev/null; then
     printf '[run]\nbackend = gpu\nequilibration = 2\nproduction = 4\nsample_every = 2\n[system]\nn = %s\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\nreplicas = %s\n' 108 4 > chains.ini
     printf '[run]\nbackend = gpu\nequilibration = 1\nproduction = 2\nsample_every = 1\n[system]\nn = 1372\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 1\ndensity = 0.8\n' > batched.ini
     printf '[run]\nbackend = gpu\nequilibration = 1\nproduction = 1\nsample_every = 1\n[system]\nn = 4096\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\n[rdf]\nrmax = 2.5\n' > cells.ini
     printf '[run]\nbackend = gpu\nequilibration = 2\nproduction = 2\nsample_every = 1\n[molecules]\ntypes = AB\ncounts = 32\ngeometry = A 0 0 0; B 0 0 0.5\n[mixture]\nspecies = A, B\nsigma = 1, 1.1\nepsilon = 1, 0.8\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\ntemperature = 3\npressure = 1\ndensity = 0.2\nreplicas = 2\n' > molecules.ini
     sed 's/^backend = gpu/backend = gpu\nprecision = single/' molecules.ini > molecules_single.ini
+    sed 's/^temperature = 1/temperature = 1, 1.1\nexchange_every = 1/' chains.ini > exchange.ini
     for tool in memcheck racecheck; do
         bad=0
-        for cfg in chains batched cells molecules molecules_single; do
+        for cfg in chains batched cells molecules molecules_single exchange; do
             rm -f mcens.h5 mcens.h5.ckpt
             compute-sanitizer --tool $tool --error-exitcode 9 "$MCENS" -q $cfg.ini > san.txt 2>&1 || bad=1
             grep -q "ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards" san.txt || bad=1
             [ $bad -eq 0 ] || diag < san.txt
         done
-        ok $bad "compute-sanitizer $tool: no errors on the chain, batched, cell and molecule kernels"
+        ok $bad "compute-sanitizer $tool: no errors on the chain, batched, cell and molecule kernels, and with exchange"
     done
 else
-    echo "ok 11 # SKIP compute-sanitizer not installed"; echo "ok 12 # SKIP compute-sanitizer not installed"
+    echo "ok 12 # SKIP compute-sanitizer not installed"; echo "ok 13 # SKIP compute-sanitizer not installed"
 fi
 exit 0

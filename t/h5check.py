@@ -25,6 +25,8 @@ CONDITIONS = {
     "npt": lambda f: "statepoints/pressure" in f,
     "molecules and open clusters": lambda f: "molecules" in f,
     "open clusters": lambda f: "molecules" in f and float(f["statepoints/box_length"][0]) == 0.0,
+    "open clusters without replica exchange": lambda f: ("molecules" in f and float(f["statepoints/box_length"][0]) == 0.0
+                                                         and "exchange" not in f["results"]),
 }
 
 

@@ -3,10 +3,11 @@
 # signal, SIGTERM to mpirun) and continued with --restart, on another number of ranks, ends with
 # /chains, /results and the trajectory (frames every few samples) bit-identical to an uninterrupted
 # run, for every kind of chain (atoms with
-# cell lists, a mixture with Widom, NPT, molecules in NPT with Widom, an open cluster); --extend
+# cell lists, a mixture with Widom, NPT, molecules in NPT with Widom, an open cluster, and replica
+# exchange among atoms with cell lists, along a pressure ladder and in a cluster); --extend
 # equals a longer run; checkpoints that cannot continue the run are refused and left as they are.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 21
+tap_plan 24
 
 # a random sweep in [lo, hi), printed so that a failure can be replayed
 random_sweep() { echo $(( $1 + $(od -An -N2 -tu2 /dev/urandom) % ($2 - $1) )); }
@@ -153,6 +154,14 @@ restart_case molecules_npt 100
 restart_case cluster 100
 cp cells.ini cells2.ini
 restart_case cells2 120 # a second random moment
+# replica exchange: walkers, their paths and the swap counters are part of the state (atoms with
+# cell lists, a pressure ladder in npt, an open cluster of the rigid engine)
+sed 's/^replicas = 2/replicas = 2\nexchange_every = 3/' cells.ini > cells_exchange.ini
+restart_case cells_exchange 120
+sed 's/^replicas = 2/replicas = 2\nexchange_every = 2\nexchange_axis = pressure/' npt.ini > npt_exchange.ini
+restart_case npt_exchange 150
+sed 's/^temperature = 0.4, 0.6, 0.8/temperature = 0.4, 0.6, 0.8\nexchange_every = 4/' cluster.ini > cluster_exchange.ini
+restart_case cluster_exchange 100
 
 # a stop signal on one rank: every rank stops at the same round with a checkpoint, status 3
 at=$(random_sweep 1 90)

@@ -1,0 +1,105 @@
+#!/bin/sh
+# Replica exchange ([ensemble] exchange_every): bad settings refused; the same run bit-identical on
+# 1, 2 and 3 ranks; the walker bookkeeping consistent; in a supercritical fluid, where plain chains
+# equilibrate, every average unchanged by exchange; each neighbour pair's swap acceptance equal to
+# the overlap of its energy distributions; and a 55-atom cluster whose lattice and melt starts
+# disagree without exchange (the check's power) agreeing with it (t/exchange_check.py).
+. "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
+tap_plan 13
+# echeck CMD ARGS...: t/exchange_check.py, diagnostics to the TAP stream, its status returned
+echeck() {
+    eout=$("$PYTHON3" "$T_SRCDIR/exchange_check.py" "$@" 2>&1); erc=$?
+    printf '%s\n' "$eout" | diag
+    return $erc
+}
+# refused NAME KEY=VALUE... PATTERN: the fluid config with the keys changed fails with PATTERN
+refused() {
+    name=$1 pattern=$2; shift 2
+    cp fluid.ini "$name.ini"
+    for kv in "$@"; do sed -i "s/^${kv%%=*} = .*/${kv%%=*} = ${kv#*=}/" "$name.ini"; done
+    run_np 1 -q "$name.ini" > "$name.txt" 2>&1
+    [ $? -ne 0 ] && grep -q "$pattern" "$name.txt" && [ ! -e "$name.h5" ]
+}
+
+cat > fluid.ini <<'INI'
+[run]
+output = fluid.h5
+seed = 7
+equilibration = 300
+production = 3000
+sample_every = 10
+[system]
+n = 64
+[potential]
+cutoff = 2.0
+[ensemble]
+type = nvt
+temperature = 1.5:2.1:4
+density = 0.6
+replicas = 6
+exchange_every = 5
+exchange_axis = temperature
+INI
+
+refused one 'exchange_every = 5: expected at least two temperature values' temperature=1.5 &&
+    grep -q 'one.ini:16' one.txt
+ok $? "one temperature: refused, naming the file and line" || diag < one.txt
+refused unsorted 'expected strictly increasing or decreasing' 'temperature=1.5, 2.1, 1.8'
+ok $? "temperatures out of order: refused" || diag < unsorted.txt
+refused axis 'exchange_axis = pressure: expected type = npt' exchange_axis=pressure
+ok $? "a pressure ladder in nvt: refused" || diag < axis.txt
+
+for np in 1 2 3; do
+    run_np $np -q -o np$np.h5 fluid.ini > np$np.txt 2>&1
+    ok $? "exchange every 5 sweeps, 4 temperatures x 6 replicas, on $np ranks" || diag < np$np.txt
+done
+h5check same np1.h5 np2.h5 chains/energy chains/walker chains/state chains/round_trips results/exchange/acceptance particles &&
+    h5check same np1.h5 np3.h5 chains/energy chains/pressure chains/walker chains/state results/energy/mean results/rdf/g
+ok $? "1, 2 and 3 ranks: bit-identical chains, walker paths, acceptance and results"
+echeck paths np2.h5
+ok $? "every ladder holds a permutation of its walkers at every sample; /chains/state inverts /chains/walker"
+echeck overlap np2.h5
+ok $? "each pair's swap acceptance is the overlap of its energy distributions"
+sed -e 's/^exchange_every = .*/exchange_every = 0/' -e 's/^output = .*/output = plain.h5/' fluid.ini > plain.ini
+run_np 2 -q plain.ini > plain.txt 2>&1 && echeck unchanged np2.h5 plain.h5 energy pressure heat_capacity
+ok $? "supercritical fluid: exchange leaves U, P and C_V unchanged within errors" || diag < plain.txt
+
+# LJ55 in a wall: from the fcc lattice and from the melt the low-temperature chains end in
+# different minima; exchange across 0.22-0.40 lets both reach the same averages
+cat > cluster.ini <<'INI'
+[run]
+output = cluster.h5
+seed = 3
+equilibration = 10000
+production = 30000
+sample_every = 10
+[system]
+n = 55
+boundary = none
+lattice_constant = 1.587
+start = lattice
+[potential]
+cutoff = none
+tail_correction = no
+[wall]
+radius = 3
+strength = 10
+[ensemble]
+temperature = 0.22:0.40:10
+replicas = 2
+exchange_every = 5
+[rdf]
+rmax = 3
+bins = 30
+INI
+sed -e 's/^start = .*/start = melt/' -e 's/^output = .*/output = melt.h5/' cluster.ini > melt.ini
+sed -e 's/^exchange_every = .*/exchange_every = 0/' -e 's/^output = .*/output = cluster0.h5/' cluster.ini > cluster0.ini
+sed -e 's/^exchange_every = .*/exchange_every = 0/' -e 's/^output = .*/output = melt0.h5/' melt.ini > melt0.ini
+for c in cluster0 melt0 cluster melt; do run_np 2 -q $c.ini > $c.txt 2>&1 || diag < $c.txt; done
+echeck disagree cluster0.h5 melt0.h5 energy
+ok $? "LJ55 without exchange: lattice and melt starts disagree (the next check has power)"
+echeck agree cluster.h5 melt.h5 energy heat_capacity
+ok $? "LJ55 with exchange: lattice and melt starts agree on U(T) and C_V(T)"
+[ ! -e cluster.h5 ] || "$PYTHON3" -c "import h5py, sys; sys.exit('lindemann' in h5py.File('cluster.h5')['results'])"
+ok $? "no Lindemann index with exchange (a state's samples come from several walkers)"
+exit 0
