@@ -105,15 +105,16 @@ static const cfg_key schema[] = {
     {"ensemble", "type", K_CHOICE, OFF(ensemble.type), "nvt", 0, 0, 0, "nvt|npt",
      "statistical ensemble: nvt (density is an axis) or npt (pressure is an axis; volume moves in ln V)", DIM_NONE},
     {"ensemble", "temperature", K_LIST, OFF(ensemble.temperature), NULL, 0, 1e6, 1, NULL,
-     "kT in the energy unit of epsilon: a value, a comma list, or start:stop:count", DIM_NONE},
+     "kT in the energy unit of epsilon: a value, a comma list, start:stop:count (equal steps) or "
+     "start:stop:count:log (equal ratios)", DIM_NONE},
     {"ensemble", "density", K_LIST, OFF(ensemble.density), "", 0, 1e6, 1, NULL,
-     "number density N/V in the length unit of sigma: a value, a comma list, or start:stop:count; "
+     "number density N/V in the length unit of sigma: a value, a comma list, start:stop:count or start:stop:count:log; "
      "required for nvt; for npt one starting density (default 0.5 sigma^-3)", DIM_NONE},
     {"ensemble", "mass_density", K_LIST, OFF(ensemble.mass_density), "", 0, 1e9, 1, NULL,
      "instead of density: kg/m^3 in real units (mass sigma^-3 in reduced), converted with [system] mass", DIM_NONE},
     {"ensemble", "pressure", K_LIST, OFF(ensemble.pressure), "", -1e9, 1e9, 0, NULL,
      "npt only, required there: pressure in epsilon sigma^-3 (bar in real units): a value, a comma "
-     "list, or start:stop:count", DIM_NONE},
+     "list, start:stop:count or start:stop:count:log", DIM_NONE},
     {"ensemble", "replicas", K_INT, OFF(ensemble.replicas), "1", 1, 1e6, 0, NULL,
      "independent chains per state point", DIM_NONE},
     {"ensemble", "widom", K_INT, OFF(ensemble.widom), "0", 0, 1e7, 0, NULL,
@@ -202,7 +203,7 @@ static const char *kind_expectation(const cfg_key *k, char *buf, size_t len)
                                                 : "");
         break;
     case K_LIST:
-        snprintf(buf, len, "a number %s %g, a comma list, or start:stop:count", low, k->min);
+        snprintf(buf, len, "a number %s %g, a comma list, start:stop:count or start:stop:count:log", low, k->min);
         break;
     case K_BOOL: snprintf(buf, len, "yes or no"); break;
     case K_STRING: snprintf(buf, len, "a non-empty value"); break;
@@ -234,7 +235,9 @@ static int in_range(const cfg_key *k, double v)
     return (k->min_open ? v > k->min : v >= k->min) && v <= k->max;
 }
 
-/* "v", "a, b, c" or "start:stop:count" (count >= 1 points, both ends included). */
+/* "v", "a, b, c", "start:stop:count" (count >= 1 points, both ends included, equally spaced) or
+ * "start:stop:count:log" (equal ratios between neighbours: the temperature ladder replica
+ * exchange wants, whose neighbours' energy distributions overlap alike at every rung). */
 static int parse_list(const cfg_key *k, const char *s, cfg_list *out)
 {
     enum { MAX_POINTS = 100000 };
@@ -243,20 +246,26 @@ static int parse_list(const cfg_key *k, const char *s, cfg_list *out)
     if (strlen(s) >= sizeof tmp) return 0;
     const char *c1 = strchr(s, ':');
     if (c1) {
-        const char *c2 = strchr(c1 + 1, ':');
-        if (!c2 || strchr(c2 + 1, ':')) return 0;
+        const char *c2 = strchr(c1 + 1, ':'), *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
+        if (!c2 || (c3 && strchr(c3 + 1, ':'))) return 0;
+        int geometric = c3 != NULL;
+        if (geometric && strcmp(c3 + 1, "log") != 0) return 0;
         snprintf(tmp, sizeof tmp, "%.*s", (int)(c1 - s), s);
         if (!parse_real(tmp, &a)) return 0;
         snprintf(tmp, sizeof tmp, "%.*s", (int)(c2 - c1 - 1), c1 + 1);
         if (!parse_real(tmp, &b)) return 0;
-        if (!parse_real(c2 + 1, &cnt) || cnt < 1 || cnt > MAX_POINTS || cnt != floor(cnt))
+        snprintf(tmp, sizeof tmp, "%.*s", c3 ? (int)(c3 - c2 - 1) : (int)strlen(c2 + 1), c2 + 1);
+        if (!parse_real(tmp, &cnt) || cnt < 1 || cnt > MAX_POINTS || cnt != floor(cnt))
             return 0;
-        if (cnt == 1 && a != b) return 0;
+        if ((cnt == 1 && a != b) || (geometric && !(a > 0 && b > 0))) return 0;
         out->n = (int)cnt;
         out->v = malloc(sizeof(double) * (size_t)out->n);
         if (!out->v) return 0;
-        for (int i = 0; i < out->n; i++)
-            out->v[i] = out->n == 1 ? a : a + (b - a) * i / (out->n - 1);
+        for (int i = 0; i < out->n; i++) {
+            double f = out->n == 1 ? 0.0 : (double)i / (out->n - 1);
+            out->v[i] = geometric ? a * pow(b / a, f) : a + (b - a) * f;
+        }
+        if (geometric) out->v[out->n - 1] = b; /* the last point exactly as given, not b/a's power */
     } else {
         int n = 1;
         for (const char *p = s; *p; p++) n += *p == ',';

@@ -15,6 +15,7 @@
 #include "h5start.h"
 #include "mc_backend.h"
 #include "mc_chain_state.h"
+#include "mc_exchange.h"
 #include "mc_equilibration.h"
 #include "mc_plan.h"
 #include "mc_results.h"
@@ -141,6 +142,10 @@ static void print_plan(const cfg *c, const mc_plan *p, const char *output, int c
     printf("\nstate points: %d x %d replicas = %d chains of n = %d\n", p->nstatepoints, p->replicas,
            p->nchains, p->n);
     printf("units: %s\n", p->units.system);
+    if (p->exchange_every)
+        printf("replica exchange: %d ladders of %d rungs along %s, neighbours try to swap every %ld sweeps\n",
+               mc_exchange_ladders(p), mc_exchange_rungs(p),
+               p->exchange_axis == CFG_EXCHANGE_PRESSURE ? "pressure" : "temperature", p->exchange_every);
     printf("%6s %12s %12s %12s%s\n", "point", "T", "density", "box", p->npt ? "            P" : "");
     for (int s = 0; s < p->nstatepoints; s++) {
         printf("%6d %12.6g %12.6g %12.6g", s, p->statepoint[s].temperature_given,

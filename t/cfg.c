@@ -49,6 +49,12 @@ static void npt_axes(void **state)
     assert_true(p->statepoint[4].density == 0.5);
     mc_plan_destroy(p);
     cfg_fini(&c);
+    /* a geometric ladder: equal ratios, both ends as given */
+    assert_int_equal(cfg_parse(&c, "[ensemble]\ntemperature = 0.5:4:4:log\ndensity = 0.5\n", "a.ini", &err), MC_OK);
+    assert_int_equal(c.ensemble.temperature.n, 4);
+    for (int i = 0; i < 4; i++) assert_true(fabs(c.ensemble.temperature.v[i] - 0.5 * pow(2.0, i)) < 1e-14);
+    assert_true(c.ensemble.temperature.v[3] == 4.0);
+    cfg_fini(&c);
     assert_int_equal(cfg_parse(&c, "[system]\nunits = real\n[potential]\npreset = argon\ncutoff = 1\n"
                                    "[ensemble]\ntype = npt\ntemperature = 120\npressure = 16.6053906717\n"
                                    "density = 12\n", "a.ini", &err), MC_OK);
@@ -170,6 +176,12 @@ static void bad_inputs(void **state)
     expect_error("[system]\nlattice = bcc\n" ENS, "bad.ini:2", "one of fcc|sc");
     expect_error("[ensemble]\ntemperature = 1, -2\ndensity = 0.5\n", "bad.ini:2", "temperature");
     expect_error("[ensemble]\ntemperature = 1\ndensity = 0.1:0.9\n", "bad.ini:3", "start:stop:count");
+    expect_error("[ensemble]\ntemperature = 1:2:3:lin\ndensity = 0.5\n", "bad.ini:2", "start:stop:count:log");
+    expect_error("[ensemble]\ntype = npt\ntemperature = 1\npressure = 0:2:3:log\n", "bad.ini:4", "pressure");
+    expect_error("[ensemble]\ntemperature = 1\ndensity = 0.5\nexchange_every = 10\n", "bad.ini:4",
+                 "at least two temperature values");
+    expect_error("[ensemble]\ntemperature = 1, 3, 2\ndensity = 0.5\nexchange_every = 10\n", "bad.ini:2",
+                 "strictly increasing or decreasing");
     expect_error("[ensemble]\ntemperature = 1\n", "missing required key 'density'", "[ensemble]");
     expect_error(ENS "[system]\nn = 5\nn = 6\n", "bad.ini:6", "given twice (first on line 5)");
     expect_error(ENS "[run]\nproduction = 100\nsample_every = 7\n", "bad.ini:6", "divisor");
