@@ -24,6 +24,7 @@ struct mc_backend {
     double *h_energy, *h_virial;     /* [nchains] */
     void *h_pos;                     /* staging for positions in the device precision */
     double *d_scale;                 /* npt: device [nchains] box scaling of a volume move */
+    int *d_pairs, *h_pairs;          /* replica exchange: [nchains] chain pairs that trade */
     int batched;
 };
 
@@ -38,6 +39,8 @@ static void cu_destroy(mc_backend *b)
     cudaFree(b->d_rdf);
     cudaFree(b->v.pair_table);
     cudaFree(b->d_scale);
+    cudaFree(b->d_pairs);
+    free(b->h_pairs);
     cudaFreeHost(b->v.partial_host);
     cudaFreeHost(b->h_pos);
     free(b->mirror);
@@ -94,6 +97,67 @@ static int cu_fetch(mc_backend *b, mc_err *err)
     CU_TRY(cudaMemcpy(b->h_pos, b->v.pos, pos_bytes(b), cudaMemcpyDeviceToHost), err);
     int n = b->v.n;
     for (int k = 0; k < b->v.nchains; k++) {
+        double *dst[3] = {b->chains[k]->x, b->chains[k]->y, b->chains[k]->z};
+        for (int a = 0; a < 3; a++)
+            for (int i = 0; i < n; i++) {
+                size_t at = ((size_t)k * 3 + a) * n + i;
+                dst[a][i] = b->v.single ? ((float *)b->h_pos)[at] : ((double *)b->h_pos)[at];
+            }
+    }
+    return MC_OK;
+}
+
+/* One block per pair of chains trades their slices of positions (3 n reals each) in place. */
+template <typename real>
+__global__ void swap_slices_kernel(real *pos, const int *pairs, int reals_per_chain)
+{
+    real *a = pos + (size_t)pairs[2 * blockIdx.x] * reals_per_chain;
+    real *b = pos + (size_t)pairs[2 * blockIdx.x + 1] * reals_per_chain;
+    for (int i = threadIdx.x; i < reals_per_chain; i += blockDim.x) {
+        real t = a[i];
+        a[i] = b[i];
+        b[i] = t;
+    }
+}
+
+/* Replica exchange within the rank, atoms: the positions trade places on the device in one launch,
+ * the boxes and energies in the mirror; nothing comes to the host. Molecules take the host path
+ * (fetch, trade, upload). The cell path holds one chain per rank: no pair to trade there. */
+static int cu_swap(mc_backend *b, int npairs, const int *first, const int *second, mc_err *err)
+{
+    if (npairs == 0) return MC_OK;
+    if (b->rigid) {
+        MC_TRY(cu_rigid_fetch(b->rigid, err));
+        for (int i = 0; i < npairs; i++) mc_chain_swap_configuration(b->chains[first[i]], b->chains[second[i]]);
+        return cu_rigid_upload(b->rigid, 1, err);
+    }
+    if (b->v.cells.m) MC_FAIL(err, MC_ECHECK, "internal: a chain pair to trade on the one-chain cell path");
+    for (int i = 0; i < npairs; i++) {
+        int k = first[i], j = second[i];
+        mc_chain_swap_configuration(b->chains[k], b->chains[j]); /* the host positions are stale until a fetch */
+        cu_chain_dev t = b->mirror[k];
+        b->mirror[k].box = b->mirror[j].box, b->mirror[k].half_box = b->mirror[j].half_box;
+        b->mirror[k].energy = b->mirror[j].energy;
+        b->mirror[j].box = t.box, b->mirror[j].half_box = t.half_box, b->mirror[j].energy = t.energy;
+        b->h_pairs[2 * i] = k, b->h_pairs[2 * i + 1] = j;
+    }
+    CU_TRY(cudaMemcpy(b->d_pairs, b->h_pairs, 2 * (size_t)npairs * sizeof *b->h_pairs, cudaMemcpyHostToDevice), err);
+    if (b->v.single) swap_slices_kernel<float><<<npairs, 256>>>((float *)b->v.pos, b->d_pairs, 3 * b->v.n);
+    else swap_slices_kernel<double><<<npairs, 256>>>((double *)b->v.pos, b->d_pairs, 3 * b->v.n);
+    CU_LAUNCHED(err);
+    return upload_chains(b, err);
+}
+
+/* The positions of the chains with which[k] to the host, each chain's slice apart. */
+static int cu_fetch_some(mc_backend *b, const unsigned char *which, mc_err *err)
+{
+    if (b->rigid) return cu_rigid_fetch(b->rigid, err);
+    int n = b->v.n;
+    size_t real = b->v.single ? sizeof(float) : sizeof(double), slice = 3 * (size_t)n * real;
+    for (int k = 0; k < b->v.nchains; k++) {
+        if (!which[k]) continue;
+        CU_TRY(cudaMemcpy((char *)b->h_pos + k * slice, (char *)b->v.pos + k * slice, slice, cudaMemcpyDeviceToHost),
+               err);
         double *dst[3] = {b->chains[k]->x, b->chains[k]->y, b->chains[k]->z};
         for (int a = 0; a < 3; a++)
             for (int i = 0; i < n; i++) {
@@ -280,6 +344,10 @@ static int allocate(mc_backend *b, mc_err *err)
     CU_TRY(cudaMallocHost(&b->h_pos, pos_bytes(b)), err);
     if (v->nspecies > 1) MC_TRY(upload_pair_table(b, err));
     if (b->plan->npt) CU_TRY(cudaMalloc(&b->d_scale, C * sizeof *b->d_scale), err);
+    if (b->plan->exchange_every) {
+        CU_TRY(cudaMalloc(&b->d_pairs, C * sizeof *b->d_pairs), err);
+        if (!(b->h_pairs = (int *)malloc(C * sizeof *b->h_pairs))) MC_FAIL(err, MC_ENOMEM, "out of host memory");
+    }
     return MC_OK;
 }
 
@@ -344,4 +412,4 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
 
 extern "C" const mc_backend_ops mc_backend_cuda = {
     "gpu", cu_create, cu_sweep, cu_measure_all, cu_widom_all, cu_volume_energy_all, cu_volume_apply,
-    cu_fetch, cu_reload, cu_destroy};
+    cu_fetch, cu_swap, cu_fetch_some, cu_reload, cu_destroy};

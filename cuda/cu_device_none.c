@@ -18,4 +18,4 @@ static mc_backend *none_create(const mc_plan *plan, mc_chain **chains, int nchai
     return NULL;
 }
 
-const mc_backend_ops mc_backend_cuda = {"gpu", none_create, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+const mc_backend_ops mc_backend_cuda = {"gpu", none_create, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};

@@ -330,6 +330,25 @@ static int cpu_fetch(mc_backend *b, mc_err *err)
     return MC_OK;
 }
 
+/* The positions are the chains' own arrays: a trade of pointers, and of the cell lists built on them. */
+static int cpu_swap(mc_backend *b, int npairs, const int *first, const int *second, mc_err *err)
+{
+    (void)err;
+    for (int i = 0; i < npairs; i++) {
+        mc_chain_swap_configuration(b->chains[first[i]], b->chains[second[i]]);
+        cpu_chain_scratch t = b->scratch[first[i]];
+        b->scratch[first[i]] = b->scratch[second[i]];
+        b->scratch[second[i]] = t;
+    }
+    return MC_OK;
+}
+
+static int cpu_fetch_some(mc_backend *b, const unsigned char *which, mc_err *err)
+{
+    (void)b, (void)which, (void)err;
+    return MC_OK;
+}
+
 static int cpu_reload(mc_backend *b, const unsigned char *changed, mc_err *err)
 {
     for (int k = 0; !b->plan->rigid && k < b->nchains; k++) { /* molecules keep no lists */
@@ -391,5 +410,5 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
 
 const mc_backend_ops mc_backend_cpu = {"cpu",          cpu_create,        cpu_sweep,
                                        cpu_measure,    cpu_widom,         cpu_volume_energy,
-                                       cpu_volume_apply, cpu_fetch,       cpu_reload,
-                                       cpu_destroy};
+                                       cpu_volume_apply, cpu_fetch,       cpu_swap,
+                                       cpu_fetch_some, cpu_reload,        cpu_destroy};

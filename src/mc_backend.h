@@ -46,8 +46,14 @@ typedef struct mc_backend_ops {
     int (*volume_apply)(mc_backend *b, const double *scale, const double *energy, mc_err *err);
     /* Bring positions back to the host chains (no-op where they never left). */
     int (*fetch)(mc_backend *b, mc_err *err);
-    /* Replica exchange, after a fetch: the host chains with changed[k] hold another configuration
-     * (positions, centres, orientations, box and running energy): take them as they are. */
+    /* Replica exchange within the rank: chains first[i] and second[i] (the rank's indices) trade
+     * configurations (positions, centres, orientations, box, running energy) on the host chains
+     * and wherever the backend keeps them, without a round trip to the host where it can. */
+    int (*swap)(mc_backend *b, int npairs, const int *first, const int *second, mc_err *err);
+    /* Replica exchange with other ranks: bring the positions of the chains with which[k] to the
+     * host (fetch's work for those alone), and take them back after the host replaced them with
+     * another rank's configurations (positions, centres, orientations, box and running energy). */
+    int (*fetch_some)(mc_backend *b, const unsigned char *which, mc_err *err);
     int (*reload)(mc_backend *b, const unsigned char *changed, mc_err *err);
     void (*destroy)(mc_backend *b);
 } mc_backend_ops;

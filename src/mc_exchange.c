@@ -117,6 +117,14 @@ void mc_exchange_unpack(const mc_plan *p, mc_chain *c, const double *buf)
     c->walker_traversals = (uint64_t)buf[4];
 }
 
+void mc_exchange_swap_walkers(mc_chain *a, mc_chain *b)
+{
+    int64_t walker = a->walker, end = a->walker_end;
+    uint64_t traversals = a->walker_traversals;
+    a->walker = b->walker, a->walker_end = b->walker_end, a->walker_traversals = b->walker_traversals;
+    b->walker = walker, b->walker_end = end, b->walker_traversals = traversals;
+}
+
 void mc_exchange_visit(const mc_plan *p, mc_chain *c)
 {
     int rung = mc_exchange_rung_of(p, c->id), top = mc_exchange_rungs(p) - 1;

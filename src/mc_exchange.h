@@ -65,6 +65,9 @@ size_t mc_exchange_config_len(const mc_plan *p);
 void mc_exchange_pack(const mc_plan *p, const mc_chain *c, double *buf);
 void mc_exchange_unpack(const mc_plan *p, mc_chain *c, const double *buf);
 
+/* A trade within a rank: a and b exchange walker records (the configurations go by the backend). */
+void mc_exchange_swap_walkers(mc_chain *a, mc_chain *b);
+
 /* After every exchange step: the walker now at chain c notes whether it reached an end of its
  * ladder, counting a traversal when it arrives at the end opposite the last one it visited. */
 void mc_exchange_visit(const mc_plan *p, mc_chain *c);

@@ -28,6 +28,8 @@ struct mc_run {
     int *partner;                 /* [plan->nchains] the decisions of one exchange step */
     unsigned char *attempted;     /* [plan->nchains] */
     unsigned char *changed;       /* [nchains] this rank's chains whose configuration was traded */
+    unsigned char *remote;        /* [nchains] ... with a chain of another rank */
+    int *pair_first, *pair_second; /* [nchains] the rank's pairs of chains that trade, local indices */
     double *trade_buf;            /* packed configurations: two per swap being made */
     size_t trade_len;             /* doubles in trade_buf */
 };
@@ -52,6 +54,9 @@ void mc_run_destroy(mc_run *r)
     free(r->partner);
     free(r->attempted);
     free(r->changed);
+    free(r->remote);
+    free(r->pair_first);
+    free(r->pair_second);
     free(r->trade_buf);
     free(r);
 }
@@ -66,7 +71,11 @@ static int allocate_exchange(mc_run *r, mc_err *err)
     r->partner = calloc(C, sizeof *r->partner);
     r->attempted = calloc(C, 1);
     r->changed = calloc(n, 1);
-    if (!r->exchange_mine || !r->exchange_all || !r->partner || !r->attempted || !r->changed)
+    r->remote = calloc(n, 1);
+    r->pair_first = calloc(n, sizeof *r->pair_first);
+    r->pair_second = calloc(n, sizeof *r->pair_second);
+    if (!r->exchange_mine || !r->exchange_all || !r->partner || !r->attempted || !r->changed || !r->remote ||
+        !r->pair_first || !r->pair_second)
         MC_FAIL(err, MC_ENOMEM, "out of memory for replica exchange over %zu chains", C);
     return MC_OK;
 }
@@ -195,43 +204,44 @@ static int trade_room(mc_run *r, size_t swaps, mc_err *err)
     return MC_OK;
 }
 
-/* The configurations of this rank's chains that an exchange step's decisions trade: within the
- * rank by copies, with other ranks through the transport. */
+/* The configurations of this rank's chains that an exchange step's decisions trade: pairs within
+ * the rank through the backend (on the device where the chains live there), the others with their
+ * ranks through the transport, by way of the host. */
 static int trade_configurations(mc_run *r, mc_err *err)
 {
     const mc_plan *p = r->plan;
-    size_t len = mc_exchange_config_len(p), remote = 0;
-    for (int k = 0; k < r->nchains; k++) remote += r->changed[k] && !is_local(r, r->partner[r->chains[k]->id]);
-    MC_TRY(trade_room(r, remote > 0 ? remote : 1, err));
-    double *a = r->trade_buf, *b = a + len;
-    for (int k = 0; k < r->nchains; k++) { /* within the rank: each pair once, from its lower chain */
+    int npairs = 0, nremote = 0;
+    for (int k = 0; k < r->nchains; k++) {
         mc_chain *c = r->chains[k];
         int j = r->partner[c->id];
-        if (!r->changed[k] || !is_local(r, j) || j < c->id) continue;
-        mc_chain *d = r->chains[j - r->first_chain];
-        mc_exchange_pack(p, c, a);
-        mc_exchange_pack(p, d, b);
-        mc_exchange_unpack(p, c, b);
-        mc_exchange_unpack(p, d, a);
+        r->remote[k] = r->changed[k] && !is_local(r, j);
+        nremote += r->remote[k];
+        if (!r->changed[k] || r->remote[k] || j < c->id) continue;
+        r->pair_first[npairs] = k, r->pair_second[npairs++] = j - r->first_chain;
+        mc_exchange_swap_walkers(c, r->chains[j - r->first_chain]);
     }
-    if (!remote) return MC_OK;
-    int *peer = malloc(remote * sizeof *peer), *mine = malloc(remote * sizeof *mine);
-    double **send = malloc(remote * sizeof *send), **recv = malloc(remote * sizeof *recv);
+    MC_TRY(r->ops->swap(r->backend, npairs, r->pair_first, r->pair_second, err));
+    if (!nremote) return MC_OK;
+    size_t len = mc_exchange_config_len(p);
+    MC_TRY(trade_room(r, (size_t)nremote, err));
+    MC_TRY(r->ops->fetch_some(r->backend, r->remote, err));
+    int *peer = malloc((size_t)nremote * sizeof *peer), *mine = malloc((size_t)nremote * sizeof *mine);
+    double **send = malloc((size_t)nremote * sizeof *send), **recv = malloc((size_t)nremote * sizeof *recv);
     int rc = peer && mine && send && recv ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory for replica exchange");
-    size_t t = 0;
-    for (int k = 0; rc == MC_OK && k < r->nchains; k++) {
-        int j = r->partner[r->chains[k]->id];
-        if (!r->changed[k] || is_local(r, j)) continue;
-        mine[t] = r->chains[k]->id, peer[t] = j, send[t] = r->trade_buf + 2 * t * len, recv[t] = send[t] + len;
+    for (int k = 0, t = 0; rc == MC_OK && k < r->nchains; k++) {
+        if (!r->remote[k]) continue;
+        mine[t] = r->chains[k]->id, peer[t] = r->partner[r->chains[k]->id];
+        send[t] = r->trade_buf + 2 * (size_t)t * len, recv[t] = send[t] + len;
         mc_exchange_pack(p, r->chains[k], send[t++]);
     }
     if (rc == MC_OK && !r->transport.trade)
         rc = mc_err_set(err, MC_ECHECK, "replica exchange with chains of other ranks needs a transport");
-    if (rc == MC_OK) rc = r->transport.trade(r->transport.ctx, (int)remote, mine, peer, send, recv, len, err);
-    for (int k = 0, i = 0; rc == MC_OK && k < r->nchains; k++)
-        if (r->changed[k] && !is_local(r, r->partner[r->chains[k]->id])) mc_exchange_unpack(p, r->chains[k], recv[i++]);
+    if (rc == MC_OK) rc = r->transport.trade(r->transport.ctx, nremote, mine, peer, send, recv, len, err);
+    for (int k = 0, t = 0; rc == MC_OK && k < r->nchains; k++)
+        if (r->remote[k]) mc_exchange_unpack(p, r->chains[k], recv[t++]);
     free(peer), free(mine), free(send), free(recv);
-    return rc;
+    MC_TRY(rc);
+    return r->ops->reload(r->backend, r->remote, err);
 }
 
 /* Exchange step `step` (mc_exchange.h), after the sweeps whose outcome is `status`: every rank
@@ -257,11 +267,7 @@ static int exchange_step(mc_run *r, long step, int status, mc_err *err)
         c->exchange_accepted += r->attempted[c->id] && r->partner[c->id] >= 0;
         any |= r->changed[k] = r->partner[c->id] >= 0;
     }
-    if (any) {
-        MC_TRY(r->ops->fetch(r->backend, err));
-        MC_TRY(trade_configurations(r, err));
-        MC_TRY(r->ops->reload(r->backend, r->changed, err));
-    }
+    if (any) MC_TRY(trade_configurations(r, err));
     for (int k = 0; k < r->nchains; k++) mc_exchange_visit(p, r->chains[k]);
     return MC_OK;
 }
