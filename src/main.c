@@ -159,20 +159,39 @@ static void print_plan(const cfg *c, const mc_plan *p, const char *output, int c
 }
 
 /* An open cluster has no volume, hence no density or pressure: its columns are C_V/N and the
- * Lindemann index instead, the observables that mark melting. */
+ * Lindemann index instead, the observables that mark melting (the index not with exchange). */
 static void print_cluster_summary(const mc_plan *p, const mc_results *r)
 {
-    printf("\n%6s %10s %24s %24s %18s %8s\n", "point", "T", "U/N", "C_V/N", "Lindemann", "accept");
+    const mc_estimate *lindemann = r->obs[MC_OBS_LINDEMANN];
+    printf("\n%6s %10s %24s %24s %18s %8s\n", "point", "T", "U/N", "C_V/N", lindemann ? "Lindemann" : "",
+           "accept");
     for (int s = 0; s < p->nstatepoints; s++) {
         /* one chain per temperature has no spread over replicas: the Lindemann error is absent */
-        char lindemann_error[16] = "";
-        if (isfinite(r->obs[MC_OBS_LINDEMANN][s].error))
-            snprintf(lindemann_error, sizeof lindemann_error, "+- %.4f", r->obs[MC_OBS_LINDEMANN][s].error);
-        printf("%6d %10.5g %12.6f +- %-9.6f %12.4f +- %-9.4f %8.4f %-9s %8.4f\n", s,
-               p->statepoint[s].temperature_given, r->obs[MC_OBS_ENERGY][s].mean, r->obs[MC_OBS_ENERGY][s].error,
-               r->obs[MC_OBS_HEAT_CAPACITY][s].mean, r->obs[MC_OBS_HEAT_CAPACITY][s].error, r->obs[MC_OBS_LINDEMANN][s].mean, lindemann_error,
-               r->obs[MC_OBS_ACCEPTANCE][s].mean);
+        char lindemann_text[40] = "";
+        if (lindemann && isfinite(lindemann[s].error))
+            snprintf(lindemann_text, sizeof lindemann_text, "%8.4f +- %.4f", lindemann[s].mean, lindemann[s].error);
+        else if (lindemann)
+            snprintf(lindemann_text, sizeof lindemann_text, "%8.4f", lindemann[s].mean);
+        printf("%6d %10.5g %12.6f +- %-9.6f %12.4f +- %-9.4f %-18s %8.4f\n", s, p->statepoint[s].temperature_given,
+               r->obs[MC_OBS_ENERGY][s].mean, r->obs[MC_OBS_ENERGY][s].error, r->obs[MC_OBS_HEAT_CAPACITY][s].mean,
+               r->obs[MC_OBS_HEAT_CAPACITY][s].error, lindemann_text, r->obs[MC_OBS_ACCEPTANCE][s].mean);
     }
+}
+
+/* Replica exchange: each state point's swap acceptance with the next rung up, and how far the
+ * walkers travelled (a ladder a walker never crosses has not mixed its ends). */
+static void print_exchange_summary(const mc_plan *p, const mc_results *r)
+{
+    printf("\nreplica exchange every %ld sweeps along %s; swaps with the next state point up accepted:\n",
+           p->exchange_every, p->exchange_axis == CFG_EXCHANGE_PRESSURE ? "pressure" : "temperature");
+    for (int s = 0; s < p->nstatepoints; s++) {
+        if (isnan(r->exchange_acceptance[s])) continue;
+        printf("  %d: %.3f%s", s, r->exchange_acceptance[s], s % 8 == 7 ? "\n" : "");
+    }
+    double trips = 0.0, fewest = INFINITY;
+    for (int w = 0; w < p->nchains; w++)
+        trips += 0.5 * (double)r->walker_traversals[w], fewest = fmin(fewest, 0.5 * (double)r->walker_traversals[w]);
+    printf("\nround trips per walker (bottom to top and back): mean %.1f, fewest %.1f\n", trips / p->nchains, fewest);
 }
 
 static void print_summary(const mc_plan *p, const mc_results *r)
@@ -180,22 +199,23 @@ static void print_summary(const mc_plan *p, const mc_results *r)
     printf("\nunits: %s", p->units.system);
     if (p->rigid && !p->periodic) {
         print_cluster_summary(p, r);
-        return;
+    } else {
+        printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "density", "U/N", "P", "accept");
+        for (int s = 0; s < p->nstatepoints; s++)
+            printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
+                   p->statepoint[s].temperature_given, p->statepoint[s].density, r->obs[MC_OBS_ENERGY][s].mean,
+                   r->obs[MC_OBS_ENERGY][s].error, r->obs[MC_OBS_PRESSURE][s].mean * p->units.pressure_factor,
+                   r->obs[MC_OBS_PRESSURE][s].error * p->units.pressure_factor, r->obs[MC_OBS_ACCEPTANCE][s].mean);
     }
-    printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "density", "U/N", "P", "accept");
-    for (int s = 0; s < p->nstatepoints; s++)
-        printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
-               p->statepoint[s].temperature_given, p->statepoint[s].density, r->obs[MC_OBS_ENERGY][s].mean,
-               r->obs[MC_OBS_ENERGY][s].error, r->obs[MC_OBS_PRESSURE][s].mean * p->units.pressure_factor,
-               r->obs[MC_OBS_PRESSURE][s].error * p->units.pressure_factor, r->obs[MC_OBS_ACCEPTANCE][s].mean);
-    if (!p->npt) return;
-    printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "P", "density", "H/N", "V acc");
-    for (int s = 0; s < p->nstatepoints; s++)
-        printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
-               p->statepoint[s].temperature_given, p->statepoint[s].pressure_given,
-               r->obs[MC_OBS_DENSITY][s].mean, r->obs[MC_OBS_DENSITY][s].error, r->obs[MC_OBS_ENTHALPY][s].mean,
-               r->obs[MC_OBS_ENTHALPY][s].error,
-               r->obs[MC_OBS_VOLUME_ACCEPTANCE][s].mean);
+    if (p->npt) {
+        printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "P", "density", "H/N", "V acc");
+        for (int s = 0; s < p->nstatepoints; s++)
+            printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
+                   p->statepoint[s].temperature_given, p->statepoint[s].pressure_given,
+                   r->obs[MC_OBS_DENSITY][s].mean, r->obs[MC_OBS_DENSITY][s].error, r->obs[MC_OBS_ENTHALPY][s].mean,
+                   r->obs[MC_OBS_ENTHALPY][s].error, r->obs[MC_OBS_VOLUME_ACCEPTANCE][s].mean);
+    }
+    if (p->exchange_every) print_exchange_summary(p, r);
 }
 
 /* Hosts of all ranks, space separated, on every rank (an attribute every rank must write alike). */
