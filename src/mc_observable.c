@@ -79,7 +79,7 @@ const mc_observable mc_observables[MC_NOBS] = {
                                     "accepted / attempted rotations in production (0 without multi-site molecules)",
                                     "rotation acceptance ratio (error from the replicas' spread)", molecules_only, NULL,
                                     mc_chain_production_rotation_acceptance, NULL},
-    [MC_OBS_LINDEMANN] = {"lindemann", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "open clusters without replica exchange",
+    [MC_OBS_LINDEMANN] = {"lindemann", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "open clusters without replica exchange only",
                           "Lindemann index of the centres over the production samples: mean over pairs of "
                           "sqrt(<r^2> - <r>^2) / <r>",
                           "Lindemann index of the centres (error from the replicas' spread)",

@@ -31,6 +31,7 @@ cutoff = 2.0
 temperature = 1.5, 2.0
 density = 0.5, 0.7
 replicas = 2
+exchange_every = 5
 [rdf]
 bins = 40
 [output]

@@ -34,7 +34,7 @@ def results(f):
     """{name: (mean, stderr, converged)} with [S, M] results split into name[species]."""
     out = {}
     for n in f["results"]:
-        if n == "rdf":
+        if n in ("rdf", "exchange"):  # groups of their own, not pooled estimates
             continue
         m, e, c = (f["results/%s/%s" % (n, k)][:] for k in ("mean", "stderr", "blocking_converged"))
         if m.ndim == 1:
@@ -166,6 +166,10 @@ def expected(f):
         if "chains/" + n in f or "observables/%s/value" % n in f:
             check(S <= 12, "the test's files have at most 12 state points")
             exp["timeseries_%s.png" % n] = dict(panels=S, curves=shown, cuts=shown)
+    if "results/exchange" in f:  # the walkers of one ladder (at most 6), and the acceptance
+        axis = sdec(f["results/exchange"].attrs["axis"])
+        rungs = nvals[0] if axis == "temperature" else nvals[1]
+        exp["exchange.png"] = dict(panels=2, curves=len(range(0, rungs, -(-rungs // 6))[:6]) + 1)
     return exp
 
 
