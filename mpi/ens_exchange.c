@@ -60,8 +60,12 @@ static int trade(void *ctx, int ntrades, const int *chain, const int *peer, doub
     MPI_Request *req = malloc(2 * (size_t)ntrades * sizeof *req);
     if (!req) MC_FAIL(err, MC_ENOMEM, "out of memory for replica exchange");
     int rc = MC_OK, posted = 0;
-    for (int i = 0; rc == MC_OK && i < ntrades; i++) { /* a pair's tag: its lower chain */
-        int rank = rank_of(l, peer[i]), tag = chain[i] < peer[i] ? chain[i] : peer[i];
+    /* A pair's tag is its lower chain, folded into the 32768 tags MPI always allows. Matching does
+     * not rest on it: both ranks post their trades in chain order, and a ladder's chains rise with
+     * its rungs by a fixed step, so the two lists are in the same order, which MPI's non-overtaking
+     * rule keeps even where two tags coincide. */
+    for (int i = 0; rc == MC_OK && i < ntrades; i++) {
+        int rank = rank_of(l, peer[i]), tag = (chain[i] < peer[i] ? chain[i] : peer[i]) % 32768;
         rc = ens_mpi_check(MPI_Irecv(recv[i], (int)len, MPI_DOUBLE, rank, tag, l->comm, &req[posted]), "MPI_Irecv", err);
         if (rc == MC_OK) posted++;
         if (rc == MC_OK)
