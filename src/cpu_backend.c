@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "cpu_cells.h"
+#include "cpu_isa.h"
 #include "pair.h"
 #include "mc_backend.h"
 #include "mc_move.h"
@@ -48,8 +49,9 @@ energy_loop(const mc_chain *c, const pair_params *lj, int j0, int j1, double px,
 
 /* LJ without the force shift (slope and morse_alpha 0, known to the compiler here): the pair
  * function has no branch left and the loop vectorises; Morse or the force shift take the general
- * loop (square root, exp). */
-static double energy_range(const mc_chain *c, const pair_params *pp, int j0, int j1, double px,
+ * loop (square root, exp). Compiled for several x86-64 levels, the widest the CPU has taken at
+ * load time (cpu_isa.h). */
+MC_CPU_CLONES static double energy_range(const mc_chain *c, const pair_params *pp, int j0, int j1, double px,
                            double py, double pz)
 {
     if (pp->slope != 0.0 || pp->morse_alpha != 0.0) return energy_loop(c, pp, j0, j1, px, py, pz);
@@ -59,7 +61,7 @@ static double energy_range(const mc_chain *c, const pair_params *pp, int j0, int
     return energy_loop(c, &plain, j0, j1, px, py, pz);
 }
 
-static double energy_cells(const mc_chain *c, const cpu_cells *g, const mc_species *sp, int a,
+MC_CPU_CLONES static double energy_cells(const mc_chain *c, const cpu_cells *g, const mc_species *sp, int a,
                            int skip, double px, double py, double pz)
 {
     int around[27];

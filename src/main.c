@@ -8,6 +8,7 @@
 
 #include "cfg.h"
 #include "ckpt.h"
+#include "cpu_isa.h"
 #include "cu_device.h"
 #include "ens.h"
 #include "git_revision.h"
@@ -218,19 +219,20 @@ static void print_summary(const mc_plan *p, const mc_results *r)
     if (p->exchange_every) print_exchange_summary(p, r);
 }
 
-/* Hosts of all ranks, space separated, on every rank (an attribute every rank must write alike). */
-static int gather_hosts(const ens_layout *l, char **hosts, mc_err *err)
+/* One word per rank (its host, its CPU level), space separated in rank order, on every rank (an
+ * attribute every rank must write alike). */
+static int gather_words(const ens_layout *l, const char *mine, char **words, mc_err *err)
 {
-    enum { HOST = 256 };
-    char *all = malloc((size_t)l->size * HOST);
-    *hosts = malloc((size_t)l->size * HOST);
-    if (!all || !*hosts) return free(all), mc_err_set(err, MC_ENOMEM, "out of memory");
-    int rc = ens_mpi_check(MPI_Allgather(l->host, HOST, MPI_CHAR, all, HOST, MPI_CHAR, l->comm),
-                           "MPI_Allgather", err);
-    (*hosts)[0] = '\0';
+    enum { WORD = 256 };
+    char own[WORD], *all = malloc((size_t)l->size * WORD);
+    *words = malloc((size_t)l->size * WORD);
+    if (!all || !*words) return free(all), mc_err_set(err, MC_ENOMEM, "out of memory");
+    snprintf(own, sizeof own, "%s", mine);
+    int rc = ens_mpi_check(MPI_Allgather(own, WORD, MPI_CHAR, all, WORD, MPI_CHAR, l->comm), "MPI_Allgather", err);
+    (*words)[0] = '\0';
     for (int r = 0; rc == MC_OK && r < l->size; r++) {
-        if (r) strcat(*hosts, " ");
-        strcat(*hosts, all + (size_t)r * HOST);
+        if (r) strcat(*words, " ");
+        strcat(*words, all + (size_t)r * WORD);
     }
     free(all);
     return rc;
@@ -239,7 +241,7 @@ static int gather_hosts(const ens_layout *l, char **hosts, mc_err *err)
 typedef struct job {
     options opt;
     const mc_backend_ops *backend;
-    char *text, *hosts;
+    char *text, *hosts, *cpu_isas; /* hosts and CPU levels (cpu_isa.h) of all ranks */
     cfg config;
     int have_config;
     mc_plan *plan;
@@ -331,8 +333,11 @@ static int setup(job *j, mc_err *err)
     if (bind_rc == MC_OK) bind_rc = choose_backend(j, have_gpu, dev_err.msg, err);
     MC_TRY(ens_agree(MPI_COMM_WORLD, bind_rc, err));
     char backend[64];
-    snprintf(backend, sizeof backend, "%s (%s)", j->backend->name,
-             j->backend != &mc_backend_cpu && j->plan->precision == CFG_PRECISION_SINGLE ? "single" : "double");
+    if (j->backend == &mc_backend_cpu)
+        snprintf(backend, sizeof backend, "cpu (double, %s loops)", mc_cpu_isa());
+    else
+        snprintf(backend, sizeof backend, "%s (%s)", j->backend->name,
+                 j->plan->precision == CFG_PRECISION_SINGLE ? "single" : "double");
     if (!j->opt.quiet || j->opt.dry_run)
         MC_TRY(log_binding(&j->layout, backend, have_gpu, &dev, dev_err.msg, err));
     if (j->resume_from) {
@@ -343,7 +348,8 @@ static int setup(job *j, mc_err *err)
     const char *user = getenv("USER") ? getenv("USER") : getenv("LOGNAME");
     snprintf(j->author, sizeof j->author, "%s", user && *user ? user : "unknown");
     MC_TRY(ens_mpi_check(MPI_Bcast(j->author, sizeof j->author, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast", err));
-    return gather_hosts(&j->layout, &j->hosts, err);
+    MC_TRY(gather_words(&j->layout, mc_cpu_isa(), &j->cpu_isas, err));
+    return gather_words(&j->layout, j->layout.host, &j->hosts, err);
 }
 
 /* An infinite pooled energy, pressure, density, enthalpy or heat capacity means a run that went
@@ -506,8 +512,8 @@ static int run_and_write(job *j, mc_err *err)
         fflush(stdout);
     }
     h5out_info info = {j->text, j->opt.config_path, PACKAGE_VERSION, MCENS_GIT_REVISION,
-                       j->hosts, j->backend->name, j->plan->units.system, j->layout.size, done.seconds,
-                       moves_per_second};
+                       j->hosts, j->backend->name, j->plan->units.system, j->cpu_isas, j->layout.size,
+                       done.seconds, moves_per_second};
     /* the write is collective, so rank 0's clock spans every rank's share of it */
     double write_start = MPI_Wtime();
     MC_TRY(h5out_write(j->out, &info, j->plan, j->run, j->layout.first_chain, j->results, err));
@@ -537,6 +543,7 @@ static void job_fini(job *j)
     if (j->have_config) cfg_fini(&j->config);
     free(j->text);
     free(j->hosts);
+    free(j->cpu_isas);
 }
 
 int main(int argc, char **argv)
