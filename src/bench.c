@@ -10,6 +10,9 @@
  *   case 4: case 1's chains on a temperature ladder (8 temperatures from 0.9 to 1.6) through the
  *           run driver, with replica exchange every 1, 10 and 100 sweeps against none: what
  *           exchange costs (energies gathered, decisions, configurations traded on the device)
+ *   case cpu: the serial CPU backend alone at the shapes RASPA3 and FEASST were measured on (N =
+ *           500, rho 0.776, T 0.85, rc 3, all pairs; N = 4000, rc 2.5, cell lists), at the x86-64
+ *           level its loops were dispatched to (cpu_isa.h); needs no GPU, and ends every full run
  * Not a test: nothing here passes or fails. */
 #include <getopt.h>
 #include <math.h>
@@ -19,6 +22,7 @@
 #include <time.h>
 
 #include "cfg.h"
+#include "cpu_isa.h"
 #include "cu_bench.h"
 #include "cu_device.h"
 #include "mc_backend.h"
@@ -115,6 +119,35 @@ static int baseline(const mc_plan *p, int single, double *moves_per_s, mc_err *e
 }
 
 static void print_row(FILE *f, const row *r, int tsv);
+static void add_row(row *rows, int *nrows, row r);
+
+/* Pair evaluations a cell-list move makes: the 27 cells around the old and the new position. */
+static double cell_pairs_per_move(const mc_plan *p)
+{
+    double w = p->statepoint[0].box_len / floor(p->statepoint[0].box_len / p->cutoff);
+    return 2.0 * 27 * p->statepoint[0].density * w * w * w;
+}
+
+/* The CPU shapes: one chain each, serial, its speed its own reference. */
+static int cpu_shapes(row *rows, int *nrows, mc_err *err)
+{
+    static const struct { const char *name, *ini; int cells; } shape[] = {
+        {"C1 N=500 rho=0.776 T=0.85 rc=3, serial CPU",
+         "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 0.85\ndensity = 0.776\n", 0},
+        {"C2 N=4000 rho=0.776 T=0.85 rc=2.5 cells, serial CPU",
+         "[system]\nn = 4000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 0.85\ndensity = 0.776\n", 1}};
+    for (int k = 0; k < 2; k++) {
+        mc_plan *p = plan_of(shape[k].ini, err);
+        if (!p) return err->code;
+        row r = {shape[k].name, 0, shape[k].cells ? cell_pairs_per_move(p) : 2.0 * (p->n - 1), 0, 0};
+        int rc = time_cpu(p, 400000, &r.moves_per_s, err);
+        mc_plan_destroy(p);
+        MC_TRY(rc);
+        r.cpu_moves_per_s = r.moves_per_s;
+        add_row(rows, nrows, r);
+    }
+    return MC_OK;
+}
 
 /* Each row as soon as it is measured, so a long or failing run still shows what it has. */
 static void add_row(row *rows, int *nrows, row r)
@@ -140,7 +173,8 @@ static void print_row(FILE *f, const row *r, int tsv)
 static const char usage_text[] =
     "usage: mcens-bench [--out FILE] [--case N] [--chains C] [--batch-trials K]\n"
     "  --out FILE          also write the table as tab-separated values\n"
-    "  --case N            measure case N (1 to 4) alone, without its serial CPU row\n"
+    "  --case N            measure case N (1 to 4) alone, without its serial CPU row; cpu: the serial\n"
+    "                      CPU backend's rows alone (no GPU needed)\n"
     "  --chains C          chains of case 1 (default 32 per SM)\n"
     "  --batch-trials K    [run] gpu_batch_trials of cases 2 and 3 (default 0: chosen by size)\n";
 
@@ -164,18 +198,34 @@ int main(int argc, char **argv)
         default: fputs(usage_text, stderr); return 2;
         }
     }
-    if (optind != argc || (only && strcmp(only, "1") && strcmp(only, "2") && strcmp(only, "3") && strcmp(only, "4")) ||
+    if (optind != argc ||
+        (only && strcmp(only, "1") && strcmp(only, "2") && strcmp(only, "3") && strcmp(only, "4") && strcmp(only, "cpu")) ||
         chains_given < 0 || batch_trials < 0)
         return fputs(usage_text, stderr), 2;
     mc_err err = {0, ""};
+    row rows[24];
+    int nrows = 0;
+    if (only && !strcmp(only, "cpu")) { /* no GPU needed */
+        if (cpu_shapes(rows, &nrows, &err) != MC_OK) return fprintf(stderr, "mcens-bench: %s\n", err.msg), 1;
+        printf("\nserial CPU backend, loops at %s\n%-44s %12s %14s %9s %10s\n", mc_cpu_isa(), "case", "moves/s",
+               "pair evals/s", "of rate", "vs CPU");
+        for (int k = 0; k < nrows; k++) print_row(stdout, &rows[k], 0);
+        FILE *f = out ? fopen(out, "w") : NULL;
+        if (out && !f) return fprintf(stderr, "mcens-bench: cannot write %s\n", out), 1;
+        if (f) {
+            fprintf(f, "# serial CPU backend, loops at %s\n", mc_cpu_isa());
+            fprintf(f, "case\tmoves_per_s\tpair_evals_per_s\tfraction_of_all_pairs_rate\tspeedup_vs_serial_cpu\n");
+            for (int k = 0; k < nrows; k++) print_row(f, &rows[k], 1);
+            fclose(f);
+        }
+        return 0;
+    }
     cu_device_info dev;
     if (cu_device_bind(0, &dev, &err) != MC_OK) {
-        fprintf(stderr, "mcens-bench: %s\n", err.msg);
+        fprintf(stderr, "mcens-bench: %s (--case cpu measures the CPU backend alone)\n", err.msg);
         return 1;
     }
     int chains1 = chains_given ? chains_given : 32 * dev.sm_count; /* up to 32 resident blocks per SM */
-    row rows[24];
-    int nrows = 0;
     double rate[2] = {0, 0}; /* [single] all-pairs pair evaluations per second */
     for (int s = 0; s < 2; s++)
         if (cu_pair_rate(1 << 16, s, &rate[s], &err) != MC_OK) goto fail;
@@ -266,6 +316,8 @@ int main(int argc, char **argv)
         printf("case 4, exchange every %ld: %.3f of the run without exchange\n", every[e], r.moves_per_s / none);
         mc_plan_destroy(p);
     }
+
+    if (!only && cpu_shapes(rows, &nrows, &err) != MC_OK) goto fail;
 
     printf("\nGPU: %s, %d SMs; case 1 with %d chains; all-pairs rate %.3g pairs/s (single), %.3g (double)\n", dev.name, dev.sm_count, chains1, rate[1], rate[0]);
     printf("%-44s %12s %14s %9s %10s\n", "case", "moves/s", "pair evals/s", "of rate", "vs CPU");
