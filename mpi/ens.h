@@ -74,6 +74,7 @@ typedef struct ens_exchange {
     double stall_timeout_s; /* plus ten times the longest stretch between two exchange steps */
     double last_s, longest_s;
     double *wire;           /* [3 nchains]: energy, box, status per chain */
+    int *counts, *displs;   /* [ranks] the gather's blocks, in doubles */
 } ens_exchange;
 
 /* Connect run to the other ranks for replica exchange (nothing without it in the plan). */

@@ -175,11 +175,13 @@ int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_res
         MC_TRY(gather_chain_block(l, res->exchange_accepted, sizeof *res->exchange_accepted, err));
         MC_TRY(ens_mpi_check(MPI_Allreduce(MPI_IN_PLACE, res->walker_traversals, plan->nchains, MPI_UINT64_T, MPI_SUM,
                                            l->comm), "MPI_Allreduce", err));
+        /* to rank 0 only, which writes it (an in-place all-reduce would hold a second copy on every rank) */
         size_t total = (size_t)plan->nchains * plan->nsamples, chunk = 1u << 28; /* counts are ints */
         for (size_t at = 0; at < total; at += chunk) {
             int count = (int)(total - at < chunk ? total - at : chunk);
-            MC_TRY(ens_mpi_check(MPI_Allreduce(MPI_IN_PLACE, res->walker_state + at, count, MPI_INT, MPI_SUM, l->comm),
-                                 "MPI_Allreduce", err));
+            void *send = l->rank == 0 ? MPI_IN_PLACE : (void *)(res->walker_state + at);
+            MC_TRY(ens_mpi_check(MPI_Reduce(send, res->walker_state + at, count, MPI_INT, MPI_SUM, 0, l->comm),
+                                 "MPI_Reduce", err));
         }
     }
     /* integer counts: the sum is exact in any order */

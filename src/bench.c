@@ -310,7 +310,10 @@ int main(int argc, char **argv)
                  "production = 300\nsample_every = 100\n", chains1 / 8 > 0 ? chains1 / 8 : 1, every[e]);
         mc_plan *p = plan_of(text, &err);
         row r = {names[e], 0, 2.0 * 499, rate[1], 0};
-        if (!p || time_run(p, &r.moves_per_s, &err) != MC_OK) goto fail;
+        if (!p || time_run(p, &r.moves_per_s, &err) != MC_OK) {
+            mc_plan_destroy(p);
+            goto fail;
+        }
         if (e == 0) none = r.moves_per_s;
         add_row(rows, &nrows, r);
         printf("case 4, exchange every %ld: %.3f of the run without exchange\n", every[e], r.moves_per_s / none);

@@ -332,15 +332,25 @@ static int cpu_fetch(mc_backend *b, mc_err *err)
     return MC_OK;
 }
 
-/* The positions are the chains' own arrays: a trade of pointers, and of the cell lists built on them. */
+/* The positions are the chains' own arrays: a trade of pointers, and of the cell grids built for
+ * their boxes. The lists are built again in index order, as a trade with another rank (reload)
+ * builds them: a list's order, which the moves since the last round's end have shuffled, decides
+ * the order of a move's energy sum, so a carried one would make the last bits of the running energy
+ * depend on where the partner chain lives. */
 static int cpu_swap(mc_backend *b, int npairs, const int *first, const int *second, mc_err *err)
 {
     (void)err;
     for (int i = 0; i < npairs; i++) {
-        mc_chain_swap_configuration(b->chains[first[i]], b->chains[second[i]]);
-        cpu_chain_scratch t = b->scratch[first[i]];
-        b->scratch[first[i]] = b->scratch[second[i]];
-        b->scratch[second[i]] = t;
+        int pair[2] = {first[i], second[i]};
+        mc_chain_swap_configuration(b->chains[pair[0]], b->chains[pair[1]]);
+        cpu_chain_scratch t = b->scratch[pair[0]];
+        b->scratch[pair[0]] = b->scratch[pair[1]];
+        b->scratch[pair[1]] = t;
+        for (int k = 0; k < 2; k++) {
+            const mc_chain *c = b->chains[pair[k]];
+            cpu_cells *g = &b->scratch[pair[k]].move_cells;
+            if (g->ncell) cpu_cells_build(g, c->n, c->x, c->y, c->z);
+        }
     }
     return MC_OK;
 }

@@ -183,16 +183,17 @@ static void print_cluster_summary(const mc_plan *p, const mc_results *r)
  * walkers travelled (a ladder a walker never crosses has not mixed its ends). */
 static void print_exchange_summary(const mc_plan *p, const mc_results *r)
 {
-    printf("\nreplica exchange every %ld sweeps along %s; swaps with the next state point up accepted:\n",
-           p->exchange_every, p->exchange_axis == CFG_EXCHANGE_PRESSURE ? "pressure" : "temperature");
-    for (int s = 0; s < p->nstatepoints; s++) {
+    printf("\nreplica exchange every %ld sweeps along %s; each state point's swaps with the next rung up its "
+           "ladder accepted:\n", p->exchange_every, p->exchange_axis == CFG_EXCHANGE_PRESSURE ? "pressure" : "temperature");
+    for (int s = 0, shown = 0; s < p->nstatepoints; s++) {
         if (isnan(r->exchange_acceptance[s])) continue;
-        printf("  %d: %.3f%s", s, r->exchange_acceptance[s], s % 8 == 7 ? "\n" : "");
+        printf("  %d: %.3f%s", s, r->exchange_acceptance[s], ++shown % 8 == 0 ? "\n" : "");
     }
     double trips = 0.0, fewest = INFINITY;
     for (int w = 0; w < p->nchains; w++)
         trips += 0.5 * (double)r->walker_traversals[w], fewest = fmin(fewest, 0.5 * (double)r->walker_traversals[w]);
-    printf("\nround trips per walker (bottom to top and back): mean %.1f, fewest %.1f\n", trips / p->nchains, fewest);
+    printf("\nround trips per walker over the whole run (bottom to top and back): mean %.1f, fewest %.1f\n",
+           trips / p->nchains, fewest);
 }
 
 static void print_summary(const mc_plan *p, const mc_results *r)

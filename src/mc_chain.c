@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "mc_exchange.h"
 #include "mc_lattice.h"
 #include "mc_rigid_host.h"
 #include "mc_rng.h"
@@ -61,6 +62,7 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
     if (plan->widom_insertions) c->widom = malloc(ns * plan->widom_kinds * sizeof *c->widom);
     c->walker = id;
     c->walker_end = -1;
+    if (plan->exchange_every) mc_exchange_visit(plan, c); /* a walker starting at an end has been there */
     if (plan->exchange_every) c->walker_at = malloc(ns * sizeof *c->walker_at);
     if (!c->x || !c->y || !c->z || !series_ok || !c->rdf_counts || (plan->widom_insertions && !c->widom) ||
         (plan->exchange_every && !c->walker_at)) {

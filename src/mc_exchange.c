@@ -75,7 +75,7 @@ void mc_exchange_decide(const mc_plan *p, long step, const mc_exchange_config *a
 size_t mc_exchange_config_len(const mc_plan *p)
 {
     size_t molecules = p->rigid ? 7 * (size_t)p->nmol : 0; /* centres and quaternions */
-    return 3 * (size_t)p->n + molecules + 5;
+    return 3 * (size_t)p->n + molecules + 6;
 }
 
 /* The members a configuration consists of, in packing order: arrays, then scalars. */
@@ -96,7 +96,10 @@ void mc_exchange_pack(const mc_plan *p, const mc_chain *c, double *buf)
     buf[2] = (double)c->walker;
     buf[3] = (double)c->walker_end;
     buf[4] = (double)c->walker_traversals;
+    buf[5] = c->id;
 }
+
+int mc_exchange_sender(const mc_plan *p, const double *buf) { return (int)buf[mc_exchange_config_len(p) - 1]; }
 
 void mc_exchange_unpack(const mc_plan *p, mc_chain *c, const double *buf)
 {

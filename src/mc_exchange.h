@@ -60,10 +60,12 @@ void mc_exchange_decide(const mc_plan *p, long step, const mc_exchange_config *a
                         unsigned char *attempted);
 
 /* A chain's configuration with its walker record, packed as doubles (walker numbers are exact
- * integers far below 2^53), for a swap within a rank or across ranks. */
+ * integers far below 2^53), for a trade with another rank; the packing chain's id goes with it,
+ * so that the receiver can check it got its partner's (mc_exchange_sender). */
 size_t mc_exchange_config_len(const mc_plan *p);
 void mc_exchange_pack(const mc_plan *p, const mc_chain *c, double *buf);
 void mc_exchange_unpack(const mc_plan *p, mc_chain *c, const double *buf);
+int mc_exchange_sender(const mc_plan *p, const double *buf);
 
 /* A trade within a rank: a and b exchange walker records (the configurations go by the backend). */
 void mc_exchange_swap_walkers(mc_chain *a, mc_chain *b);

@@ -9,7 +9,6 @@
 static int npt_only(const mc_plan *p) { return p->npt; }
 static int molecules_only(const mc_plan *p) { return p->rigid; }
 
-
 /* U/N per site, the tail correction included. */
 static double sample_energy(const mc_sample_ctx *s) { return s->energy_pair / s->n + s->corr.u_tail; }
 

@@ -43,8 +43,8 @@ typedef struct mc_results {
      * ladder to the other and the state point it held at each sample */
     uint64_t *exchange_attempts, *exchange_accepted; /* [nchains] */
     uint64_t *walker_traversals;                     /* [nchains], by walker */
-    int *walker_state;                               /* [nchains][nsamples], by walker; -1 where the
-                                                        walker was not sampled (never, once pooled) */
+    int *walker_state;                               /* [nchains][nsamples], by walker; complete on
+                                                        rank 0 only, which writes it */
     double *exchange_acceptance;                     /* [nstatepoints] swaps with the next rung up,
                                                         accepted / attempted summed over replicas;
                                                         NaN at the last rung */

@@ -204,12 +204,41 @@ static int trade_room(mc_run *r, size_t swaps, mc_err *err)
     return MC_OK;
 }
 
-/* The configurations of this rank's chains that an exchange step's decisions trade: pairs within
- * the rank through the backend (on the device where the chains live there), the others with their
- * ranks through the transport, by way of the host. */
-static int trade_configurations(mc_run *r, mc_err *err)
+/* Trades with chains of other ranks, through the transport: this rank's configurations out,
+ * theirs in (each checked to be its partner's), and the backend takes them. */
+static int trade_remote(mc_run *r, long sweep, int nremote, mc_err *err)
 {
     const mc_plan *p = r->plan;
+    size_t len = mc_exchange_config_len(p);
+    int *peer = malloc((size_t)nremote * sizeof *peer), *mine = malloc((size_t)nremote * sizeof *mine);
+    double **send = malloc((size_t)nremote * sizeof *send), **recv = malloc((size_t)nremote * sizeof *recv);
+    int rc = peer && mine && send && recv ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory for replica exchange");
+    for (int k = 0, t = 0; rc == MC_OK && k < r->nchains; k++) {
+        if (!r->remote[k]) continue;
+        mine[t] = r->chains[k]->id, peer[t] = r->partner[r->chains[k]->id];
+        send[t] = r->trade_buf + 2 * (size_t)t * len, recv[t] = send[t] + len;
+        mc_exchange_pack(p, r->chains[k], send[t++]);
+    }
+    if (rc == MC_OK) rc = r->transport.trade(r->transport.ctx, sweep, nremote, mine, peer, send, recv, len, err);
+    for (int k = 0, t = 0; rc == MC_OK && k < r->nchains; k++) {
+        if (!r->remote[k]) continue;
+        if (mc_exchange_sender(p, recv[t]) != peer[t])
+            rc = mc_err_set(err, MC_ECHECK, "replica exchange, sweep %ld: chain %d received chain %d's configuration, "
+                            "expected chain %d's", sweep, mine[t], mc_exchange_sender(p, recv[t]), peer[t]);
+        else mc_exchange_unpack(p, r->chains[k], recv[t++]);
+    }
+    free(peer), free(mine), free(send), free(recv);
+    MC_TRY(rc);
+    return r->ops->reload(r->backend, r->remote, err);
+}
+
+/* The configurations of this rank's chains that an exchange step's decisions trade: pairs within
+ * the rank through the backend (on the device where the chains live there), the others with their
+ * ranks by way of the host. With other ranks involved, every rank agrees on its status before the
+ * trade and after it (agree()), so that a failure on one rank (a device error, memory) ends the
+ * step on all of them instead of leaving a partner waiting. */
+static int trade_configurations(mc_run *r, long sweep, mc_err *err)
+{
     int npairs = 0, nremote = 0;
     for (int k = 0; k < r->nchains; k++) {
         mc_chain *c = r->chains[k];
@@ -220,28 +249,14 @@ static int trade_configurations(mc_run *r, mc_err *err)
         r->pair_first[npairs] = k, r->pair_second[npairs++] = j - r->first_chain;
         mc_exchange_swap_walkers(c, r->chains[j - r->first_chain]);
     }
-    MC_TRY(r->ops->swap(r->backend, npairs, r->pair_first, r->pair_second, err));
-    if (!nremote) return MC_OK;
-    size_t len = mc_exchange_config_len(p);
-    MC_TRY(trade_room(r, (size_t)nremote, err));
-    MC_TRY(r->ops->fetch_some(r->backend, r->remote, err));
-    int *peer = malloc((size_t)nremote * sizeof *peer), *mine = malloc((size_t)nremote * sizeof *mine);
-    double **send = malloc((size_t)nremote * sizeof *send), **recv = malloc((size_t)nremote * sizeof *recv);
-    int rc = peer && mine && send && recv ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory for replica exchange");
-    for (int k = 0, t = 0; rc == MC_OK && k < r->nchains; k++) {
-        if (!r->remote[k]) continue;
-        mine[t] = r->chains[k]->id, peer[t] = r->partner[r->chains[k]->id];
-        send[t] = r->trade_buf + 2 * (size_t)t * len, recv[t] = send[t] + len;
-        mc_exchange_pack(p, r->chains[k], send[t++]);
-    }
-    if (rc == MC_OK && !r->transport.trade)
-        rc = mc_err_set(err, MC_ECHECK, "replica exchange with chains of other ranks needs a transport");
-    if (rc == MC_OK) rc = r->transport.trade(r->transport.ctx, nremote, mine, peer, send, recv, len, err);
-    for (int k = 0, t = 0; rc == MC_OK && k < r->nchains; k++)
-        if (r->remote[k]) mc_exchange_unpack(p, r->chains[k], recv[t++]);
-    free(peer), free(mine), free(send), free(recv);
-    MC_TRY(rc);
-    return r->ops->reload(r->backend, r->remote, err);
+    int rc = r->ops->swap(r->backend, npairs, r->pair_first, r->pair_second, err);
+    if (rc == MC_OK && nremote) rc = trade_room(r, (size_t)nremote, err);
+    if (rc == MC_OK && nremote) rc = r->ops->fetch_some(r->backend, r->remote, err);
+    if (!r->transport.agree) return rc == MC_OK && nremote ? mc_err_set(err, MC_ECHECK, "replica exchange with "
+                                                                    "chains of other ranks needs a transport") : rc;
+    MC_TRY(r->transport.agree(r->transport.ctx, sweep, rc, err));
+    if (nremote) rc = trade_remote(r, sweep, nremote, err);
+    return r->transport.agree(r->transport.ctx, sweep, rc, err);
 }
 
 /* Exchange step `step` (mc_exchange.h), after the sweeps whose outcome is `status`: every rank
@@ -249,10 +264,11 @@ static int trade_configurations(mc_run *r, mc_err *err)
 static int exchange_step(mc_run *r, long step, int status, mc_err *err)
 {
     const mc_plan *p = r->plan;
+    long sweep = step * p->exchange_every;
     for (int k = 0; k < r->nchains; k++)
         r->exchange_mine[k] = (mc_exchange_config){r->chains[k]->energy_pair, r->chains[k]->box_len};
     if (r->transport.gather) {
-        MC_TRY(r->transport.gather(r->transport.ctx, r->exchange_mine, status, r->exchange_all, err));
+        MC_TRY(r->transport.gather(r->transport.ctx, sweep, r->exchange_mine, status, r->exchange_all, err));
     } else {
         MC_TRY(status);
         if (r->nchains != p->nchains)
@@ -260,14 +276,13 @@ static int exchange_step(mc_run *r, long step, int status, mc_err *err)
         memcpy(r->exchange_all, r->exchange_mine, (size_t)r->nchains * sizeof *r->exchange_all);
     }
     mc_exchange_decide(p, step, r->exchange_all, r->partner, r->attempted);
-    int any = 0;
     for (int k = 0; k < r->nchains; k++) {
         mc_chain *c = r->chains[k];
         c->exchange_attempts += r->attempted[c->id];
         c->exchange_accepted += r->attempted[c->id] && r->partner[c->id] >= 0;
-        any |= r->changed[k] = r->partner[c->id] >= 0;
+        r->changed[k] = r->partner[c->id] >= 0;
     }
-    if (any) MC_TRY(trade_configurations(r, err));
+    MC_TRY(trade_configurations(r, sweep, err));
     for (int k = 0; k < r->nchains; k++) mc_exchange_visit(p, r->chains[k]);
     return MC_OK;
 }

@@ -36,12 +36,15 @@ mc_run *mc_run_resume(const mc_plan *plan, const mc_backend_ops *ops, int first_
 typedef struct mc_run_exchange_transport {
     /* Every chain's numbers into all[plan->nchains] from this rank's mine[] (its chains, in
      * order); `status` is this rank's sweeps' outcome, and when any rank's is a failure every rank
-     * returns it, with the failing rank's message. */
-    int (*gather)(void *ctx, const mc_exchange_config *mine, int status, mc_exchange_config *all,
+     * returns it, with the failing rank's message. `sweep`: where the run is, for messages. */
+    int (*gather)(void *ctx, long sweep, const mc_exchange_config *mine, int status, mc_exchange_config *all,
                   mc_err *err);
+    /* Every rank's status, agreed in the same way (a failure on one rank after the gather, such as a
+     * device error, must not leave the others waiting for its configurations). */
+    int (*agree)(void *ctx, long sweep, int status, mc_err *err);
     /* Trade packed configurations (len doubles each): this rank's chain[i] sends send[i] to the
      * rank holding chain peer[i] and receives recv[i] from it; only the ranks in a trade take part. */
-    int (*trade)(void *ctx, int ntrades, const int *chain, const int *peer, double *const *send,
+    int (*trade)(void *ctx, long sweep, int ntrades, const int *chain, const int *peer, double *const *send,
                  double *const *recv, size_t len, mc_err *err);
     void *ctx;
 } mc_run_exchange_transport;

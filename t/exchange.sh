@@ -5,7 +5,7 @@
 # the overlap of its energy distributions; and a 55-atom cluster whose lattice and melt starts
 # disagree without exchange (the check's power) agreeing with it (t/exchange_check.py).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 15
+tap_plan 16
 # echeck CMD ARGS...: t/exchange_check.py, diagnostics to the TAP stream, its status returned
 echeck() {
     eout=$("$PYTHON3" "$T_SRCDIR/exchange_check.py" "$@" 2>&1); erc=$?
@@ -56,6 +56,13 @@ done
 h5check same np1.h5 np2.h5 chains/energy chains/walker chains/state chains/round_trips results/exchange/acceptance particles &&
     h5check same np1.h5 np3.h5 chains/energy chains/pressure chains/walker chains/state results/energy/mean results/rdf/g
 ok $? "1, 2 and 3 ranks: bit-identical chains, walker paths, acceptance and results"
+# a failure on one rank inside an exchange step (between its decisions and its trades): every rank
+# stops at once with that rank's message, long before the stall deadline (300 s)
+start=$(date +%s)
+MCENS_TEST_FAIL_EXCHANGE=1:1000 run_np 2 -q -o failed.h5 fluid.ini > failed.txt 2>&1
+status=$? took=$(( $(date +%s) - start ))
+[ $status -ne 0 ] && [ $took -lt 60 ] && grep -q "rank 1: injected exchange failure at sweep 1000" failed.txt && [ ! -e failed.h5 ]
+ok $? "a failure on rank 1 inside an exchange step ends the run in ${took} s with its message, no output" || diag < failed.txt
 echeck paths np2.h5
 ok $? "every ladder holds a permutation of its walkers at every sample; /chains/state inverts /chains/walker"
 echeck overlap np2.h5
@@ -98,7 +105,7 @@ sed -e 's/^exchange_every = .*/exchange_every = 0/' -e 's/^output = .*/output = 
 for c in cluster0 melt0 melt; do run_np 2 -q $c.ini > $c.txt 2>&1 || diag < $c.txt; done
 run_np 2 cluster.ini > cluster.txt 2>&1
 ok $? "a cluster with exchange runs and prints its summary" || diag < cluster.txt
-grep -q "^round trips per walker" cluster.txt && grep -q "swaps with the next state point up accepted" cluster.txt
+grep -q "^round trips per walker" cluster.txt && grep -q "swaps with the next rung up its ladder accepted" cluster.txt
 ok $? "the summary gives the swap acceptance and the walkers' round trips" || diag < cluster.txt
 echeck disagree cluster0.h5 melt0.h5 energy
 ok $? "LJ55 without exchange: lattice and melt starts disagree (the next check has power)"

@@ -462,8 +462,9 @@ static void rigid_morse_widom(void **state)
                   "[moves]\nadapt_every = 10\n", 1);
 }
 
-/* Replica exchange through the run driver: the same swaps on both backends (walkers and swap
- * counts after every round), so the GPU's reload of traded configurations is exact. */
+/* Replica exchange through the run driver, every chain in one process: the same swaps on both
+ * backends (walkers and swap counts after every round), so the GPU's trades within a rank
+ * (cu_swap) are exact; trades between ranks are t/gpu_run.sh's. */
 static void exchange_same_decisions(int round, int k, const mc_chain *a, const mc_chain *b)
 {
     if (a->accepted != b->accepted || a->volume_accepted != b->volume_accepted || a->walker != b->walker ||

@@ -4,7 +4,7 @@
 # Skips where there is no GPU.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || tap_skip_all "no GPU"
-tap_plan 13
+tap_plan 14
 sed 's/^seed = 11/seed = 11\nbackend = gpu/' "$T_SRCDIR/small.ini" > small.ini
 for np in 1 2; do
     run_np $np -q -o np$np.h5 small.ini > out$np.txt 2>&1; ok $? "backend = gpu under mpirun -np $np" || diag < out$np.txt
@@ -45,6 +45,19 @@ run_np 2 -q -o pt_cpu.h5 pt.ini > out.txt 2>&1 || diag < out.txt
 run_np 2 -q -o pt_gpu.h5 pt_gpu.ini > out.txt 2>&1 || diag < out.txt
 h5check same pt_cpu.h5 pt_gpu.h5 chains/walker chains/acceptance results/exchange/acceptance
 ok $? "exchange between ranks on the cell-list path: the GPU's walkers and acceptance equal the CPU's"
+# several chains per rank, trades within and between ranks: atoms on the many-chain kernel, and
+# molecules (the rigid kernels, whose trades go through the host)
+printf '[run]\nseed = 45\nequilibration = 40\nproduction = 60\nsample_every = 5\n[system]\nn = 256\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.2:1.5:4\ndensity = 0.7\nreplicas = 2\nexchange_every = 2\n' > ptm.ini
+printf '[run]\nseed = 46\nequilibration = 40\nproduction = 60\nsample_every = 5\n[molecules]\ntypes = A2\ncounts = 64\ngeometry = A 0 0 -0.25; A 0 0 0.25\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 2.5:3.1:4\ndensity = 0.3\nreplicas = 2\nexchange_every = 2\n' > ptmol.ini
+bad=0
+for c in ptm ptmol; do
+    sed 's/^\[run\]/[run]\nbackend = gpu/' $c.ini > ${c}_gpu.ini
+    sed 's/^\[run\]/[run]\nbackend = cpu/' $c.ini > ${c}_cpu.ini
+    run_np 2 -q -o ${c}_cpu.h5 ${c}_cpu.ini > out.txt 2>&1 || { bad=1; diag < out.txt; }
+    run_np 2 -q -o ${c}_gpu.h5 ${c}_gpu.ini > out.txt 2>&1 || { bad=1; diag < out.txt; }
+    h5check same ${c}_cpu.h5 ${c}_gpu.h5 chains/walker chains/acceptance results/exchange/acceptance || bad=1
+done
+ok $bad "exchange with 4 chains per rank, atoms and molecules: the GPU's walkers and acceptance equal the CPU's"
 
 if command -v compute-sanitizer > /dev/null; then
     printf '[run]\nbackend = gpu\nequilibration = 2\nproduction = 4\nsample_every = 2\n[system]\nn = %s\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\nreplicas = %s\n' 108 4 > chains.ini
@@ -64,6 +77,6 @@ if command -v compute-sanitizer > /dev/null; then
         ok $bad "compute-sanitizer $tool: no errors on the chain, batched, cell and molecule kernels, and with exchange"
     done
 else
-    echo "ok 12 # SKIP compute-sanitizer not installed"; echo "ok 13 # SKIP compute-sanitizer not installed"
+    echo "ok 13 # SKIP compute-sanitizer not installed"; echo "ok 14 # SKIP compute-sanitizer not installed"
 fi
 exit 0
