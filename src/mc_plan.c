@@ -311,7 +311,15 @@ static int check_sizes(const cfg *c, const mc_plan *p, size_t host_bytes, mc_err
         MC_FAIL(err, MC_EINVAL, "%s:%d: [rdf] bins = %d: the pooled results (%zu histogram cells over %d state "
                 "points) need %.3g GB on every rank, more than the %.3g GB this machine has", c->filename,
                 cfg_line(c, "rdf", "bins"), p->rdf_bins, cells, p->nstatepoints, results / 1e9, host_bytes / 1e9);
-    return mc_plan_check_host_memory(p, c, 1, host_bytes - results, err);
+    /* replica exchange: every walker's state at every sample (mc_results walker_state) */
+    size_t paths = p->exchange_every ? mc_mul_sat(mc_mul_sat((size_t)p->nchains, (size_t)p->nsamples), sizeof(int)) : 0;
+    if (paths > host_bytes - results)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] exchange_every: the walkers' paths (/chains/state) of %d chains x "
+                "%ld samples need %.3g GB on every rank besides %.3g GB of pooled results, more than the %.3g GB this "
+                "machine has; sample less often ([run] sample_every)", c->filename,
+                cfg_line(c, "ensemble", "exchange_every"), p->nchains, p->nsamples, paths / 1e9, results / 1e9,
+                host_bytes / 1e9);
+    return mc_plan_check_host_memory(p, c, 1, host_bytes - results - paths, err);
 }
 
 /* A trajectory that would fill a disk is far more often a typo (snapshot_every = 1 for 4000
