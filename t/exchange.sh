@@ -1,11 +1,12 @@
 #!/bin/sh
 # Replica exchange ([ensemble] exchange_every): bad settings refused; the same run bit-identical on
-# 1, 2 and 3 ranks; the walker bookkeeping consistent; in a supercritical fluid, where plain chains
-# equilibrate, every average unchanged by exchange; each neighbour pair's swap acceptance equal to
-# the overlap of its energy distributions; and a 55-atom cluster whose lattice and melt starts
-# disagree without exchange (the check's power) agreeing with it (t/exchange_check.py).
+# 1, 2 and 3 ranks, and after --extend; a failure inside an exchange step ending every rank; the
+# walker bookkeeping consistent; in a supercritical fluid, where plain chains equilibrate, every
+# average unchanged by exchange; each neighbour pair's swap acceptance equal to the overlap of its
+# energy distributions; and a 55-atom cluster whose lattice and melt starts disagree without
+# exchange (the check's power) agreeing with it (t/exchange_check.py).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 16
+tap_plan 17
 # echeck CMD ARGS...: t/exchange_check.py, diagnostics to the TAP stream, its status returned
 echeck() {
     eout=$("$PYTHON3" "$T_SRCDIR/exchange_check.py" "$@" 2>&1); erc=$?
@@ -63,6 +64,12 @@ MCENS_TEST_FAIL_EXCHANGE=1:1000 run_np 2 -q -o failed.h5 fluid.ini > failed.txt 
 status=$? took=$(( $(date +%s) - start ))
 [ $status -ne 0 ] && [ $took -lt 60 ] && grep -q "rank 1: injected exchange failure at sweep 1000" failed.txt && [ ! -e failed.h5 ]
 ok $? "a failure on rank 1 inside an exchange step ends the run in ${took} s with its message, no output" || diag < failed.txt
+# --extend: the walkers' paths grow with the samples, as in a run that long from the start
+printf '[run]\noutput = e.h5\nseed = 7\nequilibration = 50\nproduction = 100\nsample_every = 5\n[system]\nn = 64\n[potential]\ncutoff = 2.0\n[ensemble]\ntemperature = 1.5:2.1:4\ndensity = 0.6\nreplicas = 2\nexchange_every = 3\n' > e.ini
+sed -e 's/^production = 100/production = 150/' -e 's/^output = e.h5/output = long.h5/' e.ini > long.ini
+run_np 2 -q e.ini > e.txt 2>&1 && run_np 3 -q --extend 50 e.ini >> e.txt 2>&1 && run_np 2 -q long.ini >> e.txt 2>&1 &&
+    h5check same_results long.h5 e.h5
+ok $? "--extend 50 on 3 ranks after 100 sweeps of production on 2 equals a run of 150, walker paths included" || diag < e.txt
 echeck paths np2.h5
 ok $? "every ladder holds a permutation of its walkers at every sample; /chains/state inverts /chains/walker"
 echeck overlap np2.h5
