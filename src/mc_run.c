@@ -30,6 +30,8 @@ struct mc_run {
     unsigned char *changed;       /* [nchains] this rank's chains whose configuration was traded */
     unsigned char *remote;        /* [nchains] ... with a chain of another rank */
     int *pair_first, *pair_second; /* [nchains] the rank's pairs of chains that trade, local indices */
+    int *trade_peer, *trade_mine; /* [nchains] the trades with other ranks of one step */
+    double **trade_send, **trade_recv;
     double *trade_buf;            /* packed configurations: two per swap being made */
     size_t trade_len;             /* doubles in trade_buf */
 };
@@ -57,6 +59,7 @@ void mc_run_destroy(mc_run *r)
     free(r->remote);
     free(r->pair_first);
     free(r->pair_second);
+    free(r->trade_peer), free(r->trade_mine), free(r->trade_send), free(r->trade_recv);
     free(r->trade_buf);
     free(r);
 }
@@ -74,8 +77,12 @@ static int allocate_exchange(mc_run *r, mc_err *err)
     r->remote = calloc(n, 1);
     r->pair_first = calloc(n, sizeof *r->pair_first);
     r->pair_second = calloc(n, sizeof *r->pair_second);
+    r->trade_peer = calloc(n, sizeof *r->trade_peer);
+    r->trade_mine = calloc(n, sizeof *r->trade_mine);
+    r->trade_send = calloc(n, sizeof *r->trade_send);
+    r->trade_recv = calloc(n, sizeof *r->trade_recv);
     if (!r->exchange_mine || !r->exchange_all || !r->partner || !r->attempted || !r->changed || !r->remote ||
-        !r->pair_first || !r->pair_second)
+        !r->pair_first || !r->pair_second || !r->trade_peer || !r->trade_mine || !r->trade_send || !r->trade_recv)
         MC_FAIL(err, MC_ENOMEM, "out of memory for replica exchange over %zu chains", C);
     return MC_OK;
 }
@@ -205,15 +212,15 @@ static int trade_room(mc_run *r, size_t swaps, mc_err *err)
 }
 
 /* Trades with chains of other ranks, through the transport: this rank's configurations out,
- * theirs in (each checked to be its partner's), and the backend takes them. */
+ * theirs in (each checked to be its partner's), and the backend takes them. Nothing here
+ * allocates: every rank has agreed that it is ready before its partners start waiting. */
 static int trade_remote(mc_run *r, long sweep, int nremote, mc_err *err)
 {
     const mc_plan *p = r->plan;
     size_t len = mc_exchange_config_len(p);
-    int *peer = malloc((size_t)nremote * sizeof *peer), *mine = malloc((size_t)nremote * sizeof *mine);
-    double **send = malloc((size_t)nremote * sizeof *send), **recv = malloc((size_t)nremote * sizeof *recv);
-    int rc = peer && mine && send && recv ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory for replica exchange");
-    for (int k = 0, t = 0; rc == MC_OK && k < r->nchains; k++) {
+    int *peer = r->trade_peer, *mine = r->trade_mine, rc = MC_OK;
+    double **send = r->trade_send, **recv = r->trade_recv;
+    for (int k = 0, t = 0; k < r->nchains; k++) {
         if (!r->remote[k]) continue;
         mine[t] = r->chains[k]->id, peer[t] = r->partner[r->chains[k]->id];
         send[t] = r->trade_buf + 2 * (size_t)t * len, recv[t] = send[t] + len;
@@ -227,7 +234,6 @@ static int trade_remote(mc_run *r, long sweep, int nremote, mc_err *err)
                             "expected chain %d's", sweep, mine[t], mc_exchange_sender(p, recv[t]), peer[t]);
         else mc_exchange_unpack(p, r->chains[k], recv[t++]);
     }
-    free(peer), free(mine), free(send), free(recv);
     MC_TRY(rc);
     return r->ops->reload(r->backend, r->remote, err);
 }
