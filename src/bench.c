@@ -288,8 +288,7 @@ int main(int argc, char **argv)
         if (s == 0 && cpu3 > 0) fprintf(stderr, "measured: serial CPU, case 3: %.4g moves/s\n", cpu3);
         /* about 680 pair evaluations a move: 27 cells of 12.6 particles, old and new position */
         row r = {s ? "3 N=1e6 rc=2.5 cells, one chain, GPU single" : "3 N=1e6 rc=2.5 cells, one chain, GPU double",
-                 0, 2.0 * 27 * 0.8 * pow(p->statepoint[0].box_len / floor(p->statepoint[0].box_len / 2.5), 3),
-                 rate[s], 0};
+                 0, cell_pairs_per_move(p), rate[s], 0};
         if (time_backend(&mc_backend_cuda, p, 1, 3, &r.moves_per_s, &err) != MC_OK) goto fail;
         add_row(rows, &nrows, r);
         mc_plan_destroy(p);
