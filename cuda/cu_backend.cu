@@ -385,6 +385,8 @@ static int setup(mc_backend *b, mc_err *err)
 
 static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err)
 {
+    if (plan->gibbs) /* main keeps Gibbs chains on the CPU; this guards other callers */
+        return mc_err_set(err, MC_EINVAL, "the GPU backend has no Gibbs-ensemble kernels yet"), (mc_backend *)NULL;
     mc_backend *b = (mc_backend *)calloc(1, sizeof *b);
     if (!b) return mc_err_set(err, MC_ENOMEM, "out of memory for the GPU backend"), (mc_backend *)NULL;
     b->plan = plan;

@@ -210,6 +210,32 @@ static int write_statepoints(h5out *f, const mc_plan *plan, mc_err *err)
 /* This rank's rows of the per-chain series, packed [nlocal][nsamples], its Widom records and
  * its chains' own g(r) (for the spread over replicas). The configurations are the trajectory's
  * (traj.c), whose last frame is the end of the run. */
+/* Gibbs: where the final frame's particles are (/particles holds their positions, each in its own
+ * box) and the two boxes' edges. */
+static int write_gibbs_boxes(h5out *f, hid_t g, const mc_plan *plan, const mc_run *run, int first_chain, mc_err *err)
+{
+    int nl = mc_run_nchains(run);
+    size_t n = (size_t)plan->n;
+    int *box = malloc((size_t)nl * n * sizeof *box);
+    double *len = malloc(2 * (size_t)nl * sizeof *len);
+    int rc = box && len ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
+    for (int k = 0; rc == MC_OK && k < nl; k++) {
+        const mc_chain *c = mc_run_chain(run, k);
+        for (size_t i = 0; i < n; i++) box[k * n + i] = (int)c->in_box[i];
+        len[2 * k] = c->gibbs_box_len[0], len[2 * k + 1] = c->gibbs_box_len[1];
+    }
+    hsize_t C = (hsize_t)plan->nchains, r0 = (hsize_t)first_chain, rows = (hsize_t)nl;
+    hsize_t db[2] = {C, (hsize_t)n}, dl[2] = {C, 2};
+    if (rc == MC_OK)
+        rc = h5out_write_rows(f, g, "box", H5T_NATIVE_INT, 2, db, r0, rows, box, "1",
+                              "gibbs: the box (0 or 1) of each particle in the final frame of /particles", err);
+    if (rc == MC_OK)
+        rc = h5out_write_rows(f, g, "box_length", H5T_NATIVE_DOUBLE, 2, dl, r0, rows, len, plan->units.length,
+                              "gibbs: the edges of box 0 and box 1 at the final frame", err);
+    free(box), free(len);
+    return rc;
+}
+
 static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_run *run,
                               int first_chain, mc_err *err)
 {
@@ -250,6 +276,7 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
         rc = h5out_write_rows(f, g, "rdf_g", H5T_NATIVE_DOUBLE, 3, dr, r0, n, rdf, "1",
                               "each chain's own g(r), rows and bins as /results/rdf/g (their spread over replicas "
                               "is the error of the pooled one)", err);
+    if (rc == MC_OK && plan->gibbs) rc = write_gibbs_boxes(f, g, plan, run, first_chain, err);
     int *walker = plan->exchange_every ? malloc((size_t)nl * ns * sizeof *walker) : NULL;
     if (rc == MC_OK && plan->exchange_every && !walker) rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     if (rc == MC_OK && walker) {
@@ -453,8 +480,13 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
                                        mc_unit_name(u, ob->unit), ob->pooled, err);
     }
     if (rc == MC_OK && plan->widom_insertions)
-        rc = h5out_write_estimates_per_kind(f, g, "mu_excess", res->mu_excess, S, plan->widom_kinds, 1.0, u->energy,
-                             plan->rigid ? "excess chemical potential of each molecule type by Widom "
+        rc = h5out_write_estimates_per_kind(f, g, plan->gibbs ? "chemical_potential" : "mu_excess", res->mu_excess, S,
+                             plan->widom_kinds, 1.0, u->energy,
+                             plan->gibbs ? "gibbs: chemical potential -kT ln <V/(N_a + 1) exp(-beta dU)> of each phase "
+                                           "and species (columns: the liquid's species, then the vapour's) by test "
+                                           "insertions into each box at each sample, thermal wavelength 1 length unit, "
+                                           "tail term included, over the chains whose boxes separated"
+                             : plan->rigid ? "excess chemical potential of each molecule type by Widom "
                                            "insertion (uniform orientations), tail term included when tails are on"
                                          : "excess chemical potential of each species by Widom insertion, tail "
                                            "term included when tails are on", err);

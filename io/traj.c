@@ -19,6 +19,7 @@
  * (parallel HDF5 needs that allocation collective, and it keeps a frame write free of metadata). */
 #include "traj.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -403,7 +404,8 @@ static int write_frame(traj *t, const mc_run *run, long j, mc_err *err)
         const mc_chain *c = mc_run_chain(run, k);
         for (int i = 0; i < c->n; i++) t->buf[3 * i] = c->x[i], t->buf[3 * i + 1] = c->y[i], t->buf[3 * i + 2] = c->z[i];
         ok = write_slab(t, t->position[k], j, (hsize_t)c->n, 3, t->buf);
-        double edges[9] = {c->box_len, 0, 0, 0, c->box_len, 0, 0, 0, c->box_len};
+        /* gibbs: no one box holds the chain (/chains/box and box_length say which holds each particle) */
+        double len = p->gibbs ? NAN : c->box_len, edges[9] = {len, 0, 0, 0, len, 0, 0, 0, len};
         if (ok && p->periodic) ok = write_slab(t, t->edges[k], j, 3, 3, edges);
         if (ok && p->rigid) {
             for (int i = 0; i < p->nmol; i++) t->buf[3 * i] = c->cx[i], t->buf[3 * i + 1] = c->cy[i], t->buf[3 * i + 2] = c->cz[i];

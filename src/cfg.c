@@ -102,14 +102,16 @@ static const cfg_key schema[] = {
      "u(r); u(r) - u(rc); or u(r) - u(rc) - (r - rc) u'(rc), the linear-force-shifted potential", DIM_NONE},
     {"potential", "tail_correction", K_BOOL, OFF(potential.tail_correction), "yes", 0, 0, 0,
      NULL, "long-range corrections to energy and pressure (truncated scheme only; off for the others)", DIM_NONE},
-    {"ensemble", "type", K_CHOICE, OFF(ensemble.type), "nvt", 0, 0, 0, "nvt|npt",
-     "statistical ensemble: nvt (density is an axis) or npt (pressure is an axis; volume moves in ln V)", DIM_NONE},
+    {"ensemble", "type", K_CHOICE, OFF(ensemble.type), "nvt", 0, 0, 0, "nvt|npt|gibbs",
+     "statistical ensemble: nvt (density is an axis), npt (pressure is an axis; volume moves in ln V) or gibbs "
+     "(two boxes that exchange volume and particles: vapour-liquid coexistence; temperature is the axis)", DIM_NONE},
     {"ensemble", "temperature", K_LIST, OFF(ensemble.temperature), NULL, 0, 1e6, 1, NULL,
      "kT in the energy unit of epsilon: a value, a comma list, start:stop:count (equal steps) or "
      "start:stop:count:log (equal ratios)", DIM_NONE},
     {"ensemble", "density", K_LIST, OFF(ensemble.density), "", 0, 1e6, 1, NULL,
      "number density N/V in the length unit of sigma: a value, a comma list, start:stop:count or start:stop:count:log; "
-     "required for nvt; for npt one starting density (default 0.5 sigma^-3)", DIM_NONE},
+     "required for nvt; for npt one starting density (default 0.5 sigma^-3); for gibbs, required, one total density "
+     "N/(V1 + V2), inside the two-phase region", DIM_NONE},
     {"ensemble", "mass_density", K_LIST, OFF(ensemble.mass_density), "", 0, 1e9, 1, NULL,
      "instead of density: kg/m^3 in real units (mass sigma^-3 in reduced), converted with [system] mass", DIM_NONE},
     {"ensemble", "pressure", K_LIST, OFF(ensemble.pressure), "", -1e9, 1e9, 0, NULL,
@@ -134,9 +136,19 @@ static const cfg_key schema[] = {
     {"moves", "max_rotation", K_REAL, OFF(moves.max_rotation), "0.3", 0, 3.14159265358979, 1, NULL,
      "molecules: starting maximum rotation angle in radians about a random axis; adapted in equilibration, at most pi", DIM_NONE},
     {"moves", "max_volume_step", K_REAL, OFF(moves.max_volume_step), "0.01", 0, 10, 1, NULL,
-     "npt: starting maximum change of ln V per volume move (one per sweep); adapted in equilibration", DIM_NONE},
+     "npt: starting maximum change of ln V per volume move (one per sweep); gibbs: of ln(V1/V2); adapted in "
+     "equilibration", DIM_NONE},
     {"moves", "adapt_every", K_INT, OFF(moves.adapt_every_sweeps), "50", 1, 1e12, 0, NULL,
      "sweeps between step-size updates during equilibration", DIM_NONE},
+    {"moves", "displacement_fraction", K_REAL, OFF(moves.move_fraction[0]), "0.85", 0, 1, 0, NULL,
+     "gibbs: share of trial moves that displace a particle within its box (a sweep is N trial moves of "
+     "all kinds); the three fractions add up to 1", DIM_NONE},
+    {"moves", "transfer_fraction", K_REAL, OFF(moves.move_fraction[1]), "0.14", 0, 1, 0, NULL,
+     "gibbs: share of trial moves that transfer a particle (of a species drawn uniformly) from a box drawn "
+     "uniformly to the other; > 0", DIM_NONE},
+    {"moves", "volume_fraction", K_REAL, OFF(moves.move_fraction[2]), "0.01", 0, 1, 0, NULL,
+     "gibbs: share of trial moves that exchange volume, a random walk in ln(V1/V2) at fixed V1 + V2 "
+     "(max_volume_step its starting step); > 0", DIM_NONE},
     {"mixture", "species", K_STRING, OFF(mixture.species), "", 0, 0, 0, NULL,
      "names of 2 to 4 species, comma separated; each list below has one value per species; [system] n "
      "becomes their total", DIM_NONE},
@@ -667,12 +679,13 @@ static int check_ensemble(cfg *c, mc_err *err)
         *mass_rho = (cfg_list){0, NULL};
         for (int i = 0; i < rho->n; i++) rho->v[i] /= per_number;
     }
-    if (c->ensemble.type == CFG_ENSEMBLE_NVT) {
+    if (c->ensemble.type != CFG_ENSEMBLE_NPT) {
+        const char *type = c->ensemble.type == CFG_ENSEMBLE_GIBBS ? "gibbs" : "nvt";
         if (c->ensemble.pressure.n)
-            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] pressure: expected type = npt (this run is nvt)",
-                    f, cfg_line(c, "ensemble", "pressure"));
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] pressure: expected type = npt (this run is %s)",
+                    f, cfg_line(c, "ensemble", "pressure"), type);
         if (!rho->n && c->system.boundary == CFG_BOUNDARY_PERIODIC)
-            MC_FAIL(err, MC_EINVAL, "%s: missing required key 'density' in [ensemble] (type = nvt)", f);
+            MC_FAIL(err, MC_EINVAL, "%s: missing required key 'density' in [ensemble] (type = %s)", f, type);
         return MC_OK;
     }
     if (!c->ensemble.pressure.n)
@@ -793,6 +806,56 @@ static int check_rigid(cfg *c, mc_err *err)
     return MC_OK;
 }
 
+/* The Gibbs ensemble (mc_gibbs.h): two periodic boxes of atoms, temperature the only axis. */
+static int check_gibbs(const cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    static const char *fractions[] = {"displacement_fraction", "transfer_fraction", "volume_fraction"};
+    if (c->ensemble.type != CFG_ENSEMBLE_GIBBS) {
+        for (int i = 0; i < 3; i++) MC_TRY(refuse(c, "moves", fractions[i], "expected [ensemble] type = gibbs", err));
+        return MC_OK;
+    }
+    const char *why_rigid = "the Gibbs ensemble runs atoms (pure or mixtures) in periodic boxes; molecules and open "
+                            "clusters are not built for it yet";
+    if (cfg_rigid(c)) {
+        int line = cfg_line(c, "molecules", "types") ? cfg_line(c, "molecules", "types") : cfg_line(c, "system", "boundary");
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] type = gibbs: %s", f, line, why_rigid);
+    }
+    if (c->ensemble.density.n != 1)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] density: expected one total density N/(V1 + V2) with type = gibbs "
+                "(temperature is the axis), got %d values", f, cfg_line(c, "ensemble", "density"),
+                c->ensemble.density.n);
+    /* two phases need a bulk in each box: with a few dozen particles one box is all interface */
+    if (c->system.n < 64)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [system] n = %ld: expected at least 64 particles with type = gibbs (too few to "
+                "form two bulk phases; several hundred are usual)", f, cfg_line(c, "system", "n"), c->system.n);
+    if (c->ensemble.exchange_every)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] exchange_every: replica exchange is not built for type = gibbs; "
+                "expected 0", f, cfg_line(c, "ensemble", "exchange_every"));
+    if (c->output.snapshot_every)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [output] snapshot_every: trajectories of the two boxes of type = gibbs are "
+                "not written (the final positions and box labels are); expected 0", f,
+                cfg_line(c, "output", "snapshot_every"));
+    if (c->system.start == CFG_START_H5)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [system] start = h5: type = gibbs starts on a lattice or at random (melt) in "
+                "each box", f, cfg_line(c, "system", "start"));
+    double sum = 0.0;
+    for (int i = 0; i < 3; i++) sum += c->moves.move_fraction[i];
+    if (fabs(sum - 1.0) > 1e-9) {
+        int line = 0;
+        for (int i = 0; i < 3; i++) line = line > cfg_line(c, "moves", fractions[i]) ? line : cfg_line(c, "moves", fractions[i]);
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [moves] displacement_fraction + transfer_fraction + volume_fraction = %g + %g + "
+                "%g = %.12g: expected them to add up to 1", f, line, c->moves.move_fraction[0],
+                c->moves.move_fraction[1], c->moves.move_fraction[2], sum);
+    }
+    for (int i = 1; i < 3; i++)
+        if (!(c->moves.move_fraction[i] > 0))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [moves] %s = 0: expected > 0 with type = gibbs (without %s the boxes "
+                    "cannot reach coexistence)", f, cfg_line(c, "moves", fractions[i]), fractions[i],
+                    i == 1 ? "particle transfers their chemical potentials" : "volume exchange their pressures");
+    return MC_OK;
+}
+
 static int check_required_and_relations(cfg *c, mc_err *err)
 {
     for (int i = 0; i < N_KEYS; i++)
@@ -803,6 +866,7 @@ static int check_required_and_relations(cfg *c, mc_err *err)
     MC_TRY(check_potential(c, err));
     MC_TRY(check_ensemble(c, err));
     MC_TRY(check_exchange(c, err));
+    MC_TRY(check_gibbs(c, err));
     if (c->run.gpu_batch_trials % 32 != 0)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [run] gpu_batch_trials = %ld: expected 0 or a multiple of 32 up to 1024",
                 c->filename, cfg_line(c, "run", "gpu_batch_trials"), c->run.gpu_batch_trials);

@@ -29,7 +29,7 @@ enum cfg_potential { CFG_POTENTIAL_LJ = 0, CFG_POTENTIAL_MORSE = 1 };
 enum cfg_cutoff_scheme { CFG_CUTOFF_TRUNCATED = 0, CFG_CUTOFF_SHIFTED = 1, CFG_CUTOFF_FORCE_SHIFTED = 2 };
 enum cfg_boundary { CFG_BOUNDARY_PERIODIC = 0, CFG_BOUNDARY_NONE = 1 };
 enum cfg_start { CFG_START_LATTICE = 0, CFG_START_MELT = 1, CFG_START_FILE = 2, CFG_START_H5 = 3 };
-enum cfg_ensemble { CFG_ENSEMBLE_NVT = 0, CFG_ENSEMBLE_NPT = 1 };
+enum cfg_ensemble { CFG_ENSEMBLE_NVT = 0, CFG_ENSEMBLE_NPT = 1, CFG_ENSEMBLE_GIBBS = 2 };
 enum cfg_exchange_axis { CFG_EXCHANGE_TEMPERATURE = 0, CFG_EXCHANGE_PRESSURE = 1 };
 
 /* A state-point axis: one value, a comma list, or start:stop:count. */
@@ -90,6 +90,9 @@ typedef struct cfg {
         double max_rotation;     /* molecules: starting max rotation angle (rad) */
         double max_volume_step;  /* npt: starting max |ln V' - ln V|; adapted in equilibration */
         long adapt_every_sweeps;
+        /* gibbs: the share of each kind of trial move, enum mc_gibbs_move order: displacement,
+         * transfer, volume (they add up to 1) */
+        double move_fraction[3];
     } moves;
     struct {               /* empty (species NULL) for a pure fluid */
         char *species;     /* "A, B": names as given */

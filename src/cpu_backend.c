@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "cpu_cells.h"
+#include "cpu_gibbs.h"
 #include "cpu_isa.h"
 #include "pair.h"
 #include "mc_backend.h"
@@ -29,6 +30,7 @@ struct mc_backend {
     double *trial_pos;          /* npt: the coordinates of a trial volume (atoms [3][n]; molecules
                                    mc_rigid_scaled_scratch) */
     double *old_pos, *new_pos;  /* molecules: [3 max_sites] the moved molecule's sites */
+    cpu_gibbs *gibbs;           /* Gibbs-ensemble chains' scratch (cpu_gibbs.c); NULL otherwise */
 };
 
 /* Energy of a particle at p with particles [j0, j1); vectorises (omp simd) over j. */
@@ -157,7 +159,9 @@ static int cpu_sweep(mc_backend *b, long nsweeps, mc_err *err)
     for (int k = 0; k < b->nchains; k++) {
         mc_chain *c = b->chains[k];
         long moves = nsweeps * c->nmol;
-        if (b->plan->rigid)
+        if (b->gibbs)
+            cpu_gibbs_sweep(b->plan, b->gibbs, c, nsweeps);
+        else if (b->plan->rigid)
             for (long m = 0; m < moves; m++) attempt_molecule_move(b, c);
         else
             for (long m = 0; m < moves; m++) attempt_atom_move(b->plan, c, &b->scratch[k].move_cells);
@@ -218,7 +222,8 @@ static int cpu_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *
         mc_rigid_measure_chains(b->plan, b->chains, b->nchains, add_rdf, out);
         return MC_OK;
     }
-    for (int k = 0; k < b->nchains; k++) {
+    for (int k = 0; b->gibbs && k < b->nchains; k++) cpu_gibbs_measure(b->plan, b->gibbs, b->chains[k], add_rdf, &out[k]);
+    for (int k = 0; !b->gibbs && k < b->nchains; k++) {
         mc_chain *c = b->chains[k];
         cpu_chain_scratch *sc = &b->scratch[k];
         /* Moves leave each cell's members in the order they arrived; summing in that order would
@@ -245,6 +250,10 @@ static int cpu_widom(mc_backend *b, int species, int insertions, long draw, doub
     (void)err;
     for (int k = 0; k < b->nchains; k++) {
         const mc_chain *c = b->chains[k];
+        if (b->gibbs) { /* species is a phase and a species here */
+            boltzmann_sum[k] = cpu_gibbs_insertion_sum(b->plan, c, species, insertions, draw);
+            continue;
+        }
         if (b->plan->rigid) { /* species is a molecule type here */
             boltzmann_sum[k] = mc_rigid_widom_sum(b->plan, c, species, insertions, draw);
             continue;
@@ -379,6 +388,7 @@ static void cpu_destroy(mc_backend *b)
         cpu_cells_fini(&b->scratch[k].rdf_cells);
     }
     free(b->scratch);
+    cpu_gibbs_destroy(b->gibbs);
     free(b->trial_pos);
     free(b->old_pos);
     free(b);
@@ -400,6 +410,15 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
         (plan->rigid && !(b->old_pos = malloc(6 * (size_t)plan->mol.max_sites * sizeof *b->old_pos)))) {
         cpu_destroy(b);
         return mc_err_set(err, MC_ENOMEM, "out of memory for the CPU backend"), NULL;
+    }
+    if (plan->gibbs) { /* two boxes per chain, no cell lists */
+        mc_measurement m;
+        if (!(b->gibbs = cpu_gibbs_create(plan, err))) {
+            cpu_destroy(b);
+            return NULL;
+        }
+        for (int k = 0; k < nchains; k++) cpu_gibbs_measure(plan, b->gibbs, chains[k], 0, &m);
+        return b;
     }
     if (plan->rigid) {
         b->new_pos = b->old_pos + 3 * plan->mol.max_sites;

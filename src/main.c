@@ -17,6 +17,7 @@
 #include "mc_backend.h"
 #include "mc_chain_state.h"
 #include "mc_exchange.h"
+#include "mc_gibbs.h"
 #include "mc_equilibration.h"
 #include "mc_plan.h"
 #include "mc_results.h"
@@ -196,10 +197,45 @@ static void print_exchange_summary(const mc_plan *p, const mc_results *r)
            trips / p->nchains, fewest);
 }
 
+/* Gibbs: the coexisting phases over the chains whose boxes separated (the others are counted). */
+static void print_gibbs_summary(const mc_plan *p, const mc_results *r)
+{
+    printf("\n%6s %10s %5s %22s %22s %22s %22s %22s %22s\n", "point", "T", "sep", "rho_liquid", "rho_vapour",
+           "U/N liquid", "U/N vapour", "P liquid", "P vapour");
+    static const int cols[] = {MC_OBS_LIQUID_DENSITY, MC_OBS_VAPOUR_DENSITY, MC_OBS_LIQUID_ENERGY,
+                               MC_OBS_VAPOUR_ENERGY, MC_OBS_LIQUID_PRESSURE, MC_OBS_VAPOUR_PRESSURE};
+    for (int s = 0; s < p->nstatepoints; s++) {
+        int separated = 0;
+        for (int k = s * p->replicas; k < (s + 1) * p->replicas; k++)
+            separated += r->chain_obs[MC_OBS_SEPARATION][k].mean > MC_GIBBS_SEPARATED;
+        printf("%6d %10.5g %2d/%-2d", s, p->statepoint[s].temperature_given, separated, p->replicas);
+        for (int i = 0; i < 6; i++) {
+            double f = mc_unit_factor(&p->units, mc_observables[cols[i]].unit);
+            printf(" %10.6f +- %-8.6f", r->obs[cols[i]][s].mean * f, r->obs[cols[i]][s].error * f);
+        }
+        printf("\n");
+    }
+    printf("\n%6s %10s %22s %22s %10s %10s %10s\n", "point", "T", "mu liquid", "mu vapour", "displace", "transfer",
+           "volume");
+    for (int s = 0; s < p->nstatepoints; s++) {
+        const mc_estimate *mu = p->widom_insertions ? &r->mu_excess[(size_t)s * p->widom_kinds] : NULL;
+        char text[2][48] = {"(widom = 0)", "(widom = 0)"};
+        for (int ph = 0; mu && ph < 2; ph++) /* species 0 of each phase */
+            snprintf(text[ph], sizeof text[ph], "%10.6f +- %-8.6f", mu[ph * p->species.n].mean, mu[ph * p->species.n].error);
+        printf("%6d %10.5g %22s %22s %10.4f %10.4f %10.4f\n", s, p->statepoint[s].temperature_given, text[0], text[1],
+               r->obs[MC_OBS_DISPLACEMENT_ACCEPTANCE][s].mean, r->obs[MC_OBS_TRANSFER_ACCEPTANCE][s].mean,
+               r->obs[MC_OBS_VOLUME_ACCEPTANCE][s].mean);
+    }
+    printf("sep: chains whose boxes separated into two phases (/chains/separation > %g), the only ones pooled above\n",
+           MC_GIBBS_SEPARATED);
+}
+
 static void print_summary(const mc_plan *p, const mc_results *r)
 {
     printf("\nunits: %s", p->units.system);
-    if (p->rigid && !p->periodic) {
+    if (p->gibbs) {
+        print_gibbs_summary(p, r);
+    } else if (p->rigid && !p->periodic) {
         print_cluster_summary(p, r);
     } else {
         printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "density", "U/N", "P", "accept");
@@ -295,7 +331,11 @@ static int choose_backend(job *j, int have_gpu, const char *no_gpu_reason, mc_er
         MC_FAIL(err, MC_ENODEV, "%s:%d: [run] backend = gpu, but rank %d on %s cannot use a GPU: %s",
                 j->config.filename, cfg_line(&j->config, "run", "backend"), j->layout.rank,
                 j->layout.host, no_gpu_reason);
-    if (j->config.run.backend != CFG_BACKEND_CPU && have_gpu)
+    /* the Gibbs ensemble has no GPU kernels yet: auto keeps it on the CPU */
+    if (j->plan->gibbs && j->config.run.backend == CFG_BACKEND_GPU)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [run] backend = gpu: type = gibbs runs on the CPU backend only so far; "
+                "expected cpu or auto", j->config.filename, cfg_line(&j->config, "run", "backend"));
+    if (j->config.run.backend != CFG_BACKEND_CPU && have_gpu && !j->plan->gibbs)
         j->backend = &mc_backend_cuda;
     return MC_OK;
 }

@@ -19,6 +19,7 @@ typedef struct mc_measurement {
     double energy_pair;         /* pair energy summed over all pairs */
     double virial_pair;         /* sum over pairs of r . F (undivided) */
     double energy_pair_running; /* the incrementally kept value it replaces, for the drift check */
+    double box_energy[2], box_virial[2], box_energy_running[2]; /* gibbs: the same per box */
 } mc_measurement;
 
 typedef struct mc_backend_ops {

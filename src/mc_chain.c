@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "mc_exchange.h"
+#include "mc_gibbs.h"
 #include "mc_lattice.h"
 #include "mc_rigid_host.h"
 #include "mc_rng.h"
@@ -78,6 +79,13 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
         }
         return c;
     }
+    if (plan->gibbs) {
+        if (mc_gibbs_start(plan, c, err) != MC_OK) {
+            mc_chain_destroy(c);
+            return NULL;
+        }
+        return c;
+    }
     if (plan->start == CFG_START_H5) {
         if (atoms_from_frame(plan, c, err) != MC_OK) {
             mc_chain_destroy(c);
@@ -106,6 +114,7 @@ void mc_chain_destroy(mc_chain *c)
     for (int o = 0; o < MC_NOBS; o++) free(c->series[o]);
     free(c->widom);
     free(c->walker_at);
+    free(c->in_box);
     free(c->rdf_counts);
     free(c->cx);
     free(c->cy);
@@ -146,6 +155,21 @@ void mc_chain_add_rdf_sample(mc_chain *c, const mc_plan *p)
                                        : (double)s->count[a] * s->count[b] / volume;
         }
     if (p->rigid) c->rdf_norm[s->npairs] += 0.5 * p->nmol * (p->nmol - 1.0) / volume;
+}
+
+double mc_chain_production_displacement_acceptance(const mc_chain *c)
+{
+    uint64_t moves = (c->step - c->production_step0) - (c->transfers - c->production_transfers0) -
+                     (c->volume_moves - c->production_volume_moves0);
+    uint64_t acc = (c->accepted - c->production_accepted0) - (c->transfers_accepted - c->production_transfers_accepted0) -
+                   (c->volume_accepted - c->production_volume_accepted0);
+    return moves ? (double)acc / (double)moves : 0.0;
+}
+
+double mc_chain_production_transfer_acceptance(const mc_chain *c)
+{
+    uint64_t moves = c->transfers - c->production_transfers0;
+    return moves ? (double)(c->transfers_accepted - c->production_transfers_accepted0) / (double)moves : 0.0;
 }
 
 double mc_chain_production_translation_acceptance(const mc_chain *c)

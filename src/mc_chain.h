@@ -62,6 +62,14 @@ typedef struct mc_chain {
     uint64_t production_exchange_attempts0, production_exchange_accepted0; /* when production began */
     double *walker_at;              /* [plan->nsamples] the walker held at each sample; NULL without
                                        exchange */
+    /* Gibbs ensemble (mc_gibbs.h): the n particles over two boxes; box_len is 0 and the volume
+     * counters above count the volume exchanges (which are trial moves, counted in step) */
+    int64_t *in_box;                /* [n] the box (0 or 1) of each particle; NULL otherwise */
+    double gibbs_box_len[2];        /* the boxes' edges */
+    double gibbs_energy[2];         /* each box's running pair energy (energy_pair is their sum) */
+    int64_t gibbs_count[2][MC_MAX_SPECIES]; /* particles of each species in each box */
+    uint64_t transfers, transfers_accepted; /* transfer moves among step and accepted */
+    uint64_t production_transfers0, production_transfers_accepted0;
 } mc_chain;
 
 /* Chain `id` of the plan at its starting lattice (a mixture's species dealt over the sites by a
@@ -84,6 +92,10 @@ void mc_chain_shuffle_points(const mc_chain *c, uint64_t seed, int n, double *x,
 
 /* Rows of rdf_counts: the species pairs, and for the rigid engine the molecular centres. */
 static inline int mc_chain_rdf_rows(const mc_plan *p) { return p->species.npairs + (p->rigid ? 1 : 0); }
+
+/* Gibbs ensemble: production acceptance of the displacements and of the transfers. */
+double mc_chain_production_displacement_acceptance(const mc_chain *c);
+double mc_chain_production_transfer_acceptance(const mc_chain *c);
 
 /* Production acceptance of the translation and of the rotation moves apart (rigid engine). */
 double mc_chain_production_translation_acceptance(const mc_chain *c);

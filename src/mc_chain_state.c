@@ -6,7 +6,11 @@ static size_t sites(const mc_plan *p) { return (size_t)p->n; }
 static size_t centres(const mc_plan *p) { return p->rigid ? (size_t)p->nmol : 0; }
 static size_t quaternions(const mc_plan *p) { return p->rigid ? 4 * (size_t)p->nmol : 0; }
 static size_t rigid_only(const mc_plan *p) { return p->rigid ? 1 : 0; }
-static size_t npt_only(const mc_plan *p) { return p->npt ? 1 : 0; }
+static size_t volume_moves(const mc_plan *p) { return p->npt || p->gibbs ? 1 : 0; }
+static size_t gibbs_only(const mc_plan *p) { return p->gibbs ? 1 : 0; }
+static size_t gibbs_boxes(const mc_plan *p) { return p->gibbs ? 2 : 0; }
+static size_t gibbs_labels(const mc_plan *p) { return p->gibbs ? (size_t)p->n : 0; }
+static size_t gibbs_counts(const mc_plan *p) { return p->gibbs ? 2 * (size_t)MC_MAX_SPECIES : 0; }
 static size_t rdf_bins(const mc_plan *p) { return (size_t)mc_chain_rdf_rows(p) * (size_t)p->rdf_bins; }
 static size_t rdf_rows(const mc_plan *p) { return (void)p, (size_t)MC_MAX_PAIRS + 1; }
 static size_t widom_kinds(const mc_plan *p) { return p->widom_insertions ? (size_t)p->widom_kinds : 0; }
@@ -26,12 +30,19 @@ const mc_state_field mc_state_fields[] = {
     INSIDE(step, MC_STATE_U64, one),
     INSIDE(accepted, MC_STATE_U64, one),
     INSIDE(energy_pair, MC_STATE_F64, one),
-    INSIDE(max_volume_step, MC_STATE_F64, npt_only),
-    INSIDE(volume_moves, MC_STATE_U64, npt_only),
-    INSIDE(volume_accepted, MC_STATE_U64, npt_only),
-    INSIDE(production_volume_moves0, MC_STATE_U64, npt_only),
-    INSIDE(production_volume_accepted0, MC_STATE_U64, npt_only),
-    INSIDE(production_volume_floor_hits, MC_STATE_U64, npt_only),
+    INSIDE(max_volume_step, MC_STATE_F64, volume_moves),
+    INSIDE(volume_moves, MC_STATE_U64, volume_moves),
+    INSIDE(volume_accepted, MC_STATE_U64, volume_moves),
+    INSIDE(production_volume_moves0, MC_STATE_U64, volume_moves),
+    INSIDE(production_volume_accepted0, MC_STATE_U64, volume_moves),
+    INSIDE(production_volume_floor_hits, MC_STATE_U64, volume_moves),
+    INSIDE(gibbs_box_len, MC_STATE_F64, gibbs_boxes),
+    INSIDE(gibbs_energy, MC_STATE_F64, gibbs_boxes),
+    INSIDE(gibbs_count, MC_STATE_I64, gibbs_counts),
+    INSIDE(transfers, MC_STATE_U64, gibbs_only),
+    INSIDE(transfers_accepted, MC_STATE_U64, gibbs_only),
+    INSIDE(production_transfers0, MC_STATE_U64, gibbs_only),
+    INSIDE(production_transfers_accepted0, MC_STATE_U64, gibbs_only),
     INSIDE(nsamples, MC_STATE_I64, one),
     INSIDE(production_step0, MC_STATE_U64, one),
     INSIDE(production_accepted0, MC_STATE_U64, one),
@@ -51,6 +62,7 @@ const mc_state_field mc_state_fields[] = {
     POINTED(x, MC_STATE_F64, sites),
     POINTED(y, MC_STATE_F64, sites),
     POINTED(z, MC_STATE_F64, sites),
+    POINTED(in_box, MC_STATE_I64, gibbs_labels),
     POINTED(cx, MC_STATE_F64, centres),
     POINTED(cy, MC_STATE_F64, centres),
     POINTED(cz, MC_STATE_F64, centres),

@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* The unit an observable is reported in: the plan's mc_units name and factor for it. */
-enum mc_unit_kind { MC_UNIT_ENERGY, MC_UNIT_PRESSURE, MC_UNIT_DENSITY, MC_UNIT_ONE, MC_UNIT_KB };
+enum mc_unit_kind { MC_UNIT_ENERGY, MC_UNIT_PRESSURE, MC_UNIT_DENSITY, MC_UNIT_ONE, MC_UNIT_KB, MC_UNIT_VOLUME, MC_UNIT_COUNT };
 
 /* How an observable is estimated, and which datasets it has. */
 enum mc_observable_kind {
@@ -33,8 +33,21 @@ enum mc_observable_kind {
 enum mc_observable_id {
     MC_OBS_ENERGY, MC_OBS_PRESSURE, MC_OBS_DENSITY, MC_OBS_ENTHALPY, MC_OBS_ACCEPTANCE, MC_OBS_HEAT_CAPACITY,
     MC_OBS_VOLUME_ACCEPTANCE, MC_OBS_TRANSLATION_ACCEPTANCE, MC_OBS_ROTATION_ACCEPTANCE, MC_OBS_LINDEMANN,
+    /* the Gibbs ensemble: each box as it is, then the phases (the denser box is the liquid) */
+    MC_OBS_BOX0_PARTICLES, MC_OBS_BOX1_PARTICLES, MC_OBS_BOX0_VOLUME, MC_OBS_BOX1_VOLUME,
+    MC_OBS_BOX0_ENERGY, MC_OBS_BOX1_ENERGY, MC_OBS_BOX0_PRESSURE, MC_OBS_BOX1_PRESSURE,
+    MC_OBS_LIQUID_DENSITY, MC_OBS_VAPOUR_DENSITY, MC_OBS_LIQUID_ENERGY, MC_OBS_VAPOUR_ENERGY,
+    MC_OBS_LIQUID_PRESSURE, MC_OBS_VAPOUR_PRESSURE,
+    MC_OBS_DISPLACEMENT_ACCEPTANCE, MC_OBS_TRANSFER_ACCEPTANCE, MC_OBS_SEPARATION,
     MC_NOBS
 };
+
+/* A Gibbs box at a sample. */
+typedef struct mc_gibbs_box_sample {
+    double n, volume;        /* particles and volume */
+    double energy_pair, virial_pair; /* of the full recomputation */
+    mc_corrections corr;     /* at the box's composition and density */
+} mc_gibbs_box_sample;
 
 /* What a sample function sees: the chain's state point and box, and the full recomputation. */
 typedef struct mc_sample_ctx {
@@ -45,6 +58,8 @@ typedef struct mc_sample_ctx {
     mc_corrections corr;     /* tail and impulsive corrections at this volume */
     double energy_pair;      /* pair energy (with the wall) of the full recomputation */
     double virial_pair;      /* its virial sum (molecular for molecules) */
+    mc_gibbs_box_sample box[2]; /* gibbs: the two boxes (the fields above are unused) */
+    int liquid;              /* gibbs: the denser box */
 } mc_sample_ctx;
 
 typedef struct mc_observable {
@@ -59,6 +74,7 @@ typedef struct mc_observable {
     double (*sample)(const mc_sample_ctx *s);                              /* MC_OBS_SERIES */
     double (*value)(const struct mc_chain *c);                             /* MC_OBS_PER_CHAIN */
     mc_estimate (*derive)(const mc_plan *p, const struct mc_chain *c);     /* MC_OBS_DERIVED */
+    int phase;               /* gibbs: pooled over the chains whose boxes separated only */
 } mc_observable;
 
 extern const mc_observable mc_observables[MC_NOBS];

@@ -107,9 +107,9 @@ static mc_units units_of(const cfg *c, const mc_plan *p)
     if (c->system.units == CFG_UNITS_REAL)
         return (mc_units){1, MC_BOLTZMANN_KJ_MOL_K, bar_per_kjmol_nm3,
                           kgm3_per_gmol_nm3 * mass, "kJ/mol", "nm", "K", "bar", "nm^-3",
-                          "kg/m^3", "real: nm, kJ/mol, K, bar, g/mol; k_B = R = 0.008314462618 kJ/mol/K"};
+                          "kg/m^3", "nm^3", "real: nm, kJ/mol, K, bar, g/mol; k_B = R = 0.008314462618 kJ/mol/K"};
     return (mc_units){0, 1.0, 1.0, mass, "epsilon", "sigma", "epsilon/k_B",
-                      "epsilon sigma^-3", "sigma^-3", "mass sigma^-3",
+                      "epsilon sigma^-3", "sigma^-3", "mass sigma^-3", "sigma^3",
                       "reduced: epsilon, sigma, k_B = 1"};
 }
 
@@ -187,7 +187,9 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
                 sp->pressure = P->v[ia] / p->units.pressure_factor;
             }
             if (!p->periodic) continue; /* no box, no density, no corrections */
-            sp->box_len = cbrt(p->nmol / sp->density);
+            /* gibbs: each box starts with half the particles at the total density */
+            sp->box_len = cbrt((p->gibbs ? 0.5 : 1.0) * p->nmol / sp->density);
+            if (p->gibbs) p->gibbs_volume = p->n / sp->density;
             sp->corr = mc_plan_corrections(p, p->n / (sp->box_len * sp->box_len * sp->box_len),
                                            sp->temperature);
             MC_TRY(check_statepoint(c, p, sp, err));
@@ -355,6 +357,8 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->tail_correction = c->potential.tail_correction;
     p->cutoff_scheme = c->potential.cutoff_scheme;
     p->npt = c->ensemble.type == CFG_ENSEMBLE_NPT;
+    p->gibbs = c->ensemble.type == CFG_ENSEMBLE_GIBBS;
+    for (int k = 0; k < 3; k++) p->gibbs_fraction[k] = c->moves.move_fraction[k];
     p->max_volume_step0 = c->moves.max_volume_step;
     p->units = units_of(c, p);
     p->sigma = p->epsilon = 0.0; /* the largest of the species: the scale of lengths and energies */
@@ -373,7 +377,8 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->widom_insertions = (int)c->ensemble.widom;
     p->exchange_every = c->ensemble.exchange_every;
     p->exchange_axis = c->ensemble.exchange_axis;
-    p->widom_kinds = p->rigid ? p->mol.ntypes : p->species.n;
+    /* gibbs: the test particles of each species go into the liquid and into the vapour box */
+    p->widom_kinds = p->rigid ? p->mol.ntypes : p->gibbs ? 2 * p->species.n : p->species.n;
     /* a cutoff inside the core truncates the repulsion itself: no fluid, and tail terms that
      * overflow (cutoff = 1e-300 gave NaN energies) */
     if (isfinite(p->cutoff) && p->cutoff < core_diameter(p)) {
@@ -398,8 +403,10 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
                    "cutoff has no default range)", c->filename);
         return mc_plan_destroy(p), NULL;
     }
+    /* gibbs: the liquid box shrinks well below its start, so the default range is the cutoff */
     p->rdf_rmax = c->rdf.rmax > 0     ? c->rdf.rmax
                   : !p->periodic      ? p->cutoff
+                  : p->gibbs && isfinite(p->cutoff) ? p->cutoff
                                       : (p->npt ? 0.4 : 0.5) * mc_plan_smallest_box(p);
     p->rdf_dr = p->rdf_rmax / p->rdf_bins;
     p->min_box_len = 2.0 * fmax(p->rdf_rmax, isfinite(p->cutoff) ? p->cutoff : 0.0);

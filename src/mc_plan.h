@@ -25,7 +25,7 @@ typedef struct mc_units {
     double kT_per_temperature; /* R in kJ/mol/K (real), 1 (reduced) */
     double pressure_factor;    /* bar per kJ/mol/nm^3 (real), 1 */
     double mass_density_factor; /* mass density per number density: kg/m^3 per nm^-3 (real), mass */
-    const char *energy, *length, *temperature, *pressure, *density, *mass_density, *system;
+    const char *energy, *length, *temperature, *pressure, *density, *mass_density, *volume, *system;
 } mc_units;
 
 /* Corrections for what the cutoff leaves out, at one density (all 0 without a cutoff). */
@@ -69,6 +69,10 @@ typedef struct mc_plan {
     long exchange_every; /* replica exchange: sweeps between attempts (mc_exchange.h); 0: none */
     int exchange_axis;   /* enum cfg_exchange_axis */
     int npt;             /* isothermal-isobaric: one ln V move per chain after every sweep */
+    int gibbs;           /* Gibbs ensemble (mc_gibbs.h): two boxes per chain; each state point's
+                            box_len is a box's starting edge, half the total volume each */
+    double gibbs_fraction[3]; /* gibbs: the share of each enum mc_gibbs_move among the trial moves */
+    double gibbs_volume;      /* gibbs: V0 + V1, n over the total density */
     uint64_t seed;
     int precision;        /* enum cfg_precision */
     int gpu_batch_trials; /* GPU batched paths: trials per batch; 0 = chosen by size */

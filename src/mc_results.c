@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "mc_gibbs.h"
+
 void mc_results_destroy(mc_results *r)
 {
     if (!r) return;
@@ -139,14 +141,47 @@ static void pool_rdf(mc_results *r, const mc_plan *plan, int s, int q)
     mc_results_rdf_g(plan, r->rdf_counts + row, *norm, r->rdf_g + row);
 }
 
+/* Gibbs: whether chain k's boxes held two phases (mc_gibbs_separation). */
+static int separated(const mc_results *r, int k)
+{
+    return r->chain_obs[MC_OBS_SEPARATION][k].mean > MC_GIBBS_SEPARATED;
+}
+
+/* Observable o at state point s pooled over its replicas; a phase observable of the Gibbs ensemble
+ * over those whose boxes separated (NaN where none did). acc: scratch for the replicas. */
+static mc_estimate pool_observable(const mc_results *r, const mc_plan *plan, int o, int s, mc_estimate *acc)
+{
+    int R = plan->replicas, m = 0;
+    if (!mc_observables[o].phase) return mc_stats_pool(r->chain_obs[o] + s * R, R);
+    for (int k = s * R; acc && k < (s + 1) * R; k++)
+        if (separated(r, k)) acc[m++] = r->chain_obs[o][k];
+    return m ? mc_stats_pool(acc, m) : (mc_estimate){NAN, NAN, NAN, NAN, 0};
+}
+
+/* Gibbs: the chemical potential of phase-species kind a, -kT ln <V/(n_a + 1) exp(-beta dU)> over
+ * the chains whose boxes separated (Lambda = 1: the insertion includes the ideal term). */
+static mc_estimate gibbs_mu(const mc_results *r, const mc_plan *plan, int s, int a, mc_estimate *acc)
+{
+    int R = plan->replicas, m = 0;
+    for (int k = s * R; acc && k < (s + 1) * R; k++)
+        if (separated(r, k)) acc[m++] = r->chain_widom[(size_t)k * r->widom_kinds + a];
+    mc_estimate w = m ? mc_stats_pool(acc, m) : (mc_estimate){NAN, NAN, NAN, NAN, 0}, mu = w;
+    double kT = plan->statepoint[s].temperature;
+    mu.mean = -kT * log(w.mean);
+    mu.error = kT * w.error / w.mean;
+    return mu;
+}
+
 void mc_results_pool(mc_results *r, const mc_plan *plan)
 {
     int R = plan->replicas;
     mc_estimate *acc = malloc((size_t)R * sizeof *acc);
     for (int s = 0; s < plan->nstatepoints; s++) {
         for (int o = 0; o < MC_NOBS; o++)
-            if (r->obs[o]) r->obs[o][s] = mc_stats_pool(r->chain_obs[o] + s * R, R);
-        for (int a = 0; acc && a < r->widom_kinds; a++) { /* acc: scratch for R estimates */
+            if (r->obs[o]) r->obs[o][s] = pool_observable(r, plan, o, s, acc);
+        for (int a = 0; acc && plan->gibbs && plan->widom_insertions && a < r->widom_kinds; a++)
+            r->mu_excess[(size_t)s * r->widom_kinds + a] = gibbs_mu(r, plan, s, a, acc);
+        for (int a = 0; acc && !plan->gibbs && a < r->widom_kinds; a++) { /* acc: scratch for R estimates */
             for (int k = 0; k < R; k++) acc[k] = r->chain_widom[(size_t)(s * R + k) * r->widom_kinds + a];
             r->mu_excess[(size_t)s * r->widom_kinds + a] =
                 widom_mu(mc_stats_pool(acc, R), plan, &plan->statepoint[s], a);

@@ -36,7 +36,8 @@ typedef struct mc_results {
     double *chain_max_volume_step;  /* npt only (zero in nvt) */
     double *chain_max_rotation;     /* molecules only (zero otherwise) */
     /* per state point [nstatepoints] */
-    mc_estimate *mu_excess;         /* [nstatepoints][widom_kinds] -kT ln <exp(-beta dU)> (+ tail),
+    mc_estimate *mu_excess;         /* [nstatepoints][widom_kinds] -kT ln <exp(-beta dU)> (+ tail); gibbs: the
+                                       chemical potential of each phase and species (mc_results.c gibbs_mu),
                                        from pooled Boltzmann factors */
     /* replica exchange (all NULL without it): per chain its production swaps with the next rung
      * up; per walker (the configuration that started in chain w) its passes from one end of the

@@ -26,8 +26,10 @@ enum mc_rng_stream {
     MC_RNG_RIGID = 5,  /* rigid-body move: its displacement or rotation (the trial stream picks the
                           molecule and the kind) */
     MC_RNG_WIDOM_ORIENTATION = 6, /* a Widom test molecule's orientation (the step of its position) */
-    MC_RNG_EXCHANGE = 7 /* replica exchange: the chain word is the ladder, the step exchange step x rungs
-                           + the pair's lower rung (mc_exchange.c) */
+    MC_RNG_EXCHANGE = 7, /* replica exchange: the chain word is the ladder, the step exchange step x rungs
+                            + the pair's lower rung (mc_exchange.c) */
+    MC_RNG_GIBBS = 8 /* Gibbs ensemble: a step's kind of move, source box, particle, species or volume
+                        step (mc_gibbs.h) */
 };
 
 typedef struct mc_rng4 {

@@ -5,7 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mc_gibbs.h"
 #include "mc_move.h"
+
+typedef struct mc_round_counts {
+    uint64_t step, volume_moves, transfers, transfers_accepted;
+} mc_round_counts;
 
 struct mc_run {
     const mc_plan *plan;
@@ -19,6 +24,7 @@ struct mc_run {
     uint64_t *accepted0;      /* [nchains] accepted count when the round began */
     uint64_t *volume_accepted0; /* [nchains] accepted volume moves when the round began */
     uint64_t *rotations0, *rotations_accepted0; /* [nchains] rotation moves, the same */
+    mc_round_counts *round0;  /* [nchains] gibbs: counts of each kind of move when the round began */
     double *scale, *trial_energy; /* npt [nchains]: one volume move's box scaling and energy */
     mc_volume_trial *volume_trial; /* npt [nchains]: its draws */
     /* replica exchange (plan->exchange_every > 0) */
@@ -48,6 +54,7 @@ void mc_run_destroy(mc_run *r)
     free(r->volume_accepted0);
     free(r->rotations0);
     free(r->rotations_accepted0);
+    free(r->round0);
     free(r->scale);
     free(r->trial_energy);
     free(r->volume_trial);
@@ -112,8 +119,9 @@ mc_run *mc_run_resume(const mc_plan *plan, const mc_backend_ops *ops, int first_
     r->volume_trial = calloc((size_t)nchains, sizeof *r->volume_trial);
     r->rotations0 = calloc((size_t)nchains, sizeof *r->rotations0);
     r->rotations_accepted0 = calloc((size_t)nchains, sizeof *r->rotations_accepted0);
+    r->round0 = calloc((size_t)nchains, sizeof *r->round0);
     if (!r->chains || !r->measured || !r->accepted0 || !r->boltzmann || !r->volume_accepted0 ||
-        !r->scale || !r->trial_energy || !r->volume_trial || !r->rotations0 || !r->rotations_accepted0) {
+        !r->scale || !r->trial_energy || !r->volume_trial || !r->rotations0 || !r->rotations_accepted0 || !r->round0) {
         mc_run_destroy(r);
         return mc_err_set(err, MC_ENOMEM, "out of memory for %d chains", nchains), NULL;
     }
@@ -318,12 +326,37 @@ static int measure_and_check(mc_run *r, int add_rdf, mc_err *err)
         MC_TRY(mc_check_drift(r->measured[k].energy_pair_running, r->measured[k].energy_pair,
                               r->plan->n, fmax(r->plan->epsilon, 1.0 / r->chains[k]->beta),
                               r->chains[k]->id, r->sweeps_done, err));
+    for (int k = 0; r->plan->gibbs && k < r->nchains; k++) /* each box's running sum too */
+        for (int b = 0; b < 2; b++)
+            MC_TRY(mc_check_drift(r->measured[k].box_energy_running[b], r->measured[k].box_energy[b], r->plan->n,
+                                  fmax(r->plan->epsilon, 1.0 / r->chains[k]->beta), r->chains[k]->id, r->sweeps_done,
+                                  err));
     for (int k = 0; k < r->nchains; k++) /* the drift check above already refuses a non-finite energy */
         if (!isfinite(r->measured[k].virial_pair))
             MC_FAIL(err, MC_ECHECK, "chain %d, sweep %ld: the virial is %g (overlapping particles?): "
                     "the run stops rather than write it", r->chains[k]->id, r->sweeps_done,
                     r->measured[k].virial_pair);
     return MC_OK;
+}
+
+/* Gibbs: the displacement step toward the target acceptance (at most half the smaller box), and the
+ * volume step likewise (at most a change of ln(V0/V1) by 1), from the round's own counts of each
+ * kind of move; transfers have nothing to adapt. */
+static void adapt_gibbs(mc_run *r, int k)
+{
+    const mc_plan *p = r->plan;
+    mc_chain *c = r->chains[k];
+    const mc_round_counts *at = &r->round0[k];
+    double volume = (double)(c->volume_moves - at->volume_moves);
+    double transfer = (double)(c->transfers - at->transfers);
+    double displaced = (double)(c->step - at->step) - volume - transfer;
+    double vol_acc = (double)(c->volume_accepted - r->volume_accepted0[k]);
+    double acc = (double)(c->accepted - r->accepted0[k]) - vol_acc - (double)(c->transfers_accepted - at->transfers_accepted);
+    double largest = 0.5 * fmin(c->gibbs_box_len[0], c->gibbs_box_len[1]);
+    if (displaced > 0)
+        c->max_displacement = adapted_step(c->max_displacement, acc / displaced, p->target_acceptance, largest);
+    if (volume > 0)
+        c->max_volume_step = adapted_step(c->max_volume_step, vol_acc / volume, p->target_acceptance, 1.0);
 }
 
 static int equilibration_round(mc_run *r, mc_err *err)
@@ -336,9 +369,12 @@ static int equilibration_round(mc_run *r, mc_err *err)
         r->volume_accepted0[k] = r->chains[k]->volume_accepted;
         r->rotations0[k] = r->chains[k]->rotations;
         r->rotations_accepted0[k] = r->chains[k]->rotations_accepted;
+        r->round0[k] = (mc_round_counts){r->chains[k]->step, r->chains[k]->volume_moves, r->chains[k]->transfers,
+                                         r->chains[k]->transfers_accepted};
     }
     MC_TRY(advance(r, sweeps, err));
-    for (int k = 0; k < r->nchains; k++) {
+    for (int k = 0; p->gibbs && k < r->nchains; k++) adapt_gibbs(r, k);
+    for (int k = 0; !p->gibbs && k < r->nchains; k++) {
         mc_chain *c = r->chains[k];
         double rotations = (double)(c->rotations - r->rotations0[k]);
         double rotated = (double)(c->rotations_accepted - r->rotations_accepted0[k]);
@@ -369,6 +405,8 @@ static int equilibration_round(mc_run *r, mc_err *err)
             c->production_rotations_accepted0 = c->rotations_accepted;
             c->production_exchange_attempts0 = c->exchange_attempts;
             c->production_exchange_accepted0 = c->exchange_accepted;
+            c->production_transfers0 = c->transfers;
+            c->production_transfers_accepted0 = c->transfers_accepted;
         }
     return MC_OK;
 }
@@ -393,7 +431,7 @@ static int widom_sample(mc_run *r, mc_err *err)
 static int check_volume_floor(const mc_run *r, mc_err *err)
 {
     const mc_plan *p = r->plan;
-    for (int k = 0; p->npt && k < r->nchains; k++) {
+    for (int k = 0; (p->npt || p->gibbs) && k < r->nchains; k++) {
         const mc_chain *c = r->chains[k];
         uint64_t moves = c->volume_moves - c->production_volume_moves0, hits = c->production_volume_floor_hits;
         if (moves >= 100 && 4 * hits > moves)
@@ -404,6 +442,17 @@ static int check_volume_floor(const mc_run *r, mc_err *err)
                     (unsigned long long)moves, p->min_box_len, p->statepoint[c->statepoint].pressure_given);
     }
     return MC_OK;
+}
+
+/* Gibbs: both boxes into the sample's context, the denser labelled the liquid. */
+static void gibbs_sample(const mc_plan *p, const mc_chain *c, const mc_measurement *m, mc_sample_ctx *s)
+{
+    for (int b = 0; b < 2; b++) {
+        double volume = pow(c->gibbs_box_len[b], 3);
+        s->box[b] = (mc_gibbs_box_sample){(double)mc_gibbs_particles(p, c, b), volume, m->box_energy[b], m->box_virial[b],
+                                          mc_gibbs_corrections(p, c->gibbs_count[b], volume, s->sp->temperature)};
+    }
+    s->liquid = mc_gibbs_liquid_box(p, c);
 }
 
 static int production_round(mc_run *r, mc_err *err)
@@ -418,9 +467,10 @@ static int production_round(mc_run *r, mc_err *err)
         mc_chain *c = r->chains[k];
         const mc_statepoint *sp = &p->statepoint[c->statepoint];
         double volume = c->box_len * c->box_len * c->box_len;
-        mc_sample_ctx s = {p, sp, c->n, c->nmol, volume,
-                           p->npt ? mc_plan_corrections(p, c->n / volume, sp->temperature) : sp->corr,
-                           r->measured[k].energy_pair, r->measured[k].virial_pair};
+        mc_sample_ctx s = {.plan = p, .sp = sp, .n = c->n, .nmol = c->nmol, .volume = volume,
+                           .corr = p->npt ? mc_plan_corrections(p, c->n / volume, sp->temperature) : sp->corr,
+                           .energy_pair = r->measured[k].energy_pair, .virial_pair = r->measured[k].virial_pair};
+        if (p->gibbs) gibbs_sample(p, c, &r->measured[k], &s);
         long at = c->nsamples++;
         if (c->walker_at) c->walker_at[at] = (double)c->walker;
         for (int o = 0; o < MC_NOBS; o++)

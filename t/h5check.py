@@ -21,8 +21,15 @@ REQUIRED = {  # dataset -> expected shape in terms of S (state points), C (chain
 
 # The conditions the observables' rows name ("WHEN only: ..."), each as a test on the file; a row
 # with a condition this checker does not know fails the check, so a new one must be taught here.
+def is_gibbs(f):
+    return "chains/box_length" in f
+
+
 CONDITIONS = {
     "npt": lambda f: "statepoints/pressure" in f,
+    "gibbs": is_gibbs,
+    "npt and gibbs": lambda f: "statepoints/pressure" in f or is_gibbs(f),
+    "nvt and npt": lambda f: not is_gibbs(f),
     "molecules and open clusters": lambda f: "molecules" in f,
     "open clusters": lambda f: "molecules" in f and float(f["statepoints/box_length"][0]) == 0.0,
     "open clusters without replica exchange": lambda f: ("molecules" in f and float(f["statepoints/box_length"][0]) == 0.0

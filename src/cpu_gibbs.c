@@ -1,0 +1,317 @@
+/* cpu_gibbs: Gibbs-ensemble chains on the CPU (mc_gibbs.h for the moves and their acceptance).
+ * A particle's energy in its box is a masked loop over all n particles (the other box's particles
+ * add 0), in index order and species block by species block like the single-box fast path, so it
+ * vectorises; a whole box's energy (measurements, volume exchanges) first compacts the box's
+ * particles, which keeps their species blocks in order. */
+#include "cpu_gibbs.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "cpu_isa.h"
+#include "mc_gibbs.h"
+#include "mc_move.h"
+#include "pair.h"
+
+/* One box's particles, compacted in index order: species a is [first[a], first[a + 1]). */
+typedef struct box_points {
+    double *x, *y, *z;
+    int first[MC_MAX_SPECIES + 1];
+    double len;
+} box_points;
+
+struct cpu_gibbs {
+    double *buf;          /* [4][3 n]: two boxes, as they are and scaled */
+    box_points box[2], scaled[2];
+};
+
+cpu_gibbs *cpu_gibbs_create(const mc_plan *p, mc_err *err)
+{
+    cpu_gibbs *g = calloc(1, sizeof *g);
+    if (g) g->buf = malloc(12 * (size_t)p->n * sizeof *g->buf);
+    if (!g || !g->buf) {
+        free(g);
+        return mc_err_set(err, MC_ENOMEM, "out of memory for the Gibbs scratch"), NULL;
+    }
+    for (int b = 0; b < 2; b++) {
+        box_points *set[2] = {&g->box[b], &g->scaled[b]};
+        for (int k = 0; k < 2; k++) {
+            double *base = g->buf + (size_t)(2 * b + k) * 3 * p->n;
+            set[k]->x = base, set[k]->y = base + p->n, set[k]->z = base + 2 * (size_t)p->n;
+        }
+    }
+    return g;
+}
+
+void cpu_gibbs_destroy(cpu_gibbs *g)
+{
+    if (!g) return;
+    free(g->buf);
+    free(g);
+}
+
+static double volume_of(double len) { return len * len * len; }
+
+/* Energy of a particle of species a at p in box `box` with every other particle there: skip is its
+ * own index (-1 for a test or an inserted particle). */
+static inline __attribute__((always_inline)) double
+masked_loop(const mc_chain *c, const pair_params *pp, int j0, int j1, int64_t box, int skip, double px, double py,
+            double pz)
+{
+    const double *x = c->x, *y = c->y, *z = c->z, len = c->gibbs_box_len[box], half = 0.5 * len;
+    const int64_t *in = c->in_box;
+    double u = 0.0;
+#pragma omp simd reduction(+ : u)
+    for (int j = j0; j < j1; j++) {
+        double dx = mc_min_image(px - x[j], len, half);
+        double dy = mc_min_image(py - y[j], len, half);
+        double dz = mc_min_image(pz - z[j], len, half);
+        double e = pair_energy(dx * dx + dy * dy + dz * dz, pp);
+        u += in[j] == box && j != skip ? e : 0.0; /* a select: the masked pairs' values never enter */
+    }
+    return u;
+}
+
+/* Plain LJ with its constants known to the compiler, as cpu_backend's energy_range. */
+MC_CPU_CLONES static double masked_range(const mc_chain *c, const pair_params *pp, int j0, int j1, int64_t box,
+                                         int skip, double px, double py, double pz)
+{
+    if (pp->slope != 0.0 || pp->morse_alpha != 0.0) return masked_loop(c, pp, j0, j1, box, skip, px, py, pz);
+    pair_params plain = *pp;
+    plain.slope = 0.0;
+    plain.morse_alpha = 0.0;
+    return masked_loop(c, &plain, j0, j1, box, skip, px, py, pz);
+}
+
+static double energy_in_box(const mc_plan *p, const mc_chain *c, int a, int box, int skip, const double *pt)
+{
+    const mc_species *sp = &p->species;
+    double u = 0.0;
+    for (int b = 0; b < sp->n; b++)
+        u += masked_range(c, &sp->pair[a][b], sp->first[b], sp->first[b + 1], box, skip, pt[0], pt[1], pt[2]);
+    return u;
+}
+
+/* Volume moves count the proposals that would shrink a box below plan->min_box_len in production
+ * (mc_run stops a chain pinned there); production has begun once mc_run set production_step0. */
+static int in_production(const mc_plan *p, const mc_chain *c)
+{
+    return p->equilibration_sweeps == 0 || c->production_step0 > 0;
+}
+
+static void displace(const mc_plan *p, mc_chain *c, uint64_t step)
+{
+    mc_trial t = mc_trial_draw(p->seed, (uint32_t)c->id, step, (uint32_t)c->n, 1.0);
+    int i = (int)t.particle, box = (int)c->in_box[i], a = mc_species_of(&p->species, i);
+    double len = c->gibbs_box_len[box], max = mc_gibbs_step(c->max_displacement, len);
+    double old[3] = {c->x[i], c->y[i], c->z[i]};
+    double now[3] = {mc_wrap(old[0] + t.dx * max, len), mc_wrap(old[1] + t.dy * max, len),
+                     mc_wrap(old[2] + t.dz * max, len)};
+    double dE = energy_in_box(p, c, a, box, i, now) - energy_in_box(p, c, a, box, i, old);
+    if (!mc_metropolis_accept(dE, c->beta, p->seed, (uint32_t)c->id, step)) return;
+    c->x[i] = now[0], c->y[i] = now[1], c->z[i] = now[2];
+    c->gibbs_energy[box] += dE;
+    c->energy_pair += dE;
+    c->accepted++;
+}
+
+/* The index of the k-th particle (from 0, in index order) of species a in box `box`. */
+static int kth_in_box(const mc_plan *p, const mc_chain *c, int a, int box, int64_t k)
+{
+    for (int i = p->species.first[a]; i < p->species.first[a + 1]; i++)
+        if (c->in_box[i] == box && k-- == 0) return i;
+    return -1; /* not reached: the counts match the labels */
+}
+
+static void transfer(const mc_plan *p, mc_chain *c, uint64_t step, const mc_gibbs_trial *t)
+{
+    int a = t->species, src = t->source, dst = !src;
+    int64_t n_src = c->gibbs_count[src][a], n_dst = c->gibbs_count[dst][a];
+    c->transfers++;
+    if (n_src == 0) return; /* nothing of that species to move: rejected */
+    int i = kth_in_box(p, c, a, src, (int64_t)mc_rng_index(t->pick, (uint32_t)n_src));
+    double old[3] = {c->x[i], c->y[i], c->z[i]}, now[3];
+    mc_gibbs_insertion_point(p->seed, (uint32_t)c->id, step, c->gibbs_box_len[dst], now);
+    double v_src = volume_of(c->gibbs_box_len[src]), v_dst = volume_of(c->gibbs_box_len[dst]);
+    double removed = energy_in_box(p, c, a, src, i, old), inserted = energy_in_box(p, c, a, dst, i, now);
+    /* the tails at the counts after the move minus before */
+    double tail = -mc_gibbs_tail_energy(p, c->gibbs_count[src], v_src) - mc_gibbs_tail_energy(p, c->gibbs_count[dst], v_dst);
+    c->gibbs_count[src][a]--, c->gibbs_count[dst][a]++;
+    tail += mc_gibbs_tail_energy(p, c->gibbs_count[src], v_src) + mc_gibbs_tail_energy(p, c->gibbs_count[dst], v_dst);
+    double cost = mc_gibbs_transfer_cost(inserted - removed + tail, 1.0 / c->beta, (double)n_src, (double)n_dst,
+                                         v_src, v_dst);
+    if (!mc_metropolis_accept(cost, c->beta, p->seed, (uint32_t)c->id, step)) {
+        c->gibbs_count[src][a]++, c->gibbs_count[dst][a]--;
+        return;
+    }
+    c->in_box[i] = dst;
+    c->x[i] = now[0], c->y[i] = now[1], c->z[i] = now[2];
+    c->gibbs_energy[src] -= removed;
+    c->gibbs_energy[dst] += inserted;
+    c->energy_pair += inserted - removed;
+    c->accepted++;
+    c->transfers_accepted++;
+}
+
+/* Box b's particles into out, in index order, each coordinate scaled by s into a box of edge len
+ * (s = 1: as they are). */
+static void compact(const mc_plan *p, const mc_chain *c, int b, double s, double len, box_points *out)
+{
+    int k = 0;
+    out->len = len;
+    for (int a = 0; a < p->species.n; a++) {
+        out->first[a] = k;
+        for (int i = p->species.first[a]; i < p->species.first[a + 1]; i++) {
+            if (c->in_box[i] != b) continue;
+            out->x[k] = s == 1.0 ? c->x[i] : mc_scale_coordinate(c->x[i], s, len);
+            out->y[k] = s == 1.0 ? c->y[i] : mc_scale_coordinate(c->y[i], s, len);
+            out->z[k] = s == 1.0 ? c->z[i] : mc_scale_coordinate(c->z[i], s, len);
+            k++;
+        }
+    }
+    out->first[p->species.n] = k;
+}
+
+typedef struct pair_sums {
+    double energy, virial;
+} pair_sums;
+
+/* Every pair of a compacted box once: for each i, the later particles species block by block. */
+MC_CPU_CLONES static pair_sums box_pairs(const mc_plan *p, const box_points *bp)
+{
+    const mc_species *sp = &p->species;
+    const double len = bp->len, half = 0.5 * len, *x = bp->x, *y = bp->y, *z = bp->z;
+    pair_sums s = {0.0, 0.0};
+    for (int a = 0; a < sp->n; a++)
+        for (int i = bp->first[a]; i < bp->first[a + 1]; i++)
+            for (int b = a; b < sp->n; b++) {
+                const pair_params *pp = &sp->pair[a][b];
+                int j0 = b == a ? i + 1 : bp->first[b];
+                double u = 0.0, w = 0.0;
+#pragma omp simd reduction(+ : u, w)
+                for (int j = j0; j < bp->first[b + 1]; j++) {
+                    double dx = mc_min_image(x[i] - x[j], len, half);
+                    double dy = mc_min_image(y[i] - y[j], len, half);
+                    double dz = mc_min_image(z[i] - z[j], len, half);
+                    double r2 = dx * dx + dy * dy + dz * dz;
+                    u += pair_energy(r2, pp);
+                    w += pair_virial(r2, pp);
+                }
+                s.energy += u, s.virial += w;
+            }
+    return s;
+}
+
+static void volume_exchange(const mc_plan *p, cpu_gibbs *g, mc_chain *c, const mc_gibbs_trial *t, uint64_t step)
+{
+    double v[2], v_new[2], len_new[2], tail = 0.0;
+    c->volume_moves++;
+    for (int b = 0; b < 2; b++) v[b] = volume_of(c->gibbs_box_len[b]);
+    mc_gibbs_new_volumes(v[0], p->gibbs_volume, t->log_ratio, &v_new[0], &v_new[1]);
+    for (int b = 0; b < 2; b++) len_new[b] = cbrt(v_new[b]);
+    if (len_new[0] < p->min_box_len || len_new[1] < p->min_box_len) {
+        c->production_volume_floor_hits += in_production(p, c);
+        return;
+    }
+    double energy_new[2], dU = 0.0;
+    for (int b = 0; b < 2; b++) {
+        compact(p, c, b, len_new[b] / c->gibbs_box_len[b], len_new[b], &g->scaled[b]);
+        energy_new[b] = box_pairs(p, &g->scaled[b]).energy;
+        tail += mc_gibbs_tail_energy(p, c->gibbs_count[b], v_new[b]) - mc_gibbs_tail_energy(p, c->gibbs_count[b], v[b]);
+        dU += energy_new[b] - c->gibbs_energy[b];
+    }
+    double cost = mc_gibbs_volume_cost(dU + tail, 1.0 / c->beta, (double)mc_gibbs_particles(p, c, 0),
+                                       (double)mc_gibbs_particles(p, c, 1), v[0], v[1], v_new[0], v_new[1]);
+    if (!mc_metropolis_accept(cost, c->beta, p->seed, (uint32_t)c->id, step)) return;
+    for (int b = 0; b < 2; b++) {
+        double s = len_new[b] / c->gibbs_box_len[b];
+        for (int i = 0; i < c->n; i++) { /* the same function as the trial: the same numbers */
+            if (c->in_box[i] != b) continue;
+            c->x[i] = mc_scale_coordinate(c->x[i], s, len_new[b]);
+            c->y[i] = mc_scale_coordinate(c->y[i], s, len_new[b]);
+            c->z[i] = mc_scale_coordinate(c->z[i], s, len_new[b]);
+        }
+        c->gibbs_box_len[b] = len_new[b];
+        c->gibbs_energy[b] = energy_new[b];
+    }
+    c->energy_pair = energy_new[0] + energy_new[1];
+    c->accepted++;
+    c->volume_accepted++;
+}
+
+void cpu_gibbs_sweep(const mc_plan *p, cpu_gibbs *g, mc_chain *c, long nsweeps)
+{
+    long moves = nsweeps * c->n;
+    for (long m = 0; m < moves; m++) {
+        uint64_t step = c->step++;
+        mc_gibbs_trial t = mc_gibbs_draw(p->seed, (uint32_t)c->id, step, p->gibbs_fraction, p->species.n,
+                                         c->max_volume_step);
+        if (t.kind == MC_GIBBS_DISPLACEMENT) displace(p, c, step);
+        else if (t.kind == MC_GIBBS_TRANSFER) transfer(p, c, step, &t);
+        else volume_exchange(p, g, c, &t, step);
+    }
+}
+
+/* One sample of the liquid box's pair counts and their ideal-gas norms (mc_chain_add_rdf_sample's
+ * at the box's own counts and volume). */
+static void liquid_rdf(const mc_plan *p, mc_chain *c, const box_points *bp, const int64_t *count)
+{
+    const mc_species *sp = &p->species;
+    const double len = bp->len, half = 0.5 * len, rmax2 = p->rdf_rmax * p->rdf_rmax;
+    for (int a = 0; a < sp->n; a++)
+        for (int i = bp->first[a]; i < bp->first[a + 1]; i++)
+            for (int b = a; b < sp->n; b++) {
+                uint64_t *row = c->rdf_counts + (size_t)mc_species_pair_index(sp, a, b) * p->rdf_bins;
+                for (int j = b == a ? i + 1 : bp->first[b]; j < bp->first[b + 1]; j++) {
+                    double dx = mc_min_image(bp->x[i] - bp->x[j], len, half);
+                    double dy = mc_min_image(bp->y[i] - bp->y[j], len, half);
+                    double dz = mc_min_image(bp->z[i] - bp->z[j], len, half);
+                    double r2 = dx * dx + dy * dy + dz * dz;
+                    if (r2 >= rmax2) continue;
+                    int bin = (int)(sqrt(r2) / p->rdf_dr);
+                    if (bin < p->rdf_bins) row[bin]++;
+                }
+            }
+    double volume = volume_of(len);
+    for (int a = 0; a < sp->n; a++)
+        for (int b = a; b < sp->n; b++)
+            c->rdf_norm[mc_species_pair_index(sp, a, b)] +=
+                a == b ? 0.5 * count[a] * (count[a] - 1.0) / volume : (double)count[a] * count[b] / volume;
+}
+
+void cpu_gibbs_measure(const mc_plan *p, cpu_gibbs *g, mc_chain *c, int add_rdf, mc_measurement *out)
+{
+    out->energy_pair = out->virial_pair = 0.0;
+    out->energy_pair_running = c->energy_pair;
+    for (int b = 0; b < 2; b++) {
+        compact(p, c, b, 1.0, c->gibbs_box_len[b], &g->box[b]);
+        pair_sums s = box_pairs(p, &g->box[b]);
+        out->box_energy[b] = s.energy, out->box_virial[b] = s.virial;
+        out->box_energy_running[b] = c->gibbs_energy[b];
+        out->energy_pair += s.energy, out->virial_pair += s.virial;
+        c->gibbs_energy[b] = s.energy; /* restart the running sums from the exact values */
+    }
+    c->energy_pair = out->energy_pair;
+    if (add_rdf) {
+        int liquid = mc_gibbs_liquid_box(p, c);
+        liquid_rdf(p, c, &g->box[liquid], c->gibbs_count[liquid]);
+    }
+}
+
+double cpu_gibbs_insertion_sum(const mc_plan *p, const mc_chain *c, int kind, int insertions, long draw)
+{
+    int ns = p->species.n, a = kind % ns, liquid = mc_gibbs_liquid_box(p, c);
+    int box = kind / ns == 0 ? liquid : !liquid;
+    double len = c->gibbs_box_len[box], volume = volume_of(len), pt[3], sum = 0.0;
+    int64_t count[MC_MAX_SPECIES];
+    for (int b = 0; b < ns; b++) count[b] = c->gibbs_count[box][b];
+    double tail = -mc_gibbs_tail_energy(p, count, volume);
+    count[a]++;
+    tail += mc_gibbs_tail_energy(p, count, volume);
+    for (int i = 0; i < insertions; i++) {
+        mc_widom_position(p->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)i, len, &pt[0],
+                          &pt[1], &pt[2]);
+        sum += exp(-c->beta * (energy_in_box(p, c, a, box, -1, pt) + tail));
+    }
+    return sum * volume / (double)count[a]; /* count[a] is n_a + 1 here */
+}

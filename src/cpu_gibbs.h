@@ -1,0 +1,28 @@
+/* cpu_gibbs: the CPU backend's Gibbs-ensemble chains (mc_gibbs.h): their sweeps of displacements,
+ * transfers and volume exchanges, full recomputations and test insertions. */
+#ifndef CPU_GIBBS_H
+#define CPU_GIBBS_H
+
+#include "mc_backend.h"
+#include "mc_chain.h"
+#include "mc_plan.h"
+
+typedef struct cpu_gibbs cpu_gibbs; /* scratch for one chain at a time: a box's points, compacted */
+
+cpu_gibbs *cpu_gibbs_create(const mc_plan *p, mc_err *err);
+void cpu_gibbs_destroy(cpu_gibbs *g);
+
+/* nsweeps sweeps of n trial moves each, of the kinds mc_gibbs_draw picks. */
+void cpu_gibbs_sweep(const mc_plan *p, cpu_gibbs *g, mc_chain *c, long nsweeps);
+
+/* Both boxes' pair energies and virials recomputed into out (box_* and their sums), the running
+ * energies reset to them; with add_rdf one sample of the liquid box's pair counts. */
+void cpu_gibbs_measure(const mc_plan *p, cpu_gibbs *g, mc_chain *c, int add_rdf, mc_measurement *out);
+
+/* Test insertions for the chemical potential of each phase: kind = phase * nspecies + species,
+ * phase 0 the liquid (the denser box) and 1 the vapour; the sum over `insertions` points of
+ * V/(n_a + 1) exp(-beta dU), dU the energy of a particle of species a added to that box (its tail
+ * correction's change included), n_a the species' particles in it. */
+double cpu_gibbs_insertion_sum(const mc_plan *p, const mc_chain *c, int kind, int insertions, long draw);
+
+#endif

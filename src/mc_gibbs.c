@@ -1,0 +1,123 @@
+/* mc_gibbs: the host side of the Gibbs ensemble: tail corrections by composition, the start, and
+ * the separation test. The moves themselves are each backend's (cpu_gibbs.c), from mc_gibbs.h. */
+#include "mc_gibbs.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "mc_chain.h"
+#include "mc_lattice.h"
+#include "mc_rigid_host.h"
+#include "mc_stats.h"
+
+double mc_gibbs_tail_energy(const mc_plan *p, const int64_t *count, double volume)
+{
+    if (!isfinite(p->cutoff) || !p->tail_correction) return 0.0;
+    const mc_species *s = &p->species;
+    double u = 0.0;
+    /* pair_tail_energy(pp, 1, V) is 2 pi / V int_rc r^2 u: the pair sum's tail per N_a N_b */
+    for (int a = 0; a < s->n; a++)
+        for (int b = 0; b < s->n; b++) u += (double)count[a] * count[b] * pair_tail_energy(&s->pair[a][b], 1.0, volume);
+    return u;
+}
+
+mc_corrections mc_gibbs_corrections(const mc_plan *p, const int64_t *count, double volume, double temperature)
+{
+    mc_corrections k = {0.0, 0.0, 0.0};
+    const mc_species *s = &p->species;
+    double n = 0.0;
+    for (int a = 0; a < s->n; a++) n += (double)count[a];
+    if (n == 0.0 || !isfinite(p->cutoff)) return k;
+    double density = n / volume;
+    for (int a = 0; a < s->n; a++)
+        for (int b = 0; b < s->n; b++) {
+            double w = count[a] / n * (count[b] / n); /* the box's mole fractions */
+            const pair_params *pp = &s->pair[a][b];
+            if (p->tail_correction) {
+                k.u_tail += w * pair_tail_energy(pp, 1.0, 1.0 / density);
+                k.p_tail += w * pair_tail_pressure(pp, density);
+            } else if (p->cutoff_scheme == CFG_CUTOFF_TRUNCATED) {
+                k.p_impulsive += w * pair_impulsive_pressure(pp, p->cutoff, density, temperature);
+            }
+        }
+    return k;
+}
+
+int64_t mc_gibbs_particles(const mc_plan *p, const mc_chain *c, int b)
+{
+    int64_t n = 0;
+    for (int a = 0; a < p->species.n; a++) n += c->gibbs_count[b][a];
+    return n;
+}
+
+int mc_gibbs_liquid_box(const mc_plan *p, const mc_chain *c)
+{
+    double rho[2];
+    for (int b = 0; b < 2; b++) rho[b] = (double)mc_gibbs_particles(p, c, b) / pow(c->gibbs_box_len[b], 3);
+    return rho[1] > rho[0];
+}
+
+/* Fisher-Yates over a box's n points, keyed by the chain's setup stream after the other box's keys,
+ * so that a mixture's species spread over the box. */
+static void shuffle(const mc_plan *p, const mc_chain *c, int box, int n, double *x, double *y, double *z)
+{
+    for (int i = n - 1; i > 0; i--) {
+        mc_rng4 r = mc_rng_block(p->seed, (uint32_t)c->id, MC_RNG_SETUP, (uint64_t)box * (uint64_t)p->n + (uint64_t)i);
+        int j = (int)mc_rng_index(r.v[0], (uint32_t)i + 1);
+        double t;
+        t = x[i], x[i] = x[j], x[j] = t;
+        t = y[i], y[i] = y[j], y[j] = t;
+        t = z[i], z[i] = z[j], z[j] = t;
+    }
+}
+
+int mc_gibbs_start(const mc_plan *p, mc_chain *c, mc_err *err)
+{
+    const mc_species *s = &p->species;
+    int n = c->n;
+    double *pts = malloc(3 * (size_t)n * sizeof *pts);
+    c->in_box = malloc((size_t)n * sizeof *c->in_box);
+    if (!pts || !c->in_box) {
+        free(pts);
+        MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's two boxes", c->id);
+    }
+    mc_chain_set_box(c, 0.0); /* a Gibbs chain has two boxes, in gibbs_box_len */
+    for (int a = 0; a < s->n; a++) {
+        int half = (s->first[a + 1] - s->first[a]) / 2;
+        c->gibbs_count[0][a] = half;
+        c->gibbs_count[1][a] = s->first[a + 1] - s->first[a] - half;
+        for (int i = s->first[a]; i < s->first[a + 1]; i++) c->in_box[i] = i - s->first[a] >= half;
+    }
+    int rc = MC_OK;
+    for (int b = 0; rc == MC_OK && b < 2; b++) {
+        int nb = (int)mc_gibbs_particles(p, c, b);
+        /* each box at the total density: half the volume for its share of the particles */
+        c->gibbs_box_len[b] = cbrt(nb / (double)n * p->gibbs_volume);
+        double *x = pts, *y = pts + nb, *z = pts + 2 * nb;
+        if (p->start == CFG_START_MELT) {
+            rc = mc_melt_points(p, c->id, nb, c->gibbs_box_len[b], 0.7, x, y, z, err);
+        } else {
+            mc_lattice_fill(p->lattice, nb, c->gibbs_box_len[b], x, y, z);
+            if (s->n > 1) shuffle(p, c, b, nb, x, y, z);
+        }
+        for (int i = 0, k = 0; rc == MC_OK && i < n; i++)
+            if (c->in_box[i] == b) c->x[i] = x[k], c->y[i] = y[k], c->z[i] = z[k], k++;
+    }
+    free(pts);
+    return rc;
+}
+
+double mc_gibbs_separation(const mc_chain *c)
+{
+    const double *n0 = c->series[MC_OBS_BOX0_PARTICLES], *n1 = c->series[MC_OBS_BOX1_PARTICLES];
+    const double *v0 = c->series[MC_OBS_BOX0_VOLUME], *v1 = c->series[MC_OBS_BOX1_VOLUME];
+    long m = c->nsamples;
+    if (!n0 || m < 2) return NAN;
+    double mean = 0.0, var = 0.0;
+    for (long k = 0; k < m; k++) mean += fabs(n0[k] / v0[k] - n1[k] / v1[k]) / m;
+    for (long k = 0; k < m; k++) {
+        double d = fabs(n0[k] / v0[k] - n1[k] / v1[k]) - mean;
+        var += d * d / (m - 1);
+    }
+    return var > 0 ? mean / sqrt(var) : mean > 0 ? INFINITY : 0.0;
+}

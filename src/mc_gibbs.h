@@ -1,0 +1,122 @@
+/* mc_gibbs: the Gibbs ensemble (Panagiotopoulos, Mol. Phys. 61, 813 (1987); Frenkel & Smit, 2nd
+ * ed., 8.3). A Gibbs chain holds its n particles in two periodic cubic boxes of fixed total volume
+ * V = V0 + V1, each particle labelled with its box (mc_chain.in_box): the particle set, and so the
+ * species blocks of the plan, never change; a transfer changes one label. Every trial move is one
+ * of three kinds, drawn per step with the [moves] fractions:
+ *   displacement  a particle drawn over all n moves within its box (a symmetric proposal: the step
+ *                 is capped at half its box, the same box before and after);
+ *   transfer      a species drawn uniformly, a source box drawn uniformly, one of its particles of
+ *                 that species uniformly, inserted uniformly into the other box:
+ *                 acc = min(1, n_src V_dst / ((n_dst + 1) V_src) exp(-beta dU));
+ *   volume        ln(V0/V1) changes by a uniform step in (-max, max) at fixed V:
+ *                 acc = min(1, (V0'/V0)^(n0 + 1) (V1'/V1)^(n1 + 1) exp(-beta dU)).
+ * dU includes the change of each box's tail correction, which depends on its counts and volume.
+ * The draws and the acceptance arithmetic are written once here for every backend; the random
+ * numbers of step s come from the Gibbs stream's block s (kind, source, particle, species or
+ * volume step), the trial stream's block s (a displacement, or the insertion point) and the
+ * acceptance stream's block s, so a chain's decisions depend on (seed, chain, step) alone. */
+#ifndef MC_GIBBS_H
+#define MC_GIBBS_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "mc_hd.h"
+#include "mc_move.h"
+#include "mc_rng.h"
+
+enum mc_gibbs_move { MC_GIBBS_DISPLACEMENT = 0, MC_GIBBS_TRANSFER = 1, MC_GIBBS_VOLUME = 2, MC_GIBBS_NMOVES = 3 };
+
+typedef struct mc_gibbs_trial {
+    int kind;          /* enum mc_gibbs_move */
+    int source;        /* transfer: the box the particle leaves; the other box receives it */
+    int species;       /* transfer: the species that moves */
+    uint32_t pick;     /* transfer: the particle is mc_rng_index(pick, n_src of the species) */
+    double log_ratio;  /* volume: the change of ln(V0/V1) */
+} mc_gibbs_trial;
+
+/* fraction[kind] in enum order (they add up to 1). */
+MC_HD mc_gibbs_trial mc_gibbs_draw(uint64_t seed, uint32_t chain, uint64_t step, const double *fraction,
+                                   int nspecies, double max_volume_step)
+{
+    mc_rng4 r = mc_rng_block(seed, chain, MC_RNG_GIBBS, step);
+    mc_gibbs_trial t;
+    double u = mc_rng_uniform(r.v[0]);
+    t.kind = u < fraction[0] ? MC_GIBBS_DISPLACEMENT : u < fraction[0] + fraction[1] ? MC_GIBBS_TRANSFER : MC_GIBBS_VOLUME;
+    t.source = (int)mc_rng_index(r.v[1], 2);
+    t.pick = r.v[2];
+    t.species = (int)mc_rng_index(r.v[3], (uint32_t)nspecies);
+    t.log_ratio = max_volume_step * (2.0 * mc_rng_uniform(r.v[3]) - 1.0); /* one of the two is used */
+    return t;
+}
+
+/* A transfer's insertion point, uniform in [0, box) from the trial stream's block of the step. */
+MC_HD void mc_gibbs_insertion_point(uint64_t seed, uint32_t chain, uint64_t step, double box, double *p)
+{
+    mc_rng4 r = mc_rng_block(seed, chain, MC_RNG_TRIAL, step);
+    for (int k = 0; k < 3; k++) p[k] = box * (mc_rng_uniform(r.v[k + 1]) - 0.5 / 4294967296.0);
+}
+
+/* The displacement step of a particle in a box of edge `box`: at most half the box (mc_chain_step). */
+MC_HD double mc_gibbs_step(double max_displacement, double box)
+{
+    return max_displacement > 0.5 * box ? 0.5 * box : max_displacement;
+}
+
+/* The Metropolis argument of a transfer as an energy: dU - kT ln(n_src V_dst / ((n_dst + 1) V_src)),
+ * n_src counting the particle that leaves, n_dst the species' particles already in the other box. */
+MC_HD double mc_gibbs_transfer_cost(double dU, double kT, double n_src, double n_dst, double v_src, double v_dst)
+{
+    return dU - kT * log(n_src * v_dst / ((n_dst + 1.0) * v_src));
+}
+
+/* The new volumes of a volume exchange at total volume v_total: ln(V0'/V1') = ln(V0/V1) + log_ratio.
+ * V1' is v_total - V0', so the total never drifts. */
+MC_HD void mc_gibbs_new_volumes(double v0, double v_total, double log_ratio, double *v0_new, double *v1_new)
+{
+    double x = log(v0 / (v_total - v0)) + log_ratio;
+    *v0_new = v_total / (1.0 + exp(-x));
+    *v1_new = v_total - *v0_new;
+}
+
+/* The Metropolis argument of a volume exchange as an energy: dU - kT [(n0 + 1) ln(V0'/V0) +
+ * (n1 + 1) ln(V1'/V1)], n_b all particles of box b. */
+MC_HD double mc_gibbs_volume_cost(double dU, double kT, double n0, double n1, double v0, double v1, double v0_new,
+                                  double v1_new)
+{
+    return dU - kT * ((n0 + 1.0) * log(v0_new / v0) + (n1 + 1.0) * log(v1_new / v1));
+}
+
+#ifndef __CUDACC__
+#include "mc_err.h"
+#include "mc_plan.h"
+
+struct mc_chain;
+
+/* The tail correction to a box's energy: sum over species pairs of N_a N_b 2 pi / V int_rc r^2 u_ab,
+ * from its counts (count[a], a species) and volume; 0 without tails. */
+double mc_gibbs_tail_energy(const mc_plan *p, const int64_t *count, double volume);
+
+/* Tail and impulsive corrections of a box at its own composition (per particle, as
+ * mc_plan_corrections); zero for an empty box. */
+mc_corrections mc_gibbs_corrections(const mc_plan *p, const int64_t *count, double volume, double temperature);
+
+/* Particles in box b (all species). */
+int64_t mc_gibbs_particles(const mc_plan *p, const struct mc_chain *c, int b);
+
+/* The box holding the liquid at this moment: the denser one (box 0 on a tie). */
+int mc_gibbs_liquid_box(const mc_plan *p, const struct mc_chain *c);
+
+/* Split the chain's particles over its two boxes and place them: every species half in box 0 (the
+ * first half of its block) and half in box 1, each box at the total density on the plan's lattice
+ * (or at random, start = melt). */
+int mc_gibbs_start(const mc_plan *p, struct mc_chain *c, mc_err *err);
+
+/* How clearly a chain's boxes separated into two phases: the mean of |rho_0 - rho_1| over the
+ * production samples divided by its standard deviation. A chain whose boxes hold one phase has a
+ * half-normal gap (mean/sd = 1.32); two phases give a gap far above its fluctuation. */
+double mc_gibbs_separation(const struct mc_chain *c);
+#define MC_GIBBS_SEPARATED 3.0 /* separation above this counts as two phases */
+#endif
+
+#endif
