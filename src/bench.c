@@ -12,7 +12,8 @@
  *           exchange costs (energies gathered, decisions, configurations traded on the device)
  *   case cpu: the serial CPU backend alone at the shapes RASPA3 and FEASST were measured on (N =
  *           500, rho 0.776, T 0.85, rc 3, all pairs; N = 4000, rc 2.5, cell lists), at the x86-64
- *           level its loops were dispatched to (cpu_isa.h); needs no GPU, and ends every full run
+ *           level its loops were dispatched to (cpu_isa.h), and a Gibbs-ensemble chain of 500 at the
+ *           state of t/gibbs.sh's NIST comparison; needs no GPU, and ends every full run
  * Not a test: nothing here passes or fails. */
 #include <getopt.h>
 #include <math.h>
@@ -89,16 +90,18 @@ static int time_run(const mc_plan *p, double *moves_per_s, mc_err *err)
 }
 
 /* Serial CPU moves per second, timed over a fixed number of moves (less than a sweep for big N). */
-static int time_cpu(const mc_plan *p, long moves, double *moves_per_s, mc_err *err)
+/* warmup: untimed sweeps first (a Gibbs chain separating into its two phases) */
+static int time_cpu(const mc_plan *p, long warmup, long moves, double *moves_per_s, mc_err *err)
 {
     mc_chain *c = mc_chain_create(p, 0, err);
     mc_backend *b = c ? mc_backend_cpu.create(p, &c, 1, err) : NULL;
     if (!b) return mc_chain_destroy(c), err->code;
     c->max_displacement = 0.12;
+    int rc = warmup ? mc_backend_cpu.sweep(b, warmup, err) : MC_OK;
     /* the CPU sweeps whole sweeps: time one sweep, or scale a fraction for large N */
     long sweeps = moves / p->n > 0 ? moves / p->n : 1;
     double t0 = now_s();
-    int rc = mc_backend_cpu.sweep(b, sweeps, err);
+    if (rc == MC_OK) rc = mc_backend_cpu.sweep(b, sweeps, err);
     *moves_per_s = (double)sweeps * p->n / (now_s() - t0);
     mc_backend_cpu.destroy(b);
     mc_chain_destroy(c);
@@ -131,16 +134,21 @@ static double cell_pairs_per_move(const mc_plan *p)
 /* The CPU shapes: one chain each, serial, its speed its own reference. */
 static int cpu_shapes(row *rows, int *nrows, mc_err *err)
 {
-    static const struct { const char *name, *ini; int cells; } shape[] = {
+    static const struct { const char *name, *ini; int cells; long warmup; } shape[] = {
         {"C1 N=500 rho=0.776 T=0.85 rc=3, serial CPU",
-         "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 0.85\ndensity = 0.776\n", 0},
+         "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 0.85\ndensity = 0.776\n", 0, 0},
         {"C2 N=4000 rho=0.776 T=0.85 rc=2.5 cells, serial CPU",
-         "[system]\nn = 4000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 0.85\ndensity = 0.776\n", 1}};
-    for (int k = 0; k < 2; k++) {
+         "[system]\nn = 4000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 0.85\ndensity = 0.776\n", 1, 0},
+        /* the Gibbs ensemble's chain at the NIST test's state, after 2000 sweeps of separation:
+         * a displacement or transfer evaluates its particle against all N (the other box masked) */
+        {"G1 gibbs N=500 rho=0.2 T=0.9 rc=3, serial CPU",
+         "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntype = gibbs\ntemperature = 0.9\ndensity = 0.2\n", 0,
+         2000}};
+    for (int k = 0; k < 3; k++) {
         mc_plan *p = plan_of(shape[k].ini, err);
         if (!p) return err->code;
-        row r = {shape[k].name, 0, shape[k].cells ? cell_pairs_per_move(p) : 2.0 * (p->n - 1), 0, 0};
-        int rc = time_cpu(p, 400000, &r.moves_per_s, err);
+        row r = {shape[k].name, 0, shape[k].cells ? cell_pairs_per_move(p) : p->gibbs ? 2.0 * p->n : 2.0 * (p->n - 1), 0, 0};
+        int rc = time_cpu(p, shape[k].warmup, 1000000, &r.moves_per_s, err);
         mc_plan_destroy(p);
         MC_TRY(rc);
         r.cpu_moves_per_s = r.moves_per_s;
@@ -240,7 +248,7 @@ int main(int argc, char **argv)
         char text[600];
         snprintf(text, sizeof text, ini, s ? "single" : "double");
         mc_plan *p = plan_of(text, &err);
-        if (!p || (s == 0 && time_cpu(p, 20000, &cpu1, &err) != MC_OK)) goto fail;
+        if (!p || (s == 0 && time_cpu(p, 0, 20000, &cpu1, &err) != MC_OK)) goto fail;
         if (s == 0) fprintf(stderr, "measured: serial CPU, case 1: %.4g moves/s\n", cpu1);
         row r = {s ? "1 N=500 rc=3, many chains, GPU single" : "1 N=500 rc=3, many chains, GPU double",
                  0, 2.0 * (p->n - 1), rate[s], 0};
@@ -258,7 +266,7 @@ int main(int argc, char **argv)
                  "temperature = 1\ndensity = 0.8\n[run]\nprecision = %s\ngpu_batch_trials = %d\n",
                  s ? "single" : "double", batch_trials);
         mc_plan *p = plan_of(text, &err);
-        if (!p || (s == 0 && !only && time_cpu(p, 50000, &cpu2, &err) != MC_OK)) goto fail;
+        if (!p || (s == 0 && !only && time_cpu(p, 0, 50000, &cpu2, &err) != MC_OK)) goto fail;
         if (s == 0) fprintf(stderr, "measured: serial CPU, case 2: %.4g moves/s\n", cpu2);
         row r = {s ? "2 N=50000 no cutoff, one chain, GPU single" : "2 N=50000 no cutoff, one chain, GPU double",
                  0, 2.0 * (p->n - 1), rate[s], 0};
@@ -284,7 +292,7 @@ int main(int argc, char **argv)
                  "temperature = 1\ndensity = 0.8\n[run]\nprecision = %s\ngpu_batch_trials = %d\n"
                  "[rdf]\nrmax = 2.5\n", s ? "single" : "double", batch_trials);
         mc_plan *p = plan_of(text, &err);
-        if (!p || (s == 0 && !only && time_cpu(p, 1000000, &cpu3, &err) != MC_OK)) goto fail;
+        if (!p || (s == 0 && !only && time_cpu(p, 0, 1000000, &cpu3, &err) != MC_OK)) goto fail;
         if (s == 0 && cpu3 > 0) fprintf(stderr, "measured: serial CPU, case 3: %.4g moves/s\n", cpu3);
         /* about 680 pair evaluations a move: 27 cells of 12.6 particles, old and new position */
         row r = {s ? "3 N=1e6 rc=2.5 cells, one chain, GPU single" : "3 N=1e6 rc=2.5 cells, one chain, GPU double",

@@ -143,10 +143,10 @@ static const cfg_key schema[] = {
     {"moves", "displacement_fraction", K_REAL, OFF(moves.move_fraction[0]), "0.85", 0, 1, 0, NULL,
      "gibbs: share of trial moves that displace a particle within its box (a sweep is N trial moves of "
      "all kinds); the three fractions add up to 1", DIM_NONE},
-    {"moves", "transfer_fraction", K_REAL, OFF(moves.move_fraction[1]), "0.14", 0, 1, 0, NULL,
+    {"moves", "transfer_fraction", K_REAL, OFF(moves.move_fraction[1]), "0.148", 0, 1, 0, NULL,
      "gibbs: share of trial moves that transfer a particle (of a species drawn uniformly) from a box drawn "
      "uniformly to the other; > 0", DIM_NONE},
-    {"moves", "volume_fraction", K_REAL, OFF(moves.move_fraction[2]), "0.01", 0, 1, 0, NULL,
+    {"moves", "volume_fraction", K_REAL, OFF(moves.move_fraction[2]), "0.002", 0, 1, 0, NULL,
      "gibbs: share of trial moves that exchange volume, a random walk in ln(V1/V2) at fixed V1 + V2 "
      "(max_volume_step its starting step); > 0", DIM_NONE},
     {"mixture", "species", K_STRING, OFF(mixture.species), "", 0, 0, 0, NULL,

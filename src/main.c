@@ -148,6 +148,10 @@ static void print_plan(const cfg *c, const mc_plan *p, const char *output, int c
         printf("replica exchange: %d ladders of %d rungs along %s, neighbours try to swap every %ld sweeps\n",
                mc_exchange_ladders(p), mc_exchange_rungs(p),
                p->exchange_axis == CFG_EXCHANGE_PRESSURE ? "pressure" : "temperature", p->exchange_every);
+    if (p->gibbs)
+        printf("gibbs: two boxes per chain, total volume %g (the box column: each box's starting edge, half the "
+               "volume each); trial moves %g displacements, %g transfers, %g volume exchanges\n", p->gibbs_volume,
+               p->gibbs_fraction[0], p->gibbs_fraction[1], p->gibbs_fraction[2]);
     printf("%6s %12s %12s %12s%s\n", "point", "T", "density", "box", p->npt ? "            P" : "");
     for (int s = 0; s < p->nstatepoints; s++) {
         printf("%6d %12.6g %12.6g %12.6g", s, p->statepoint[s].temperature_given,

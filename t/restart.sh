@@ -4,10 +4,11 @@
 # /chains, /results and the trajectory (frames every few samples) bit-identical to an uninterrupted
 # run, for every kind of chain (atoms with
 # cell lists, a mixture with Widom, NPT, molecules in NPT with Widom, an open cluster, and replica
-# exchange among atoms with cell lists, along a pressure ladder and in a cluster); --extend
+# exchange among atoms with cell lists, along a pressure ladder and in a cluster, and a Gibbs-ensemble
+# mixture); --extend
 # equals a longer run; checkpoints that cannot continue the run are refused and left as they are.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 24
+tap_plan 25
 
 # a random sweep in [lo, hi), printed so that a failure can be replayed
 random_sweep() { echo $(( $1 + $(od -An -N2 -tu2 /dev/urandom) % ($2 - $1) )); }
@@ -162,6 +163,36 @@ sed 's/^replicas = 2/replicas = 2\nexchange_every = 2\nexchange_axis = pressure/
 restart_case npt_exchange 150
 sed 's/^temperature = 0.4, 0.6, 0.8/temperature = 0.4, 0.6, 0.8\nexchange_every = 4/' cluster.ini > cluster_exchange.ini
 restart_case cluster_exchange 100
+# the Gibbs ensemble: box labels, both boxes' edges and energies, the transfer counters and the test
+# insertions of each phase are part of the state (a mixture, so that transfers go per species)
+cat > gibbs.ini <<'EOF'
+[run]
+seed = 6
+equilibration = 40
+production = 80
+sample_every = 4
+checkpoint_every = 1e-6
+[system]
+n = 100
+[potential]
+cutoff = 2.5
+[mixture]
+species = A, B
+counts = 60, 40
+sigma = 1.0, 0.9
+epsilon = 1.0, 0.8
+[ensemble]
+type = gibbs
+temperature = 0.9, 1.0
+density = 0.15
+replicas = 2
+widom = 5
+[moves]
+displacement_fraction = 0.7
+transfer_fraction = 0.25
+volume_fraction = 0.05
+EOF
+restart_case gibbs 120
 
 # a stop signal on one rank: every rank stops at the same round with a checkpoint, status 3
 at=$(random_sweep 1 90)
