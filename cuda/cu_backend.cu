@@ -3,13 +3,15 @@
  * cu_chain_dev per chain mirrored on the host), picks the kernel shape, and moves the few numbers
  * the run driver needs across. Molecules (plan->rigid) take cu_rigid.cu: its kernels move them
  * and recompute energies; RDF samples, Widom test molecules and volume scaling run on fetched host
- * positions through mc_rigid_host, the CPU backend's own code. */
+ * positions through mc_rigid_host, the CPU backend's own code. Gibbs-ensemble chains (plan->gibbs)
+ * take cu_gibbs.cu, moves, measurements and test insertions all on the device. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cu_backend.h"
 #include "cu_check.h"
 #include "cu_kernels.cuh"
+#include "cu_gibbs.h"
 #include "cu_rigid.h"
 #include "mc_backend.h"
 #include "mc_rigid_host.h"
@@ -18,6 +20,7 @@ struct mc_backend {
     const mc_plan *plan;
     mc_chain **chains;
     cu_rigid *rigid;                 /* molecules: the rigid-body path; NULL for atoms */
+    cu_gibbs *gibbs;                 /* Gibbs-ensemble chains (cu_gibbs.cu); NULL otherwise */
     cu_view v;
     cu_chain_dev *mirror;            /* host copy of v.chains */
     unsigned long long *d_rdf, *h_rdf; /* [nchains][species pairs][bins] */
@@ -32,6 +35,7 @@ static void cu_destroy(mc_backend *b)
 {
     if (!b) return;
     cu_rigid_destroy(b->rigid);
+    cu_gibbs_destroy(b->gibbs);
     cu_cells_free(&b->v);
     cudaFree(b->v.chains);
     cudaFree(b->v.pos);
@@ -94,6 +98,7 @@ static int upload_positions(mc_backend *b, mc_err *err)
 static int cu_fetch(mc_backend *b, mc_err *err)
 {
     if (b->rigid) return cu_rigid_fetch(b->rigid, err);
+    if (b->gibbs) return cu_gibbs_fetch(b->gibbs, err);
     CU_TRY(cudaMemcpy(b->h_pos, b->v.pos, pos_bytes(b), cudaMemcpyDeviceToHost), err);
     int n = b->v.n;
     for (int k = 0; k < b->v.nchains; k++) {
@@ -199,6 +204,7 @@ static int cu_reload(mc_backend *b, const unsigned char *changed, mc_err *err)
 static int cu_sweep(mc_backend *b, long nsweeps, mc_err *err)
 {
     if (b->rigid) return cu_rigid_sweep(b->rigid, nsweeps, err);
+    if (b->gibbs) return cu_gibbs_sweep(b->gibbs, nsweeps, err);
     MC_TRY(upload_chains(b, err));
     long long moves = (long long)nsweeps * b->v.n;
     if (b->v.cells.m) MC_TRY(cu_sweep_cells(&b->v, moves, b->plan->cutoff, err));
@@ -233,6 +239,7 @@ static int cu_measure_all(mc_backend *b, int add_rdf, mc_measurement *out, mc_er
 {
     const mc_plan *p = b->plan;
     if (b->rigid) return cu_rigid_measure(b->rigid, add_rdf, out, err);
+    if (b->gibbs) return cu_gibbs_measure(b->gibbs, add_rdf, out, err);
     size_t row = (size_t)b->v.rdf_pairs * p->rdf_bins, hist = b->v.nchains * row * sizeof *b->h_rdf;
     if (add_rdf) CU_TRY(cudaMemset(b->d_rdf, 0, hist), err);
     MC_TRY(measure_energies(b, add_rdf, err));
@@ -256,6 +263,7 @@ static int cu_measure_all(mc_backend *b, int add_rdf, mc_measurement *out, mc_er
 static int cu_widom_all(mc_backend *b, int species, int insertions, long draw, double *sums,
                         mc_err *err)
 {
+    if (b->gibbs) return cu_gibbs_insertion(b->gibbs, species, insertions, draw, sums, err); /* a phase and a species */
     if (b->rigid) { /* species is a molecule type; the positions are the sample's, just measured */
         MC_TRY(cu_rigid_fetch(b->rigid, err));
         for (int k = 0; k < b->v.nchains; k++)
@@ -385,8 +393,6 @@ static int setup(mc_backend *b, mc_err *err)
 
 static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err)
 {
-    if (plan->gibbs) /* main keeps Gibbs chains on the CPU; this guards other callers */
-        return mc_err_set(err, MC_EINVAL, "the GPU backend has no Gibbs-ensemble kernels yet"), (mc_backend *)NULL;
     mc_backend *b = (mc_backend *)calloc(1, sizeof *b);
     if (!b) return mc_err_set(err, MC_ENOMEM, "out of memory for the GPU backend"), (mc_backend *)NULL;
     b->plan = plan;
@@ -402,6 +408,8 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
     int rc;
     if (plan->rigid) {
         rc = (b->rigid = cu_rigid_create(plan, chains, nchains, err)) ? MC_OK : err->code;
+    } else if (plan->gibbs) { /* volume moves, exchange and trades do not reach this path (cfg refuses them) */
+        rc = (b->gibbs = cu_gibbs_create(plan, chains, nchains, err)) ? MC_OK : err->code;
     } else {
         rc = setup(b, err);
     }

@@ -10,6 +10,8 @@
  *   case 4: case 1's chains on a temperature ladder (8 temperatures from 0.9 to 1.6) through the
  *           run driver, with replica exchange every 1, 10 and 100 sweeps against none: what
  *           exchange costs (energies gathered, decisions, configurations traded on the device)
+ *   case 5: the Gibbs ensemble: 4 chains per SM of N = 500 at T = 0.9 (two boxes each, after 2000
+ *           sweeps of separation) against as many NVT chains of N = 500 in double, the same run
  *   case cpu: the serial CPU backend alone at the shapes RASPA3 and FEASST were measured on (N =
  *           500, rho 0.776, T 0.85, rc 3, all pairs; N = 4000, rc 2.5, cell lists), at the x86-64
  *           level its loops were dispatched to (cpu_isa.h), and a Gibbs-ensemble chain of 500 at the
@@ -54,8 +56,8 @@ static mc_plan *plan_of(const char *ini, mc_err *err)
 
 /* Moves per second of `nchains` chains of the plan on a backend: one warm-up sweep, then
  * `sweeps` timed ones (each sweep call returns only when the work is done). */
-static int time_backend(const mc_backend_ops *ops, const mc_plan *p, int nchains, long sweeps,
-                        double *moves_per_s, mc_err *err)
+static int time_backend_after(const mc_backend_ops *ops, const mc_plan *p, int nchains, long warmup, long sweeps,
+                              double *moves_per_s, mc_err *err)
 {
     mc_chain **ch = calloc((size_t)nchains, sizeof *ch);
     int rc = ch ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
@@ -64,7 +66,7 @@ static int time_backend(const mc_backend_ops *ops, const mc_plan *p, int nchains
     mc_backend *b = rc == MC_OK ? ops->create(p, ch, nchains, err) : NULL;
     if (rc == MC_OK && !b) rc = err->code;
     for (int k = 0; rc == MC_OK && k < nchains; k++) ch[k]->max_displacement = 0.12;
-    if (rc == MC_OK) rc = ops->sweep(b, 1, err);
+    if (rc == MC_OK) rc = ops->sweep(b, warmup, err);
     double t0 = now_s();
     if (rc == MC_OK) rc = ops->sweep(b, sweeps, err);
     *moves_per_s = (double)nchains * sweeps * p->n / (now_s() - t0);
@@ -72,6 +74,12 @@ static int time_backend(const mc_backend_ops *ops, const mc_plan *p, int nchains
     for (int k = 0; ch && k < nchains; k++) mc_chain_destroy(ch[k]);
     free(ch);
     return rc;
+}
+
+static int time_backend(const mc_backend_ops *ops, const mc_plan *p, int nchains, long sweeps, double *moves_per_s,
+                        mc_err *err)
+{
+    return time_backend_after(ops, p, nchains, 1, sweeps, moves_per_s, err);
 }
 
 /* Moves per second of a plan's chains through the run driver (rounds, measurements, exchange),
@@ -181,7 +189,7 @@ static void print_row(FILE *f, const row *r, int tsv)
 static const char usage_text[] =
     "usage: mcens-bench [--out FILE] [--case N] [--chains C] [--batch-trials K]\n"
     "  --out FILE          also write the table as tab-separated values\n"
-    "  --case N            measure case N (1 to 4) alone, without its serial CPU row; cpu: the serial\n"
+    "  --case N            measure case N (1 to 5) alone, without its serial CPU row; cpu: the serial\n"
     "                      CPU backend's rows alone (no GPU needed)\n"
     "  --chains C          chains of case 1 (default 32 per SM)\n"
     "  --batch-trials K    [run] gpu_batch_trials of cases 2 and 3 (default 0: chosen by size)\n";
@@ -207,7 +215,7 @@ int main(int argc, char **argv)
         }
     }
     if (optind != argc ||
-        (only && strcmp(only, "1") && strcmp(only, "2") && strcmp(only, "3") && strcmp(only, "4") && strcmp(only, "cpu")) ||
+        (only && strcmp(only, "1") && strcmp(only, "2") && strcmp(only, "3") && strcmp(only, "4") && strcmp(only, "5") && strcmp(only, "cpu")) ||
         chains_given < 0 || batch_trials < 0)
         return fputs(usage_text, stderr), 2;
     mc_err err = {0, ""};
@@ -324,6 +332,27 @@ int main(int argc, char **argv)
         if (e == 0) none = r.moves_per_s;
         add_row(rows, &nrows, r);
         printf("case 4, exchange every %ld: %.3f of the run without exchange\n", every[e], r.moves_per_s / none);
+        mc_plan_destroy(p);
+    }
+
+    /* case 5: Gibbs chains against NVT chains of the same size in double, after 2000 sweeps of
+     * separation; the serial CPU row is G1 of the CPU shapes */
+    for (int g = 0; g < 2 && !(only && strcmp(only, "5") != 0); g++) {
+        char text[400];
+        int chains5 = 4 * dev.sm_count; /* a coexistence sweep's shape: examples/coexistence.ini */
+        snprintf(text, sizeof text, g ? "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntype = gibbs\n"
+                                        "temperature = 0.9\ndensity = 0.2\nreplicas = %d\n"
+                                      : "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 0.9\n"
+                                        "density = 0.75\nreplicas = %d\n", chains5);
+        mc_plan *p = plan_of(text, &err);
+        row r = {g ? "5 gibbs N=500 T=0.9, many chains, GPU double" : "5 nvt N=500 rho=0.75 T=0.9, same chains, GPU double",
+                 0, g ? 2.0 * 500 : 2.0 * 499, rate[0], 0};
+        if (!p || time_backend_after(&mc_backend_cuda, p, p->nchains, g ? 2000 : 1, 200, &r.moves_per_s, &err) != MC_OK) {
+            mc_plan_destroy(p);
+            goto fail;
+        }
+        add_row(rows, &nrows, r);
+        if (g) printf("case 5: Gibbs chains run at %.3f of NVT chains' moves/s\n", r.moves_per_s / rows[nrows - 2].moves_per_s);
         mc_plan_destroy(p);
     }
 

@@ -836,6 +836,9 @@ static int check_gibbs(const cfg *c, mc_err *err)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [output] snapshot_every: trajectories of the two boxes of type = gibbs are "
                 "not written (the final positions and box labels are); expected 0", f,
                 cfg_line(c, "output", "snapshot_every"));
+    if (c->run.precision == CFG_PRECISION_SINGLE)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [run] precision = single: type = gibbs runs in double on both backends",
+                f, cfg_line(c, "run", "precision"));
     if (c->system.start == CFG_START_H5)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [system] start = h5: type = gibbs starts on a lattice or at random (melt) in "
                 "each box", f, cfg_line(c, "system", "start"));

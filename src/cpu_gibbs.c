@@ -267,9 +267,8 @@ void cpu_gibbs_sweep(const mc_plan *p, cpu_gibbs *g, mc_chain *c, long nsweeps)
     }
 }
 
-/* One sample of the liquid box's pair counts and their ideal-gas norms (mc_chain_add_rdf_sample's
- * at the box's own counts and volume). */
-static void liquid_rdf(const mc_plan *p, mc_chain *c, const box_points *bp, const int64_t *count)
+/* One sample of the liquid box's pair counts (their norms: mc_gibbs_add_rdf_norm). */
+static void liquid_rdf(const mc_plan *p, mc_chain *c, const box_points *bp)
 {
     const mc_species *sp = &p->species;
     const double len = bp->len, half = 0.5 * len, rmax2 = p->rdf_rmax * p->rdf_rmax;
@@ -287,11 +286,6 @@ static void liquid_rdf(const mc_plan *p, mc_chain *c, const box_points *bp, cons
                     if (bin < p->rdf_bins) row[bin]++;
                 }
             }
-    double volume = volume_of(len);
-    for (int a = 0; a < sp->n; a++)
-        for (int b = a; b < sp->n; b++)
-            c->rdf_norm[mc_species_pair_index(sp, a, b)] +=
-                a == b ? 0.5 * count[a] * (count[a] - 1.0) / volume : (double)count[a] * count[b] / volume;
 }
 
 void cpu_gibbs_measure(const mc_plan *p, cpu_gibbs *g, mc_chain *c, int add_rdf, mc_measurement *out)
@@ -309,7 +303,8 @@ void cpu_gibbs_measure(const mc_plan *p, cpu_gibbs *g, mc_chain *c, int add_rdf,
     c->energy_pair = out->energy_pair;
     if (add_rdf) {
         int liquid = mc_gibbs_liquid_box(p, c);
-        liquid_rdf(p, c, &g->box[liquid], c->gibbs_count[liquid]);
+        liquid_rdf(p, c, &g->box[liquid]);
+        mc_gibbs_add_rdf_norm(p, c, liquid);
     }
 }
 

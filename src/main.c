@@ -335,11 +335,7 @@ static int choose_backend(job *j, int have_gpu, const char *no_gpu_reason, mc_er
         MC_FAIL(err, MC_ENODEV, "%s:%d: [run] backend = gpu, but rank %d on %s cannot use a GPU: %s",
                 j->config.filename, cfg_line(&j->config, "run", "backend"), j->layout.rank,
                 j->layout.host, no_gpu_reason);
-    /* the Gibbs ensemble has no GPU kernels yet: auto keeps it on the CPU */
-    if (j->plan->gibbs && j->config.run.backend == CFG_BACKEND_GPU)
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [run] backend = gpu: type = gibbs runs on the CPU backend only so far; "
-                "expected cpu or auto", j->config.filename, cfg_line(&j->config, "run", "backend"));
-    if (j->config.run.backend != CFG_BACKEND_CPU && have_gpu && !j->plan->gibbs)
+    if (j->config.run.backend != CFG_BACKEND_CPU && have_gpu)
         j->backend = &mc_backend_cuda;
     return MC_OK;
 }

@@ -10,17 +10,6 @@
 #include "mc_rigid_host.h"
 #include "mc_stats.h"
 
-double mc_gibbs_tail_energy(const mc_plan *p, const int64_t *count, double volume)
-{
-    if (!isfinite(p->cutoff) || !p->tail_correction) return 0.0;
-    const mc_species *s = &p->species;
-    double u = 0.0;
-    /* pair_tail_energy(pp, 1, V) is 2 pi / V int_rc r^2 u: the pair sum's tail per N_a N_b */
-    for (int a = 0; a < s->n; a++)
-        for (int b = 0; b < s->n; b++) u += (double)count[a] * count[b] * pair_tail_energy(&s->pair[a][b], 1.0, volume);
-    return u;
-}
-
 mc_corrections mc_gibbs_corrections(const mc_plan *p, const int64_t *count, double volume, double temperature)
 {
     mc_corrections k = {0.0, 0.0, 0.0};
@@ -120,4 +109,15 @@ double mc_gibbs_separation(const mc_chain *c)
         var += d * d / (m - 1);
     }
     return var > 0 ? mean / sqrt(var) : mean > 0 ? INFINITY : 0.0;
+}
+
+void mc_gibbs_add_rdf_norm(const mc_plan *p, mc_chain *c, int box)
+{
+    const mc_species *sp = &p->species;
+    const int64_t *count = c->gibbs_count[box];
+    double volume = pow(c->gibbs_box_len[box], 3);
+    for (int a = 0; a < sp->n; a++)
+        for (int b = a; b < sp->n; b++)
+            c->rdf_norm[mc_species_pair_index(sp, a, b)] +=
+                a == b ? 0.5 * count[a] * (count[a] - 1.0) / volume : (double)count[a] * count[b] / volume;
 }

@@ -24,6 +24,7 @@
 #include "mc_hd.h"
 #include "mc_move.h"
 #include "mc_rng.h"
+#include "mc_species.h"
 
 enum mc_gibbs_move { MC_GIBBS_DISPLACEMENT = 0, MC_GIBBS_TRANSFER = 1, MC_GIBBS_VOLUME = 2, MC_GIBBS_NMOVES = 3 };
 
@@ -87,15 +88,31 @@ MC_HD double mc_gibbs_volume_cost(double dU, double kT, double n0, double n1, do
     return dU - kT * ((n0 + 1.0) * log(v0_new / v0) + (n1 + 1.0) * log(v1_new / v1));
 }
 
-#ifndef __CUDACC__
+/* A box's tail correction from its counts (count[a], species a) and volume: sum over species pairs of
+ * N_a N_b coef[a][b] / V, coef the plan's gibbs_tail (0 without tails). */
+MC_HD double mc_gibbs_tail(const double (*coef)[MC_MAX_SPECIES], int nspecies, const int64_t *count, double volume)
+{
+    double u = 0.0;
+    for (int a = 0; a < nspecies; a++)
+        for (int b = 0; b < nspecies; b++) u += (double)count[a] * (double)count[b] * coef[a][b] / volume;
+    return u;
+}
+
 #include "mc_err.h"
 #include "mc_plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct mc_chain;
 
 /* The tail correction to a box's energy: sum over species pairs of N_a N_b 2 pi / V int_rc r^2 u_ab,
- * from its counts (count[a], a species) and volume; 0 without tails. */
-double mc_gibbs_tail_energy(const mc_plan *p, const int64_t *count, double volume);
+ * from its counts (count[a], a species) and volume; 0 without tails (mc_gibbs_tail). */
+static inline double mc_gibbs_tail_energy(const mc_plan *p, const int64_t *count, double volume)
+{
+    return mc_gibbs_tail(p->gibbs_tail, p->species.n, count, volume);
+}
 
 /* Tail and impulsive corrections of a box at its own composition (per particle, as
  * mc_plan_corrections); zero for an empty box. */
@@ -107,6 +124,10 @@ int64_t mc_gibbs_particles(const mc_plan *p, const struct mc_chain *c, int b);
 /* The box holding the liquid at this moment: the denser one (box 0 on a tie). */
 int mc_gibbs_liquid_box(const mc_plan *p, const struct mc_chain *c);
 
+/* One RDF sample's ideal-gas norms of box `box` (mc_chain_add_rdf_sample's at the box's own counts
+ * and volume): the g(r) of a Gibbs chain is its liquid box's. */
+void mc_gibbs_add_rdf_norm(const mc_plan *p, struct mc_chain *c, int box);
+
 /* Split the chain's particles over its two boxes and place them: every species half in box 0 (the
  * first half of its block) and half in box 1, each box at the total density on the plan's lattice
  * (or at random, start = melt). */
@@ -117,6 +138,9 @@ int mc_gibbs_start(const mc_plan *p, struct mc_chain *c, mc_err *err);
  * half-normal gap (mean/sd = 1.32); two phases give a gap far above its fluctuation. */
 double mc_gibbs_separation(const struct mc_chain *c);
 #define MC_GIBBS_SEPARATED 3.0 /* separation above this counts as two phases */
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif

@@ -388,6 +388,9 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
         return mc_plan_destroy(p), NULL;
     }
     if (fill_statepoints(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
+    for (int a = 0; p->gibbs && a < p->species.n; a++) /* pair_tail_energy(pp, 1, 1): N_a = N_b = V = 1 */
+        for (int b = 0; isfinite(p->cutoff) && p->tail_correction && b < p->species.n; b++)
+            p->gibbs_tail[a][b] = pair_tail_energy(&p->species.pair[a][b], 1.0, 1.0);
     size_t nchains;
     if (mc_mul_overflows((size_t)p->nstatepoints, (size_t)p->replicas, &nchains) || nchains > MC_MAX_CHAINS) {
         mc_err_set(err, MC_EINVAL, "%s:%d: [ensemble] replicas = %d gives %.0f chains; at most %d",

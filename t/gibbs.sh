@@ -48,7 +48,7 @@ refused no_transfers 's/^widom = 20/widom = 20\n[moves]\ndisplacement_fraction =
     "no_transfers.ini:19: [moves] transfer_fraction = 0: expected > 0 with type = gibbs"
 refused fractions_in_nvt 's/^type = gibbs/type = nvt/; s/^widom = 20/widom = 20\n[moves]\nvolume_fraction = 0.01/' \
     "fractions_in_nvt.ini:18: [moves] volume_fraction: expected [ensemble] type = gibbs"
-refused gpu 's/^seed = 11/seed = 11\nbackend = gpu/' "gpu.ini:4: [run] backend = gpu"
+refused single 's/^seed = 11/seed = 11\nprecision = single/' "single.ini:4: [run] precision = single: type = gibbs runs in double"
 
 # 2. the ideal gas: 8 independent chains of 100 particles
 cat > ideal.ini <<'EOF'

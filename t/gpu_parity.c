@@ -11,10 +11,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cu_device.h"
 #include "mc_backend.h"
 #include "mc_chain.h"
+#include "mc_gibbs.h"
 #include "mc_run.h"
 
 typedef struct pair_of_runs {
@@ -520,6 +522,91 @@ static void exchange_cluster(void **state)
                      "equilibration = 40\nproduction = 60\nsample_every = 10\n[moves]\nadapt_every = 10\n");
 }
 
+static void gibbs_same_decisions(int round, int k, const mc_chain *a, const mc_chain *b)
+{
+    if (a->accepted != b->accepted || a->transfers_accepted != b->transfers_accepted ||
+        a->volume_accepted != b->volume_accepted || a->volume_moves != b->volume_moves ||
+        a->gibbs_box_len[0] != b->gibbs_box_len[0] || memcmp(a->gibbs_count, b->gibbs_count, sizeof a->gibbs_count))
+        fail_msg("round %d chain %d: cpu %llu accepted (%llu transfers, %llu of %llu volume), box %.17g, %lld in box 0; "
+                 "gpu %llu (%llu, %llu of %llu), %.17g, %lld", round, k, (unsigned long long)a->accepted,
+                 (unsigned long long)a->transfers_accepted, (unsigned long long)a->volume_accepted,
+                 (unsigned long long)a->volume_moves, a->gibbs_box_len[0], (long long)a->gibbs_count[0][0],
+                 (unsigned long long)b->accepted, (unsigned long long)b->transfers_accepted,
+                 (unsigned long long)b->volume_accepted, (unsigned long long)b->volume_moves, b->gibbs_box_len[0],
+                 (long long)b->gibbs_count[0][0]);
+    for (int box = 0; box < 2; box++)
+        if (!(fabs(a->gibbs_energy[box] - b->gibbs_energy[box]) <= 1e-10 * fmax(1.0, fabs(a->gibbs_energy[box]))))
+            fail_msg("round %d chain %d box %d: energy cpu %.15g gpu %.15g", round, k, box, a->gibbs_energy[box],
+                     b->gibbs_energy[box]);
+}
+
+/* Gibbs-ensemble chains on both backends through the run driver: the same kind of move, particle,
+ * insertion point and decision at every step (equal accepted displacements, transfers and volume
+ * exchanges, equal boxes and counts after every round), each box's energy to 1e-10, the same test
+ * insertions and series, and at the end the same labels and positions to 1e-12. */
+static void gibbs_in_step(const char *ini, int chains)
+{
+    mc_err err = {0, ""};
+    mc_plan *p = tu_plan(ini);
+    mc_run *rc, *rg;
+    create_runs(p, &mc_backend_cpu, &mc_backend_cuda, chains, &rc, &rg);
+    int rounds = rounds_in_step(rc, rg, chains, gibbs_same_decisions);
+    assert_int_equal(mc_run_fetch(rg, &err), MC_OK);
+    double worst = 0.0, worst_series = 0.0;
+    for (int k = 0; k < chains; k++) {
+        const mc_chain *a = mc_run_chain(rc, k), *b = mc_run_chain(rg, k);
+        same_widom(p, a, b);
+        for (int i = 0; i < a->n; i++) {
+            if (a->in_box[i] != b->in_box[i]) fail_msg("chain %d particle %d: box cpu %lld gpu %lld", k, i,
+                                                       (long long)a->in_box[i], (long long)b->in_box[i]);
+            worst = fmax(worst, fmax(fabs(a->x[i] - b->x[i]), fmax(fabs(a->y[i] - b->y[i]), fabs(a->z[i] - b->z[i]))));
+        }
+        for (int o = 0; o < MC_NOBS; o++)
+            for (long t = 0; a->series[o] && t < a->nsamples; t++)
+                worst_series = fmax(worst_series, fabs(a->series[o][t] - b->series[o][t]) / fmax(1.0, fabs(a->series[o][t])));
+        for (size_t q = 0; q < (size_t)mc_chain_rdf_rows(p) * p->rdf_bins; q++)
+            if (a->rdf_counts[q] != b->rdf_counts[q]) fail_msg("chain %d RDF bin %zu: cpu %llu gpu %llu", k, q,
+                                                               (unsigned long long)a->rdf_counts[q],
+                                                               (unsigned long long)b->rdf_counts[q]);
+    }
+    const mc_chain *a = mc_run_chain(rc, 0);
+    printf("# gibbs, %d rounds, %d particles: %llu of %llu moves accepted on both (%llu of %llu transfers, %llu of %llu "
+           "volume), boxes %.4f and %.4f holding %lld and %lld; largest coordinate difference %.3g, series %.3g\n",
+           rounds, a->n, (unsigned long long)a->accepted, (unsigned long long)a->step,
+           (unsigned long long)a->transfers_accepted, (unsigned long long)a->transfers,
+           (unsigned long long)a->volume_accepted, (unsigned long long)a->volume_moves, a->gibbs_box_len[0],
+           a->gibbs_box_len[1], (long long)mc_gibbs_particles(p, a, 0), (long long)mc_gibbs_particles(p, a, 1), worst,
+           worst_series);
+    assert_true(worst < 1e-12);
+    assert_true(worst_series < 1e-10);
+    assert_true(a->transfers_accepted > 10 && a->volume_accepted > 10);
+    mc_run_destroy(rc);
+    mc_run_destroy(rg);
+    mc_plan_destroy(p);
+}
+
+/* LJ, 300 particles at T = 0.9 with tails, 4 chains (two temperatures), Widom insertions into both
+ * phases; the positions staged in shared memory */
+static void gibbs_lj(void **state)
+{
+    (void)state;
+    gibbs_in_step("[system]\nn = 300\n[potential]\ncutoff = 3\n[ensemble]\ntype = gibbs\ntemperature = 0.9, 1.0\n"
+                  "density = 0.2\nreplicas = 2\nwidom = 10\n[run]\nseed = 41\nequilibration = 300\nproduction = 300\n"
+                  "sample_every = 30\n[moves]\nadapt_every = 50\ndisplacement_fraction = 0.7\ntransfer_fraction = 0.28\n"
+                  "volume_fraction = 0.02\n", 4);
+}
+
+/* a two-species mixture (transfers per species, mixing rules), cutoff 2.5 with tails, a dilute start */
+static void gibbs_mixture(void **state)
+{
+    (void)state;
+    gibbs_in_step("[mixture]\nspecies = A, B\ncounts = 120, 80\nsigma = 1, 0.9\nepsilon = 1, 0.7\n[potential]\n"
+                  "cutoff = 2.5\n[ensemble]\ntype = gibbs\ntemperature = 0.85\ndensity = 0.15\nreplicas = 2\n"
+                  "widom = 5\n[run]\nseed = 43\nequilibration = 200\nproduction = 200\nsample_every = 20\n"
+                  "[moves]\nadapt_every = 50\ndisplacement_fraction = 0.6\ntransfer_fraction = 0.35\n"
+                  "volume_fraction = 0.05\n", 2);
+}
+
 int main(void)
 {
     cu_device_info dev;
@@ -541,7 +628,7 @@ int main(void)
         cmocka_unit_test(rigid_hexagons_widom), cmocka_unit_test(rigid_diatomic_npt),
         cmocka_unit_test(rigid_morse_widom), cmocka_unit_test(rigid_cluster_morse),
         cmocka_unit_test(exchange_chains_n256), cmocka_unit_test(exchange_npt_pressure),
-        cmocka_unit_test(exchange_cluster),
+        cmocka_unit_test(exchange_cluster), cmocka_unit_test(gibbs_lj), cmocka_unit_test(gibbs_mixture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,530 @@
+/* cu_gibbs: Gibbs-ensemble chains on the GPU (mc_gibbs.h), under the CPU backend's contract
+ * (cpu_gibbs.c): after `moves` trial moves a chain is the CPU chain, draw for draw. One resident
+ * block per chain, its positions and box labels staged in shared memory where they fit. Every
+ * thread draws the step's move itself (the same Philox block) and keeps its own copy of the
+ * chain's scalars (boxes, counts, energies, counters), which all threads update alike from the same
+ * block-wide sums, so no decision is broadcast; thread 0 alone writes a moved particle. A sum over
+ * particles is each thread's share, then the warps' partials in a fixed order: deterministic. All
+ * arithmetic is double, built with -fmad=false (Makefile.am) so that a moved or scaled coordinate
+ * is the CPU's number to the bit; sums differ from the CPU's only in their order (t/gpu_parity.c
+ * checks decisions and energies to 1e-10).
+ *
+ * A displacement or transfer evaluates its particle against all n of the chain with the other
+ * box's masked, as on the CPU; a volume exchange recomputes both boxes (each particle with the later
+ * ones of its box, at the scaled coordinates). Measurements, the liquid box's RDF and the test
+ * insertions for the chemical potentials run on the device as well; the host adds the RDF norms. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cu_check.h"
+#include "cu_gibbs.h"
+#include "mc_gibbs.h"
+#include "mc_move.h"
+#include "pair.h"
+
+enum { GIBBS_THREADS = 128, GIBBS_WARPS = GIBBS_THREADS / 32 };
+
+/* One chain as the kernels see it; mirrored from and back into the host chain around a sweep. */
+typedef struct gibbs_chain_dev {
+    double box_len[2], energy[2];
+    double beta, max_displacement, max_volume_step;
+    unsigned long long step, accepted, transfers, transfers_accepted, volume_moves, volume_accepted, floor_hits;
+    int64_t count[2][MC_MAX_SPECIES];
+    unsigned int id, production; /* production: floor hits count (cpu_gibbs.c in_production) */
+} gibbs_chain_dev;
+
+/* The plan's constants for the kernels, by value. */
+typedef struct gibbs_consts {
+    pair_params pair[MC_MAX_SPECIES][MC_MAX_SPECIES];
+    double tail[MC_MAX_SPECIES][MC_MAX_SPECIES];
+    double fraction[3], volume, min_box_len, rdf_rmax, rdf_dr;
+    int nspecies, first[MC_MAX_SPECIES + 1], rdf_bins, rdf_pairs;
+    unsigned long long seed;
+} gibbs_consts;
+
+struct cu_gibbs {
+    const mc_plan *plan;
+    mc_chain **chains;
+    int nchains, n;
+    gibbs_consts k;
+    gibbs_chain_dev *d_chains, *h_chains;
+    double *d_pos, *h_pos;           /* [chain][3][n] */
+    unsigned char *d_box, *h_box;    /* [chain][n] */
+    double *d_sums, *h_sums;         /* [chain][4]: energy and virial of box 0 and 1; insertions [chain] */
+    int *d_liquid, *h_liquid;        /* [chain] the box whose RDF a sample counts */
+    unsigned long long *d_rdf, *h_rdf; /* [chain][species pairs][bins] one sample's counts */
+    size_t smem;                     /* dynamic shared bytes; 0: read from global memory */
+};
+
+/* Block-wide sums of a and b, every thread getting the same two numbers (the warps' partials added
+ * in a fixed order). Ends with the block synchronised: the scratch may be used again. */
+__device__ void block_sum2(double *a, double *b, double *warp_a, double *warp_b)
+{
+    for (int off = 16; off > 0; off >>= 1) {
+        *a += __shfl_down_sync(0xffffffffu, *a, off);
+        *b += __shfl_down_sync(0xffffffffu, *b, off);
+    }
+    if ((threadIdx.x & 31) == 0) warp_a[threadIdx.x >> 5] = *a, warp_b[threadIdx.x >> 5] = *b;
+    __syncthreads();
+    *a = 0.0, *b = 0.0;
+    for (int w = 0; w < GIBBS_WARPS; w++) *a += warp_a[w], *b += warp_b[w];
+    __syncthreads();
+}
+
+__device__ __forceinline__ double distance2(const double *p, double x, double y, double z, double len)
+{
+    double half = 0.5 * len;
+    double dx = mc_min_image(p[0] - x, len, half), dy = mc_min_image(p[1] - y, len, half),
+           dz = mc_min_image(p[2] - z, len, half);
+    return dx * dx + dy * dy + dz * dz;
+}
+
+/* The particles and labels of the block's chain (shared or global). */
+typedef struct chain_view {
+    double *x, *y, *z;
+    unsigned char *box;
+} chain_view;
+
+__device__ void displace(const gibbs_consts &k, gibbs_chain_dev &c, const chain_view &v, int n, unsigned long long step,
+                         double *warp_a, double *warp_b)
+{
+    mc_trial t = mc_trial_draw(k.seed, c.id, step, (uint32_t)n, 1.0);
+    int i = (int)t.particle, b = v.box[i], a = mc_species_block(k.first, k.nspecies, i);
+    double len = c.box_len[b], max = mc_gibbs_step(c.max_displacement, len);
+    double old[3] = {v.x[i], v.y[i], v.z[i]};
+    double now[3] = {mc_wrap(old[0] + t.dx * max, len), mc_wrap(old[1] + t.dy * max, len),
+                     mc_wrap(old[2] + t.dz * max, len)};
+    double e_new = 0.0, e_old = 0.0;
+    for (int s = 0; s < k.nspecies; s++)
+        for (int j = k.first[s] + threadIdx.x; j < k.first[s + 1]; j += blockDim.x) {
+            if (v.box[j] != b || j == i) continue;
+            e_new += pair_energy(distance2(now, v.x[j], v.y[j], v.z[j], len), &k.pair[a][s]);
+            e_old += pair_energy(distance2(old, v.x[j], v.y[j], v.z[j], len), &k.pair[a][s]);
+        }
+    block_sum2(&e_new, &e_old, warp_a, warp_b);
+    double dE = e_new - e_old;
+    if (!mc_metropolis_accept(dE, c.beta, k.seed, c.id, step)) return;
+    if (threadIdx.x == 0) v.x[i] = now[0], v.y[i] = now[1], v.z[i] = now[2];
+    c.energy[b] += dE;
+    c.accepted++;
+}
+
+/* The index of the k-th particle (from 0, in index order) of species a in box `box`: chunks of the
+ * species block, each counted by ballots; every thread returns the same index. */
+__device__ int kth_in_box(const gibbs_consts &k, const chain_view &v, int a, int box, long long kth, int *warp_count,
+                          int *found)
+{
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int base = k.first[a]; base < k.first[a + 1]; base += blockDim.x) {
+        int j = base + threadIdx.x;
+        int hit = j < k.first[a + 1] && v.box[j] == box;
+        unsigned ballot = __ballot_sync(0xffffffffu, hit);
+        if (lane == 0) warp_count[warp] = __popc(ballot);
+        __syncthreads();
+        int before = 0, total = 0;
+        for (int w = 0; w < GIBBS_WARPS; w++) before += w < warp ? warp_count[w] : 0, total += warp_count[w];
+        if (hit && before + __popc(ballot & ((1u << lane) - 1u)) == kth) *found = j;
+        __syncthreads();
+        if (kth < total) return *found;
+        kth -= total;
+    }
+    return -1; /* not reached: the counts match the labels */
+}
+
+__device__ void transfer(const gibbs_consts &k, gibbs_chain_dev &c, const chain_view &v, unsigned long long step,
+                         const mc_gibbs_trial &t, double *warp_a, double *warp_b, int *warp_count, int *found)
+{
+    int a = t.species, src = t.source, dst = !src;
+    int64_t n_src = c.count[src][a], n_dst = c.count[dst][a];
+    c.transfers++;
+    if (n_src == 0) return;
+    int i = kth_in_box(k, v, a, src, (long long)mc_rng_index(t.pick, (uint32_t)n_src), warp_count, found);
+    double old[3] = {v.x[i], v.y[i], v.z[i]}, now[3];
+    mc_gibbs_insertion_point(k.seed, c.id, step, c.box_len[dst], now);
+    double len_src = c.box_len[src], len_dst = c.box_len[dst];
+    double v_src = len_src * len_src * len_src, v_dst = len_dst * len_dst * len_dst;
+    double removed = 0.0, inserted = 0.0;
+    for (int s = 0; s < k.nspecies; s++)
+        for (int j = k.first[s] + threadIdx.x; j < k.first[s + 1]; j += blockDim.x) {
+            if (j == i) continue;
+            if (v.box[j] == src) removed += pair_energy(distance2(old, v.x[j], v.y[j], v.z[j], len_src), &k.pair[a][s]);
+            else inserted += pair_energy(distance2(now, v.x[j], v.y[j], v.z[j], len_dst), &k.pair[a][s]);
+        }
+    block_sum2(&removed, &inserted, warp_a, warp_b);
+    double tail = -mc_gibbs_tail(k.tail, k.nspecies, c.count[src], v_src) - mc_gibbs_tail(k.tail, k.nspecies, c.count[dst], v_dst);
+    c.count[src][a]--, c.count[dst][a]++;
+    tail += mc_gibbs_tail(k.tail, k.nspecies, c.count[src], v_src) + mc_gibbs_tail(k.tail, k.nspecies, c.count[dst], v_dst);
+    double cost = mc_gibbs_transfer_cost(inserted - removed + tail, 1.0 / c.beta, (double)n_src, (double)n_dst, v_src, v_dst);
+    if (!mc_metropolis_accept(cost, c.beta, k.seed, c.id, step)) {
+        c.count[src][a]++, c.count[dst][a]--;
+        return;
+    }
+    if (threadIdx.x == 0) v.box[i] = (unsigned char)dst, v.x[i] = now[0], v.y[i] = now[1], v.z[i] = now[2];
+    c.energy[src] -= removed;
+    c.energy[dst] += inserted;
+    c.accepted++;
+    c.transfers_accepted++;
+}
+
+/* Both boxes' pair energies with every coordinate of box b scaled by scale[b] into a box of edge
+ * len[b] (scale 1: as they are), and with virial the virials too: particle i with the later
+ * particles of its box. out: energy 0, energy 1 (virial 0, virial 1 in out_w). */
+__device__ void box_sums(const gibbs_consts &k, const chain_view &v, int n, const double *scale, const double *len,
+                         int virial, double *out, double *out_w, double *warp_a, double *warp_b)
+{
+    double e[2] = {0.0, 0.0}, w[2] = {0.0, 0.0};
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        int b = v.box[i], a = mc_species_block(k.first, k.nspecies, i);
+        double s = scale[b], l = len[b];
+        double p[3] = {s == 1.0 ? v.x[i] : mc_scale_coordinate(v.x[i], s, l),
+                       s == 1.0 ? v.y[i] : mc_scale_coordinate(v.y[i], s, l),
+                       s == 1.0 ? v.z[i] : mc_scale_coordinate(v.z[i], s, l)};
+        for (int j = i + 1; j < n; j++) {
+            if (v.box[j] != b) continue;
+            double r2 = distance2(p, s == 1.0 ? v.x[j] : mc_scale_coordinate(v.x[j], s, l),
+                                  s == 1.0 ? v.y[j] : mc_scale_coordinate(v.y[j], s, l),
+                                  s == 1.0 ? v.z[j] : mc_scale_coordinate(v.z[j], s, l), l);
+            const pair_params *pp = &k.pair[a][mc_species_block(k.first, k.nspecies, j)];
+            e[b] += pair_energy(r2, pp);
+            if (virial) w[b] += pair_virial(r2, pp);
+        }
+    }
+    block_sum2(&e[0], &e[1], warp_a, warp_b);
+    out[0] = e[0], out[1] = e[1];
+    if (!virial) return;
+    block_sum2(&w[0], &w[1], warp_a, warp_b);
+    out_w[0] = w[0], out_w[1] = w[1];
+}
+
+__device__ void exchange_volume(const gibbs_consts &k, gibbs_chain_dev &c, const chain_view &v, int n,
+                                unsigned long long step, const mc_gibbs_trial &t, double *warp_a, double *warp_b)
+{
+    double vol[2], vol_new[2], len_new[2], scale[2], energy_new[2], tail = 0.0, dU = 0.0;
+    c.volume_moves++;
+    for (int b = 0; b < 2; b++) vol[b] = c.box_len[b] * c.box_len[b] * c.box_len[b];
+    mc_gibbs_new_volumes(vol[0], k.volume, t.log_ratio, &vol_new[0], &vol_new[1]);
+    for (int b = 0; b < 2; b++) len_new[b] = cbrt(vol_new[b]);
+    if (len_new[0] < k.min_box_len || len_new[1] < k.min_box_len) {
+        c.floor_hits += c.production;
+        return;
+    }
+    for (int b = 0; b < 2; b++) scale[b] = len_new[b] / c.box_len[b];
+    box_sums(k, v, n, scale, len_new, 0, energy_new, NULL, warp_a, warp_b);
+    for (int b = 0; b < 2; b++) {
+        tail += mc_gibbs_tail(k.tail, k.nspecies, c.count[b], vol_new[b]) - mc_gibbs_tail(k.tail, k.nspecies, c.count[b], vol[b]);
+        dU += energy_new[b] - c.energy[b];
+    }
+    double n0 = 0.0, n1 = 0.0;
+    for (int a = 0; a < k.nspecies; a++) n0 += (double)c.count[0][a], n1 += (double)c.count[1][a];
+    double cost = mc_gibbs_volume_cost(dU + tail, 1.0 / c.beta, n0, n1, vol[0], vol[1], vol_new[0], vol_new[1]);
+    if (!mc_metropolis_accept(cost, c.beta, k.seed, c.id, step)) return;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) { /* the same function as the trial: the same numbers */
+        int b = v.box[i];
+        v.x[i] = mc_scale_coordinate(v.x[i], scale[b], len_new[b]);
+        v.y[i] = mc_scale_coordinate(v.y[i], scale[b], len_new[b]);
+        v.z[i] = mc_scale_coordinate(v.z[i], scale[b], len_new[b]);
+    }
+    for (int b = 0; b < 2; b++) c.box_len[b] = len_new[b], c.energy[b] = energy_new[b];
+    c.accepted++;
+    c.volume_accepted++;
+}
+
+/* The block's chain: its particles staged into shared memory (or read in place). */
+__device__ chain_view view_of(double *pos, unsigned char *boxes, int n, int staged, unsigned char *smem)
+{
+    double *g = pos + (size_t)blockIdx.x * 3 * n;
+    unsigned char *gb = boxes + (size_t)blockIdx.x * n;
+    chain_view v;
+    v.x = staged ? (double *)smem : g;
+    v.box = staged ? smem + 3 * (size_t)n * sizeof(double) : gb;
+    if (staged) {
+        for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) v.x[j] = g[j];
+        for (int j = threadIdx.x; j < n; j += blockDim.x) v.box[j] = gb[j];
+    }
+    v.y = v.x + n, v.z = v.y + n;
+    __syncthreads();
+    return v;
+}
+
+__global__ void __launch_bounds__(GIBBS_THREADS)
+    gibbs_sweep_kernel(gibbs_chain_dev *chains, double *pos, unsigned char *boxes, gibbs_consts k, int n,
+                       long long moves, int staged)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ double warp_a[GIBBS_WARPS], warp_b[GIBBS_WARPS];
+    __shared__ int warp_count[GIBBS_WARPS], found;
+    chain_view v = view_of(pos, boxes, n, staged, smem);
+    gibbs_chain_dev c = chains[blockIdx.x]; /* every thread's own copy, updated alike */
+    for (long long mv = 0; mv < moves; mv++) {
+        unsigned long long step = c.step++;
+        mc_gibbs_trial t = mc_gibbs_draw(k.seed, c.id, step, k.fraction, k.nspecies, c.max_volume_step);
+        if (t.kind == MC_GIBBS_DISPLACEMENT) displace(k, c, v, n, step, warp_a, warp_b);
+        else if (t.kind == MC_GIBBS_TRANSFER) transfer(k, c, v, step, t, warp_a, warp_b, warp_count, &found);
+        else exchange_volume(k, c, v, n, step, t, warp_a, warp_b);
+        __syncthreads(); /* the move's writes are seen by the next */
+    }
+    if (threadIdx.x == 0) chains[blockIdx.x] = c;
+    if (!staged) return;
+    double *g = pos + (size_t)blockIdx.x * 3 * n;
+    unsigned char *gb = boxes + (size_t)blockIdx.x * n;
+    for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = v.x[j];
+    for (int j = threadIdx.x; j < n; j += blockDim.x) gb[j] = v.box[j];
+}
+
+/* Energies and virials of both boxes into sums[chain][4]; with rdf, the pair counts of box
+ * liquid[chain] added to rdf[chain][species pair][bin]. */
+__global__ void __launch_bounds__(GIBBS_THREADS)
+    gibbs_measure_kernel(const gibbs_chain_dev *chains, double *pos, unsigned char *boxes, gibbs_consts k, int n,
+                         double *sums, const int *liquid, unsigned long long *rdf)
+{
+    __shared__ double warp_a[GIBBS_WARPS], warp_b[GIBBS_WARPS];
+    chain_view v = view_of(pos, boxes, n, 0, NULL);
+    const gibbs_chain_dev &c = chains[blockIdx.x];
+    double one[2] = {1.0, 1.0}, len[2] = {c.box_len[0], c.box_len[1]}, e[2], w[2];
+    box_sums(k, v, n, one, len, 1, e, w, warp_a, warp_b);
+    if (threadIdx.x == 0) {
+        double *out = sums + 4 * (size_t)blockIdx.x;
+        out[0] = e[0], out[1] = e[1], out[2] = w[0], out[3] = w[1];
+    }
+    if (!rdf) return;
+    int b = liquid[blockIdx.x];
+    double l = len[b], rmax2 = k.rdf_rmax * k.rdf_rmax;
+    unsigned long long *hist = rdf + (size_t)blockIdx.x * k.rdf_pairs * k.rdf_bins;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        if (v.box[i] != b) continue;
+        int a = mc_species_block(k.first, k.nspecies, i);
+        double p[3] = {v.x[i], v.y[i], v.z[i]};
+        for (int j = i + 1; j < n; j++) {
+            if (v.box[j] != b) continue;
+            double r2 = distance2(p, v.x[j], v.y[j], v.z[j], l);
+            if (r2 >= rmax2) continue;
+            int bin = (int)(sqrt(r2) / k.rdf_dr);
+            int s = mc_species_block(k.first, k.nspecies, j);
+            int q = mc_pair_index(a, s, k.nspecies);
+            if (bin < k.rdf_bins) atomicAdd(&hist[(size_t)q * k.rdf_bins + bin], 1ull);
+        }
+    }
+}
+
+/* cpu_gibbs_insertion_sum: `insertions` test particles of species a into box box_of[chain]. */
+__global__ void __launch_bounds__(GIBBS_THREADS)
+    gibbs_insertion_kernel(const gibbs_chain_dev *chains, double *pos, unsigned char *boxes, gibbs_consts k, int n,
+                           const int *box_of, int a, int insertions, long long draw, double *sums)
+{
+    __shared__ double warp_a[GIBBS_WARPS], warp_b[GIBBS_WARPS];
+    chain_view v = view_of(pos, boxes, n, 0, NULL);
+    const gibbs_chain_dev &c = chains[blockIdx.x];
+    int b = box_of[blockIdx.x];
+    double len = c.box_len[b], volume = len * len * len, sum = 0.0;
+    int64_t count[MC_MAX_SPECIES];
+    for (int s = 0; s < k.nspecies; s++) count[s] = c.count[b][s];
+    double tail = -mc_gibbs_tail(k.tail, k.nspecies, count, volume);
+    count[a]++;
+    tail += mc_gibbs_tail(k.tail, k.nspecies, count, volume);
+    for (int m = 0; m < insertions; m++) {
+        double p[3], e = 0.0, unused = 0.0;
+        mc_widom_position(k.seed, c.id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)m, len, &p[0], &p[1], &p[2]);
+        for (int s = 0; s < k.nspecies; s++)
+            for (int j = k.first[s] + threadIdx.x; j < k.first[s + 1]; j += blockDim.x)
+                if (v.box[j] == b) e += pair_energy(distance2(p, v.x[j], v.y[j], v.z[j], len), &k.pair[a][s]);
+        block_sum2(&e, &unused, warp_a, warp_b);
+        sum += exp(-c.beta * (e + tail));
+    }
+    if (threadIdx.x == 0) sums[blockIdx.x] = sum * volume / (double)count[a];
+}
+
+void cu_gibbs_destroy(cu_gibbs *g)
+{
+    if (!g) return;
+    cudaFree(g->d_chains), cudaFree(g->d_pos), cudaFree(g->d_box), cudaFree(g->d_sums), cudaFree(g->d_liquid),
+        cudaFree(g->d_rdf);
+    cudaFreeHost(g->h_chains), cudaFreeHost(g->h_pos), cudaFreeHost(g->h_box), cudaFreeHost(g->h_sums),
+        cudaFreeHost(g->h_liquid), cudaFreeHost(g->h_rdf);
+    free(g);
+}
+
+/* The host chains' scalars into the device mirror (the run driver adapts the steps and starts
+ * production between sweeps). */
+static int upload_scalars(cu_gibbs *g, mc_err *err)
+{
+    const mc_plan *p = g->plan;
+    for (int c = 0; c < g->nchains; c++) {
+        const mc_chain *ch = g->chains[c];
+        gibbs_chain_dev *d = &g->h_chains[c];
+        for (int b = 0; b < 2; b++) {
+            d->box_len[b] = ch->gibbs_box_len[b], d->energy[b] = ch->gibbs_energy[b];
+            for (int a = 0; a < MC_MAX_SPECIES; a++) d->count[b][a] = ch->gibbs_count[b][a];
+        }
+        d->beta = ch->beta, d->max_displacement = ch->max_displacement, d->max_volume_step = ch->max_volume_step;
+        d->step = ch->step, d->accepted = ch->accepted, d->transfers = ch->transfers;
+        d->transfers_accepted = ch->transfers_accepted, d->volume_moves = ch->volume_moves;
+        d->volume_accepted = ch->volume_accepted, d->floor_hits = ch->production_volume_floor_hits;
+        d->id = (unsigned int)ch->id;
+        d->production = p->equilibration_sweeps == 0 || ch->production_step0 > 0;
+    }
+    CU_TRY(cudaMemcpy(g->d_chains, g->h_chains, (size_t)g->nchains * sizeof *g->d_chains, cudaMemcpyHostToDevice), err);
+    return MC_OK;
+}
+
+static int download_scalars(cu_gibbs *g, mc_err *err)
+{
+    CU_TRY(cudaMemcpy(g->h_chains, g->d_chains, (size_t)g->nchains * sizeof *g->d_chains, cudaMemcpyDeviceToHost), err);
+    for (int c = 0; c < g->nchains; c++) {
+        mc_chain *ch = g->chains[c];
+        const gibbs_chain_dev *d = &g->h_chains[c];
+        for (int b = 0; b < 2; b++) {
+            ch->gibbs_box_len[b] = d->box_len[b], ch->gibbs_energy[b] = d->energy[b];
+            for (int a = 0; a < MC_MAX_SPECIES; a++) ch->gibbs_count[b][a] = d->count[b][a];
+        }
+        ch->energy_pair = d->energy[0] + d->energy[1];
+        ch->step = d->step, ch->accepted = d->accepted, ch->transfers = d->transfers;
+        ch->transfers_accepted = d->transfers_accepted, ch->volume_moves = d->volume_moves;
+        ch->volume_accepted = d->volume_accepted, ch->production_volume_floor_hits = d->floor_hits;
+    }
+    return MC_OK;
+}
+
+int cu_gibbs_fetch(cu_gibbs *g, mc_err *err)
+{
+    size_t n = (size_t)g->n;
+    CU_TRY(cudaMemcpy(g->h_pos, g->d_pos, (size_t)g->nchains * 3 * n * sizeof *g->h_pos, cudaMemcpyDeviceToHost), err);
+    CU_TRY(cudaMemcpy(g->h_box, g->d_box, (size_t)g->nchains * n, cudaMemcpyDeviceToHost), err);
+    for (int c = 0; c < g->nchains; c++) {
+        mc_chain *ch = g->chains[c];
+        const double *p = g->h_pos + (size_t)c * 3 * n;
+        memcpy(ch->x, p, n * sizeof *p), memcpy(ch->y, p + n, n * sizeof *p), memcpy(ch->z, p + 2 * n, n * sizeof *p);
+        for (size_t i = 0; i < n; i++) ch->in_box[i] = g->h_box[(size_t)c * n + i];
+    }
+    return MC_OK;
+}
+
+int cu_gibbs_sweep(cu_gibbs *g, long nsweeps, mc_err *err)
+{
+    MC_TRY(upload_scalars(g, err));
+    gibbs_sweep_kernel<<<g->nchains, GIBBS_THREADS, g->smem>>>(g->d_chains, g->d_pos, g->d_box, g->k, g->n,
+                                                             (long long)nsweeps * g->n, g->smem > 0);
+    CU_LAUNCHED(err);
+    return download_scalars(g, err);
+}
+
+int cu_gibbs_measure(cu_gibbs *g, int add_rdf, mc_measurement *out, mc_err *err)
+{
+    const mc_plan *p = g->plan;
+    size_t rdf_len = (size_t)g->nchains * g->k.rdf_pairs * g->k.rdf_bins;
+    MC_TRY(upload_scalars(g, err));
+    for (int c = 0; add_rdf && c < g->nchains; c++) g->h_liquid[c] = mc_gibbs_liquid_box(p, g->chains[c]);
+    if (add_rdf) {
+        CU_TRY(cudaMemcpy(g->d_liquid, g->h_liquid, (size_t)g->nchains * sizeof *g->d_liquid, cudaMemcpyHostToDevice), err);
+        CU_TRY(cudaMemset(g->d_rdf, 0, rdf_len * sizeof *g->d_rdf), err);
+    }
+    gibbs_measure_kernel<<<g->nchains, GIBBS_THREADS>>>(g->d_chains, g->d_pos, g->d_box, g->k, g->n, g->d_sums,
+                                                        g->d_liquid, add_rdf ? g->d_rdf : NULL);
+    CU_LAUNCHED(err);
+    CU_TRY(cudaMemcpy(g->h_sums, g->d_sums, 4 * (size_t)g->nchains * sizeof *g->h_sums, cudaMemcpyDeviceToHost), err);
+    if (add_rdf) CU_TRY(cudaMemcpy(g->h_rdf, g->d_rdf, rdf_len * sizeof *g->h_rdf, cudaMemcpyDeviceToHost), err);
+    size_t per_chain = (size_t)g->k.rdf_pairs * g->k.rdf_bins;
+    for (int c = 0; c < g->nchains; c++) {
+        mc_chain *ch = g->chains[c];
+        const double *s = g->h_sums + 4 * (size_t)c;
+        out[c].energy_pair_running = ch->energy_pair;
+        out[c].energy_pair = s[0] + s[1], out[c].virial_pair = s[2] + s[3];
+        for (int b = 0; b < 2; b++) {
+            out[c].box_energy[b] = s[b], out[c].box_virial[b] = s[2 + b];
+            out[c].box_energy_running[b] = ch->gibbs_energy[b];
+            ch->gibbs_energy[b] = s[b]; /* restart the running sums from the exact values */
+        }
+        ch->energy_pair = out[c].energy_pair;
+        if (!add_rdf) continue;
+        for (size_t q = 0; q < per_chain; q++) ch->rdf_counts[q] += g->h_rdf[(size_t)c * per_chain + q];
+        mc_gibbs_add_rdf_norm(p, ch, g->h_liquid[c]);
+    }
+    return MC_OK;
+}
+
+int cu_gibbs_insertion(cu_gibbs *g, int kind, int insertions, long draw, double *sums, mc_err *err)
+{
+    const mc_plan *p = g->plan;
+    int ns = p->species.n;
+    for (int c = 0; c < g->nchains; c++) { /* the box of the kind's phase, as cpu_gibbs_insertion_sum takes it */
+        int liquid = mc_gibbs_liquid_box(p, g->chains[c]);
+        g->h_liquid[c] = kind / ns == 0 ? liquid : !liquid;
+    }
+    MC_TRY(upload_scalars(g, err));
+    CU_TRY(cudaMemcpy(g->d_liquid, g->h_liquid, (size_t)g->nchains * sizeof *g->d_liquid, cudaMemcpyHostToDevice), err);
+    gibbs_insertion_kernel<<<g->nchains, GIBBS_THREADS>>>(g->d_chains, g->d_pos, g->d_box, g->k, g->n, g->d_liquid,
+                                                          kind % ns, insertions, (long long)draw, g->d_sums);
+    CU_LAUNCHED(err);
+    CU_TRY(cudaMemcpy(g->h_sums, g->d_sums, (size_t)g->nchains * sizeof *g->h_sums, cudaMemcpyDeviceToHost), err);
+    memcpy(sums, g->h_sums, (size_t)g->nchains * sizeof *sums);
+    return MC_OK;
+}
+
+/* Allocation with its error named; every buffer of the path goes through here. */
+#define GIBBS_ALLOC(call, what)                                                                                \
+    do {                                                                                                       \
+        cudaError_t rc_ = (call);                                                                              \
+        if (rc_ != cudaSuccess) {                                                                              \
+            mc_err_set(err, MC_ECUDA, "cannot allocate %s for %d Gibbs chains: %s", what, nchains,             \
+                       cudaGetErrorString(rc_));                                                               \
+            cu_gibbs_destroy(g);                                                                               \
+            return NULL;                                                                                       \
+        }                                                                                                      \
+    } while (0)
+
+cu_gibbs *cu_gibbs_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err)
+{
+    cu_gibbs *g = (cu_gibbs *)calloc(1, sizeof *g);
+    if (!g) return mc_err_set(err, MC_ENOMEM, "out of memory for the GPU's Gibbs chains"), (cu_gibbs *)NULL;
+    g->plan = plan, g->chains = chains, g->nchains = nchains, g->n = plan->n;
+    gibbs_consts *k = &g->k;
+    memcpy(k->pair, plan->species.pair, sizeof k->pair);
+    memcpy(k->tail, plan->gibbs_tail, sizeof k->tail);
+    memcpy(k->fraction, plan->gibbs_fraction, sizeof k->fraction);
+    memcpy(k->first, plan->species.first, sizeof k->first);
+    k->volume = plan->gibbs_volume, k->min_box_len = plan->min_box_len;
+    k->rdf_rmax = plan->rdf_rmax, k->rdf_dr = plan->rdf_dr, k->rdf_bins = plan->rdf_bins;
+    k->nspecies = plan->species.n, k->rdf_pairs = plan->species.npairs, k->seed = plan->seed;
+    size_t n = (size_t)g->n, C = (size_t)nchains, rdf_len = C * k->rdf_pairs * k->rdf_bins;
+    GIBBS_ALLOC(cudaMalloc(&g->d_chains, C * sizeof *g->d_chains), "chain states");
+    GIBBS_ALLOC(cudaMallocHost(&g->h_chains, C * sizeof *g->h_chains), "chain states");
+    GIBBS_ALLOC(cudaMalloc(&g->d_pos, C * 3 * n * sizeof *g->d_pos), "positions");
+    GIBBS_ALLOC(cudaMallocHost(&g->h_pos, C * 3 * n * sizeof *g->h_pos), "positions");
+    GIBBS_ALLOC(cudaMalloc(&g->d_box, C * n), "box labels");
+    GIBBS_ALLOC(cudaMallocHost(&g->h_box, C * n), "box labels");
+    GIBBS_ALLOC(cudaMalloc(&g->d_sums, 4 * C * sizeof *g->d_sums), "sums");
+    GIBBS_ALLOC(cudaMallocHost(&g->h_sums, 4 * C * sizeof *g->h_sums), "sums");
+    GIBBS_ALLOC(cudaMalloc(&g->d_liquid, C * sizeof *g->d_liquid), "box choices");
+    GIBBS_ALLOC(cudaMallocHost(&g->h_liquid, C * sizeof *g->h_liquid), "box choices");
+    GIBBS_ALLOC(cudaMalloc(&g->d_rdf, rdf_len * sizeof *g->d_rdf), "RDF counts");
+    GIBBS_ALLOC(cudaMallocHost(&g->h_rdf, rdf_len * sizeof *g->h_rdf), "RDF counts");
+    for (size_t c = 0; c < C; c++) {
+        double *p = g->h_pos + c * 3 * n;
+        memcpy(p, chains[c]->x, n * sizeof *p), memcpy(p + n, chains[c]->y, n * sizeof *p);
+        memcpy(p + 2 * n, chains[c]->z, n * sizeof *p);
+        for (size_t i = 0; i < n; i++) g->h_box[c * n + i] = (unsigned char)chains[c]->in_box[i];
+    }
+    int rc = MC_OK;
+    cudaError_t up = cudaMemcpy(g->d_pos, g->h_pos, C * 3 * n * sizeof *g->d_pos, cudaMemcpyHostToDevice);
+    if (up == cudaSuccess) up = cudaMemcpy(g->d_box, g->h_box, C * n, cudaMemcpyHostToDevice);
+    if (up != cudaSuccess) rc = mc_err_set(err, MC_ECUDA, "cannot copy the Gibbs chains to the GPU: %s", cudaGetErrorString(up));
+    /* positions and labels in shared memory where they fit beside the static arrays */
+    int device = 0, optin = 0;
+    size_t want = 3 * n * sizeof(double) + n;
+    if (rc == MC_OK && cudaGetDevice(&device) == cudaSuccess &&
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) == cudaSuccess &&
+        want + 1024 <= (size_t)optin) {
+        g->smem = want;
+        up = cudaFuncSetAttribute(gibbs_sweep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)want);
+        if (up != cudaSuccess) rc = mc_err_set(err, MC_ECUDA, "cannot set the Gibbs kernel's shared memory: %s", cudaGetErrorString(up));
+    }
+    mc_measurement *m = rc == MC_OK ? (mc_measurement *)calloc(C, sizeof *m) : NULL;
+    if (rc == MC_OK && !m) rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (rc == MC_OK) rc = cu_gibbs_measure(g, 0, m, err); /* the running energies start exact */
+    free(m);
+    if (rc != MC_OK) {
+        cu_gibbs_destroy(g);
+        return NULL;
+    }
+    return g;
+}
