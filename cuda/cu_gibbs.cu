@@ -5,9 +5,10 @@
  * chain's scalars (boxes, counts, energies, counters), which all threads update alike from the same
  * block-wide sums, so no decision is broadcast; thread 0 alone writes a moved particle. A sum over
  * particles is each thread's share, then the warps' partials in a fixed order: deterministic. All
- * arithmetic is double, built with -fmad=false (Makefile.am) so that a moved or scaled coordinate
- * is the CPU's number to the bit; sums differ from the CPU's only in their order (t/gpu_parity.c
- * checks decisions and energies to 1e-10).
+ * arithmetic is double, built with -fmad=false (Makefile.am) so that a displaced or inserted
+ * coordinate is the CPU's number to the bit; sums differ from the CPU's only in their order, and a
+ * volume exchange's new edges in the last bits of CUDA's exp, log and cbrt against glibc's (about
+ * 1e-14: t/gpu_parity.c checks equal decisions, energies to 1e-10 and boxes to 1e-12).
  *
  * A displacement or transfer evaluates its particle against all n of the chain with the other
  * box's masked, as on the CPU; a volume exchange recomputes both boxes (each particle with the later

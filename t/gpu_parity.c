@@ -526,7 +526,8 @@ static void gibbs_same_decisions(int round, int k, const mc_chain *a, const mc_c
 {
     if (a->accepted != b->accepted || a->transfers_accepted != b->transfers_accepted ||
         a->volume_accepted != b->volume_accepted || a->volume_moves != b->volume_moves ||
-        a->gibbs_box_len[0] != b->gibbs_box_len[0] || memcmp(a->gibbs_count, b->gibbs_count, sizeof a->gibbs_count))
+        !(fabs(a->gibbs_box_len[0] - b->gibbs_box_len[0]) <= 1e-12 * a->gibbs_box_len[0]) ||
+        memcmp(a->gibbs_count, b->gibbs_count, sizeof a->gibbs_count))
         fail_msg("round %d chain %d: cpu %llu accepted (%llu transfers, %llu of %llu volume), box %.17g, %lld in box 0; "
                  "gpu %llu (%llu, %llu of %llu), %.17g, %lld", round, k, (unsigned long long)a->accepted,
                  (unsigned long long)a->transfers_accepted, (unsigned long long)a->volume_accepted,
@@ -542,8 +543,11 @@ static void gibbs_same_decisions(int round, int k, const mc_chain *a, const mc_c
 
 /* Gibbs-ensemble chains on both backends through the run driver: the same kind of move, particle,
  * insertion point and decision at every step (equal accepted displacements, transfers and volume
- * exchanges, equal boxes and counts after every round), each box's energy to 1e-10, the same test
- * insertions and series, and at the end the same labels and positions to 1e-12. */
+ * exchanges and equal counts after every round), each box's energy to 1e-10, the same test
+ * insertions and series, and at the end the same labels, and positions to the bound below. The box
+ * edges agree to 1e-12 relative, not to the bit: a volume exchange's new edge comes through exp,
+ * log and cbrt, whose last bits differ between CUDA's and glibc's libm (seen: 6e-14 after a round,
+ * 1.8e-12 in a coordinate after 1837 accepted exchanges). */
 static void gibbs_in_step(const char *ini, int chains)
 {
     mc_err err = {0, ""};
@@ -555,7 +559,13 @@ static void gibbs_in_step(const char *ini, int chains)
     double worst = 0.0, worst_series = 0.0;
     for (int k = 0; k < chains; k++) {
         const mc_chain *a = mc_run_chain(rc, k), *b = mc_run_chain(rg, k);
-        same_widom(p, a, b);
+        /* insertions into the liquid reach beta dU ~ 140, so a pair sum's rounding (1e-16 of its
+         * largest terms, added in another order) moves ln w by up to ~1e-10 of ln w: compared in logs */
+        for (long i = 0; i < p->widom_kinds * p->nsamples; i++) {
+            double la = log(a->widom[i]), lb = log(b->widom[i]);
+            if (a->widom[i] != b->widom[i] && !(fabs(la - lb) <= 1e-10 * fmax(1.0, fabs(la)))) /* 0: every one overlapped */
+                fail_msg("chain %d insertion sample %ld: cpu %.15g gpu %.15g", k, i, a->widom[i], b->widom[i]);
+        }
         for (int i = 0; i < a->n; i++) {
             if (a->in_box[i] != b->in_box[i]) fail_msg("chain %d particle %d: box cpu %lld gpu %lld", k, i,
                                                        (long long)a->in_box[i], (long long)b->in_box[i]);
@@ -577,7 +587,11 @@ static void gibbs_in_step(const char *ini, int chains)
            (unsigned long long)a->volume_accepted, (unsigned long long)a->volume_moves, a->gibbs_box_len[0],
            a->gibbs_box_len[1], (long long)mc_gibbs_particles(p, a, 0), (long long)mc_gibbs_particles(p, a, 1), worst,
            worst_series);
-    assert_true(worst < 1e-12);
+    /* each accepted volume exchange scales by edges whose last bits differ (exp, log, cbrt: a few
+     * ulp, 1e-15 relative): coordinates may part by up to that per exchange, times the box edge */
+    double bound = 1e-15 * (double)a->volume_accepted * fmax(a->gibbs_box_len[0], a->gibbs_box_len[1]);
+    printf("# coordinate bound from %llu volume exchanges: %.3g\n", (unsigned long long)a->volume_accepted, bound);
+    assert_true(worst < fmax(1e-12, bound));
     assert_true(worst_series < 1e-10);
     assert_true(a->transfers_accepted > 10 && a->volume_accepted > 10);
     mc_run_destroy(rc);
