@@ -6,7 +6,7 @@
 # figure, and bad input. t/coexistence_fit_check.py writes and reads the files.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 : "${MCENS_ANALYZE:=$(dirname "$MCENS")/mcens-analyze}"
-tap_plan 34
+tap_plan 35
 # ccheck CMD ARGS...: t/coexistence_fit_check.py, its output to the TAP stream, its status returned
 ccheck() {
     cout=$("$PYTHON3" "$T_SRCDIR/coexistence_fit_check.py" "$@" 2>&1); crc=$?
@@ -27,6 +27,20 @@ ccheck recover nist.h5 nist-coexistence.h5 nist nist.txt
 ok $? "Tc, rho_c, B, A within 4 reported errors of the truth; units, covariance, points and printed values"
 ccheck png nist-coexistence/coexistence.png; ok $? "nist-coexistence/coexistence.png: a phase diagram, not a blank page"
 [ "$(sum nist.h5)" = "$before" ]; ok $? "the run's file is not modified"
+# --tmin: the temperatures below it stay out of the fit, and the file and table say why
+analyze coexistence nist.h5 --tmin 0.95 --out tmin.h5 -o tmin-fig
+"$PYTHON3" - <<'PY' > tmin.txt 2>&1
+import h5py, sys
+run, fit = h5py.File("nist.h5", "r"), h5py.File("tmin.h5", "r")
+t = run["statepoints/temperature"][:]
+low = [s for s in range(len(t)) if t[s] < 0.95]
+used = fit["points/statepoint"][:].tolist()
+reasons = [r.decode() if isinstance(r, bytes) else r for r in fit["skipped/reason"][:]]
+print("below 0.95:", low, "fitted:", used, "reasons:", reasons)
+sys.exit(not (low and fit["skipped/statepoint"][:].tolist() == low and all("below --tmin" in r for r in reasons)
+              and sorted(used) == [s for s in range(len(t)) if s not in low]))
+PY
+ok $? "--tmin 0.95: the state points below it are skipped as 'below --tmin', the others fitted" || diag < tmin.txt
 
 # 2. real units (K, nm^-3), --out and -o
 ccheck synth argon.h5 argon 2; ok $? "synthetic file in real units: argon-like, Tc = 150.7 K, rho_c = 8.07 nm^-3"
