@@ -435,11 +435,11 @@ static void warn_not_stationary(const mc_plan *p, const mc_results *r)
             z, mc_observables[worst_obs].name, worst_chain, sp->temperature_given, worst);
 }
 
-/* npt: a word on the production volume moves that the minimum-image floor rejected (mc_run.c
+/* npt and gibbs: a word on the production volume moves that the minimum-image floor rejected (mc_run.c
  * stops a chain pinned there; a few leave the averages those of the boxes above the floor). */
 static int warn_volume_floor(const job *j, mc_err *err)
 {
-    if (!j->plan->npt) return MC_OK;
+    if (!j->plan->npt && !j->plan->gibbs) return MC_OK;
     double hits = 0.0, worst = 0.0; /* summed over chains; the largest fraction of one chain's moves */
     for (int k = 0; k < mc_run_nchains(j->run); k++) {
         const mc_chain *c = mc_run_chain(j->run, k);
@@ -451,8 +451,9 @@ static int warn_volume_floor(const job *j, mc_err *err)
     MC_TRY(ens_mpi_check(MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce", err));
     if (hits > 0 && j->layout.rank == 0)
         fprintf(stderr, "mcens: warning: %.0f production volume moves were rejected because the box would have "
-                "gone below %g, twice the cutoff or the RDF range (up to %.3g%% of one chain's): the NPT averages "
-                "are those of the boxes above it\n", hits, j->plan->min_box_len, 100.0 * worst);
+                "gone below %g, twice the cutoff or the RDF range (up to %.3g%% of one chain's): the %s averages "
+                "are those of the boxes above it\n", hits, j->plan->min_box_len, 100.0 * worst,
+                j->plan->gibbs ? "Gibbs" : "NPT");
     return MC_OK;
 }
 

@@ -427,13 +427,19 @@ static int widom_sample(mc_run *r, mc_err *err)
     return MC_OK;
 }
 
-/* npt: stop when a chain is pinned at the smallest box the minimum image allows (volume_move). */
+/* npt and gibbs: stop when a chain is pinned at the smallest box the minimum image allows
+ * (volume_move; cpu_gibbs.c's volume exchange). */
 static int check_volume_floor(const mc_run *r, mc_err *err)
 {
     const mc_plan *p = r->plan;
     for (int k = 0; (p->npt || p->gibbs) && k < r->nchains; k++) {
         const mc_chain *c = r->chains[k];
         uint64_t moves = c->volume_moves - c->production_volume_moves0, hits = c->production_volume_floor_hits;
+        if (moves >= 100 && 4 * hits > moves && p->gibbs)
+            MC_FAIL(err, MC_ECHECK, "chain %d, sweep %ld: %llu of %llu production volume exchanges would have taken a "
+                    "box below %g (twice the cutoff or the RDF range, which the minimum image needs): the liquid box is "
+                    "too small for this n; raise [system] n, or lower [potential] cutoff and [rdf] rmax", c->id,
+                    r->sweeps_done, (unsigned long long)hits, (unsigned long long)moves, p->min_box_len);
         if (moves >= 100 && 4 * hits > moves)
             MC_FAIL(err, MC_ECHECK, "chain %d, sweep %ld: %llu of %llu production volume moves would have taken "
                     "the box below %g (twice the cutoff or the RDF range, which the minimum image needs): at "
