@@ -24,7 +24,12 @@
 #include "mc_move.h"
 #include "pair.h"
 
-enum { GIBBS_THREADS = 128, GIBBS_WARPS = GIBBS_THREADS / 32 };
+/* Threads per chain's block (a multiple of 32, at most 1024); -DCU_GIBBS_THREADS=K overrides it
+ * for a measurement (doc/performance.md, version 13). */
+#ifndef CU_GIBBS_THREADS
+#define CU_GIBBS_THREADS 128
+#endif
+enum { GIBBS_THREADS = CU_GIBBS_THREADS, GIBBS_WARPS = GIBBS_THREADS / 32 };
 
 /* One chain as the kernels see it; mirrored from and back into the host chain around a sweep. */
 typedef struct gibbs_chain_dev {
