@@ -114,6 +114,10 @@ static const cfg_key schema[] = {
      "N/(V1 + V2), inside the two-phase region", DIM_NONE},
     {"ensemble", "mass_density", K_LIST, OFF(ensemble.mass_density), "", 0, 1e9, 1, NULL,
      "instead of density: kg/m^3 in real units (mass sigma^-3 in reduced), converted with [system] mass", DIM_NONE},
+    {"ensemble", "start_densities", K_LIST, OFF(ensemble.start_densities), "", 0, 1e6, 1, NULL,
+     "gibbs: the number densities box 0 and box 1 start at (a liquid's and a vapour's guess), the total density "
+     "between them; the particles split so that the boxes fill the total volume; default: both at the total density",
+     DIM_NONE},
     {"ensemble", "pressure", K_LIST, OFF(ensemble.pressure), "", -1e9, 1e9, 0, NULL,
      "npt only, required there: pressure in epsilon sigma^-3 (bar in real units): a value, a comma "
      "list, start:stop:count or start:stop:count:log", DIM_NONE},
@@ -813,7 +817,7 @@ static int check_gibbs(const cfg *c, mc_err *err)
     static const char *fractions[] = {"displacement_fraction", "transfer_fraction", "volume_fraction"};
     if (c->ensemble.type != CFG_ENSEMBLE_GIBBS) {
         for (int i = 0; i < 3; i++) MC_TRY(refuse(c, "moves", fractions[i], "expected [ensemble] type = gibbs", err));
-        return MC_OK;
+        return refuse(c, "ensemble", "start_densities", "expected [ensemble] type = gibbs", err);
     }
     const char *why_rigid = "the Gibbs ensemble runs atoms (pure or mixtures) in periodic boxes; molecules and open "
                             "clusters are not built for it yet";
@@ -825,10 +829,12 @@ static int check_gibbs(const cfg *c, mc_err *err)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] density: expected one total density N/(V1 + V2) with type = gibbs "
                 "(temperature is the axis), got %d values", f, cfg_line(c, "ensemble", "density"),
                 c->ensemble.density.n);
-    /* two phases need a bulk in each box: with a few dozen particles one box is all interface */
-    if (c->system.n < 64)
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [system] n = %ld: expected at least 64 particles with type = gibbs (too few to "
-                "form two bulk phases; several hundred are usual)", f, cfg_line(c, "system", "n"), c->system.n);
+    const cfg_list *start = &c->ensemble.start_densities;
+    if (start->n && (start->n != 2 || !(fmin(start->v[0], start->v[1]) < c->ensemble.density.v[0] &&
+                                        c->ensemble.density.v[0] < fmax(start->v[0], start->v[1]))))
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] start_densities: expected two densities (box 0, box 1) with the "
+                "total density %g between them", f, cfg_line(c, "ensemble", "start_densities"),
+                c->ensemble.density.v[0]);
     if (c->ensemble.exchange_every)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] exchange_every: replica exchange is not built for type = gibbs; "
                 "expected 0", f, cfg_line(c, "ensemble", "exchange_every"));

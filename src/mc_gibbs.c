@@ -60,6 +60,23 @@ static void shuffle(const mc_plan *p, const mc_chain *c, int box, int n, double 
     }
 }
 
+void mc_gibbs_start_split(const mc_plan *p, int64_t *count0, double *volume)
+{
+    const mc_species *s = &p->species;
+    double rho0 = p->gibbs_start_density[0], rho1 = p->gibbs_start_density[1], n = p->n;
+    /* n0 / rho0 + (n - n0) / rho1 = V, or half each */
+    double share = rho0 > 0 ? (p->gibbs_volume - n / rho1) / (1.0 / rho0 - 1.0 / rho1) / n : 0.5;
+    int64_t n0 = 0;
+    for (int a = 0; a < s->n; a++) {
+        int64_t na = s->first[a + 1] - s->first[a];
+        count0[a] = (int64_t)(share * na + (rho0 > 0 ? 0.5 : 0.0)); /* half: the floor, as before */
+        if (count0[a] > na) count0[a] = na;
+        n0 += count0[a];
+    }
+    volume[0] = rho0 > 0 ? n0 / rho0 : n0 / n * p->gibbs_volume; /* else both at the total density */
+    volume[1] = p->gibbs_volume - volume[0];
+}
+
 int mc_gibbs_start(const mc_plan *p, mc_chain *c, mc_err *err)
 {
     const mc_species *s = &p->species;
@@ -71,17 +88,18 @@ int mc_gibbs_start(const mc_plan *p, mc_chain *c, mc_err *err)
         MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's two boxes", c->id);
     }
     mc_chain_set_box(c, 0.0); /* a Gibbs chain has two boxes, in gibbs_box_len */
+    int64_t count0[MC_MAX_SPECIES];
+    double volume[2];
+    mc_gibbs_start_split(p, count0, volume);
     for (int a = 0; a < s->n; a++) {
-        int half = (s->first[a + 1] - s->first[a]) / 2;
-        c->gibbs_count[0][a] = half;
-        c->gibbs_count[1][a] = s->first[a + 1] - s->first[a] - half;
-        for (int i = s->first[a]; i < s->first[a + 1]; i++) c->in_box[i] = i - s->first[a] >= half;
+        c->gibbs_count[0][a] = count0[a];
+        c->gibbs_count[1][a] = s->first[a + 1] - s->first[a] - count0[a];
+        for (int i = s->first[a]; i < s->first[a + 1]; i++) c->in_box[i] = i - s->first[a] >= count0[a];
     }
     int rc = MC_OK;
     for (int b = 0; rc == MC_OK && b < 2; b++) {
         int nb = (int)mc_gibbs_particles(p, c, b);
-        /* each box at the total density: half the volume for its share of the particles */
-        c->gibbs_box_len[b] = cbrt(nb / (double)n * p->gibbs_volume);
+        c->gibbs_box_len[b] = cbrt(volume[b]);
         double *x = pts, *y = pts + nb, *z = pts + 2 * nb;
         if (p->start == CFG_START_MELT) {
             rc = mc_melt_points(p, c->id, nb, c->gibbs_box_len[b], 0.7, x, y, z, err);

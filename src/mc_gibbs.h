@@ -128,9 +128,18 @@ int mc_gibbs_liquid_box(const mc_plan *p, const struct mc_chain *c);
  * and volume): the g(r) of a Gibbs chain is its liquid box's. */
 void mc_gibbs_add_rdf_norm(const mc_plan *p, struct mc_chain *c, int box);
 
-/* Split the chain's particles over its two boxes and place them: every species half in box 0 (the
- * first half of its block) and half in box 1, each box at the total density on the plan's lattice
- * (or at random, start = melt). */
+/* The particles of each species box 0 starts with (counts[a]; box 1 takes the rest), and the two
+ * starting volumes: half of every species and of the volume each, or with start densities rho_0
+ * and rho_1 the split n0 / rho_0 + (n - n0) / rho_1 = V, n0 rounded, species in proportion. */
+void mc_gibbs_start_split(const mc_plan *p, int64_t *count0, double *volume);
+static inline void mc_gibbs_start_volumes(const mc_plan *p, double *volume)
+{
+    int64_t count0[MC_MAX_SPECIES];
+    mc_gibbs_start_split(p, count0, volume);
+}
+
+/* Split the chain's particles over its two boxes (mc_gibbs_start_split; box 0 takes the first ones
+ * of each species' block) and place them on the plan's lattice, or at random (start = melt). */
 int mc_gibbs_start(const mc_plan *p, struct mc_chain *c, mc_err *err);
 
 /* How clearly a chain's boxes separated into two phases: the mean of |rho_0 - rho_1| over the

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "mc_gibbs.h"
 #include "mc_lattice.h"
 #include "mc_observable.h"
 #include "mc_size.h"
@@ -293,6 +294,42 @@ int mc_plan_check_host_memory(const mc_plan *p, const cfg *c, int chains_on_rank
             what, host_bytes / 1e9);
 }
 
+/* Gibbs: enough particles for two bulk phases (a few dozen leave one box all interface). */
+static int check_gibbs_size(const cfg *c, const mc_plan *p, mc_err *err)
+{
+    const char *section = p->species.n > 1 ? "mixture" : "system", *key = p->species.n > 1 ? "counts" : "n";
+    if (p->n < 64)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] %s: %d particles; expected at least 64 with type = gibbs (too few to form "
+                "two bulk phases; several hundred are usual)", c->filename, cfg_line(c, section, key), section, key, p->n);
+    return MC_OK;
+}
+
+/* Gibbs: starting boxes that the lattice and the minimum image allow. */
+static int check_gibbs_start(const cfg *c, mc_plan *p, mc_err *err)
+{
+    const cfg_list *start = &c->ensemble.start_densities;
+    if (!start->n) return MC_OK;
+    p->gibbs_start_density[0] = start->v[0], p->gibbs_start_density[1] = start->v[1];
+    double v[2];
+    int64_t count0[MC_MAX_SPECIES], n0 = 0;
+    mc_gibbs_start_split(p, count0, v);
+    for (int a = 0; a < p->species.n; a++) n0 += count0[a];
+    for (int b = 0; b < 2; b++) {
+        int nb = (int)(b ? p->n - n0 : n0);
+        double nn = mc_lattice_spacing(p->lattice, nb, cbrt(v[b]));
+        if (p->start == CFG_START_LATTICE && nn < 0.9 * core_diameter(p)) /* as check_statepoint */
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] start_densities: box %d cannot hold its %d particles on the "
+                    "lattice: neighbours would start %.3f core diameters apart (where u = 0), expected at least 0.9",
+                    c->filename, cfg_line(c, "ensemble", "start_densities"), b, nb, nn / core_diameter(p));
+        if (cbrt(v[b]) < p->min_box_len)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] start_densities: box %d would start with an edge of %g, below %g "
+                    "(twice the cutoff or the RDF range, which the minimum image needs); raise [system] n or bring the "
+                    "densities nearer the total", c->filename, cfg_line(c, "ensemble", "start_densities"), b, cbrt(v[b]),
+                    p->min_box_len);
+    }
+    return MC_OK;
+}
+
 /* Every count that sizes memory, before anything is allocated for the chains: the pooled RDF is
  * reduced with an int count (ens_pool: state points x rows x bins), every rank holds the pooled
  * results, and no rank can run even one chain whose state exceeds the machine's memory. How many
@@ -387,6 +424,7 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
                    core_diameter(p));
         return mc_plan_destroy(p), NULL;
     }
+    if (p->gibbs && check_gibbs_size(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     if (fill_statepoints(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     for (int a = 0; p->gibbs && a < p->species.n; a++) /* pair_tail_energy(pp, 1, 1): N_a = N_b = V = 1 */
         for (int b = 0; isfinite(p->cutoff) && p->tail_correction && b < p->species.n; b++)
@@ -413,6 +451,7 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
                                       : (p->npt ? 0.4 : 0.5) * mc_plan_smallest_box(p);
     p->rdf_dr = p->rdf_rmax / p->rdf_bins;
     p->min_box_len = 2.0 * fmax(p->rdf_rmax, isfinite(p->cutoff) ? p->cutoff : 0.0);
+    if (p->gibbs && check_gibbs_start(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     if (check_sizes(c, p, mc_host_memory_bytes(), err) != MC_OK) return mc_plan_destroy(p), NULL;
     p->snapshot_every = c->output.snapshot_every;
     if (check_trajectory_size(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;

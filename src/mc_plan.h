@@ -73,6 +73,7 @@ typedef struct mc_plan {
                             box_len is a box's starting edge, half the total volume each */
     double gibbs_fraction[3]; /* gibbs: the share of each enum mc_gibbs_move among the trial moves */
     double gibbs_volume;      /* gibbs: V0 + V1, n over the total density */
+    double gibbs_start_density[2]; /* gibbs: box 0's and box 1's at the start; 0: the total density */
     double gibbs_tail[MC_MAX_SPECIES][MC_MAX_SPECIES]; /* gibbs: a box's tail energy per N_a N_b / V,
                                                            2 pi int_rc r^2 u_ab (0 without tails) */
     uint64_t seed;

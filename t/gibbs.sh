@@ -5,7 +5,7 @@
 # against the pure fluid; a supercritical run flagged, not averaged; 1 and 2 ranks bit-identical.
 # t/gibbs_check.py reads the HDF5 files; its tolerances are quantiles of the stated error bars.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 15
+tap_plan 18
 # gcheck CMD ARGS...: t/gibbs_check.py, its output to the TAP stream, its status returned
 gcheck() {
     gout=$("$PYTHON3" "$T_SRCDIR/gibbs_check.py" "$@" 2>&1); grc=$?
@@ -41,14 +41,31 @@ refused() { # refused NAME SED EXPECTED-TEXT
 }
 refused fractions 's/^widom = 20/widom = 20\n[moves]\ntransfer_fraction = 0.2\nvolume_fraction = 0.01/' \
     "fractions.ini:19: [moves] displacement_fraction + transfer_fraction + volume_fraction = 0.85 + 0.2 + 0.01"
-refused few_particles 's/^n = 500/n = 40/' "few_particles.ini:8: [system] n = 40: expected at least 64 particles"
+refused few_particles 's/^n = 500/n = 40/' "few_particles.ini:8: [system] n: 40 particles; expected at least 64"
 refused two_densities 's/^density = 0.2/density = 0.2, 0.3/' \
     "two_densities.ini:14: [ensemble] density: expected one total density"
 refused no_transfers 's/^widom = 20/widom = 20\n[moves]\ndisplacement_fraction = 0.99\ntransfer_fraction = 0\nvolume_fraction = 0.01/' \
     "no_transfers.ini:19: [moves] transfer_fraction = 0: expected > 0 with type = gibbs"
 refused fractions_in_nvt 's/^type = gibbs/type = nvt/; s/^widom = 20/widom = 20\n[moves]\nvolume_fraction = 0.01/' \
     "fractions_in_nvt.ini:18: [moves] volume_fraction: expected [ensemble] type = gibbs"
+refused start_not_between 's/^density = 0.2/density = 0.2\nstart_densities = 0.7, 0.3/' \
+    "start_not_between.ini:15: [ensemble] start_densities: expected two densities (box 0, box 1) with the total density 0.2 between them"
+refused start_small_box 's/^density = 0.2/density = 0.2\nstart_densities = 0.9, 0.19/' \
+    "start_small_box.ini:15: [ensemble] start_densities: box 0"
 refused single 's/^seed = 11/seed = 11\nprecision = single/' "single.ini:4: [run] precision = single: type = gibbs runs in double"
+
+# start_densities: box 0 starts as the liquid's guess, box 1 as the vapour's, and they fill V
+sed -e 's/^density = 0.2/density = 0.2\nstart_densities = 0.7, 0.02/' -e 's/^equilibration = 4000/equilibration = 0/' \
+    -e 's/^production = 16000/production = 20/' -e 's/^output = base.h5/output = start.h5/' base.ini > start.ini
+run_np 1 -q start.ini > start.txt 2>&1 && "$PYTHON3" - > start-check.txt 2>&1 <<'PY'
+import h5py, sys
+c = h5py.File("start.h5", "r")["chains"]
+# n0 / 0.7 + (500 - n0) / 0.02 = 2500: n0 = 466.2, rounded 466; 20 sweeps move the boxes little
+n0, v0, v1 = c["box0_particles"][0, 0], c["box0_volume"][0, 0], c["box1_volume"][0, 0]
+print("after 20 sweeps: box 0 holds", n0, "in", v0, "; box 1", v1, "; total", v0 + v1)
+sys.exit(not (abs(n0 - 466) <= 10 and abs(v0 / (466 / 0.7) - 1) < 0.1 and abs(v0 + v1 - 2500) < 1e-9 * 2500))
+PY
+ok $? "start_densities = 0.7, 0.02: box 0 starts with 466 of 500 at 0.7, the boxes fill the total volume" || diag < start-check.txt
 
 # 2. the ideal gas: 8 independent chains of 100 particles
 cat > ideal.ini <<'EOF'
