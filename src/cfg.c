@@ -201,7 +201,7 @@ static const cfg_key schema[] = {
      "write a trajectory larger than snapshot_budget", DIM_NONE},
     {"rdf", "bins", K_INT, OFF(rdf.bins), "200", 1, 1e7, 0, NULL, "RDF histogram bins", DIM_NONE},
     {"rdf", "rmax", K_REAL, OFF(rdf.rmax), "0", 0, 1e6, 0, NULL,
-     "RDF range; 0 means half the smallest box edge (npt: 0.4 of the smallest starting box)", DIM_LENGTH},
+     "RDF range; 0 means half the smallest box edge (npt: 0.4 of the smallest starting box; gibbs: the cutoff)", DIM_LENGTH},
 };
 #undef OFF
 enum { N_KEYS = sizeof schema / sizeof schema[0] };
