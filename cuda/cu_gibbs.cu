@@ -37,7 +37,7 @@ typedef struct gibbs_chain_dev {
     double beta, max_displacement, max_volume_step;
     unsigned long long step, accepted, transfers, transfers_accepted, volume_moves, volume_accepted, floor_hits;
     int64_t count[2][MC_MAX_SPECIES];
-    unsigned int id, production; /* production: floor hits count (cpu_gibbs.c in_production) */
+    unsigned int id, production; /* production: floor hits count (mc_gibbs_in_production) */
 } gibbs_chain_dev;
 
 /* The plan's constants for the kernels, by value. */
@@ -367,7 +367,7 @@ static int upload_scalars(cu_gibbs *g, mc_err *err)
         d->transfers_accepted = ch->transfers_accepted, d->volume_moves = ch->volume_moves;
         d->volume_accepted = ch->volume_accepted, d->floor_hits = ch->production_volume_floor_hits;
         d->id = (unsigned int)ch->id;
-        d->production = p->equilibration_sweeps == 0 || ch->production_step0 > 0;
+        d->production = mc_gibbs_in_production(p, ch);
     }
     CU_TRY(cudaMemcpy(g->d_chains, g->h_chains, (size_t)g->nchains * sizeof *g->d_chains, cudaMemcpyHostToDevice), err);
     return MC_OK;

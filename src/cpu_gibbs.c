@@ -92,13 +92,6 @@ static double energy_in_box(const mc_plan *p, const mc_chain *c, int a, int box,
     return u;
 }
 
-/* Volume moves count the proposals that would shrink a box below plan->min_box_len in production
- * (mc_run stops a chain pinned there); production has begun once mc_run set production_step0. */
-static int in_production(const mc_plan *p, const mc_chain *c)
-{
-    return p->equilibration_sweeps == 0 || c->production_step0 > 0;
-}
-
 static void displace(const mc_plan *p, mc_chain *c, uint64_t step)
 {
     mc_trial t = mc_trial_draw(p->seed, (uint32_t)c->id, step, (uint32_t)c->n, 1.0);
@@ -225,7 +218,7 @@ static void volume_exchange(const mc_plan *p, cpu_gibbs *g, mc_chain *c, const m
     mc_gibbs_new_volumes(v[0], p->gibbs_volume, t->log_ratio, &v_new[0], &v_new[1]);
     for (int b = 0; b < 2; b++) len_new[b] = cbrt(v_new[b]);
     if (len_new[0] < p->min_box_len || len_new[1] < p->min_box_len) {
-        c->production_volume_floor_hits += in_production(p, c);
+        c->production_volume_floor_hits += mc_gibbs_in_production(p, c); /* mc_run stops a pinned chain */
         return;
     }
     double energy_new[2], dU = 0.0;

@@ -12,8 +12,14 @@
 
 void mc_chain_shuffle_points(const mc_chain *c, uint64_t seed, int n, double *x, double *y, double *z)
 {
+    mc_chain_shuffle_points_from(c, seed, 0, n, x, y, z);
+}
+
+void mc_chain_shuffle_points_from(const mc_chain *c, uint64_t seed, uint64_t first_key, int n, double *x, double *y,
+                                  double *z)
+{
     for (int i = n - 1; i > 0; i--) {
-        mc_rng4 r = mc_rng_block(seed, (uint32_t)c->id, MC_RNG_SETUP, (uint64_t)i);
+        mc_rng4 r = mc_rng_block(seed, (uint32_t)c->id, MC_RNG_SETUP, first_key + (uint64_t)i);
         int j = (int)mc_rng_index(r.v[0], (uint32_t)i + 1);
         double t;
         t = x[i], x[i] = x[j], x[j] = t;

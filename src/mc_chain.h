@@ -89,6 +89,10 @@ double mc_chain_production_volume_acceptance(const mc_chain *c);
  * or molecule type (a block of indices) spreads over the box instead of filling one end of it;
  * keyed by the chain's setup stream like every other number of the chain. */
 void mc_chain_shuffle_points(const mc_chain *c, uint64_t seed, int n, double *x, double *y, double *z);
+/* The same with the setup stream's keys from first_key on (a second set of points of one chain, such
+ * as a Gibbs chain's second box). */
+void mc_chain_shuffle_points_from(const mc_chain *c, uint64_t seed, uint64_t first_key, int n, double *x, double *y,
+                                  double *z);
 
 /* Rows of rdf_counts: the species pairs, and for the rigid engine the molecular centres. */
 static inline int mc_chain_rdf_rows(const mc_plan *p) { return p->species.npairs + (p->rigid ? 1 : 0); }

@@ -46,20 +46,6 @@ int mc_gibbs_liquid_box(const mc_plan *p, const mc_chain *c)
     return rho[1] > rho[0];
 }
 
-/* Fisher-Yates over a box's n points, keyed by the chain's setup stream after the other box's keys,
- * so that a mixture's species spread over the box. */
-static void shuffle(const mc_plan *p, const mc_chain *c, int box, int n, double *x, double *y, double *z)
-{
-    for (int i = n - 1; i > 0; i--) {
-        mc_rng4 r = mc_rng_block(p->seed, (uint32_t)c->id, MC_RNG_SETUP, (uint64_t)box * (uint64_t)p->n + (uint64_t)i);
-        int j = (int)mc_rng_index(r.v[0], (uint32_t)i + 1);
-        double t;
-        t = x[i], x[i] = x[j], x[j] = t;
-        t = y[i], y[i] = y[j], y[j] = t;
-        t = z[i], z[i] = z[j], z[j] = t;
-    }
-}
-
 void mc_gibbs_start_split(const mc_plan *p, int64_t *count0, double *volume)
 {
     const mc_species *s = &p->species;
@@ -105,7 +91,8 @@ int mc_gibbs_start(const mc_plan *p, mc_chain *c, mc_err *err)
             rc = mc_melt_points(p, c->id, nb, c->gibbs_box_len[b], 0.7, x, y, z, err);
         } else {
             mc_lattice_fill(p->lattice, nb, c->gibbs_box_len[b], x, y, z);
-            if (s->n > 1) shuffle(p, c, b, nb, x, y, z);
+            /* a mixture's species spread over the box; box 1 takes the setup keys after box 0's */
+            if (s->n > 1) mc_chain_shuffle_points_from(c, p->seed, (uint64_t)b * (uint64_t)p->n, nb, x, y, z);
         }
         for (int i = 0, k = 0; rc == MC_OK && i < n; i++)
             if (c->in_box[i] == b) c->x[i] = x[k], c->y[i] = y[k], c->z[i] = z[k], k++;

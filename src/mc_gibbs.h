@@ -118,6 +118,10 @@ static inline double mc_gibbs_tail_energy(const mc_plan *p, const int64_t *count
  * mc_plan_corrections); zero for an empty box. */
 mc_corrections mc_gibbs_corrections(const mc_plan *p, const int64_t *count, double volume, double temperature);
 
+/* Whether the chain's production has begun (mc_run sets production_step0 when equilibration ends):
+ * volume exchanges below the smallest box count as floor hits from then on. */
+static inline int mc_gibbs_in_production(const mc_plan *p, const struct mc_chain *c);
+
 /* Particles in box b (all species). */
 int64_t mc_gibbs_particles(const mc_plan *p, const struct mc_chain *c, int b);
 
@@ -151,5 +155,12 @@ double mc_gibbs_separation(const struct mc_chain *c);
 #ifdef __cplusplus
 }
 #endif
+
+#include "mc_chain.h"
+
+static inline int mc_gibbs_in_production(const mc_plan *p, const struct mc_chain *c)
+{
+    return p->equilibration_sweeps == 0 || c->production_step0 > 0;
+}
 
 #endif
