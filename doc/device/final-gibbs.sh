@@ -2,14 +2,8 @@
 # GPU call: build, the parity tests, the full coexistence example with its timing; a small copy of
 # its results (statepoints, results, parameters, species, per-chain separation and boxes) comes back.
 set -uo pipefail
-kit=$PWD/.devkit
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export CC=mpicc; unset CFLAGS
-export CPPFLAGS="-I$kit/include" LDFLAGS="-L$kit/lib -Wl,-rpath,$kit/lib" LD_LIBRARY_PATH="$kit/lib:${LD_LIBRARY_PATH:-}"
-out=${OUT:-/tmp/out}; mkdir -p "$out"
-SECONDS=0
-bash .devkit/gpu-check all > "$out/gpu-check.txt" 2>&1 || { tail -30 "$out/gpu-check.txt"; exit 1; }
-echo "built in $SECONDS s; commit $(git rev-parse --short HEAD 2>/dev/null)"
+. doc/device/build.sh
+echo "commit $(git rev-parse --short HEAD 2>/dev/null)"
 if [ -z "${SKIP_PARITY:-}" ]; then
   make -j8 check TESTS="t/gpu_parity" > "$out/tests.log" 2>&1
   grep -E "^(FAIL|ERROR)" "$out/tests.log"; grep -c "^PASS" "$out/tests.log"

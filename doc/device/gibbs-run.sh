@@ -2,14 +2,7 @@
 # GPU call: build, the Gibbs parity tests and t/gibbs.sh on the GPU backend, a sanitizer run of a
 # small Gibbs job, the Gibbs benchmark (case 5). Logs under $OUT.
 set -uo pipefail
-kit=$PWD/.devkit
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export CC=mpicc; unset CFLAGS
-export CPPFLAGS="-I$kit/include" LDFLAGS="-L$kit/lib -Wl,-rpath,$kit/lib" LD_LIBRARY_PATH="$kit/lib:${LD_LIBRARY_PATH:-}"
-out=${OUT:-/tmp/out}; mkdir -p "$out"
-SECONDS=0
-bash .devkit/gpu-check all > "$out/gpu-check.txt" 2>&1 || { tail -30 "$out/gpu-check.txt"; exit 1; }
-echo "built in $SECONDS s"
+. doc/device/build.sh
 if [ -n "${PARITY_ONLY:-}" ]; then
   ./t/gpu_parity 2>&1 | grep -E "gibbs|^(ok|not ok)|FAIL|error" | cut -c1-400 | tail -40
   echo "parity done at $SECONDS s"

@@ -2,14 +2,7 @@
 # GPU call: build, the GPU tests and the exchange tests, the exchange benchmark, a timing of the
 # argon PT example. Logs under $OUT.
 set -uo pipefail
-kit=$PWD/.devkit
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export CC=mpicc; unset CFLAGS
-export CPPFLAGS="-I$kit/include" LDFLAGS="-L$kit/lib -Wl,-rpath,$kit/lib" LD_LIBRARY_PATH="$kit/lib:${LD_LIBRARY_PATH:-}"
-out=${OUT:-/tmp/out}; mkdir -p "$out"
-SECONDS=0
-bash .devkit/gpu-check all > "$out/gpu-check.txt" 2>&1 || { tail -30 "$out/gpu-check.txt"; exit 1; }
-echo "built in $SECONDS s"
+. doc/device/build.sh
 make -j8 check TESTS="${TESTS:-t/gpu_parity t/gpu_run.sh t/gpu_device.sh t/exchange.sh}" > "$out/tests.log" 2>&1
 grep -E "^(PASS|FAIL|SKIP|ERROR|XFAIL)" "$out/tests.log" | cut -c1-160
 cp t/*.log "$out/" 2>/dev/null
