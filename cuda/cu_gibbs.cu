@@ -183,14 +183,13 @@ __device__ void box_sums(const gibbs_consts &k, const chain_view &v, int n, cons
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
         int b = v.box[i], a = mc_species_block(k.first, k.nspecies, i);
         double s = scale[b], l = len[b];
-        double p[3] = {s == 1.0 ? v.x[i] : mc_scale_coordinate(v.x[i], s, l),
-                       s == 1.0 ? v.y[i] : mc_scale_coordinate(v.y[i], s, l),
-                       s == 1.0 ? v.z[i] : mc_scale_coordinate(v.z[i], s, l)};
+        /* s = 1 (a measurement): mc_scale_coordinate gives x itself, x being in [0, l) */
+        double p[3] = {mc_scale_coordinate(v.x[i], s, l), mc_scale_coordinate(v.y[i], s, l),
+                       mc_scale_coordinate(v.z[i], s, l)};
         for (int j = i + 1; j < n; j++) {
             if (v.box[j] != b) continue;
-            double r2 = distance2(p, s == 1.0 ? v.x[j] : mc_scale_coordinate(v.x[j], s, l),
-                                  s == 1.0 ? v.y[j] : mc_scale_coordinate(v.y[j], s, l),
-                                  s == 1.0 ? v.z[j] : mc_scale_coordinate(v.z[j], s, l), l);
+            double r2 = distance2(p, mc_scale_coordinate(v.x[j], s, l), mc_scale_coordinate(v.y[j], s, l),
+                                  mc_scale_coordinate(v.z[j], s, l), l);
             const pair_params *pp = &k.pair[a][mc_species_block(k.first, k.nspecies, j)];
             e[b] += pair_energy(r2, pp);
             if (virial) w[b] += pair_virial(r2, pp);
@@ -418,7 +417,6 @@ int cu_gibbs_measure(cu_gibbs *g, int add_rdf, mc_measurement *out, mc_err *err)
 {
     const mc_plan *p = g->plan;
     size_t rdf_len = (size_t)g->nchains * g->k.rdf_pairs * g->k.rdf_bins;
-    MC_TRY(upload_scalars(g, err));
     for (int c = 0; add_rdf && c < g->nchains; c++) g->h_liquid[c] = mc_gibbs_liquid_box(p, g->chains[c]);
     if (add_rdf) {
         CU_TRY(cudaMemcpy(g->d_liquid, g->h_liquid, (size_t)g->nchains * sizeof *g->d_liquid, cudaMemcpyHostToDevice), err);
@@ -456,7 +454,6 @@ int cu_gibbs_insertion(cu_gibbs *g, int kind, int insertions, long draw, double 
         int liquid = mc_gibbs_liquid_box(p, g->chains[c]);
         g->h_liquid[c] = kind / ns == 0 ? liquid : !liquid;
     }
-    MC_TRY(upload_scalars(g, err));
     CU_TRY(cudaMemcpy(g->d_liquid, g->h_liquid, (size_t)g->nchains * sizeof *g->d_liquid, cudaMemcpyHostToDevice), err);
     gibbs_insertion_kernel<<<g->nchains, GIBBS_THREADS>>>(g->d_chains, g->d_pos, g->d_box, g->k, g->n, g->d_liquid,
                                                           kind % ns, insertions, (long long)draw, g->d_sums);
@@ -526,6 +523,7 @@ cu_gibbs *cu_gibbs_create(const mc_plan *plan, mc_chain **chains, int nchains, m
     }
     mc_measurement *m = rc == MC_OK ? (mc_measurement *)calloc(C, sizeof *m) : NULL;
     if (rc == MC_OK && !m) rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (rc == MC_OK) rc = upload_scalars(g, err); /* then a sweep's download keeps the mirror current */
     if (rc == MC_OK) rc = cu_gibbs_measure(g, 0, m, err); /* the running energies start exact */
     free(m);
     if (rc != MC_OK) {

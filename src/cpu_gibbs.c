@@ -156,9 +156,9 @@ static void compact(const mc_plan *p, const mc_chain *c, int b, double s, double
         out->first[a] = k;
         for (int i = p->species.first[a]; i < p->species.first[a + 1]; i++) {
             if (c->in_box[i] != b) continue;
-            out->x[k] = s == 1.0 ? c->x[i] : mc_scale_coordinate(c->x[i], s, len);
-            out->y[k] = s == 1.0 ? c->y[i] : mc_scale_coordinate(c->y[i], s, len);
-            out->z[k] = s == 1.0 ? c->z[i] : mc_scale_coordinate(c->z[i], s, len);
+            out->x[k] = mc_scale_coordinate(c->x[i], s, len); /* s = 1: x itself, x being in [0, len) */
+            out->y[k] = mc_scale_coordinate(c->y[i], s, len);
+            out->z[k] = mc_scale_coordinate(c->z[i], s, len);
             k++;
         }
     }

@@ -98,14 +98,13 @@ MC_HD double mc_gibbs_tail(const double (*coef)[MC_MAX_SPECIES], int nspecies, c
     return u;
 }
 
+#include "mc_chain.h"
 #include "mc_err.h"
 #include "mc_plan.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-struct mc_chain;
 
 /* The tail correction to a box's energy: sum over species pairs of N_a N_b 2 pi / V int_rc r^2 u_ab,
  * from its counts (count[a], a species) and volume; 0 without tails (mc_gibbs_tail). */
@@ -118,49 +117,40 @@ static inline double mc_gibbs_tail_energy(const mc_plan *p, const int64_t *count
  * mc_plan_corrections); zero for an empty box. */
 mc_corrections mc_gibbs_corrections(const mc_plan *p, const int64_t *count, double volume, double temperature);
 
-/* Whether the chain's production has begun (mc_run sets production_step0 when equilibration ends):
- * volume exchanges below the smallest box count as floor hits from then on. */
-static inline int mc_gibbs_in_production(const mc_plan *p, const struct mc_chain *c);
-
 /* Particles in box b (all species). */
-int64_t mc_gibbs_particles(const mc_plan *p, const struct mc_chain *c, int b);
+int64_t mc_gibbs_particles(const mc_plan *p, const mc_chain *c, int b);
 
 /* The box holding the liquid at this moment: the denser one (box 0 on a tie). */
-int mc_gibbs_liquid_box(const mc_plan *p, const struct mc_chain *c);
+int mc_gibbs_liquid_box(const mc_plan *p, const mc_chain *c);
 
 /* One RDF sample's ideal-gas norms of box `box` (mc_chain_add_rdf_sample's at the box's own counts
  * and volume): the g(r) of a Gibbs chain is its liquid box's. */
-void mc_gibbs_add_rdf_norm(const mc_plan *p, struct mc_chain *c, int box);
+void mc_gibbs_add_rdf_norm(const mc_plan *p, mc_chain *c, int box);
 
 /* The particles of each species box 0 starts with (counts[a]; box 1 takes the rest), and the two
  * starting volumes: half of every species and of the volume each, or with start densities rho_0
  * and rho_1 the split n0 / rho_0 + (n - n0) / rho_1 = V, n0 rounded, species in proportion. */
 void mc_gibbs_start_split(const mc_plan *p, int64_t *count0, double *volume);
-static inline void mc_gibbs_start_volumes(const mc_plan *p, double *volume)
-{
-    int64_t count0[MC_MAX_SPECIES];
-    mc_gibbs_start_split(p, count0, volume);
-}
 
 /* Split the chain's particles over its two boxes (mc_gibbs_start_split; box 0 takes the first ones
  * of each species' block) and place them on the plan's lattice, or at random (start = melt). */
-int mc_gibbs_start(const mc_plan *p, struct mc_chain *c, mc_err *err);
+int mc_gibbs_start(const mc_plan *p, mc_chain *c, mc_err *err);
 
 /* How clearly a chain's boxes separated into two phases: the mean of |rho_0 - rho_1| over the
  * production samples divided by its standard deviation. A chain whose boxes hold one phase has a
  * half-normal gap (mean/sd = 1.32); two phases give a gap far above its fluctuation. */
-double mc_gibbs_separation(const struct mc_chain *c);
+double mc_gibbs_separation(const mc_chain *c);
 #define MC_GIBBS_SEPARATED 3.0 /* separation above this counts as two phases */
+
+/* Whether the chain's production has begun (mc_run sets production_step0 when equilibration ends):
+ * volume exchanges below the smallest box count as floor hits from then on. */
+static inline int mc_gibbs_in_production(const mc_plan *p, const mc_chain *c)
+{
+    return p->equilibration_sweeps == 0 || c->production_step0 > 0;
+}
 
 #ifdef __cplusplus
 }
 #endif
-
-#include "mc_chain.h"
-
-static inline int mc_gibbs_in_production(const mc_plan *p, const struct mc_chain *c)
-{
-    return p->equilibration_sweeps == 0 || c->production_step0 > 0;
-}
 
 #endif

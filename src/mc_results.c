@@ -20,6 +20,7 @@ void mc_results_destroy(mc_results *r)
     free(r->rdf_norm);
     free(r->chain_max_rotation);
     free(r->rdf_g);
+    free(r->replica_scratch);
     free(r->exchange_attempts);
     free(r->exchange_accepted);
     free(r->walker_traversals);
@@ -58,9 +59,10 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
     r->rdf_g = calloc(S * P * B, sizeof *r->rdf_g);
     r->chain_max_volume_step = calloc(C, sizeof *r->chain_max_volume_step);
     r->chain_max_rotation = calloc(C, sizeof(double));
+    r->replica_scratch = calloc((size_t)plan->replicas, sizeof *r->replica_scratch);
     if (!obs_ok || !r->chain_widom || !r->mu_excess || !r->chain_max_displacement || !r->chain_rdf_norm ||
         !r->rdf_r || !r->rdf_counts || !r->rdf_norm || !r->rdf_g || !r->chain_max_volume_step ||
-        !r->chain_max_rotation) {
+        !r->chain_max_rotation || !r->replica_scratch) {
         mc_results_destroy(r);
         return mc_err_set(err, MC_ENOMEM, "out of memory for results"), NULL;
     }
@@ -113,7 +115,9 @@ static mc_estimate widom_mu(mc_estimate w, const mc_plan *plan, const mc_statepo
     mc_estimate mu = {NAN, NAN, NAN, NAN, 0};
     if (!plan->widom_insertions) return mu;
     mu = w;
-    mu.mean = -sp->temperature * log(w.mean) + mc_plan_widom_tail(plan, pow(sp->box_len, 3), a);
+    /* gibbs: w is <V/(n_a + 1) exp(-beta dU)>, the tail inside dU: -kT ln w is the whole mu (Lambda 1) */
+    double tail = plan->gibbs ? 0.0 : mc_plan_widom_tail(plan, pow(sp->box_len, 3), a);
+    mu.mean = -sp->temperature * log(w.mean) + tail;
     mu.error = sp->temperature * w.error / w.mean;
     return mu;
 }
@@ -147,45 +151,29 @@ static int separated(const mc_results *r, int k)
     return r->chain_obs[MC_OBS_SEPARATION][k].mean > MC_GIBBS_SEPARATED;
 }
 
-/* Observable o at state point s pooled over its replicas; a phase observable of the Gibbs ensemble
- * over those whose boxes separated (NaN where none did). acc: scratch for the replicas. */
-static mc_estimate pool_observable(const mc_results *r, const mc_plan *plan, int o, int s, mc_estimate *acc)
+/* The estimates of state point s's replicas, per_chain[k * stride] for chain k, pooled: all of
+ * them, or with phase (the Gibbs ensemble's phase quantities) those whose boxes separated, NaN
+ * where none did. acc: scratch for the replicas. */
+static mc_estimate pool_replicas(const mc_results *r, const mc_plan *plan, int s, int phase,
+                                 const mc_estimate *per_chain, size_t stride, mc_estimate *acc)
 {
     int R = plan->replicas, m = 0;
-    if (!mc_observables[o].phase) return mc_stats_pool(r->chain_obs[o] + s * R, R);
-    for (int k = s * R; acc && k < (s + 1) * R; k++)
-        if (separated(r, k)) acc[m++] = r->chain_obs[o][k];
+    for (int k = s * R; k < (s + 1) * R; k++)
+        if (!phase || separated(r, k)) acc[m++] = per_chain[(size_t)k * stride];
     return m ? mc_stats_pool(acc, m) : (mc_estimate){NAN, NAN, NAN, NAN, 0};
-}
-
-/* Gibbs: the chemical potential of phase-species kind a, -kT ln <V/(n_a + 1) exp(-beta dU)> over
- * the chains whose boxes separated (Lambda = 1: the insertion includes the ideal term). */
-static mc_estimate gibbs_mu(const mc_results *r, const mc_plan *plan, int s, int a, mc_estimate *acc)
-{
-    int R = plan->replicas, m = 0;
-    for (int k = s * R; acc && k < (s + 1) * R; k++)
-        if (separated(r, k)) acc[m++] = r->chain_widom[(size_t)k * r->widom_kinds + a];
-    mc_estimate w = m ? mc_stats_pool(acc, m) : (mc_estimate){NAN, NAN, NAN, NAN, 0}, mu = w;
-    double kT = plan->statepoint[s].temperature;
-    mu.mean = -kT * log(w.mean);
-    mu.error = kT * w.error / w.mean;
-    return mu;
 }
 
 void mc_results_pool(mc_results *r, const mc_plan *plan)
 {
     int R = plan->replicas;
-    mc_estimate *acc = malloc((size_t)R * sizeof *acc);
+    mc_estimate *acc = r->replica_scratch;
     for (int s = 0; s < plan->nstatepoints; s++) {
         for (int o = 0; o < MC_NOBS; o++)
-            if (r->obs[o]) r->obs[o][s] = pool_observable(r, plan, o, s, acc);
-        for (int a = 0; acc && plan->gibbs && plan->widom_insertions && a < r->widom_kinds; a++)
-            r->mu_excess[(size_t)s * r->widom_kinds + a] = gibbs_mu(r, plan, s, a, acc);
-        for (int a = 0; acc && !plan->gibbs && a < r->widom_kinds; a++) { /* acc: scratch for R estimates */
-            for (int k = 0; k < R; k++) acc[k] = r->chain_widom[(size_t)(s * R + k) * r->widom_kinds + a];
+            if (r->obs[o]) r->obs[o][s] = pool_replicas(r, plan, s, mc_observables[o].phase, r->chain_obs[o], 1, acc);
+        for (int a = 0; a < r->widom_kinds; a++) /* gibbs: each phase's, over the separated chains */
             r->mu_excess[(size_t)s * r->widom_kinds + a] =
-                widom_mu(mc_stats_pool(acc, R), plan, &plan->statepoint[s], a);
-        }
+                widom_mu(pool_replicas(r, plan, s, plan->gibbs, r->chain_widom + a, (size_t)r->widom_kinds, acc), plan,
+                         &plan->statepoint[s], a);
         for (int q = 0; q < r->npairs; q++) pool_rdf(r, plan, s, q);
         if (r->exchange_attempts) {
             uint64_t tried = 0, taken = 0;
@@ -195,5 +183,4 @@ void mc_results_pool(mc_results *r, const mc_plan *plan)
     }
     if (r->walker_state)
         for (size_t i = 0; i < (size_t)plan->nchains * plan->nsamples; i++) r->walker_state[i] -= 1;
-    free(acc);
 }

@@ -54,6 +54,8 @@ typedef struct mc_results {
     uint64_t *rdf_counts;   /* [nstatepoints][npairs][bins] pair counts summed over replicas */
     double *rdf_norm;       /* [nstatepoints][npairs] chain_rdf_norm summed over replicas */
     double *rdf_g;          /* [nstatepoints][npairs][bins] */
+    mc_estimate *replica_scratch; /* [replicas] one state point's estimates while pooling (so that
+                                     pooling, after the run, allocates nothing) */
 } mc_results;
 
 mc_results *mc_results_create(const mc_plan *plan, mc_err *err);
