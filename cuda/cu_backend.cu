@@ -4,7 +4,8 @@
  * the run driver needs across. Molecules (plan->rigid) take cu_rigid.cu: its kernels move them
  * and recompute energies; RDF samples, Widom test molecules and volume scaling run on fetched host
  * positions through mc_rigid_host, the CPU backend's own code. Gibbs-ensemble chains (plan->gibbs)
- * take cu_gibbs.cu, moves, measurements and test insertions all on the device. */
+ * take cu_gibbs.cu: atoms' moves, measurements and test insertions all on the device, molecules'
+ * moves on the device and their measurements and test molecules on the host. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -406,10 +407,10 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
     b->v.rdf_pairs = plan->species.npairs;
     for (int a = 0; a <= MC_MAX_SPECIES; a++) b->v.species_first[a] = plan->species.first[a];
     int rc;
-    if (plan->rigid) {
-        rc = (b->rigid = cu_rigid_create(plan, chains, nchains, err)) ? MC_OK : err->code;
-    } else if (plan->gibbs) { /* volume moves, exchange and trades do not reach this path (cfg refuses them) */
+    if (plan->gibbs) { /* atoms or molecules; exchange and trades do not reach this path (cfg refuses them) */
         rc = (b->gibbs = cu_gibbs_create(plan, chains, nchains, err)) ? MC_OK : err->code;
+    } else if (plan->rigid) {
+        rc = (b->rigid = cu_rigid_create(plan, chains, nchains, err)) ? MC_OK : err->code;
     } else {
         rc = setup(b, err);
     }

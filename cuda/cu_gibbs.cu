@@ -19,9 +19,11 @@
 #include <string.h>
 
 #include "cu_check.h"
+#include "cpu_gibbs.h"
 #include "cu_gibbs.h"
 #include "mc_gibbs.h"
 #include "mc_move.h"
+#include "mc_rigid.h"
 #include "pair.h"
 
 /* Threads per chain's block (a multiple of 32, at most 1024); -DCU_GIBBS_THREADS=K overrides it
@@ -34,8 +36,9 @@ enum { GIBBS_THREADS = CU_GIBBS_THREADS, GIBBS_WARPS = GIBBS_THREADS / 32 };
 /* One chain as the kernels see it; mirrored from and back into the host chain around a sweep. */
 typedef struct gibbs_chain_dev {
     double box_len[2], energy[2];
-    double beta, max_displacement, max_volume_step;
+    double beta, max_displacement, max_volume_step, max_rotation;
     unsigned long long step, accepted, transfers, transfers_accepted, volume_moves, volume_accepted, floor_hits;
+    unsigned long long rotations, rotations_accepted; /* molecules */
     int64_t count[2][MC_MAX_SPECIES];
     unsigned int id, production; /* production: floor hits count (mc_gibbs_in_production) */
 } gibbs_chain_dev;
@@ -46,6 +49,10 @@ typedef struct gibbs_consts {
     double tail[MC_MAX_SPECIES][MC_MAX_SPECIES];
     double fraction[3], volume, min_box_len, rdf_rmax, rdf_dr;
     int nspecies, first[MC_MAX_SPECIES + 1], rdf_bins, rdf_pairs;
+    int nkinds;  /* what a transfer moves (mc_plan.gibbs_nkinds): species, or molecule types */
+    int kind_first[MC_MAX_SPECIES + 1]; /* molecules: each type's block of molecules */
+    int nmol;
+    double hard_core2[MC_MAX_SPECIES][MC_MAX_SPECIES];
     unsigned long long seed;
 } gibbs_consts;
 
@@ -61,6 +68,16 @@ struct cu_gibbs {
     int *d_liquid, *h_liquid;        /* [chain] the box whose RDF a sample counts */
     unsigned long long *d_rdf, *h_rdf; /* [chain][species pairs][bins] one sample's counts */
     size_t smem;                     /* dynamic shared bytes; 0: read from global memory */
+    /* molecules: the tables, each chain's centres and orientations, and the sites and centres of a
+     * trial volume exchange; measurements and test molecules on the host (cpu_gibbs) */
+    int *d_first, *d_site_mol;       /* [nmol + 1], [n] */
+    unsigned char *d_species;        /* [n] */
+    double *d_body;                  /* [3 n] */
+    double *d_centre, *h_centre;     /* [chain][3][nmol] */
+    double *d_quat, *h_quat;         /* [chain][nmol][4] */
+    double *d_trial;                 /* [chain][3 n + 3 nmol] */
+    cpu_gibbs *host;                 /* the CPU's measurements and test molecules */
+    int host_current;                /* the host chains hold the device's positions */
 };
 
 /* Block-wide sums of a and b, every thread getting the same two numbers (the warps' partials added
@@ -141,7 +158,7 @@ __device__ int kth_in_box(const gibbs_consts &k, const chain_view &v, int a, int
 __device__ void transfer(const gibbs_consts &k, gibbs_chain_dev &c, const chain_view &v, unsigned long long step,
                          const mc_gibbs_trial &t, double *warp_a, double *warp_b, int *warp_count, int *found)
 {
-    int a = t.species, src = t.source, dst = !src;
+    int a = t.kind, src = t.source, dst = !src;
     int64_t n_src = c.count[src][a], n_dst = c.count[dst][a];
     c.transfers++;
     if (n_src == 0) return;
@@ -158,9 +175,9 @@ __device__ void transfer(const gibbs_consts &k, gibbs_chain_dev &c, const chain_
             else inserted += pair_energy(distance2(now, v.x[j], v.y[j], v.z[j], len_dst), &k.pair[a][s]);
         }
     block_sum2(&removed, &inserted, warp_a, warp_b);
-    double tail = -mc_gibbs_tail(k.tail, k.nspecies, c.count[src], v_src) - mc_gibbs_tail(k.tail, k.nspecies, c.count[dst], v_dst);
+    double tail = -mc_gibbs_tail(k.tail, k.nkinds, c.count[src], v_src) - mc_gibbs_tail(k.tail, k.nkinds, c.count[dst], v_dst);
     c.count[src][a]--, c.count[dst][a]++;
-    tail += mc_gibbs_tail(k.tail, k.nspecies, c.count[src], v_src) + mc_gibbs_tail(k.tail, k.nspecies, c.count[dst], v_dst);
+    tail += mc_gibbs_tail(k.tail, k.nkinds, c.count[src], v_src) + mc_gibbs_tail(k.tail, k.nkinds, c.count[dst], v_dst);
     double cost = mc_gibbs_transfer_cost(inserted - removed + tail, 1.0 / c.beta, (double)n_src, (double)n_dst, v_src, v_dst);
     if (!mc_metropolis_accept(cost, c.beta, k.seed, c.id, step)) {
         c.count[src][a]++, c.count[dst][a]--;
@@ -217,11 +234,11 @@ __device__ void exchange_volume(const gibbs_consts &k, gibbs_chain_dev &c, const
     for (int b = 0; b < 2; b++) scale[b] = len_new[b] / c.box_len[b];
     box_sums(k, v, n, scale, len_new, 0, energy_new, NULL, warp_a, warp_b);
     for (int b = 0; b < 2; b++) {
-        tail += mc_gibbs_tail(k.tail, k.nspecies, c.count[b], vol_new[b]) - mc_gibbs_tail(k.tail, k.nspecies, c.count[b], vol[b]);
+        tail += mc_gibbs_tail(k.tail, k.nkinds, c.count[b], vol_new[b]) - mc_gibbs_tail(k.tail, k.nkinds, c.count[b], vol[b]);
         dU += energy_new[b] - c.energy[b];
     }
     double n0 = 0.0, n1 = 0.0;
-    for (int a = 0; a < k.nspecies; a++) n0 += (double)c.count[0][a], n1 += (double)c.count[1][a];
+    for (int a = 0; a < k.nkinds; a++) n0 += (double)c.count[0][a], n1 += (double)c.count[1][a];
     double cost = mc_gibbs_volume_cost(dU + tail, 1.0 / c.beta, n0, n1, vol[0], vol[1], vol_new[0], vol_new[1]);
     if (!mc_metropolis_accept(cost, c.beta, k.seed, c.id, step)) return;
     for (int i = threadIdx.x; i < n; i += blockDim.x) { /* the same function as the trial: the same numbers */
@@ -263,10 +280,236 @@ __global__ void __launch_bounds__(GIBBS_THREADS)
     gibbs_chain_dev c = chains[blockIdx.x]; /* every thread's own copy, updated alike */
     for (long long mv = 0; mv < moves; mv++) {
         unsigned long long step = c.step++;
-        mc_gibbs_trial t = mc_gibbs_draw(k.seed, c.id, step, k.fraction, k.nspecies, c.max_volume_step);
-        if (t.kind == MC_GIBBS_DISPLACEMENT) displace(k, c, v, n, step, warp_a, warp_b);
-        else if (t.kind == MC_GIBBS_TRANSFER) transfer(k, c, v, step, t, warp_a, warp_b, warp_count, &found);
+        mc_gibbs_trial t = mc_gibbs_draw(k.seed, c.id, step, k.fraction, k.nkinds, c.max_volume_step);
+        if (t.move == MC_GIBBS_DISPLACEMENT) displace(k, c, v, n, step, warp_a, warp_b);
+        else if (t.move == MC_GIBBS_TRANSFER) transfer(k, c, v, step, t, warp_a, warp_b, warp_count, &found);
         else exchange_volume(k, c, v, n, step, t, warp_a, warp_b);
+        __syncthreads(); /* the move's writes are seen by the next */
+    }
+    if (threadIdx.x == 0) chains[blockIdx.x] = c;
+    if (!staged) return;
+    double *g = pos + (size_t)blockIdx.x * 3 * n;
+    unsigned char *gb = boxes + (size_t)blockIdx.x * n;
+    for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = v.x[j];
+    for (int j = threadIdx.x; j < n; j += blockDim.x) gb[j] = v.box[j];
+}
+
+
+/* ---- Molecules (plan->rigid): cpu_gibbs_rigid.c's moves. Threads below the molecule's site count
+ * place its sites in shared memory; every thread sums its share of the other sites against them. */
+
+/* The molecule tables and each chain's molecular state on the device. */
+typedef struct rigid_view {
+    const int *first, *site_mol;
+    const unsigned char *species;
+    const double *body;
+    double *centre, *quat, *trial; /* this block's chain: [3][nmol], [nmol][4], [3 n + 3 nmol] */
+} rigid_view;
+
+__device__ mc_quat quat_of(const rigid_view &r, int m)
+{
+    mc_quat q = {r.quat[4 * m], r.quat[4 * m + 1], r.quat[4 * m + 2], r.quat[4 * m + 3]};
+    return q;
+}
+
+/* The pair energies of the moved molecule's sites at pa (and pb) with this thread's share of the
+ * sites of box b outside [f0, f1), under the minimum image of len; into *ea (and *eb). */
+__device__ void molecule_pairs(const gibbs_consts &k, const chain_view &v, const rigid_view &r, int n, int f0, int f1,
+                               int b, double len, const double *pa, const double *pb, double *ea, double *eb)
+{
+    for (int j = threadIdx.x; j < n; j += blockDim.x) {
+        if (v.box[j] != b || (j >= f0 && j < f1)) continue;
+        int e = r.species[j];
+        for (int s = 0; s < f1 - f0; s++) {
+            int a = r.species[f0 + s];
+            *ea += mc_site_pair_energy(distance2(&pa[3 * s], v.x[j], v.y[j], v.z[j], len), &k.pair[a][e], k.hard_core2[a][e]);
+            if (pb) *eb += mc_site_pair_energy(distance2(&pb[3 * s], v.x[j], v.y[j], v.z[j], len), &k.pair[a][e], k.hard_core2[a][e]);
+        }
+    }
+}
+
+/* The moved molecule's sites as they are into old_pos, and placed at centre in q in a box of len into
+ * new_pos (threads below its site count); the block synchronised after. */
+__device__ void stage_sites(const chain_view &v, const rigid_view &r, int f0, int f1, const double *centre, mc_quat q,
+                            double len, double *old_pos, double *new_pos)
+{
+    int s = threadIdx.x;
+    if (s < f1 - f0) {
+        old_pos[3 * s] = v.x[f0 + s], old_pos[3 * s + 1] = v.y[f0 + s], old_pos[3 * s + 2] = v.z[f0 + s];
+        mc_rigid_site(centre, q, &r.body[3 * (f0 + s)], len, &new_pos[3 * s]);
+    }
+    __syncthreads();
+}
+
+/* Molecule m at centre in q with its sites new_pos, in box b (threads below its site count, and
+ * thread 0 the centre and orientation). */
+__device__ void store_molecule(const chain_view &v, const rigid_view &r, int nmol, int m, int f0, int f1,
+                               const double *centre, mc_quat q, const double *new_pos, int b)
+{
+    int s = threadIdx.x;
+    if (s < f1 - f0) {
+        v.x[f0 + s] = new_pos[3 * s], v.y[f0 + s] = new_pos[3 * s + 1], v.z[f0 + s] = new_pos[3 * s + 2];
+        v.box[f0 + s] = (unsigned char)b;
+    }
+    if (s == 0) {
+        r.centre[m] = centre[0], r.centre[nmol + m] = centre[1], r.centre[2 * nmol + m] = centre[2];
+        r.quat[4 * m] = q.w, r.quat[4 * m + 1] = q.x, r.quat[4 * m + 2] = q.y, r.quat[4 * m + 3] = q.z;
+    }
+}
+
+__device__ void move_molecule(const gibbs_consts &k, gibbs_chain_dev &c, const chain_view &v, const rigid_view &r, int n,
+                              unsigned long long step, double *old_pos, double *new_pos, double *warp_a, double *warp_b)
+{
+    mc_rigid_trial t = mc_rigid_trial_draw(k.seed, c.id, step, (uint32_t)k.nmol, r.first, 1.0, c.max_rotation);
+    int m = (int)t.molecule, f0 = r.first[m], f1 = r.first[m + 1], b = v.box[f0];
+    double len = c.box_len[b], max = mc_gibbs_step(c.max_displacement, len);
+    double centre[3] = {mc_rigid_shift(r.centre[m], t.dx * max, len), mc_rigid_shift(r.centre[k.nmol + m], t.dy * max, len),
+                        mc_rigid_shift(r.centre[2 * k.nmol + m], t.dz * max, len)};
+    mc_quat q = quat_of(r, m);
+    if (t.rotate) q = mc_quat_normalize(mc_quat_multiply(t.turn, q));
+    stage_sites(v, r, f0, f1, centre, q, len, old_pos, new_pos);
+    double e_new = 0.0, e_old = 0.0;
+    molecule_pairs(k, v, r, n, f0, f1, b, len, new_pos, old_pos, &e_new, &e_old);
+    block_sum2(&e_new, &e_old, warp_a, warp_b);
+    c.rotations += t.rotate;
+    double dE = e_new - e_old;
+    if (!mc_metropolis_accept(dE, c.beta, k.seed, c.id, step)) return;
+    store_molecule(v, r, k.nmol, m, f0, f1, centre, q, new_pos, b);
+    c.energy[b] += dE;
+    c.accepted++;
+    c.rotations_accepted += t.rotate;
+}
+
+/* The k-th molecule (from 0, in index order) of kind `kind` in box `box`: kth_in_box over the kind's
+ * block of molecules, each in the box of its first site. */
+__device__ int kth_molecule(const gibbs_consts &k, const chain_view &v, const rigid_view &r, int kind, int box,
+                            long long kth, int *warp_count, int *found)
+{
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int base = k.kind_first[kind]; base < k.kind_first[kind + 1]; base += blockDim.x) {
+        int m = base + threadIdx.x;
+        int hit = m < k.kind_first[kind + 1] && v.box[r.first[m]] == box;
+        unsigned ballot = __ballot_sync(0xffffffffu, hit);
+        if (lane == 0) warp_count[warp] = __popc(ballot);
+        __syncthreads();
+        int before = 0, total = 0;
+        for (int w = 0; w < GIBBS_WARPS; w++) before += w < warp ? warp_count[w] : 0, total += warp_count[w];
+        if (hit && before + __popc(ballot & ((1u << lane) - 1u)) == kth) *found = m;
+        __syncthreads();
+        if (kth < total) return *found;
+        kth -= total;
+    }
+    return -1; /* not reached: the counts match the labels */
+}
+
+__device__ void transfer_molecule(const gibbs_consts &k, gibbs_chain_dev &c, const chain_view &v, const rigid_view &r,
+                                  int n, unsigned long long step, const mc_gibbs_trial &t, double *old_pos,
+                                  double *new_pos, double *warp_a, double *warp_b, int *warp_count, int *found)
+{
+    int kind = t.kind, src = t.source, dst = !src;
+    int64_t n_src = c.count[src][kind], n_dst = c.count[dst][kind];
+    c.transfers++;
+    if (n_src == 0) return;
+    int m = kth_molecule(k, v, r, kind, src, (long long)mc_rng_index(t.pick, (uint32_t)n_src), warp_count, found);
+    int f0 = r.first[m], f1 = r.first[m + 1];
+    double centre[3], len_src = c.box_len[src], len_dst = c.box_len[dst];
+    mc_gibbs_insertion_point(k.seed, c.id, step, len_dst, centre);
+    mc_quat q = mc_gibbs_orientation(k.seed, c.id, step);
+    stage_sites(v, r, f0, f1, centre, q, len_dst, old_pos, new_pos);
+    double removed = 0.0, inserted = 0.0;
+    molecule_pairs(k, v, r, n, f0, f1, src, len_src, old_pos, NULL, &removed, NULL);
+    molecule_pairs(k, v, r, n, f0, f1, dst, len_dst, new_pos, NULL, &inserted, NULL);
+    block_sum2(&removed, &inserted, warp_a, warp_b);
+    double v_src = len_src * len_src * len_src, v_dst = len_dst * len_dst * len_dst;
+    double tail = -mc_gibbs_tail(k.tail, k.nkinds, c.count[src], v_src) - mc_gibbs_tail(k.tail, k.nkinds, c.count[dst], v_dst);
+    c.count[src][kind]--, c.count[dst][kind]++;
+    tail += mc_gibbs_tail(k.tail, k.nkinds, c.count[src], v_src) + mc_gibbs_tail(k.tail, k.nkinds, c.count[dst], v_dst);
+    double cost = mc_gibbs_transfer_cost(inserted - removed + tail, 1.0 / c.beta, (double)n_src, (double)n_dst, v_src, v_dst);
+    if (!mc_metropolis_accept(cost, c.beta, k.seed, c.id, step)) {
+        c.count[src][kind]++, c.count[dst][kind]--;
+        return;
+    }
+    store_molecule(v, r, k.nmol, m, f0, f1, centre, q, new_pos, dst);
+    c.energy[src] -= removed;
+    c.energy[dst] += inserted;
+    c.accepted++;
+    c.transfers_accepted++;
+}
+
+__device__ void exchange_volume_molecules(const gibbs_consts &k, gibbs_chain_dev &c, const chain_view &v,
+                                          const rigid_view &r, int n, unsigned long long step, const mc_gibbs_trial &t,
+                                          double *warp_a, double *warp_b)
+{
+    double vol[2], vol_new[2], len_new[2], scale[2], tail = 0.0, dU = 0.0;
+    c.volume_moves++;
+    for (int b = 0; b < 2; b++) vol[b] = c.box_len[b] * c.box_len[b] * c.box_len[b];
+    mc_gibbs_new_volumes(vol[0], k.volume, t.log_ratio, &vol_new[0], &vol_new[1]);
+    for (int b = 0; b < 2; b++) len_new[b] = cbrt(vol_new[b]), scale[b] = len_new[b] / c.box_len[b];
+    if (len_new[0] < k.min_box_len || len_new[1] < k.min_box_len) {
+        c.floor_hits += c.production;
+        return;
+    }
+    int nmol = k.nmol;
+    double *tx = r.trial, *ty = tx + n, *tz = ty + n, *tc = tz + n; /* sites, then centres [3][nmol] */
+    for (int m = threadIdx.x; m < nmol; m += blockDim.x) {
+        int b = v.box[r.first[m]];
+        double s = scale[b], l = len_new[b];
+        double centre[3] = {mc_scale_coordinate(r.centre[m], s, l), mc_scale_coordinate(r.centre[nmol + m], s, l),
+                            mc_scale_coordinate(r.centre[2 * nmol + m], s, l)};
+        tc[m] = centre[0], tc[nmol + m] = centre[1], tc[2 * nmol + m] = centre[2];
+        mc_quat q = quat_of(r, m);
+        for (int i = r.first[m]; i < r.first[m + 1]; i++) {
+            double site[3];
+            mc_rigid_site(centre, q, &r.body[3 * i], l, site);
+            tx[i] = site[0], ty[i] = site[1], tz[i] = site[2];
+        }
+    }
+    __syncthreads();
+    double e[2] = {0.0, 0.0};
+    for (int i = threadIdx.x; i < n; i += blockDim.x) { /* site i with the later molecules' sites of its box */
+        int b = v.box[i], a = r.species[i];
+        double p[3] = {tx[i], ty[i], tz[i]};
+        for (int j = r.first[r.site_mol[i] + 1]; j < n; j++) {
+            if (v.box[j] != b) continue;
+            int f = r.species[j];
+            e[b] += mc_site_pair_energy(distance2(p, tx[j], ty[j], tz[j], len_new[b]), &k.pair[a][f], k.hard_core2[a][f]);
+        }
+    }
+    block_sum2(&e[0], &e[1], warp_a, warp_b);
+    for (int b = 0; b < 2; b++) {
+        tail += mc_gibbs_tail(k.tail, k.nkinds, c.count[b], vol_new[b]) - mc_gibbs_tail(k.tail, k.nkinds, c.count[b], vol[b]);
+        dU += e[b] - c.energy[b];
+    }
+    double n0 = 0.0, n1 = 0.0;
+    for (int a = 0; a < k.nkinds; a++) n0 += (double)c.count[0][a], n1 += (double)c.count[1][a];
+    double cost = mc_gibbs_volume_cost(dU + tail, 1.0 / c.beta, n0, n1, vol[0], vol[1], vol_new[0], vol_new[1]);
+    if (!mc_metropolis_accept(cost, c.beta, k.seed, c.id, step)) return;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) v.x[i] = tx[i], v.y[i] = ty[i], v.z[i] = tz[i];
+    for (int j = threadIdx.x; j < 3 * nmol; j += blockDim.x) r.centre[j] = tc[j];
+    for (int b = 0; b < 2; b++) c.box_len[b] = len_new[b], c.energy[b] = e[b];
+    c.accepted++;
+    c.volume_accepted++;
+}
+
+__global__ void __launch_bounds__(GIBBS_THREADS)
+    gibbs_rigid_sweep_kernel(gibbs_chain_dev *chains, double *pos, unsigned char *boxes, gibbs_consts k, rigid_view r,
+                             int n, long long moves, int staged)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ double warp_a[GIBBS_WARPS], warp_b[GIBBS_WARPS], old_pos[3 * MC_MAX_SITES], new_pos[3 * MC_MAX_SITES];
+    __shared__ int warp_count[GIBBS_WARPS], found;
+    chain_view v = view_of(pos, boxes, n, staged, smem);
+    r.centre += (size_t)blockIdx.x * 3 * k.nmol;
+    r.quat += (size_t)blockIdx.x * 4 * k.nmol;
+    r.trial += (size_t)blockIdx.x * (3 * (size_t)n + 3 * (size_t)k.nmol);
+    gibbs_chain_dev c = chains[blockIdx.x]; /* every thread's own copy, updated alike */
+    for (long long mv = 0; mv < moves; mv++) {
+        unsigned long long step = c.step++;
+        mc_gibbs_trial t = mc_gibbs_draw(k.seed, c.id, step, k.fraction, k.nkinds, c.max_volume_step);
+        if (t.move == MC_GIBBS_DISPLACEMENT) move_molecule(k, c, v, r, n, step, old_pos, new_pos, warp_a, warp_b);
+        else if (t.move == MC_GIBBS_TRANSFER)
+            transfer_molecule(k, c, v, r, n, step, t, old_pos, new_pos, warp_a, warp_b, warp_count, &found);
+        else exchange_volume_molecules(k, c, v, r, n, step, t, warp_a, warp_b);
         __syncthreads(); /* the move's writes are seen by the next */
     }
     if (threadIdx.x == 0) chains[blockIdx.x] = c;
@@ -323,10 +566,10 @@ __global__ void __launch_bounds__(GIBBS_THREADS)
     int b = box_of[blockIdx.x];
     double len = c.box_len[b], volume = len * len * len, sum = 0.0;
     int64_t count[MC_MAX_SPECIES];
-    for (int s = 0; s < k.nspecies; s++) count[s] = c.count[b][s];
-    double tail = -mc_gibbs_tail(k.tail, k.nspecies, count, volume);
+    for (int s = 0; s < k.nkinds; s++) count[s] = c.count[b][s];
+    double tail = -mc_gibbs_tail(k.tail, k.nkinds, count, volume);
     count[a]++;
-    tail += mc_gibbs_tail(k.tail, k.nspecies, count, volume);
+    tail += mc_gibbs_tail(k.tail, k.nkinds, count, volume);
     for (int m = 0; m < insertions; m++) {
         double p[3], e = 0.0, unused = 0.0;
         mc_widom_position(k.seed, c.id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)m, len, &p[0], &p[1], &p[2]);
@@ -346,6 +589,10 @@ void cu_gibbs_destroy(cu_gibbs *g)
         cudaFree(g->d_rdf);
     cudaFreeHost(g->h_chains), cudaFreeHost(g->h_pos), cudaFreeHost(g->h_box), cudaFreeHost(g->h_sums),
         cudaFreeHost(g->h_liquid), cudaFreeHost(g->h_rdf);
+    cudaFree(g->d_first), cudaFree(g->d_site_mol), cudaFree(g->d_species), cudaFree(g->d_body), cudaFree(g->d_centre),
+        cudaFree(g->d_quat), cudaFree(g->d_trial);
+    cudaFreeHost(g->h_centre), cudaFreeHost(g->h_quat);
+    cpu_gibbs_destroy(g->host);
     free(g);
 }
 
@@ -362,6 +609,7 @@ static int upload_scalars(cu_gibbs *g, mc_err *err)
             for (int a = 0; a < MC_MAX_SPECIES; a++) d->count[b][a] = ch->gibbs_count[b][a];
         }
         d->beta = ch->beta, d->max_displacement = ch->max_displacement, d->max_volume_step = ch->max_volume_step;
+        d->max_rotation = ch->max_rotation, d->rotations = ch->rotations, d->rotations_accepted = ch->rotations_accepted;
         d->step = ch->step, d->accepted = ch->accepted, d->transfers = ch->transfers;
         d->transfers_accepted = ch->transfers_accepted, d->volume_moves = ch->volume_moves;
         d->volume_accepted = ch->volume_accepted, d->floor_hits = ch->production_volume_floor_hits;
@@ -386,6 +634,7 @@ static int download_scalars(cu_gibbs *g, mc_err *err)
         ch->step = d->step, ch->accepted = d->accepted, ch->transfers = d->transfers;
         ch->transfers_accepted = d->transfers_accepted, ch->volume_moves = d->volume_moves;
         ch->volume_accepted = d->volume_accepted, ch->production_volume_floor_hits = d->floor_hits;
+        ch->rotations = d->rotations, ch->rotations_accepted = d->rotations_accepted;
     }
     return MC_OK;
 }
@@ -401,21 +650,52 @@ int cu_gibbs_fetch(cu_gibbs *g, mc_err *err)
         memcpy(ch->x, p, n * sizeof *p), memcpy(ch->y, p + n, n * sizeof *p), memcpy(ch->z, p + 2 * n, n * sizeof *p);
         for (size_t i = 0; i < n; i++) ch->in_box[i] = g->h_box[(size_t)c * n + i];
     }
+    if (g->plan->rigid) { /* centres and orientations */
+        size_t M = (size_t)g->plan->nmol;
+        CU_TRY(cudaMemcpy(g->h_centre, g->d_centre, (size_t)g->nchains * 3 * M * sizeof *g->h_centre, cudaMemcpyDeviceToHost), err);
+        CU_TRY(cudaMemcpy(g->h_quat, g->d_quat, (size_t)g->nchains * 4 * M * sizeof *g->h_quat, cudaMemcpyDeviceToHost), err);
+        for (int c = 0; c < g->nchains; c++) {
+            mc_chain *ch = g->chains[c];
+            const double *p = g->h_centre + (size_t)c * 3 * M;
+            memcpy(ch->cx, p, M * sizeof *p), memcpy(ch->cy, p + M, M * sizeof *p), memcpy(ch->cz, p + 2 * M, M * sizeof *p);
+            memcpy(ch->q, g->h_quat + (size_t)c * 4 * M, 4 * M * sizeof *ch->q);
+        }
+    }
+    g->host_current = 1;
     return MC_OK;
 }
 
 int cu_gibbs_sweep(cu_gibbs *g, long nsweeps, mc_err *err)
 {
     MC_TRY(upload_scalars(g, err));
-    gibbs_sweep_kernel<<<g->nchains, GIBBS_THREADS, g->smem>>>(g->d_chains, g->d_pos, g->d_box, g->k, g->n,
-                                                             (long long)nsweeps * g->n, g->smem > 0);
+    g->host_current = 0;
+    if (g->plan->rigid) {
+        rigid_view r = {g->d_first, g->d_site_mol, g->d_species, g->d_body, g->d_centre, g->d_quat, g->d_trial};
+        gibbs_rigid_sweep_kernel<<<g->nchains, GIBBS_THREADS, g->smem>>>(g->d_chains, g->d_pos, g->d_box, g->k, r, g->n,
+                                                                       (long long)nsweeps * g->k.nmol, g->smem > 0);
+    } else {
+        gibbs_sweep_kernel<<<g->nchains, GIBBS_THREADS, g->smem>>>(g->d_chains, g->d_pos, g->d_box, g->k, g->n,
+                                                                 (long long)nsweeps * g->n, g->smem > 0);
+    }
     CU_LAUNCHED(err);
     return download_scalars(g, err);
+}
+
+/* Molecules: the host chains made current (one fetch per sample serves the measurement and every
+ * kind's test molecules). */
+static int host_chains(cu_gibbs *g, mc_err *err)
+{
+    return g->host_current ? MC_OK : cu_gibbs_fetch(g, err);
 }
 
 int cu_gibbs_measure(cu_gibbs *g, int add_rdf, mc_measurement *out, mc_err *err)
 {
     const mc_plan *p = g->plan;
+    if (p->rigid) { /* on the host, cpu_gibbs's own code; the running energies go up with the next sweep */
+        MC_TRY(host_chains(g, err));
+        for (int c = 0; c < g->nchains; c++) cpu_gibbs_measure(p, g->host, g->chains[c], add_rdf, &out[c]);
+        return MC_OK;
+    }
     size_t rdf_len = (size_t)g->nchains * g->k.rdf_pairs * g->k.rdf_bins;
     for (int c = 0; add_rdf && c < g->nchains; c++) g->h_liquid[c] = mc_gibbs_liquid_box(p, g->chains[c]);
     if (add_rdf) {
@@ -449,6 +729,11 @@ int cu_gibbs_measure(cu_gibbs *g, int add_rdf, mc_measurement *out, mc_err *err)
 int cu_gibbs_insertion(cu_gibbs *g, int kind, int insertions, long draw, double *sums, mc_err *err)
 {
     const mc_plan *p = g->plan;
+    if (p->rigid) { /* test molecules on the host */
+        MC_TRY(host_chains(g, err));
+        for (int c = 0; c < g->nchains; c++) sums[c] = cpu_gibbs_insertion_sum(p, g->chains[c], kind, insertions, draw);
+        return MC_OK;
+    }
     int ns = p->species.n;
     for (int c = 0; c < g->nchains; c++) { /* the box of the kind's phase, as cpu_gibbs_insertion_sum takes it */
         int liquid = mc_gibbs_liquid_box(p, g->chains[c]);
@@ -475,6 +760,52 @@ int cu_gibbs_insertion(cu_gibbs *g, int kind, int insertions, long draw, double 
         }                                                                                                      \
     } while (0)
 
+/* Molecules: the tables and every chain's centres and orientations on the device, the trial scratch,
+ * and the host's measurement scratch. 0 (g destroyed, err set) on failure. */
+static cu_gibbs *upload_molecules(cu_gibbs *g, mc_err *err)
+{
+    const mc_plan *plan = g->plan;
+    const mc_molecules *mol = &plan->mol;
+    int nchains = g->nchains;
+    size_t n = (size_t)g->n, M = (size_t)plan->nmol, C = (size_t)nchains;
+    unsigned char *species = (unsigned char *)malloc(n);
+    if (!species || !(g->host = cpu_gibbs_create(plan, err))) {
+        free(species);
+        if (!g->host) mc_err_set(err, MC_ENOMEM, "out of memory for the Gibbs molecules' tables");
+        cu_gibbs_destroy(g);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) species[i] = (unsigned char)mol->site_species[i];
+    GIBBS_ALLOC(cudaMalloc(&g->d_first, (M + 1) * sizeof *g->d_first), "molecule tables");
+    GIBBS_ALLOC(cudaMalloc(&g->d_site_mol, n * sizeof *g->d_site_mol), "molecule tables");
+    GIBBS_ALLOC(cudaMalloc(&g->d_species, n), "molecule tables");
+    GIBBS_ALLOC(cudaMalloc(&g->d_body, 3 * n * sizeof *g->d_body), "molecule tables");
+    GIBBS_ALLOC(cudaMalloc(&g->d_centre, C * 3 * M * sizeof *g->d_centre), "centres");
+    GIBBS_ALLOC(cudaMallocHost(&g->h_centre, C * 3 * M * sizeof *g->h_centre), "centres");
+    GIBBS_ALLOC(cudaMalloc(&g->d_quat, C * 4 * M * sizeof *g->d_quat), "orientations");
+    GIBBS_ALLOC(cudaMallocHost(&g->h_quat, C * 4 * M * sizeof *g->h_quat), "orientations");
+    GIBBS_ALLOC(cudaMalloc(&g->d_trial, C * 3 * (n + M) * sizeof *g->d_trial), "trial volumes");
+    for (size_t c = 0; c < C; c++) {
+        const mc_chain *ch = g->chains[c];
+        double *p = g->h_centre + c * 3 * M;
+        memcpy(p, ch->cx, M * sizeof *p), memcpy(p + M, ch->cy, M * sizeof *p), memcpy(p + 2 * M, ch->cz, M * sizeof *p);
+        memcpy(g->h_quat + c * 4 * M, ch->q, 4 * M * sizeof *ch->q);
+    }
+    cudaError_t up = cudaMemcpy(g->d_first, mol->first, (M + 1) * sizeof *g->d_first, cudaMemcpyHostToDevice);
+    if (up == cudaSuccess) up = cudaMemcpy(g->d_site_mol, mol->site_mol, n * sizeof *g->d_site_mol, cudaMemcpyHostToDevice);
+    if (up == cudaSuccess) up = cudaMemcpy(g->d_species, species, n, cudaMemcpyHostToDevice);
+    if (up == cudaSuccess) up = cudaMemcpy(g->d_body, mol->site_body, 3 * n * sizeof *g->d_body, cudaMemcpyHostToDevice);
+    if (up == cudaSuccess) up = cudaMemcpy(g->d_centre, g->h_centre, C * 3 * M * sizeof *g->d_centre, cudaMemcpyHostToDevice);
+    if (up == cudaSuccess) up = cudaMemcpy(g->d_quat, g->h_quat, C * 4 * M * sizeof *g->d_quat, cudaMemcpyHostToDevice);
+    free(species);
+    if (up != cudaSuccess) {
+        mc_err_set(err, MC_ECUDA, "cannot copy the Gibbs molecules to the GPU: %s", cudaGetErrorString(up));
+        cu_gibbs_destroy(g);
+        return NULL;
+    }
+    return g;
+}
+
 cu_gibbs *cu_gibbs_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err)
 {
     cu_gibbs *g = (cu_gibbs *)calloc(1, sizeof *g);
@@ -487,7 +818,10 @@ cu_gibbs *cu_gibbs_create(const mc_plan *plan, mc_chain **chains, int nchains, m
     memcpy(k->first, plan->species.first, sizeof k->first);
     k->volume = plan->gibbs_volume, k->min_box_len = plan->min_box_len;
     k->rdf_rmax = plan->rdf_rmax, k->rdf_dr = plan->rdf_dr, k->rdf_bins = plan->rdf_bins;
-    k->nspecies = plan->species.n, k->rdf_pairs = plan->species.npairs, k->seed = plan->seed;
+    k->nspecies = plan->species.n, k->nkinds = plan->gibbs_nkinds, k->rdf_pairs = plan->species.npairs, k->seed = plan->seed;
+    memcpy(k->kind_first, plan->gibbs_kind_first, sizeof k->kind_first);
+    memcpy(k->hard_core2, plan->mol.hard_core2, sizeof k->hard_core2);
+    k->nmol = plan->nmol;
     size_t n = (size_t)g->n, C = (size_t)nchains, rdf_len = C * k->rdf_pairs * k->rdf_bins;
     GIBBS_ALLOC(cudaMalloc(&g->d_chains, C * sizeof *g->d_chains), "chain states");
     GIBBS_ALLOC(cudaMallocHost(&g->h_chains, C * sizeof *g->h_chains), "chain states");
@@ -501,6 +835,7 @@ cu_gibbs *cu_gibbs_create(const mc_plan *plan, mc_chain **chains, int nchains, m
     GIBBS_ALLOC(cudaMallocHost(&g->h_liquid, C * sizeof *g->h_liquid), "box choices");
     GIBBS_ALLOC(cudaMalloc(&g->d_rdf, rdf_len * sizeof *g->d_rdf), "RDF counts");
     GIBBS_ALLOC(cudaMallocHost(&g->h_rdf, rdf_len * sizeof *g->h_rdf), "RDF counts");
+    if (plan->rigid && !upload_molecules(g, err)) return NULL;
     for (size_t c = 0; c < C; c++) {
         double *p = g->h_pos + c * 3 * n;
         memcpy(p, chains[c]->x, n * sizeof *p), memcpy(p + n, chains[c]->y, n * sizeof *p);
@@ -519,6 +854,8 @@ cu_gibbs *cu_gibbs_create(const mc_plan *plan, mc_chain **chains, int nchains, m
         want + 1024 <= (size_t)optin) {
         g->smem = want;
         up = cudaFuncSetAttribute(gibbs_sweep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)want);
+        if (up == cudaSuccess)
+            up = cudaFuncSetAttribute(gibbs_rigid_sweep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)want);
         if (up != cudaSuccess) rc = mc_err_set(err, MC_ECUDA, "cannot set the Gibbs kernel's shared memory: %s", cudaGetErrorString(up));
     }
     mc_measurement *m = rc == MC_OK ? (mc_measurement *)calloc(C, sizeof *m) : NULL;

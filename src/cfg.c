@@ -145,11 +145,11 @@ static const cfg_key schema[] = {
     {"moves", "adapt_every", K_INT, OFF(moves.adapt_every_sweeps), "50", 1, 1e12, 0, NULL,
      "sweeps between step-size updates during equilibration", DIM_NONE},
     {"moves", "displacement_fraction", K_REAL, OFF(moves.move_fraction[0]), "0.85", 0, 1, 0, NULL,
-     "gibbs: share of trial moves that displace a particle within its box (a sweep is N trial moves of "
-     "all kinds); the three fractions add up to 1", DIM_NONE},
+     "gibbs: share of trial moves that displace a particle (translate or rotate a molecule) within its box (a sweep "
+     "is N trial moves of all kinds, N counting molecules); the three fractions add up to 1", DIM_NONE},
     {"moves", "transfer_fraction", K_REAL, OFF(moves.move_fraction[1]), "0.148", 0, 1, 0, NULL,
-     "gibbs: share of trial moves that transfer a particle (of a species drawn uniformly) from a box drawn "
-     "uniformly to the other; > 0", DIM_NONE},
+     "gibbs: share of trial moves that transfer a particle (of a species drawn uniformly; molecules: of a type, "
+     "inserted in a random orientation) from a box drawn uniformly to the other; > 0", DIM_NONE},
     {"moves", "volume_fraction", K_REAL, OFF(moves.move_fraction[2]), "0.002", 0, 1, 0, NULL,
      "gibbs: share of trial moves that exchange volume, a random walk in ln(V1/V2) at fixed V1 + V2 "
      "(max_volume_step its starting step); > 0", DIM_NONE},
@@ -810,7 +810,7 @@ static int check_rigid(cfg *c, mc_err *err)
     return MC_OK;
 }
 
-/* The Gibbs ensemble (mc_gibbs.h): two periodic boxes of atoms, temperature the only axis. */
+/* The Gibbs ensemble (mc_gibbs.h): two periodic boxes of atoms or molecules, temperature the only axis. */
 static int check_gibbs(const cfg *c, mc_err *err)
 {
     const char *f = c->filename;
@@ -819,12 +819,13 @@ static int check_gibbs(const cfg *c, mc_err *err)
         for (int i = 0; i < 3; i++) MC_TRY(refuse(c, "moves", fractions[i], "expected [ensemble] type = gibbs", err));
         return refuse(c, "ensemble", "start_densities", "expected [ensemble] type = gibbs", err);
     }
-    const char *why_rigid = "the Gibbs ensemble runs atoms (pure or mixtures) in periodic boxes; molecules and open "
-                            "clusters are not built for it yet";
-    if (cfg_rigid(c)) {
-        int line = cfg_line(c, "molecules", "types") ? cfg_line(c, "molecules", "types") : cfg_line(c, "system", "boundary");
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] type = gibbs: %s", f, line, why_rigid);
-    }
+    if (c->system.boundary == CFG_BOUNDARY_NONE)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] type = gibbs: the Gibbs ensemble exchanges volume and particles "
+                "between two periodic boxes; an open cluster (boundary = none) has neither; expected boundary = "
+                "periodic", f, cfg_line(c, "system", "boundary"));
+    if (c->system.start == CFG_START_FILE)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [system] start = file: type = gibbs starts on a lattice or at random (melt) in "
+                "each box", f, cfg_line(c, "system", "start"));
     if (c->ensemble.density.n != 1)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] density: expected one total density N/(V1 + V2) with type = gibbs "
                 "(temperature is the axis), got %d values", f, cfg_line(c, "ensemble", "density"),

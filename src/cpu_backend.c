@@ -218,12 +218,15 @@ static pair_sums pair_pass(const mc_plan *plan, mc_chain *c, const cpu_cells *g,
 static int cpu_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err)
 {
     (void)err;
+    if (b->gibbs) { /* atoms or molecules in two boxes */
+        for (int k = 0; k < b->nchains; k++) cpu_gibbs_measure(b->plan, b->gibbs, b->chains[k], add_rdf, &out[k]);
+        return MC_OK;
+    }
     if (b->plan->rigid) {
         mc_rigid_measure_chains(b->plan, b->chains, b->nchains, add_rdf, out);
         return MC_OK;
     }
-    for (int k = 0; b->gibbs && k < b->nchains; k++) cpu_gibbs_measure(b->plan, b->gibbs, b->chains[k], add_rdf, &out[k]);
-    for (int k = 0; !b->gibbs && k < b->nchains; k++) {
+    for (int k = 0; k < b->nchains; k++) {
         mc_chain *c = b->chains[k];
         cpu_chain_scratch *sc = &b->scratch[k];
         /* Moves leave each cell's members in the order they arrived; summing in that order would
@@ -250,7 +253,7 @@ static int cpu_widom(mc_backend *b, int species, int insertions, long draw, doub
     (void)err;
     for (int k = 0; k < b->nchains; k++) {
         const mc_chain *c = b->chains[k];
-        if (b->gibbs) { /* species is a phase and a species here */
+        if (b->gibbs) { /* species is a phase and a kind (species or molecule type) here */
             boltzmann_sum[k] = cpu_gibbs_insertion_sum(b->plan, c, species, insertions, draw);
             continue;
         }

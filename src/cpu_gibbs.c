@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "cpu_gibbs_rigid.h"
 #include "cpu_isa.h"
 #include "mc_gibbs.h"
 #include "mc_move.h"
@@ -23,11 +24,16 @@ typedef struct box_points {
 struct cpu_gibbs {
     double *buf;          /* [4][3 n]: two boxes, as they are and scaled */
     box_points box[2], scaled[2];
+    cpu_gibbs_rigid *rigid; /* molecules: their own moves and scratch (cpu_gibbs_rigid.c) */
 };
 
 cpu_gibbs *cpu_gibbs_create(const mc_plan *p, mc_err *err)
 {
     cpu_gibbs *g = calloc(1, sizeof *g);
+    if (g && p->rigid) {
+        if (!(g->rigid = cpu_gibbs_rigid_create(p, err))) return free(g), NULL;
+        return g;
+    }
     if (g) g->buf = malloc(12 * (size_t)p->n * sizeof *g->buf);
     if (!g || !g->buf) {
         free(g);
@@ -46,6 +52,7 @@ cpu_gibbs *cpu_gibbs_create(const mc_plan *p, mc_err *err)
 void cpu_gibbs_destroy(cpu_gibbs *g)
 {
     if (!g) return;
+    cpu_gibbs_rigid_destroy(g->rigid);
     free(g->buf);
     free(g);
 }
@@ -118,7 +125,7 @@ static int kth_in_box(const mc_plan *p, const mc_chain *c, int a, int box, int64
 
 static void transfer(const mc_plan *p, mc_chain *c, uint64_t step, const mc_gibbs_trial *t)
 {
-    int a = t->species, src = t->source, dst = !src;
+    int a = t->kind, src = t->source, dst = !src;
     int64_t n_src = c->gibbs_count[src][a], n_dst = c->gibbs_count[dst][a];
     c->transfers++;
     if (n_src == 0) return; /* nothing of that species to move: rejected */
@@ -249,13 +256,17 @@ static void volume_exchange(const mc_plan *p, cpu_gibbs *g, mc_chain *c, const m
 
 void cpu_gibbs_sweep(const mc_plan *p, cpu_gibbs *g, mc_chain *c, long nsweeps)
 {
+    if (g->rigid) {
+        cpu_gibbs_rigid_sweep(p, g->rigid, c, nsweeps);
+        return;
+    }
     long moves = nsweeps * c->n;
     for (long m = 0; m < moves; m++) {
         uint64_t step = c->step++;
-        mc_gibbs_trial t = mc_gibbs_draw(p->seed, (uint32_t)c->id, step, p->gibbs_fraction, p->species.n,
+        mc_gibbs_trial t = mc_gibbs_draw(p->seed, (uint32_t)c->id, step, p->gibbs_fraction, p->gibbs_nkinds,
                                          c->max_volume_step);
-        if (t.kind == MC_GIBBS_DISPLACEMENT) displace(p, c, step);
-        else if (t.kind == MC_GIBBS_TRANSFER) transfer(p, c, step, &t);
+        if (t.move == MC_GIBBS_DISPLACEMENT) displace(p, c, step);
+        else if (t.move == MC_GIBBS_TRANSFER) transfer(p, c, step, &t);
         else volume_exchange(p, g, c, &t, step);
     }
 }
@@ -283,6 +294,10 @@ static void liquid_rdf(const mc_plan *p, mc_chain *c, const box_points *bp)
 
 void cpu_gibbs_measure(const mc_plan *p, cpu_gibbs *g, mc_chain *c, int add_rdf, mc_measurement *out)
 {
+    if (g->rigid) {
+        cpu_gibbs_rigid_measure(p, g->rigid, c, add_rdf, out);
+        return;
+    }
     out->energy_pair = out->virial_pair = 0.0;
     out->energy_pair_running = c->energy_pair;
     for (int b = 0; b < 2; b++) {
@@ -303,6 +318,7 @@ void cpu_gibbs_measure(const mc_plan *p, cpu_gibbs *g, mc_chain *c, int add_rdf,
 
 double cpu_gibbs_insertion_sum(const mc_plan *p, const mc_chain *c, int kind, int insertions, long draw)
 {
+    if (p->rigid) return cpu_gibbs_rigid_insertion_sum(p, c, kind, insertions, draw);
     int ns = p->species.n, a = kind % ns, liquid = mc_gibbs_liquid_box(p, c);
     int box = kind / ns == 0 ? liquid : !liquid;
     double len = c->gibbs_box_len[box], volume = volume_of(len), pt[3], sum = 0.0;

@@ -7,12 +7,16 @@
 #include "mc_chain.h"
 #include "mc_plan.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cpu_gibbs cpu_gibbs; /* scratch for one chain at a time: a box's points, compacted */
 
 cpu_gibbs *cpu_gibbs_create(const mc_plan *p, mc_err *err);
 void cpu_gibbs_destroy(cpu_gibbs *g);
 
-/* nsweeps sweeps of n trial moves each, of the kinds mc_gibbs_draw picks. */
+/* nsweeps sweeps of n trial moves each (molecules: nmol), of the kinds mc_gibbs_draw picks. */
 void cpu_gibbs_sweep(const mc_plan *p, cpu_gibbs *g, mc_chain *c, long nsweeps);
 
 /* Both boxes' pair energies and virials recomputed into out (box_* and their sums), the running
@@ -24,5 +28,9 @@ void cpu_gibbs_measure(const mc_plan *p, cpu_gibbs *g, mc_chain *c, int add_rdf,
  * V/(n_a + 1) exp(-beta dU), dU the energy of a particle of species a added to that box (its tail
  * correction's change included), n_a the species' particles in it. */
 double cpu_gibbs_insertion_sum(const mc_plan *p, const mc_chain *c, int kind, int insertions, long draw);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -77,16 +77,16 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
         return mc_err_set(err, MC_ENOMEM, "out of memory for chain %d (n = %d)", id, plan->n), NULL;
     }
     c->nmol = plan->nmol;
-    if (plan->rigid) {
-        if (!plan->periodic) mc_chain_set_box(c, 0.0);
-        if (mc_rigid_start(plan, c, err) != MC_OK) {
+    if (plan->gibbs) { /* atoms or molecules, in two boxes */
+        if (mc_gibbs_start(plan, c, err) != MC_OK) {
             mc_chain_destroy(c);
             return NULL;
         }
         return c;
     }
-    if (plan->gibbs) {
-        if (mc_gibbs_start(plan, c, err) != MC_OK) {
+    if (plan->rigid) {
+        if (!plan->periodic) mc_chain_set_box(c, 0.0);
+        if (mc_rigid_start(plan, c, err) != MC_OK) {
             mc_chain_destroy(c);
             return NULL;
         }
@@ -180,9 +180,15 @@ double mc_chain_production_transfer_acceptance(const mc_chain *c)
 
 double mc_chain_production_translation_acceptance(const mc_chain *c)
 {
-    uint64_t moves = (c->step - c->production_step0) - (c->rotations - c->production_rotations0);
+    /* a Gibbs chain's transfers and volume exchanges are trial moves too (npt's volume moves are not) */
+    int gibbs = c->in_box != NULL;
+    uint64_t moves = (c->step - c->production_step0) - (c->rotations - c->production_rotations0) -
+                     (c->transfers - c->production_transfers0) -
+                     (gibbs ? c->volume_moves - c->production_volume_moves0 : 0);
     uint64_t acc = (c->accepted - c->production_accepted0) -
-                   (c->rotations_accepted - c->production_rotations_accepted0);
+                   (c->rotations_accepted - c->production_rotations_accepted0) -
+                   (c->transfers_accepted - c->production_transfers_accepted0) -
+                   (gibbs ? c->volume_accepted - c->production_volume_accepted0 : 0);
     return moves ? (double)acc / (double)moves : 0.0;
 }
 

@@ -10,17 +10,27 @@
 #include "mc_rigid_host.h"
 #include "mc_stats.h"
 
+/* The site counts of species a in a box from its counts of each kind. */
+static void site_counts(const mc_plan *p, const int64_t *count, double *sites)
+{
+    for (int a = 0; a < p->species.n; a++) {
+        sites[a] = 0.0;
+        for (int k = 0; k < p->gibbs_nkinds; k++) sites[a] += (double)count[k] * p->gibbs_kind_sites[k][a];
+    }
+}
+
 mc_corrections mc_gibbs_corrections(const mc_plan *p, const int64_t *count, double volume, double temperature)
 {
     mc_corrections k = {0.0, 0.0, 0.0};
     const mc_species *s = &p->species;
-    double n = 0.0;
-    for (int a = 0; a < s->n; a++) n += (double)count[a];
+    double sites[MC_MAX_SPECIES], n = 0.0;
+    site_counts(p, count, sites);
+    for (int a = 0; a < s->n; a++) n += sites[a];
     if (n == 0.0 || !isfinite(p->cutoff)) return k;
     double density = n / volume;
     for (int a = 0; a < s->n; a++)
         for (int b = 0; b < s->n; b++) {
-            double w = count[a] / n * (count[b] / n); /* the box's mole fractions */
+            double w = sites[a] / n * (sites[b] / n); /* the box's site fractions */
             const pair_params *pp = &s->pair[a][b];
             if (p->tail_correction) {
                 k.u_tail += w * pair_tail_energy(pp, 1.0, 1.0 / density);
@@ -35,8 +45,16 @@ mc_corrections mc_gibbs_corrections(const mc_plan *p, const int64_t *count, doub
 int64_t mc_gibbs_particles(const mc_plan *p, const mc_chain *c, int b)
 {
     int64_t n = 0;
-    for (int a = 0; a < p->species.n; a++) n += c->gibbs_count[b][a];
+    for (int k = 0; k < p->gibbs_nkinds; k++) n += c->gibbs_count[b][k];
     return n;
+}
+
+int64_t mc_gibbs_sites(const mc_plan *p, const mc_chain *c, int b)
+{
+    double sites[MC_MAX_SPECIES], n = 0.0;
+    site_counts(p, c->gibbs_count[b], sites);
+    for (int a = 0; a < p->species.n; a++) n += sites[a];
+    return (int64_t)n;
 }
 
 int mc_gibbs_liquid_box(const mc_plan *p, const mc_chain *c)
@@ -48,16 +66,15 @@ int mc_gibbs_liquid_box(const mc_plan *p, const mc_chain *c)
 
 void mc_gibbs_start_split(const mc_plan *p, int64_t *count0, double *volume)
 {
-    const mc_species *s = &p->species;
-    double rho0 = p->gibbs_start_density[0], rho1 = p->gibbs_start_density[1], n = p->n;
+    double rho0 = p->gibbs_start_density[0], rho1 = p->gibbs_start_density[1], n = p->nmol;
     /* n0 / rho0 + (n - n0) / rho1 = V, or half each */
     double share = rho0 > 0 ? (p->gibbs_volume - n / rho1) / (1.0 / rho0 - 1.0 / rho1) / n : 0.5;
     int64_t n0 = 0;
-    for (int a = 0; a < s->n; a++) {
-        int64_t na = s->first[a + 1] - s->first[a];
-        count0[a] = (int64_t)(share * na + (rho0 > 0 ? 0.5 : 0.0)); /* half: the floor, as before */
-        if (count0[a] > na) count0[a] = na;
-        n0 += count0[a];
+    for (int k = 0; k < p->gibbs_nkinds; k++) {
+        int64_t nk = p->gibbs_kind_first[k + 1] - p->gibbs_kind_first[k];
+        count0[k] = (int64_t)(share * nk + (rho0 > 0 ? 0.5 : 0.0)); /* half: the floor, as before */
+        if (count0[k] > nk) count0[k] = nk;
+        n0 += count0[k];
     }
     volume[0] = rho0 > 0 ? n0 / rho0 : n0 / n * p->gibbs_volume; /* else both at the total density */
     volume[1] = p->gibbs_volume - volume[0];
@@ -65,39 +82,45 @@ void mc_gibbs_start_split(const mc_plan *p, int64_t *count0, double *volume)
 
 int mc_gibbs_start(const mc_plan *p, mc_chain *c, mc_err *err)
 {
-    const mc_species *s = &p->species;
-    int n = c->n;
-    double *pts = malloc(3 * (size_t)n * sizeof *pts);
+    int n = c->n, nmol = c->nmol;
+    double *pts = malloc(3 * (size_t)nmol * sizeof *pts);
     c->in_box = malloc((size_t)n * sizeof *c->in_box);
     if (!pts || !c->in_box) {
         free(pts);
         MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's two boxes", c->id);
     }
     mc_chain_set_box(c, 0.0); /* a Gibbs chain has two boxes, in gibbs_box_len */
+    int rc = p->rigid ? mc_rigid_alloc(p, c, err) : MC_OK;
     int64_t count0[MC_MAX_SPECIES];
     double volume[2];
     mc_gibbs_start_split(p, count0, volume);
-    for (int a = 0; a < s->n; a++) {
-        c->gibbs_count[0][a] = count0[a];
-        c->gibbs_count[1][a] = s->first[a + 1] - s->first[a] - count0[a];
-        for (int i = s->first[a]; i < s->first[a + 1]; i++) c->in_box[i] = i - s->first[a] >= count0[a];
+    for (int k = 0; k < p->gibbs_nkinds; k++) {
+        int m0 = p->gibbs_kind_first[k], m1 = p->gibbs_kind_first[k + 1];
+        c->gibbs_count[0][k] = count0[k];
+        c->gibbs_count[1][k] = m1 - m0 - count0[k];
+        for (int m = m0; m < m1; m++) { /* every site of a molecule in its box */
+            int s0 = p->rigid ? p->mol.first[m] : m, s1 = p->rigid ? p->mol.first[m + 1] : m + 1;
+            for (int i = s0; i < s1; i++) c->in_box[i] = m - m0 >= count0[k];
+        }
     }
-    int rc = MC_OK;
+    /* atoms' positions, or molecules' centres */
+    double *px = p->rigid ? c->cx : c->x, *py = p->rigid ? c->cy : c->y, *pz = p->rigid ? c->cz : c->z;
     for (int b = 0; rc == MC_OK && b < 2; b++) {
         int nb = (int)mc_gibbs_particles(p, c, b);
         c->gibbs_box_len[b] = cbrt(volume[b]);
         double *x = pts, *y = pts + nb, *z = pts + 2 * nb;
         if (p->start == CFG_START_MELT) {
-            rc = mc_melt_points(p, c->id, nb, c->gibbs_box_len[b], 0.7, x, y, z, err);
+            rc = mc_melt_points(p, c->id, nb, c->gibbs_box_len[b], p->rigid ? 0.8 : 0.7, x, y, z, err);
         } else {
             mc_lattice_fill(p->lattice, nb, c->gibbs_box_len[b], x, y, z);
-            /* a mixture's species spread over the box; box 1 takes the setup keys after box 0's */
-            if (s->n > 1) mc_chain_shuffle_points_from(c, p->seed, (uint64_t)b * (uint64_t)p->n, nb, x, y, z);
+            /* a mixture's kinds spread over the box; box 1 takes the setup keys after box 0's */
+            if (p->gibbs_nkinds > 1) mc_chain_shuffle_points_from(c, p->seed, (uint64_t)b * (uint64_t)p->n, nb, x, y, z);
         }
-        for (int i = 0, k = 0; rc == MC_OK && i < n; i++)
-            if (c->in_box[i] == b) c->x[i] = x[k], c->y[i] = y[k], c->z[i] = z[k], k++;
+        for (int m = 0, k = 0; rc == MC_OK && m < nmol; m++)
+            if (mc_gibbs_box_of(p, c, m) == b) px[m] = x[k], py[m] = y[k], pz[m] = z[k], k++;
     }
     free(pts);
+    if (rc == MC_OK && p->rigid) rc = mc_rigid_orient(p, c, err);
     return rc;
 }
 
@@ -120,9 +143,20 @@ void mc_gibbs_add_rdf_norm(const mc_plan *p, mc_chain *c, int box)
 {
     const mc_species *sp = &p->species;
     const int64_t *count = c->gibbs_count[box];
-    double volume = pow(c->gibbs_box_len[box], 3);
+    double volume = pow(c->gibbs_box_len[box], 3), sites[MC_MAX_SPECIES];
+    site_counts(p, count, sites);
     for (int a = 0; a < sp->n; a++)
-        for (int b = a; b < sp->n; b++)
-            c->rdf_norm[mc_species_pair_index(sp, a, b)] +=
-                a == b ? 0.5 * count[a] * (count[a] - 1.0) / volume : (double)count[a] * count[b] / volume;
+        for (int b = a; b < sp->n; b++) {
+            /* the box's site pairs, less those within a molecule (which the RDF does not count) */
+            double pairs = a == b ? 0.5 * sites[a] * (sites[a] - 1.0) : sites[a] * sites[b];
+            for (int k = 0; p->rigid && k < p->gibbs_nkinds; k++) {
+                double na = p->gibbs_kind_sites[k][a], nb = p->gibbs_kind_sites[k][b];
+                pairs -= (double)count[k] * (a == b ? 0.5 * na * (na - 1.0) : na * nb);
+            }
+            c->rdf_norm[mc_species_pair_index(sp, a, b)] += pairs / volume;
+        }
+    if (p->rigid) { /* the centres' row */
+        double m = (double)mc_gibbs_particles(p, c, box);
+        c->rdf_norm[sp->npairs] += 0.5 * m * (m - 1.0) / volume;
+    }
 }

@@ -4,12 +4,16 @@
  * species blocks of the plan, never change; a transfer changes one label. Every trial move is one
  * of three kinds, drawn per step with the [moves] fractions:
  *   displacement  a particle drawn over all n moves within its box (a symmetric proposal: the step
- *                 is capped at half its box, the same box before and after);
- *   transfer      a species drawn uniformly, a source box drawn uniformly, one of its particles of
- *                 that species uniformly, inserted uniformly into the other box:
+ *                 is capped at half its box, the same box before and after); a molecule, drawn over
+ *                 all molecules, is translated or rotated within its box (mc_rigid.h's move);
+ *   transfer      a kind (a species of atoms, a type of molecules: mc_plan.gibbs_nkinds) drawn
+ *                 uniformly, a source box drawn uniformly, one of its particles (molecules) of that
+ *                 kind uniformly, inserted uniformly into the other box, a molecule in an orientation
+ *                 uniform on SO(3) (mc_gibbs_orientation):
  *                 acc = min(1, n_src V_dst / ((n_dst + 1) V_src) exp(-beta dU));
  *   volume        ln(V0/V1) changes by a uniform step in (-max, max) at fixed V:
- *                 acc = min(1, (V0'/V0)^(n0 + 1) (V1'/V1)^(n1 + 1) exp(-beta dU)).
+ *                 acc = min(1, (V0'/V0)^(n0 + 1) (V1'/V1)^(n1 + 1) exp(-beta dU)), n_b counting
+ *                 molecules (atoms): their centres scale, their orientations stay.
  * dU includes the change of each box's tail correction, which depends on its counts and volume.
  * The draws and the acceptance arithmetic are written once here for every backend; the random
  * numbers of step s come from the Gibbs stream's block s (kind, source, particle, species or
@@ -24,29 +28,30 @@
 #include "mc_hd.h"
 #include "mc_move.h"
 #include "mc_rng.h"
+#include "mc_rotation.h"
 #include "mc_species.h"
 
 enum mc_gibbs_move { MC_GIBBS_DISPLACEMENT = 0, MC_GIBBS_TRANSFER = 1, MC_GIBBS_VOLUME = 2, MC_GIBBS_NMOVES = 3 };
 
 typedef struct mc_gibbs_trial {
-    int kind;          /* enum mc_gibbs_move */
+    int move;          /* enum mc_gibbs_move */
     int source;        /* transfer: the box the particle leaves; the other box receives it */
-    int species;       /* transfer: the species that moves */
-    uint32_t pick;     /* transfer: the particle is mc_rng_index(pick, n_src of the species) */
+    int kind;          /* transfer: the kind that moves (a species, or a molecule type) */
+    uint32_t pick;     /* transfer: the particle is mc_rng_index(pick, n_src of the kind) */
     double log_ratio;  /* volume: the change of ln(V0/V1) */
 } mc_gibbs_trial;
 
-/* fraction[kind] in enum order (they add up to 1). */
+/* fraction[move] in enum order (they add up to 1); nkinds: mc_plan.gibbs_nkinds. */
 MC_HD mc_gibbs_trial mc_gibbs_draw(uint64_t seed, uint32_t chain, uint64_t step, const double *fraction,
-                                   int nspecies, double max_volume_step)
+                                   int nkinds, double max_volume_step)
 {
     mc_rng4 r = mc_rng_block(seed, chain, MC_RNG_GIBBS, step);
     mc_gibbs_trial t;
     double u = mc_rng_uniform(r.v[0]);
-    t.kind = u < fraction[0] ? MC_GIBBS_DISPLACEMENT : u < fraction[0] + fraction[1] ? MC_GIBBS_TRANSFER : MC_GIBBS_VOLUME;
+    t.move = u < fraction[0] ? MC_GIBBS_DISPLACEMENT : u < fraction[0] + fraction[1] ? MC_GIBBS_TRANSFER : MC_GIBBS_VOLUME;
     t.source = (int)mc_rng_index(r.v[1], 2);
     t.pick = r.v[2];
-    t.species = (int)mc_rng_index(r.v[3], (uint32_t)nspecies);
+    t.kind = (int)mc_rng_index(r.v[3], (uint32_t)nkinds);
     t.log_ratio = max_volume_step * (2.0 * mc_rng_uniform(r.v[3]) - 1.0); /* one of the two is used */
     return t;
 }
@@ -58,6 +63,14 @@ MC_HD void mc_gibbs_insertion_point(uint64_t seed, uint32_t chain, uint64_t step
     for (int k = 0; k < 3; k++) p[k] = box * (mc_rng_uniform(r.v[k + 1]) - 0.5 / 4294967296.0);
 }
 
+/* A transferred molecule's orientation, uniform on SO(3), from the rigid stream's block of the step
+ * (which a transfer leaves unused otherwise). */
+MC_HD mc_quat mc_gibbs_orientation(uint64_t seed, uint32_t chain, uint64_t step)
+{
+    mc_rng4 r = mc_rng_block(seed, chain, MC_RNG_RIGID, step);
+    return mc_quat_uniform(mc_rng_uniform(r.v[0]), mc_rng_uniform(r.v[1]), mc_rng_uniform(r.v[2]));
+}
+
 /* The displacement step of a particle in a box of edge `box`: at most half the box (mc_chain_step). */
 MC_HD double mc_gibbs_step(double max_displacement, double box)
 {
@@ -65,7 +78,7 @@ MC_HD double mc_gibbs_step(double max_displacement, double box)
 }
 
 /* The Metropolis argument of a transfer as an energy: dU - kT ln(n_src V_dst / ((n_dst + 1) V_src)),
- * n_src counting the particle that leaves, n_dst the species' particles already in the other box. */
+ * n_src counting the particle that leaves, n_dst the kind's particles already in the other box. */
 MC_HD double mc_gibbs_transfer_cost(double dU, double kT, double n_src, double n_dst, double v_src, double v_dst)
 {
     return dU - kT * log(n_src * v_dst / ((n_dst + 1.0) * v_src));
@@ -88,13 +101,13 @@ MC_HD double mc_gibbs_volume_cost(double dU, double kT, double n0, double n1, do
     return dU - kT * ((n0 + 1.0) * log(v0_new / v0) + (n1 + 1.0) * log(v1_new / v1));
 }
 
-/* A box's tail correction from its counts (count[a], species a) and volume: sum over species pairs of
- * N_a N_b coef[a][b] / V, coef the plan's gibbs_tail (0 without tails). */
-MC_HD double mc_gibbs_tail(const double (*coef)[MC_MAX_SPECIES], int nspecies, const int64_t *count, double volume)
+/* A box's tail correction from its counts (count[k], kind k) and volume: sum over pairs of kinds of
+ * N_k N_l coef[k][l] / V, coef the plan's gibbs_tail (0 without tails). */
+MC_HD double mc_gibbs_tail(const double (*coef)[MC_MAX_SPECIES], int nkinds, const int64_t *count, double volume)
 {
     double u = 0.0;
-    for (int a = 0; a < nspecies; a++)
-        for (int b = 0; b < nspecies; b++) u += (double)count[a] * (double)count[b] * coef[a][b] / volume;
+    for (int k = 0; k < nkinds; k++)
+        for (int l = 0; l < nkinds; l++) u += (double)count[k] * (double)count[l] * coef[k][l] / volume;
     return u;
 }
 
@@ -106,19 +119,28 @@ MC_HD double mc_gibbs_tail(const double (*coef)[MC_MAX_SPECIES], int nspecies, c
 extern "C" {
 #endif
 
-/* The tail correction to a box's energy: sum over species pairs of N_a N_b 2 pi / V int_rc r^2 u_ab,
- * from its counts (count[a], a species) and volume; 0 without tails (mc_gibbs_tail). */
+/* The tail correction to a box's energy: sum over site species pairs of N_a N_b 2 pi / V int_rc r^2
+ * u_ab, from its counts of each kind (count[k]) and volume; 0 without tails (mc_gibbs_tail). */
 static inline double mc_gibbs_tail_energy(const mc_plan *p, const int64_t *count, double volume)
 {
-    return mc_gibbs_tail(p->gibbs_tail, p->species.n, count, volume);
+    return mc_gibbs_tail(p->gibbs_tail, p->gibbs_nkinds, count, volume);
 }
 
-/* Tail and impulsive corrections of a box at its own composition (per particle, as
- * mc_plan_corrections); zero for an empty box. */
+/* Tail and impulsive corrections of a box at its own composition of kinds (count[k]), per site as
+ * mc_plan_corrections; zero for an empty box. */
 mc_corrections mc_gibbs_corrections(const mc_plan *p, const int64_t *count, double volume, double temperature);
 
-/* Particles in box b (all species). */
+/* Particles (molecules) in box b, all kinds: what its density counts. */
 int64_t mc_gibbs_particles(const mc_plan *p, const mc_chain *c, int b);
+
+/* Sites in box b (atoms: its particles): what its energy is per. */
+int64_t mc_gibbs_sites(const mc_plan *p, const mc_chain *c, int b);
+
+/* The box of molecule (atom) m. */
+static inline int mc_gibbs_box_of(const mc_plan *p, const mc_chain *c, int m)
+{
+    return (int)c->in_box[p->rigid ? p->mol.first[m] : m];
+}
 
 /* The box holding the liquid at this moment: the denser one (box 0 on a tie). */
 int mc_gibbs_liquid_box(const mc_plan *p, const mc_chain *c);
@@ -127,13 +149,14 @@ int mc_gibbs_liquid_box(const mc_plan *p, const mc_chain *c);
  * and volume): the g(r) of a Gibbs chain is its liquid box's. */
 void mc_gibbs_add_rdf_norm(const mc_plan *p, mc_chain *c, int box);
 
-/* The particles of each species box 0 starts with (counts[a]; box 1 takes the rest), and the two
- * starting volumes: half of every species and of the volume each, or with start densities rho_0
- * and rho_1 the split n0 / rho_0 + (n - n0) / rho_1 = V, n0 rounded, species in proportion. */
+/* The particles (molecules) of each kind box 0 starts with (counts[k]; box 1 takes the rest), and the
+ * two starting volumes: half of every kind and of the volume each, or with start densities rho_0
+ * and rho_1 the split n0 / rho_0 + (n - n0) / rho_1 = V, n0 rounded, kinds in proportion. */
 void mc_gibbs_start_split(const mc_plan *p, int64_t *count0, double *volume);
 
-/* Split the chain's particles over its two boxes (mc_gibbs_start_split; box 0 takes the first ones
- * of each species' block) and place them on the plan's lattice, or at random (start = melt). */
+/* Split the chain's particles (molecules) over its two boxes (mc_gibbs_start_split; box 0 takes the
+ * first ones of each kind's block) and place them, or their centres, on the plan's lattice, or at
+ * random (start = melt); molecules are then oriented as mc_rigid_start does in one box. */
 int mc_gibbs_start(const mc_plan *p, mc_chain *c, mc_err *err);
 
 /* How clearly a chain's boxes separated into two phases: the mean of |rho_0 - rho_1| over the

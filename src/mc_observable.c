@@ -42,10 +42,11 @@ static mc_estimate heat_capacity(const mc_plan *p, const mc_chain *c)
                                   p->statepoint[c->statepoint].temperature, p->rigid ? p->mol.kinetic_per_site : 1.5);
 }
 
-/* Gibbs: a box's values. The energy per particle of an empty box is taken as 0, the ideal gas's. */
+/* Gibbs: a box's values. The energy per particle (site) of an empty box is taken as 0, the ideal
+ * gas's; the pressure's kinetic term counts molecules, as sample_pressure's. */
 static double box_energy(const mc_gibbs_box_sample *b)
 {
-    return b->n > 0 ? b->energy_pair / b->n + b->corr.u_tail : 0.0;
+    return b->sites > 0 ? b->energy_pair / b->sites + b->corr.u_tail : 0.0;
 }
 static double box_pressure(const mc_gibbs_box_sample *b, double kT)
 {

@@ -44,7 +44,8 @@ enum mc_observable_id {
 
 /* A Gibbs box at a sample. */
 typedef struct mc_gibbs_box_sample {
-    double n, volume;        /* particles and volume */
+    double n, volume;        /* particles (molecules) and volume */
+    double sites;            /* sites (atoms: n), what the energy is per */
     double energy_pair, virial_pair; /* of the full recomputation */
     mc_corrections corr;     /* at the box's composition and density */
 } mc_gibbs_box_sample;

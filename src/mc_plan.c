@@ -190,7 +190,7 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
             if (!p->periodic) continue; /* no box, no density, no corrections */
             /* gibbs: each box starts with half the particles at the total density */
             sp->box_len = cbrt((p->gibbs ? 0.5 : 1.0) * p->nmol / sp->density);
-            if (p->gibbs) p->gibbs_volume = p->n / sp->density;
+            if (p->gibbs) p->gibbs_volume = p->nmol / sp->density;
             sp->corr = mc_plan_corrections(p, p->n / (sp->box_len * sp->box_len * sp->box_len),
                                            sp->temperature);
             MC_TRY(check_statepoint(c, p, sp, err));
@@ -294,13 +294,42 @@ int mc_plan_check_host_memory(const mc_plan *p, const cfg *c, int chains_on_rank
             what, host_bytes / 1e9);
 }
 
+/* Gibbs: the kinds a transfer moves (species of atoms, or molecule types), their blocks of
+ * molecules and sites, and the tail coefficients between kinds. */
+static void gibbs_kinds(mc_plan *p)
+{
+    const mc_species *sp = &p->species;
+    p->gibbs_nkinds = p->rigid ? p->mol.ntypes : sp->n;
+    p->gibbs_kind_first[0] = 0;
+    for (int k = 0; k < p->gibbs_nkinds; k++) {
+        int count = p->rigid ? p->mol.type[k].count : sp->first[k + 1] - sp->first[k];
+        p->gibbs_kind_first[k + 1] = p->gibbs_kind_first[k] + count;
+        for (int a = 0; a < sp->n; a++) p->gibbs_kind_sites[k][a] = 0;
+        if (!p->rigid) p->gibbs_kind_sites[k][k] = 1;
+        for (int s = 0; p->rigid && s < p->mol.type[k].nsites; s++) p->gibbs_kind_sites[k][p->mol.type[k].species[s]]++;
+    }
+    /* the tail is bilinear in the site counts, N_a = sum_k N_k sites[k][a]: per pair of kinds the
+     * sum over their sites' species pairs of pair_tail_energy(pp, 1, 1) (N_a = N_b = V = 1) */
+    int tails = isfinite(p->cutoff) && p->tail_correction;
+    for (int k = 0; k < p->gibbs_nkinds; k++)
+        for (int l = 0; l < p->gibbs_nkinds; l++) {
+            double coef = 0.0;
+            for (int a = 0; tails && a < sp->n; a++)
+                for (int b = 0; b < sp->n; b++)
+                    coef += p->gibbs_kind_sites[k][a] * p->gibbs_kind_sites[l][b] * pair_tail_energy(&sp->pair[a][b], 1.0, 1.0);
+            p->gibbs_tail[k][l] = coef;
+        }
+}
+
 /* Gibbs: enough particles for two bulk phases (a few dozen leave one box all interface). */
 static int check_gibbs_size(const cfg *c, const mc_plan *p, mc_err *err)
 {
-    const char *section = p->species.n > 1 ? "mixture" : "system", *key = p->species.n > 1 ? "counts" : "n";
-    if (p->n < 64)
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] %s: %d particles; expected at least 64 with type = gibbs (too few to form "
-                "two bulk phases; several hundred are usual)", c->filename, cfg_line(c, section, key), section, key, p->n);
+    const char *section, *key;
+    particle_key(c, &section, &key);
+    if (p->nmol < 64)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] %s: %d %s; expected at least 64 with type = gibbs (too few to form "
+                "two bulk phases; several hundred are usual)", c->filename, cfg_line(c, section, key), section, key,
+                p->nmol, p->rigid ? "molecules" : "particles");
     return MC_OK;
 }
 
@@ -313,11 +342,13 @@ static int check_gibbs_start(const cfg *c, mc_plan *p, mc_err *err)
     double v[2];
     int64_t count0[MC_MAX_SPECIES], n0 = 0;
     mc_gibbs_start_split(p, count0, v);
-    for (int a = 0; a < p->species.n; a++) n0 += count0[a];
+    for (int k = 0; k < p->gibbs_nkinds; k++) n0 += count0[k];
     for (int b = 0; b < 2; b++) {
-        int nb = (int)(b ? p->n - n0 : n0);
+        int nb = (int)(b ? p->nmol - n0 : n0);
         double nn = mc_lattice_spacing(p->lattice, nb, cbrt(v[b]));
-        if (p->start == CFG_START_LATTICE && nn < 0.9 * core_diameter(p)) /* as check_statepoint */
+        if (p->rigid) /* molecules: as check_statepoint, for this box */
+            MC_TRY(check_rigid_packing(c, p, nn, "ensemble", "start_densities", start->v[b], err));
+        else if (p->start == CFG_START_LATTICE && nn < 0.9 * core_diameter(p)) /* as check_statepoint */
             MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] start_densities: box %d cannot hold its %d particles on the "
                     "lattice: neighbours would start %.3f core diameters apart (where u = 0), expected at least 0.9",
                     c->filename, cfg_line(c, "ensemble", "start_densities"), b, nb, nn / core_diameter(p));
@@ -414,8 +445,8 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->widom_insertions = (int)c->ensemble.widom;
     p->exchange_every = c->ensemble.exchange_every;
     p->exchange_axis = c->ensemble.exchange_axis;
-    /* gibbs: the test particles of each species go into the liquid and into the vapour box */
-    p->widom_kinds = p->rigid ? p->mol.ntypes : p->gibbs ? 2 * p->species.n : p->species.n;
+    /* gibbs: the test particles (molecules) of each kind go into the liquid and into the vapour box */
+    p->widom_kinds = (p->gibbs ? 2 : 1) * (p->rigid ? p->mol.ntypes : p->species.n);
     /* a cutoff inside the core truncates the repulsion itself: no fluid, and tail terms that
      * overflow (cutoff = 1e-300 gave NaN energies) */
     if (isfinite(p->cutoff) && p->cutoff < core_diameter(p)) {
@@ -426,9 +457,7 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     }
     if (p->gibbs && check_gibbs_size(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     if (fill_statepoints(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
-    for (int a = 0; p->gibbs && a < p->species.n; a++) /* pair_tail_energy(pp, 1, 1): N_a = N_b = V = 1 */
-        for (int b = 0; isfinite(p->cutoff) && p->tail_correction && b < p->species.n; b++)
-            p->gibbs_tail[a][b] = pair_tail_energy(&p->species.pair[a][b], 1.0, 1.0);
+    if (p->gibbs) gibbs_kinds(p);
     size_t nchains;
     if (mc_mul_overflows((size_t)p->nstatepoints, (size_t)p->replicas, &nchains) || nchains > MC_MAX_CHAINS) {
         mc_err_set(err, MC_EINVAL, "%s:%d: [ensemble] replicas = %d gives %.0f chains; at most %d",

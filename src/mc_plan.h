@@ -74,8 +74,15 @@ typedef struct mc_plan {
     double gibbs_fraction[3]; /* gibbs: the share of each enum mc_gibbs_move among the trial moves */
     double gibbs_volume;      /* gibbs: V0 + V1, n over the total density */
     double gibbs_start_density[2]; /* gibbs: box 0's and box 1's at the start; 0: the total density */
-    double gibbs_tail[MC_MAX_SPECIES][MC_MAX_SPECIES]; /* gibbs: a box's tail energy per N_a N_b / V,
-                                                           2 pi int_rc r^2 u_ab (0 without tails) */
+    /* gibbs: what a transfer moves is a kind, a species of atoms or a type of molecules; kind k holds
+     * the consecutive molecules (atoms) gibbs_kind_first[k] .. gibbs_kind_first[k + 1] - 1, each
+     * with gibbs_kind_sites[k][a] sites of species a, and the chain's box counts count kinds */
+    int gibbs_nkinds;
+    int gibbs_kind_first[MC_MAX_SPECIES + 1];
+    int gibbs_kind_sites[MC_MAX_SPECIES][MC_MAX_SPECIES];
+    double gibbs_tail[MC_MAX_SPECIES][MC_MAX_SPECIES]; /* gibbs: a box's tail energy per N_k N_l / V (kinds
+                                                           k, l): the sum over their sites' species pairs
+                                                           of 2 pi int_rc r^2 u_ab (0 without tails) */
     uint64_t seed;
     int precision;        /* enum cfg_precision */
     int gpu_batch_trials; /* GPU batched paths: trials per batch; 0 = chosen by size */

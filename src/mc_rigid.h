@@ -43,6 +43,15 @@ MC_HD mc_rigid_trial mc_rigid_trial_draw(uint64_t seed, uint32_t chain, uint64_t
     return t;
 }
 
+/* The orientation of Widom test molecule `insertion` of sample `sample`, uniform on SO(3), from the
+ * MC_RNG_WIDOM_ORIENTATION block of mc_widom_position's counter. */
+MC_HD mc_quat mc_widom_orientation(uint64_t seed, uint32_t chain, uint64_t sample, uint32_t insertions,
+                                   uint32_t insertion)
+{
+    mc_rng4 r = mc_rng_block(seed, chain, MC_RNG_WIDOM_ORIENTATION, sample * insertions + insertion);
+    return mc_quat_uniform(mc_rng_uniform(r.v[0]), mc_rng_uniform(r.v[1]), mc_rng_uniform(r.v[2]));
+}
+
 /* A coordinate moved by d: folded into [0, box) when periodic (box > 0), as is. */
 MC_HD double mc_rigid_shift(double x, double d, double box)
 {

@@ -34,28 +34,30 @@ static mc_quat random_orientation(uint64_t seed, uint32_t chain, uint64_t key)
 
 void mc_rigid_set(const mc_plan *p, mc_chain *c, int m, const double centre[3], mc_quat q)
 {
+    double box = mc_rigid_box_len(p, c, m);
     c->cx[m] = centre[0], c->cy[m] = centre[1], c->cz[m] = centre[2];
     c->q[4 * m] = q.w, c->q[4 * m + 1] = q.x, c->q[4 * m + 2] = q.y, c->q[4 * m + 3] = q.z;
     for (int s = p->mol.first[m]; s < p->mol.first[m + 1]; s++) {
         double out[3];
-        mc_rigid_site(centre, q, &p->mol.site_body[3 * s], c->box_len, out);
+        mc_rigid_site(centre, q, &p->mol.site_body[3 * s], box, out);
         c->x[s] = out[0], c->y[s] = out[1], c->z[s] = out[2];
     }
 }
 
-/* The closest site pair of molecule m with molecules 0 .. m - 1, as r / sigma_ab (0 inside a
- * hard core); *with names the other molecule. */
+/* The closest site pair of molecule m with molecules 0 .. m - 1 (of its box, in the Gibbs ensemble),
+ * as r / sigma_ab (0 inside a hard core); *with names the other molecule. */
 static double overlap_ratio(const mc_plan *p, const mc_chain *c, int m, int *with)
 {
     const mc_molecules *mol = &p->mol;
-    double worst = INFINITY;
+    double worst = INFINITY, box = mc_rigid_box_len(p, c, m);
     for (int s = mol->first[m]; s < mol->first[m + 1]; s++)
         for (int j = 0; j < mol->first[m]; j++) {
             int a = mol->site_species[s], b = mol->site_species[j];
             if (p->species.pair_epsilon[a][b] == 0.0 && mol->hard_core2[a][b] == 0.0) continue; /* ideal pair */
-            double dx = mc_rigid_separation(c->x[s] - c->x[j], c->box_len);
-            double dy = mc_rigid_separation(c->y[s] - c->y[j], c->box_len);
-            double dz = mc_rigid_separation(c->z[s] - c->z[j], c->box_len);
+            if (c->in_box && c->in_box[j] != c->in_box[s]) continue;
+            double dx = mc_rigid_separation(c->x[s] - c->x[j], box);
+            double dy = mc_rigid_separation(c->y[s] - c->y[j], box);
+            double dz = mc_rigid_separation(c->z[s] - c->z[j], box);
             double r2 = dx * dx + dy * dy + dz * dz;
             double ratio = r2 < mol->hard_core2[a][b] ? 0.0 : sqrt(r2) / p->species.pair_sigma[a][b];
             if (ratio < worst) worst = ratio, *with = mol->site_mol[j];
@@ -178,7 +180,7 @@ static int place_without_overlap(const mc_plan *p, mc_chain *c, int m)
     return best >= OVERLAP_SIGMA ? -1 : best_with;
 }
 
-int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err)
+int mc_rigid_alloc(const mc_plan *p, mc_chain *c, mc_err *err)
 {
     size_t nm = (size_t)c->nmol, npairs = nm * (nm - 1) / 2;
     c->cx = malloc(nm * sizeof *c->cx);
@@ -193,12 +195,23 @@ int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err)
         MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's molecules", c->id);
     c->max_rotation = p->max_rotation0;
     for (int m = 0; m < c->nmol; m++) memcpy(&c->q[4 * m], &(mc_quat){1, 0, 0, 0}, sizeof(mc_quat));
+    return MC_OK;
+}
+
+int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err)
+{
+    MC_TRY(mc_rigid_alloc(p, c, err));
     if (start_given(p)) MC_TRY(copy_start(p, c, err));
     else if (p->start == CFG_START_MELT) MC_TRY(mc_melt_points(p, c->id, c->nmol, c->box_len, 0.8, c->cx, c->cy, c->cz, err));
     else if (p->periodic) mc_lattice_fill(p->lattice, c->nmol, c->box_len, c->cx, c->cy, c->cz);
     else MC_TRY(cluster_centres(p, c, err));
     if (!start_given(p) && p->mol.ntypes > 1)
         mc_chain_shuffle_points(c, p->seed, c->nmol, c->cx, c->cy, c->cz);
+    return mc_rigid_orient(p, c, err);
+}
+
+int mc_rigid_orient(const mc_plan *p, mc_chain *c, mc_err *err)
+{
     for (int m = 0; m < c->nmol; m++) {
         int with = place_without_overlap(p, c, m);
         if (with >= 0)
@@ -351,9 +364,7 @@ double mc_rigid_widom_sum(const mc_plan *p, const mc_chain *c, int type, int ins
         double centre[3];
         mc_widom_position(p->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)i,
                           c->box_len, &centre[0], &centre[1], &centre[2]);
-        mc_rng4 r = mc_rng_block(p->seed, (uint32_t)c->id, MC_RNG_WIDOM_ORIENTATION,
-                                 (uint64_t)draw * (uint64_t)insertions + (uint64_t)i);
-        mc_quat q = mc_quat_uniform(mc_rng_uniform(r.v[0]), mc_rng_uniform(r.v[1]), mc_rng_uniform(r.v[2]));
+        mc_quat q = mc_widom_orientation(p->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)i);
         sum += exp(-c->beta * insertion_energy(p, c, type, centre, q)); /* 0 inside a hard core */
     }
     return sum;

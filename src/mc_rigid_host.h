@@ -24,6 +24,19 @@ extern "C" {
  * 0.5 sigma_ab or their hard cores. */
 int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err);
 
+/* The pieces of mc_rigid_start, for the Gibbs ensemble's start (mc_gibbs_start), which places the
+ * centres box by box: the molecular arrays allocated, orientations the identity; then, centres
+ * placed, every molecule oriented as described above. */
+int mc_rigid_alloc(const mc_plan *p, mc_chain *c, mc_err *err);
+int mc_rigid_orient(const mc_plan *p, mc_chain *c, mc_err *err);
+
+/* The edge of molecule m's periodic box: the chain's, or in the Gibbs ensemble its box's; 0 for
+ * an open cluster. */
+static inline double mc_rigid_box_len(const mc_plan *p, const mc_chain *c, int m)
+{
+    return c->in_box ? c->gibbs_box_len[c->in_box[p->mol.first[m]]] : c->box_len;
+}
+
 static inline mc_quat mc_chain_quat(const mc_chain *c, int m)
 {
     mc_quat q = {c->q[4 * m], c->q[4 * m + 1], c->q[4 * m + 2], c->q[4 * m + 3]};

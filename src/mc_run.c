@@ -339,9 +339,10 @@ static int measure_and_check(mc_run *r, int add_rdf, mc_err *err)
     return MC_OK;
 }
 
-/* Gibbs: the displacement step toward the target acceptance (at most half the smaller box), and the
- * volume step likewise (at most a change of ln(V0/V1) by 1), from the round's own counts of each
- * kind of move; transfers have nothing to adapt. */
+/* Gibbs: the displacement step toward the target acceptance (at most half the smaller box), the
+ * rotation step of molecules likewise (at most pi), and the volume step (at most a change of
+ * ln(V0/V1) by 1), from the round's own counts of each kind of move; transfers have nothing to
+ * adapt. */
 static void adapt_gibbs(mc_run *r, int k)
 {
     const mc_plan *p = r->plan;
@@ -349,12 +350,17 @@ static void adapt_gibbs(mc_run *r, int k)
     const mc_round_counts *at = &r->round0[k];
     double volume = (double)(c->volume_moves - at->volume_moves);
     double transfer = (double)(c->transfers - at->transfers);
-    double displaced = (double)(c->step - at->step) - volume - transfer;
+    double rotations = (double)(c->rotations - r->rotations0[k]);
+    double rotated = (double)(c->rotations_accepted - r->rotations_accepted0[k]);
+    double displaced = (double)(c->step - at->step) - volume - transfer - rotations;
     double vol_acc = (double)(c->volume_accepted - r->volume_accepted0[k]);
-    double acc = (double)(c->accepted - r->accepted0[k]) - vol_acc - (double)(c->transfers_accepted - at->transfers_accepted);
+    double acc = (double)(c->accepted - r->accepted0[k]) - vol_acc -
+                 (double)(c->transfers_accepted - at->transfers_accepted) - rotated;
     double largest = 0.5 * fmin(c->gibbs_box_len[0], c->gibbs_box_len[1]);
     if (displaced > 0)
         c->max_displacement = adapted_step(c->max_displacement, acc / displaced, p->target_acceptance, largest);
+    if (rotations > 0)
+        c->max_rotation = adapted_step(c->max_rotation, rotated / rotations, p->target_acceptance, M_PI);
     if (volume > 0)
         c->max_volume_step = adapted_step(c->max_volume_step, vol_acc / volume, p->target_acceptance, 1.0);
 }
@@ -455,7 +461,8 @@ static void gibbs_sample(const mc_plan *p, const mc_chain *c, const mc_measureme
 {
     for (int b = 0; b < 2; b++) {
         double volume = pow(c->gibbs_box_len[b], 3);
-        s->box[b] = (mc_gibbs_box_sample){(double)mc_gibbs_particles(p, c, b), volume, m->box_energy[b], m->box_virial[b],
+        s->box[b] = (mc_gibbs_box_sample){(double)mc_gibbs_particles(p, c, b), volume, (double)mc_gibbs_sites(p, c, b),
+                                          m->box_energy[b], m->box_virial[b],
                                           mc_gibbs_corrections(p, c->gibbs_count[b], volume, s->sp->temperature)};
     }
     s->liquid = mc_gibbs_liquid_box(p, c);

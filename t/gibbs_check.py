@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Checks of the Gibbs ensemble (t/gibbs.sh) on mcens output files: against NIST's SAT-TMMC
-coexistence data, against the exact ideal-gas distributions, a mixture of identical species against
-the pure fluid, and the flag on chains that did not separate. Every tolerance is a quantile of the
+"""Checks of the Gibbs ensemble (t/gibbs.sh, t/gibbs_molecules.sh) on mcens output files: against
+NIST's SAT-TMMC coexistence data, against the exact ideal-gas distributions, a mixture of identical
+species against the pure fluid, the equal pressures and chemical potentials of coexisting phases,
+and the flag on chains that did not separate. Every tolerance is a quantile of the
 statistic's distribution under the stated error bars, Bonferroni-corrected over the comparisons
 made (1% false alarm for the whole check); prints one line per comparison; exits 1 when any fails
 and 2 when the checker itself breaks."""
@@ -136,6 +137,27 @@ def same_phases(path_a, path_b):
     return report(rows, normal_threshold(len(rows)))
 
 
+def coexistence(path):
+    """The conditions of coexistence, for a fluid without reference data (molecules): at every state
+    point the pressures of the two phases agree (the liquid's virial is the noisier), and so do their
+    chemical potentials of every kind from test insertions, within the pooled errors. A wrong
+    transfer or volume rule moves the boxes off coexistence and breaks one of them."""
+    rows = []
+    with h5py.File(path, "r") as f:
+        temperatures = f["statepoints/temperature"][:]
+        res = f["results"]
+        mu, mu_e = res["chemical_potential/mean"][:], res["chemical_potential/stderr"][:]
+        kinds = mu.shape[1] // 2
+        for s, t in enumerate(temperatures):
+            rows.append((f"T = {t:g} P liquid against vapour", res["liquid_pressure/mean"][s],
+                         res["liquid_pressure/stderr"][s], res["vapour_pressure/mean"][s],
+                         res["vapour_pressure/stderr"][s]))
+            for k in range(kinds):
+                rows.append((f"T = {t:g} mu[{k}] liquid against vapour", mu[s, k], mu_e[s, k], mu[s, kinds + k],
+                             mu_e[s, kinds + k]))
+    return report(rows, normal_threshold(len(rows)))
+
+
 def not_separated(path):
     """Every chain of the file stayed one phase: its separation is below 3, and the pooled phase
     results are NaN rather than an average of unseparated boxes."""
@@ -158,8 +180,8 @@ def separated(path):
 
 
 def main(argv):
-    checks = {"nist": nist, "ideal": ideal, "same_phases": same_phases, "not_separated": not_separated,
-              "separated": separated}
+    checks = {"nist": nist, "ideal": ideal, "same_phases": same_phases, "coexistence": coexistence,
+              "not_separated": not_separated, "separated": separated}
     if len(argv) < 2 or argv[1] not in checks:
         print(f"usage: {argv[0]} {'|'.join(checks)} FILE...", file=sys.stderr)
         return 2

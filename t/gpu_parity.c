@@ -525,6 +525,7 @@ static void exchange_cluster(void **state)
 static void gibbs_same_decisions(int round, int k, const mc_chain *a, const mc_chain *b)
 {
     if (a->accepted != b->accepted || a->transfers_accepted != b->transfers_accepted ||
+        a->rotations != b->rotations || a->rotations_accepted != b->rotations_accepted ||
         a->volume_accepted != b->volume_accepted || a->volume_moves != b->volume_moves ||
         !(fabs(a->gibbs_box_len[0] - b->gibbs_box_len[0]) <= 1e-12 * a->gibbs_box_len[0]) ||
         memcmp(a->gibbs_count, b->gibbs_count, sizeof a->gibbs_count))
@@ -621,6 +622,20 @@ static void gibbs_mixture(void **state)
                   "volume_fraction = 0.05\n", 2);
 }
 
+/* molecules of two types (a heteronuclear diatomic, an equilateral triangle) with tails: molecule
+ * translations and rotations, transfers in random orientations per type, volume exchanges that
+ * scale the centres; the measurements and test molecules are the host's on both */
+static void gibbs_molecules(void **state)
+{
+    (void)state;
+    gibbs_in_step("[mixture]\nspecies = A, B\nsigma = 1, 0.9\nepsilon = 1, 0.8\n[molecules]\ntypes = AB, T\n"
+                  "counts = 60, 40\ngeometry = A 0 0 0; B 0 0 0.6 | A 0 0 0; A 0.5 0 0; A 0.25 0.433 0\n[potential]\n"
+                  "cutoff = 2.5\n[ensemble]\ntype = gibbs\ntemperature = 1.9\ndensity = 0.08\nreplicas = 2\n"
+                  "widom = 5\n[run]\nseed = 47\nequilibration = 200\nproduction = 200\nsample_every = 20\n"
+                  "[moves]\nadapt_every = 50\ndisplacement_fraction = 0.6\ntransfer_fraction = 0.35\n"
+                  "volume_fraction = 0.05\n", 2);
+}
+
 int main(void)
 {
     cu_device_info dev;
@@ -643,6 +658,7 @@ int main(void)
         cmocka_unit_test(rigid_morse_widom), cmocka_unit_test(rigid_cluster_morse),
         cmocka_unit_test(exchange_chains_n256), cmocka_unit_test(exchange_npt_pressure),
         cmocka_unit_test(exchange_cluster), cmocka_unit_test(gibbs_lj), cmocka_unit_test(gibbs_mixture),
+        cmocka_unit_test(gibbs_molecules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

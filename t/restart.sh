@@ -4,11 +4,11 @@
 # /chains, /results and the trajectory (frames every few samples) bit-identical to an uninterrupted
 # run, for every kind of chain (atoms with
 # cell lists, a mixture with Widom, NPT, molecules in NPT with Widom, an open cluster, and replica
-# exchange among atoms with cell lists, along a pressure ladder and in a cluster, and a Gibbs-ensemble
-# mixture); --extend
+# exchange among atoms with cell lists, along a pressure ladder and in a cluster, and Gibbs-ensemble
+# mixtures of atoms and of molecules); --extend
 # equals a longer run; checkpoints that cannot continue the run are refused and left as they are.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 25
+tap_plan 26
 
 # a random sweep in [lo, hi), printed so that a failure can be replayed
 random_sweep() { echo $(( $1 + $(od -An -N2 -tu2 /dev/urandom) % ($2 - $1) )); }
@@ -193,6 +193,37 @@ transfer_fraction = 0.25
 volume_fraction = 0.05
 EOF
 restart_case gibbs 120
+# molecules in the Gibbs ensemble: centres and orientations move with their box labels, and the
+# rotation counters and steps are part of the state too
+cat > gibbs_molecules.ini <<'EOF'
+[run]
+seed = 8
+equilibration = 30
+production = 60
+sample_every = 3
+checkpoint_every = 1e-6
+[mixture]
+species = A, B
+sigma = 1.0, 0.9
+epsilon = 1.0, 0.8
+[molecules]
+types = AB
+counts = 80
+geometry = A 0 0 0; B 0 0 0.6
+[potential]
+cutoff = 2.5
+[ensemble]
+type = gibbs
+temperature = 1.8, 1.9
+density = 0.08
+replicas = 2
+widom = 3
+[moves]
+displacement_fraction = 0.7
+transfer_fraction = 0.25
+volume_fraction = 0.05
+EOF
+restart_case gibbs_molecules 90
 
 # a stop signal on one rank: every rank stops at the same round with a checkpoint, status 3
 at=$(random_sweep 1 90)

@@ -1,0 +1,314 @@
+/* cpu_gibbs_rigid: Gibbs-ensemble chains of rigid molecules on the CPU (mc_gibbs.h for the draws and
+ * the acceptance rules, mc_rigid.h for the rigid-body move and the placement of sites). Every site
+ * carries its molecule's box label (mc_chain.in_box), so a molecule's energy in its box is a loop
+ * over all sites with the other box's and its own masked; a box's full energy and molecular virial
+ * (measurements, volume exchanges) loop over the box's sites only, gathered in index order. */
+#include "cpu_gibbs_rigid.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mc_gibbs.h"
+#include "mc_move.h"
+#include "mc_rigid.h"
+#include "mc_rigid_host.h"
+
+struct cpu_gibbs_rigid {
+    double *old_pos, *new_pos; /* [3 max_sites] a moved molecule's sites before and after */
+    double *sx, *sy, *sz;      /* [n] the sites of a trial volume exchange */
+    double *scx, *scy, *scz;   /* [nmol] its centres */
+    int *members;              /* [n] one box's sites, in index order */
+};
+
+cpu_gibbs_rigid *cpu_gibbs_rigid_create(const mc_plan *p, mc_err *err)
+{
+    cpu_gibbs_rigid *g = calloc(1, sizeof *g);
+    size_t n = (size_t)p->n, nmol = (size_t)p->nmol, ms = (size_t)p->mol.max_sites;
+    double *buf = g ? malloc((6 * ms + 3 * n + 3 * nmol) * sizeof *buf) : NULL;
+    if (g) g->members = malloc(n * sizeof *g->members);
+    if (!g || !buf || !g->members) {
+        if (g) free(g->members);
+        free(buf), free(g);
+        return mc_err_set(err, MC_ENOMEM, "out of memory for the Gibbs scratch of molecules"), NULL;
+    }
+    g->old_pos = buf, g->new_pos = buf + 3 * ms;
+    g->sx = buf + 6 * ms, g->sy = g->sx + n, g->sz = g->sy + n;
+    g->scx = g->sz + n, g->scy = g->scx + nmol, g->scz = g->scy + nmol;
+    return g;
+}
+
+void cpu_gibbs_rigid_destroy(cpu_gibbs_rigid *g)
+{
+    if (!g) return;
+    free(g->old_pos); /* the start of the one buffer */
+    free(g->members);
+    free(g);
+}
+
+static double volume_of(double len) { return len * len * len; }
+
+/* The pair energy of the sites at pos[3 k + d] (species species[k], k < nsites) with every site of
+ * box `box` outside [skip0, skip1) (the molecule's own sites; empty for a test molecule), under the
+ * minimum image of edge len; +infinity inside a hard core. */
+static double sites_energy(const mc_plan *p, const mc_chain *c, const int *species, int nsites, const double *pos,
+                           int box, double len, int skip0, int skip1)
+{
+    const mc_molecules *mol = &p->mol;
+    double u = 0.0;
+    for (int k = 0; k < nsites; k++) {
+        int a = species[k];
+        for (int j = 0; j < c->n; j++) {
+            if (c->in_box[j] != box || (j >= skip0 && j < skip1)) continue;
+            int b = mol->site_species[j];
+            double dx = mc_rigid_separation(pos[3 * k] - c->x[j], len);
+            double dy = mc_rigid_separation(pos[3 * k + 1] - c->y[j], len);
+            double dz = mc_rigid_separation(pos[3 * k + 2] - c->z[j], len);
+            u += mc_site_pair_energy(dx * dx + dy * dy + dz * dz, &p->species.pair[a][b], mol->hard_core2[a][b]);
+        }
+    }
+    return u;
+}
+
+/* Molecule m's sites, as they are, into pos. */
+static void sites_of(const mc_plan *p, const mc_chain *c, int m, double *pos)
+{
+    for (int s = p->mol.first[m], k = 0; s < p->mol.first[m + 1]; s++, k++)
+        pos[3 * k] = c->x[s], pos[3 * k + 1] = c->y[s], pos[3 * k + 2] = c->z[s];
+}
+
+/* Molecule m's sites placed at centre in orientation q in a box of edge len, into pos. */
+static void place(const mc_plan *p, int m, const double centre[3], mc_quat q, double len, double *pos)
+{
+    for (int s = p->mol.first[m], k = 0; s < p->mol.first[m + 1]; s++, k++)
+        mc_rigid_site(centre, q, &p->mol.site_body[3 * s], len, &pos[3 * k]);
+}
+
+/* Molecule m into the chain: centre, orientation, sites (pos) and box. */
+static void store(const mc_plan *p, mc_chain *c, int m, const double centre[3], mc_quat q, const double *pos, int box)
+{
+    c->cx[m] = centre[0], c->cy[m] = centre[1], c->cz[m] = centre[2];
+    c->q[4 * m] = q.w, c->q[4 * m + 1] = q.x, c->q[4 * m + 2] = q.y, c->q[4 * m + 3] = q.z;
+    for (int s = p->mol.first[m], k = 0; s < p->mol.first[m + 1]; s++, k++) {
+        c->x[s] = pos[3 * k], c->y[s] = pos[3 * k + 1], c->z[s] = pos[3 * k + 2];
+        c->in_box[s] = box;
+    }
+}
+
+/* A molecule drawn over all, translated or rotated within its box (the step at most half the box). */
+static void move_molecule(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uint64_t step)
+{
+    const mc_molecules *mol = &p->mol;
+    mc_rigid_trial t = mc_rigid_trial_draw(p->seed, (uint32_t)c->id, step, (uint32_t)c->nmol, mol->first, 1.0,
+                                           c->max_rotation);
+    int m = (int)t.molecule, f0 = mol->first[m], f1 = mol->first[m + 1], box = (int)c->in_box[f0];
+    const int *species = &mol->site_species[f0];
+    double len = c->gibbs_box_len[box], max = mc_gibbs_step(c->max_displacement, len);
+    double centre[3] = {mc_rigid_shift(c->cx[m], t.dx * max, len), mc_rigid_shift(c->cy[m], t.dy * max, len),
+                        mc_rigid_shift(c->cz[m], t.dz * max, len)};
+    mc_quat q = mc_chain_quat(c, m);
+    if (t.rotate) q = mc_quat_normalize(mc_quat_multiply(t.turn, q));
+    sites_of(p, c, m, g->old_pos);
+    place(p, m, centre, q, len, g->new_pos);
+    c->rotations += t.rotate;
+    double dE = sites_energy(p, c, species, f1 - f0, g->new_pos, box, len, f0, f1) -
+                sites_energy(p, c, species, f1 - f0, g->old_pos, box, len, f0, f1);
+    if (!mc_metropolis_accept(dE, c->beta, p->seed, (uint32_t)c->id, step)) return;
+    store(p, c, m, centre, q, g->new_pos, box);
+    c->gibbs_energy[box] += dE;
+    c->energy_pair += dE;
+    c->accepted++;
+    c->rotations_accepted += t.rotate;
+}
+
+/* The k-th molecule (from 0, in index order) of kind `kind` in box `box`. */
+static int kth_in_box(const mc_plan *p, const mc_chain *c, int kind, int box, int64_t k)
+{
+    for (int m = p->gibbs_kind_first[kind]; m < p->gibbs_kind_first[kind + 1]; m++)
+        if (mc_gibbs_box_of(p, c, m) == box && k-- == 0) return m;
+    return -1; /* not reached: the counts match the labels */
+}
+
+static void transfer(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uint64_t step, const mc_gibbs_trial *t)
+{
+    const mc_molecules *mol = &p->mol;
+    int kind = t->kind, src = t->source, dst = !src;
+    int64_t n_src = c->gibbs_count[src][kind], n_dst = c->gibbs_count[dst][kind];
+    c->transfers++;
+    if (n_src == 0) return; /* nothing of that kind to move: rejected */
+    int m = kth_in_box(p, c, kind, src, (int64_t)mc_rng_index(t->pick, (uint32_t)n_src));
+    int f0 = mol->first[m], f1 = mol->first[m + 1];
+    double centre[3], len_src = c->gibbs_box_len[src], len_dst = c->gibbs_box_len[dst];
+    mc_gibbs_insertion_point(p->seed, (uint32_t)c->id, step, len_dst, centre);
+    mc_quat q = mc_gibbs_orientation(p->seed, (uint32_t)c->id, step);
+    sites_of(p, c, m, g->old_pos);
+    place(p, m, centre, q, len_dst, g->new_pos);
+    double v_src = volume_of(len_src), v_dst = volume_of(len_dst);
+    double removed = sites_energy(p, c, &mol->site_species[f0], f1 - f0, g->old_pos, src, len_src, f0, f1);
+    double inserted = sites_energy(p, c, &mol->site_species[f0], f1 - f0, g->new_pos, dst, len_dst, f0, f1);
+    /* the tails at the counts after the move minus before */
+    double tail = -mc_gibbs_tail_energy(p, c->gibbs_count[src], v_src) - mc_gibbs_tail_energy(p, c->gibbs_count[dst], v_dst);
+    c->gibbs_count[src][kind]--, c->gibbs_count[dst][kind]++;
+    tail += mc_gibbs_tail_energy(p, c->gibbs_count[src], v_src) + mc_gibbs_tail_energy(p, c->gibbs_count[dst], v_dst);
+    double cost = mc_gibbs_transfer_cost(inserted - removed + tail, 1.0 / c->beta, (double)n_src, (double)n_dst,
+                                         v_src, v_dst);
+    if (!mc_metropolis_accept(cost, c->beta, p->seed, (uint32_t)c->id, step)) {
+        c->gibbs_count[src][kind]++, c->gibbs_count[dst][kind]--;
+        return;
+    }
+    store(p, c, m, centre, q, g->new_pos, dst);
+    c->gibbs_energy[src] -= removed;
+    c->gibbs_energy[dst] += inserted;
+    c->energy_pair += inserted - removed;
+    c->accepted++;
+    c->transfers_accepted++;
+}
+
+typedef struct box_sums {
+    double energy, virial;
+} box_sums;
+
+/* Every intermolecular site pair of box b once, at sites (x, y, z) and centres (cx, cy, cz) in a box
+ * of edge len: the energy and the molecular virial (mc_rigid_sums' definition), and with rdf (a
+ * sample of the chain) their counts, the centres' included. */
+static box_sums box_pairs(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, int b, const double *x, const double *y,
+                          const double *z, const double *cx, const double *cy, const double *cz, double len, int rdf)
+{
+    const mc_molecules *mol = &p->mol;
+    const mc_species *sp = &p->species;
+    int nb = 0;
+    for (int i = 0; i < c->n; i++)
+        if (c->in_box[i] == b) g->members[nb++] = i;
+    box_sums s = {0.0, 0.0};
+    double rmax2 = p->rdf_rmax * p->rdf_rmax;
+    for (int k = 0; k < nb; k++) {
+        int i = g->members[k], a = mol->site_species[i], mi = mol->site_mol[i];
+        for (int l = k + 1; l < nb; l++) {
+            int j = g->members[l], mj = mol->site_mol[j], e = mol->site_species[j];
+            if (mj == mi) continue; /* the molecule's own sites */
+            double dx = mc_rigid_separation(x[i] - x[j], len), dy = mc_rigid_separation(y[i] - y[j], len),
+                   dz = mc_rigid_separation(z[i] - z[j], len);
+            double r2 = dx * dx + dy * dy + dz * dz;
+            s.energy += mc_site_pair_energy(r2, &sp->pair[a][e], mol->hard_core2[a][e]);
+            if (r2 > 0) {
+                double Rx = mc_rigid_separation(cx[mi] - cx[mj], len), Ry = mc_rigid_separation(cy[mi] - cy[mj], len),
+                       Rz = mc_rigid_separation(cz[mi] - cz[mj], len);
+                s.virial += pair_virial(r2, &sp->pair[a][e]) * (dx * Rx + dy * Ry + dz * Rz) / r2;
+            }
+            if (rdf && r2 < rmax2) {
+                int bin = (int)(sqrt(r2) / p->rdf_dr);
+                if (bin < p->rdf_bins) c->rdf_counts[(size_t)mc_species_pair_index(sp, a, e) * p->rdf_bins + bin]++;
+            }
+        }
+    }
+    for (int m = 0; rdf && m < c->nmol; m++) { /* the centres' row */
+        if (mc_gibbs_box_of(p, c, m) != b) continue;
+        for (int l = m + 1; l < c->nmol; l++) {
+            if (mc_gibbs_box_of(p, c, l) != b) continue;
+            double dx = mc_rigid_separation(cx[m] - cx[l], len), dy = mc_rigid_separation(cy[m] - cy[l], len),
+                   dz = mc_rigid_separation(cz[m] - cz[l], len);
+            double r = sqrt(dx * dx + dy * dy + dz * dz);
+            int bin = (int)(r / p->rdf_dr);
+            if (r < p->rdf_rmax && bin < p->rdf_bins) c->rdf_counts[(size_t)sp->npairs * p->rdf_bins + bin]++;
+        }
+    }
+    return s;
+}
+
+/* ln(V0/V1) changes at fixed V: every centre of box b scaled by its boxes' edge ratio, the
+ * orientations kept, the sites placed again; both boxes' energies recomputed. */
+static void volume_exchange(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, const mc_gibbs_trial *t,
+                            uint64_t step)
+{
+    double v[2], v_new[2], len_new[2], scale[2], tail = 0.0;
+    c->volume_moves++;
+    for (int b = 0; b < 2; b++) v[b] = volume_of(c->gibbs_box_len[b]);
+    mc_gibbs_new_volumes(v[0], p->gibbs_volume, t->log_ratio, &v_new[0], &v_new[1]);
+    for (int b = 0; b < 2; b++) len_new[b] = cbrt(v_new[b]), scale[b] = len_new[b] / c->gibbs_box_len[b];
+    if (len_new[0] < p->min_box_len || len_new[1] < p->min_box_len) {
+        c->production_volume_floor_hits += mc_gibbs_in_production(p, c); /* mc_run stops a pinned chain */
+        return;
+    }
+    for (int m = 0; m < c->nmol; m++) {
+        int b = mc_gibbs_box_of(p, c, m);
+        double s = scale[b], l = len_new[b];
+        double centre[3] = {mc_scale_coordinate(c->cx[m], s, l), mc_scale_coordinate(c->cy[m], s, l),
+                            mc_scale_coordinate(c->cz[m], s, l)};
+        g->scx[m] = centre[0], g->scy[m] = centre[1], g->scz[m] = centre[2];
+        mc_quat q = mc_chain_quat(c, m);
+        for (int i = p->mol.first[m]; i < p->mol.first[m + 1]; i++) {
+            double site[3];
+            mc_rigid_site(centre, q, &p->mol.site_body[3 * i], l, site);
+            g->sx[i] = site[0], g->sy[i] = site[1], g->sz[i] = site[2];
+        }
+    }
+    double energy_new[2], dU = 0.0;
+    for (int b = 0; b < 2; b++) {
+        energy_new[b] = box_pairs(p, g, c, b, g->sx, g->sy, g->sz, g->scx, g->scy, g->scz, len_new[b], 0).energy;
+        tail += mc_gibbs_tail_energy(p, c->gibbs_count[b], v_new[b]) - mc_gibbs_tail_energy(p, c->gibbs_count[b], v[b]);
+        dU += energy_new[b] - c->gibbs_energy[b];
+    }
+    double cost = mc_gibbs_volume_cost(dU + tail, 1.0 / c->beta, (double)mc_gibbs_particles(p, c, 0),
+                                       (double)mc_gibbs_particles(p, c, 1), v[0], v[1], v_new[0], v_new[1]);
+    if (!mc_metropolis_accept(cost, c->beta, p->seed, (uint32_t)c->id, step)) return;
+    size_t n = (size_t)c->n, nmol = (size_t)c->nmol;
+    memcpy(c->x, g->sx, n * sizeof *c->x), memcpy(c->y, g->sy, n * sizeof *c->y), memcpy(c->z, g->sz, n * sizeof *c->z);
+    memcpy(c->cx, g->scx, nmol * sizeof *c->cx), memcpy(c->cy, g->scy, nmol * sizeof *c->cy);
+    memcpy(c->cz, g->scz, nmol * sizeof *c->cz);
+    for (int b = 0; b < 2; b++) c->gibbs_box_len[b] = len_new[b], c->gibbs_energy[b] = energy_new[b];
+    c->energy_pair = energy_new[0] + energy_new[1];
+    c->accepted++;
+    c->volume_accepted++;
+}
+
+void cpu_gibbs_rigid_sweep(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, long nsweeps)
+{
+    long moves = nsweeps * c->nmol;
+    for (long mv = 0; mv < moves; mv++) {
+        uint64_t step = c->step++;
+        mc_gibbs_trial t = mc_gibbs_draw(p->seed, (uint32_t)c->id, step, p->gibbs_fraction, p->gibbs_nkinds,
+                                         c->max_volume_step);
+        if (t.move == MC_GIBBS_DISPLACEMENT) move_molecule(p, g, c, step);
+        else if (t.move == MC_GIBBS_TRANSFER) transfer(p, g, c, step, &t);
+        else volume_exchange(p, g, c, &t, step);
+    }
+}
+
+void cpu_gibbs_rigid_measure(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, int add_rdf, mc_measurement *out)
+{
+    int liquid = mc_gibbs_liquid_box(p, c);
+    out->energy_pair = out->virial_pair = 0.0;
+    out->energy_pair_running = c->energy_pair;
+    for (int b = 0; b < 2; b++) {
+        box_sums s = box_pairs(p, g, c, b, c->x, c->y, c->z, c->cx, c->cy, c->cz, c->gibbs_box_len[b],
+                               add_rdf && b == liquid);
+        out->box_energy[b] = s.energy, out->box_virial[b] = s.virial;
+        out->box_energy_running[b] = c->gibbs_energy[b];
+        out->energy_pair += s.energy, out->virial_pair += s.virial;
+        c->gibbs_energy[b] = s.energy; /* restart the running sums from the exact values */
+    }
+    c->energy_pair = out->energy_pair;
+    if (add_rdf) mc_gibbs_add_rdf_norm(p, c, liquid);
+}
+
+double cpu_gibbs_rigid_insertion_sum(const mc_plan *p, const mc_chain *c, int kind, int insertions, long draw)
+{
+    int nk = p->gibbs_nkinds, type = kind % nk, liquid = mc_gibbs_liquid_box(p, c);
+    int box = kind / nk == 0 ? liquid : !liquid;
+    const mc_moltype *mt = &p->mol.type[type];
+    double len = c->gibbs_box_len[box], volume = volume_of(len), sum = 0.0, pos[3 * MC_MAX_SITES];
+    int64_t count[MC_MAX_SPECIES];
+    for (int k = 0; k < nk; k++) count[k] = c->gibbs_count[box][k];
+    double tail = -mc_gibbs_tail_energy(p, count, volume);
+    count[type]++;
+    tail += mc_gibbs_tail_energy(p, count, volume);
+    for (int i = 0; i < insertions; i++) {
+        double centre[3];
+        mc_widom_position(p->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)i, len,
+                          &centre[0], &centre[1], &centre[2]);
+        mc_quat q = mc_widom_orientation(p->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)i);
+        for (int s = 0; s < mt->nsites; s++) mc_rigid_site(centre, q, mt->body[s], len, &pos[3 * s]);
+        sum += exp(-c->beta * (sites_energy(p, c, mt->species, mt->nsites, pos, box, len, 0, 0) + tail));
+    }
+    return sum * volume / (double)count[type]; /* count[type] is n + 1 here */
+}
