@@ -11,11 +11,13 @@
  *           run driver, with replica exchange every 1, 10 and 100 sweeps against none: what
  *           exchange costs (energies gathered, decisions, configurations traded on the device)
  *   case 5: the Gibbs ensemble: 4 chains per SM of N = 500 at T = 0.9 (two boxes each, after 2000
- *           sweeps of separation) against as many NVT chains of N = 500 in double, the same run
+ *           sweeps of separation) against as many NVT chains of N = 500 in double, the same run; and
+ *           the same for 200 two-centre LJ molecules at T = 2.4 (moves/s count molecule moves)
  *   case cpu: the serial CPU backend alone at the shapes RASPA3 and FEASST were measured on (N =
  *           500, rho 0.776, T 0.85, rc 3, all pairs; N = 4000, rc 2.5, cell lists), at the x86-64
- *           level its loops were dispatched to (cpu_isa.h), and a Gibbs-ensemble chain of 500 at the
- *           state of t/gibbs.sh's NIST comparison; needs no GPU, and ends every full run
+ *           level its loops were dispatched to (cpu_isa.h), a Gibbs-ensemble chain of 500 at the state
+ *           of t/gibbs.sh's NIST comparison, and one of 200 two-centre LJ molecules at
+ *           t/gibbs_molecules.sh's; needs no GPU, and ends every full run
  * Not a test: nothing here passes or fails. */
 #include <getopt.h>
 #include <math.h>
@@ -69,7 +71,7 @@ static int time_backend_after(const mc_backend_ops *ops, const mc_plan *p, int n
     if (rc == MC_OK) rc = ops->sweep(b, warmup, err);
     double t0 = now_s();
     if (rc == MC_OK) rc = ops->sweep(b, sweeps, err);
-    *moves_per_s = (double)nchains * sweeps * p->n / (now_s() - t0);
+    *moves_per_s = (double)nchains * sweeps * p->nmol / (now_s() - t0); /* a sweep: a move per molecule (atom) */
     if (b) ops->destroy(b);
     for (int k = 0; ch && k < nchains; k++) mc_chain_destroy(ch[k]);
     free(ch);
@@ -107,10 +109,10 @@ static int time_cpu(const mc_plan *p, long warmup, long moves, double *moves_per
     c->max_displacement = 0.12;
     int rc = warmup ? mc_backend_cpu.sweep(b, warmup, err) : MC_OK;
     /* the CPU sweeps whole sweeps: time one sweep, or scale a fraction for large N */
-    long sweeps = moves / p->n > 0 ? moves / p->n : 1;
+    long sweeps = moves / p->nmol > 0 ? moves / p->nmol : 1;
     double t0 = now_s();
     if (rc == MC_OK) rc = mc_backend_cpu.sweep(b, sweeps, err);
-    *moves_per_s = (double)sweeps * p->n / (now_s() - t0);
+    *moves_per_s = (double)sweeps * p->nmol / (now_s() - t0);
     mc_backend_cpu.destroy(b);
     mc_chain_destroy(c);
     return rc;
@@ -139,6 +141,11 @@ static double cell_pairs_per_move(const mc_plan *p)
     return 2.0 * 27 * p->statepoint[0].density * w * w * w;
 }
 
+/* Two-centre Lennard-Jones molecules (sites 0.5 sigma apart), rc 2.5 with tails: 200 of them. */
+#define MOLECULES_2CLJ                                                                                            \
+    "[mixture]\nspecies = A\nsigma = 1\nepsilon = 1\n[molecules]\ntypes = AA\ncounts = 200\n"                  \
+    "geometry = A 0 0 0; A 0 0 0.5\n[potential]\ncutoff = 2.5\n"
+
 /* The CPU shapes: one chain each, serial, its speed its own reference. */
 static int cpu_shapes(row *rows, int *nrows, mc_err *err)
 {
@@ -151,11 +158,16 @@ static int cpu_shapes(row *rows, int *nrows, mc_err *err)
          * a displacement or transfer evaluates its particle against all N (the other box masked) */
         {"G1 gibbs N=500 rho=0.2 T=0.9 rc=3, serial CPU",
          "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntype = gibbs\ntemperature = 0.9\ndensity = 0.2\n", 0,
-         2000}};
-    for (int k = 0; k < 3; k++) {
+         2000},
+        /* two-centre LJ molecules at t/gibbs_molecules.sh's state: a molecule's 2 sites against all 400 */
+        {"G2 gibbs 200 2CLJ T=2.4 rc=2.5, serial CPU",
+         MOLECULES_2CLJ "[ensemble]\ntype = gibbs\ntemperature = 2.4\ndensity = 0.12\n", 0, 2000}};
+    for (int k = 0; k < 4; k++) {
         mc_plan *p = plan_of(shape[k].ini, err);
         if (!p) return err->code;
-        row r = {shape[k].name, 0, shape[k].cells ? cell_pairs_per_move(p) : p->gibbs ? 2.0 * p->n : 2.0 * (p->n - 1), 0, 0};
+        double sites = (double)p->n / p->nmol; /* per molecule (1 for atoms) */
+        row r = {shape[k].name, 0,
+                 shape[k].cells ? cell_pairs_per_move(p) : p->gibbs ? 2.0 * sites * p->n : 2.0 * (p->n - 1), 0, 0};
         int rc = time_cpu(p, shape[k].warmup, 1000000, &r.moves_per_s, err);
         mc_plan_destroy(p);
         MC_TRY(rc);
@@ -336,23 +348,32 @@ int main(int argc, char **argv)
     }
 
     /* case 5: Gibbs chains against NVT chains of the same size in double, after 2000 sweeps of
-     * separation; the serial CPU row is G1 of the CPU shapes */
-    for (int g = 0; g < 2 && !(only && strcmp(only, "5") != 0); g++) {
-        char text[400];
+     * separation, atoms and two-centre molecules; the serial CPU rows are G1 and G2 */
+    static const struct { const char *name, *ini; double pairs_per_move; long warmup; } case5[] = {
+        {"5 nvt N=500 rho=0.75 T=0.9, many chains, GPU double",
+         "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 0.9\ndensity = 0.75\nreplicas = %d\n",
+         2.0 * 499, 1},
+        {"5 gibbs N=500 T=0.9, same chains, GPU double",
+         "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntype = gibbs\ntemperature = 0.9\ndensity = 0.2\n"
+         "replicas = %d\n", 2.0 * 500, 2000},
+        {"5 nvt 200 2CLJ rho=0.38 T=2.4, same chains, GPU double", MOLECULES_2CLJ "[ensemble]\ntemperature = 2.4\n"
+         "density = 0.38\nreplicas = %d\n", 2.0 * 2 * 398, 1},
+        {"5 gibbs 200 2CLJ T=2.4, same chains, GPU double", MOLECULES_2CLJ "[ensemble]\ntype = gibbs\n"
+         "temperature = 2.4\ndensity = 0.12\nreplicas = %d\n", 2.0 * 2 * 400, 2000}};
+    for (int g = 0; g < 4 && !(only && strcmp(only, "5") != 0); g++) {
+        char text[600];
         int chains5 = 4 * dev.sm_count; /* a coexistence sweep's shape: examples/coexistence.ini */
-        snprintf(text, sizeof text, g ? "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntype = gibbs\n"
-                                        "temperature = 0.9\ndensity = 0.2\nreplicas = %d\n"
-                                      : "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 0.9\n"
-                                        "density = 0.75\nreplicas = %d\n", chains5);
+        snprintf(text, sizeof text, case5[g].ini, chains5);
         mc_plan *p = plan_of(text, &err);
-        row r = {g ? "5 gibbs N=500 T=0.9, many chains, GPU double" : "5 nvt N=500 rho=0.75 T=0.9, same chains, GPU double",
-                 0, g ? 2.0 * 500 : 2.0 * 499, rate[0], 0};
-        if (!p || time_backend_after(&mc_backend_cuda, p, p->nchains, g ? 2000 : 1, 200, &r.moves_per_s, &err) != MC_OK) {
+        row r = {case5[g].name, 0, case5[g].pairs_per_move, rate[0], 0};
+        if (!p || time_backend_after(&mc_backend_cuda, p, p->nchains, case5[g].warmup, 200, &r.moves_per_s, &err) != MC_OK) {
             mc_plan_destroy(p);
             goto fail;
         }
         add_row(rows, &nrows, r);
-        if (g) printf("case 5: Gibbs chains run at %.3f of NVT chains' moves/s\n", r.moves_per_s / rows[nrows - 2].moves_per_s);
+        if (g % 2)
+            printf("case 5: Gibbs chains of %s run at %.3f of NVT chains' moves/s\n", g < 2 ? "atoms" : "molecules",
+                   r.moves_per_s / rows[nrows - 2].moves_per_s);
         mc_plan_destroy(p);
     }
 

@@ -123,25 +123,25 @@ const mc_observable mc_observables[MC_NOBS] = {
                           "Lindemann index of the centres (error from the replicas' spread)",
                           mc_plan_lindemann, NULL,
                           mc_rigid_lindemann, NULL},
-    GIBBS_BOX(MC_OBS_BOX0_PARTICLES, "box0_particles", MC_UNIT_COUNT, "particles in box 0", box0_particles),
-    GIBBS_BOX(MC_OBS_BOX1_PARTICLES, "box1_particles", MC_UNIT_COUNT, "particles in box 1", box1_particles),
+    GIBBS_BOX(MC_OBS_BOX0_PARTICLES, "box0_particles", MC_UNIT_COUNT, "particles (molecules) in box 0", box0_particles),
+    GIBBS_BOX(MC_OBS_BOX1_PARTICLES, "box1_particles", MC_UNIT_COUNT, "particles (molecules) in box 1", box1_particles),
     GIBBS_BOX(MC_OBS_BOX0_VOLUME, "box0_volume", MC_UNIT_VOLUME, "volume of box 0", box0_volume),
     GIBBS_BOX(MC_OBS_BOX1_VOLUME, "box1_volume", MC_UNIT_VOLUME, "volume of box 1", box1_volume),
-    GIBBS_BOX(MC_OBS_BOX0_ENERGY, "box0_energy", MC_UNIT_ENERGY, "potential energy per particle of box 0, tail "
+    GIBBS_BOX(MC_OBS_BOX0_ENERGY, "box0_energy", MC_UNIT_ENERGY, "potential energy per particle (molecules: per site) of box 0, tail "
               "correction included (0 when empty)", box0_energy),
-    GIBBS_BOX(MC_OBS_BOX1_ENERGY, "box1_energy", MC_UNIT_ENERGY, "potential energy per particle of box 1, tail "
+    GIBBS_BOX(MC_OBS_BOX1_ENERGY, "box1_energy", MC_UNIT_ENERGY, "potential energy per particle (molecules: per site) of box 1, tail "
               "correction included (0 when empty)", box1_energy),
     GIBBS_BOX(MC_OBS_BOX0_PRESSURE, "box0_pressure", MC_UNIT_PRESSURE, "virial pressure of box 0, tail and impulsive "
               "corrections included", box0_pressure),
     GIBBS_BOX(MC_OBS_BOX1_PRESSURE, "box1_pressure", MC_UNIT_PRESSURE, "virial pressure of box 1, tail and impulsive "
               "corrections included", box1_pressure),
-    GIBBS_PHASE(MC_OBS_LIQUID_DENSITY, "liquid_density", MC_UNIT_DENSITY, "number density of the liquid",
+    GIBBS_PHASE(MC_OBS_LIQUID_DENSITY, "liquid_density", MC_UNIT_DENSITY, "number density of the liquid (molecules per volume)",
                 liquid_density),
-    GIBBS_PHASE(MC_OBS_VAPOUR_DENSITY, "vapour_density", MC_UNIT_DENSITY, "number density of the vapour",
+    GIBBS_PHASE(MC_OBS_VAPOUR_DENSITY, "vapour_density", MC_UNIT_DENSITY, "number density of the vapour (molecules per volume)",
                 vapour_density),
-    GIBBS_PHASE(MC_OBS_LIQUID_ENERGY, "liquid_energy", MC_UNIT_ENERGY, "potential energy per particle of the liquid, "
+    GIBBS_PHASE(MC_OBS_LIQUID_ENERGY, "liquid_energy", MC_UNIT_ENERGY, "potential energy per particle (molecules: per site) of the liquid, "
                 "tail correction included", liquid_energy),
-    GIBBS_PHASE(MC_OBS_VAPOUR_ENERGY, "vapour_energy", MC_UNIT_ENERGY, "potential energy per particle of the vapour, "
+    GIBBS_PHASE(MC_OBS_VAPOUR_ENERGY, "vapour_energy", MC_UNIT_ENERGY, "potential energy per particle (molecules: per site) of the vapour, "
                 "tail correction included (0 when empty)", vapour_energy),
     GIBBS_PHASE(MC_OBS_LIQUID_PRESSURE, "liquid_pressure", MC_UNIT_PRESSURE, "virial pressure of the liquid",
                 liquid_pressure),

@@ -3,6 +3,7 @@
 # small Gibbs job, the Gibbs benchmark (case 5). Logs under $OUT.
 set -uo pipefail
 . doc/device/build.sh
+. doc/device/sanitize.sh
 if [ -n "${PARITY_ONLY:-}" ]; then
   ./t/gpu_parity 2>&1 | grep -E "gibbs|^(ok|not ok)|FAIL|error" | cut -c1-400 | tail -40
   echo "parity done at $SECONDS s"
@@ -14,11 +15,7 @@ cp t/*.log "$out/" 2>/dev/null
 echo "tests done at $SECONDS s"
 if [ -z "${SKIP_SAN:-}" ]; then
   printf '[run]\nseed = 3\nequilibration = 20\nproduction = 20\nsample_every = 10\n[system]\nn = 120\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = gibbs\ntemperature = 0.9\ndensity = 0.15\nreplicas = 2\nwidom = 3\n[moves]\ndisplacement_fraction = 0.6\ntransfer_fraction = 0.3\nvolume_fraction = 0.1\n' > san.ini
-  rm -f san-*.h5 san-*.h5.*
-  for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 ./mcens -q -o "san-$tool.h5" san.ini > "$out/san-$tool.txt" 2>&1
-    echo "sanitizer $tool: status $?: $(grep -h 'SUMMARY' "$out/san-$tool.txt" | sort | uniq -c | tr '\n' ' ')"; tail -3 "$out/san-$tool.txt"
-  done
+  sanitize san.ini
 fi
 if [ -z "${SKIP_BENCH:-}" ]; then
   ./mcens-bench --case 5 --out "$out/bench5.tsv" > "$out/bench5.txt" 2>&1; tail -8 "$out/bench5.txt"
