@@ -4,8 +4,7 @@
  * the run driver needs across. Molecules (plan->rigid) take cu_rigid.cu: its kernels move them
  * and recompute energies; RDF samples, Widom test molecules and volume scaling run on fetched host
  * positions through mc_rigid_host, the CPU backend's own code. Gibbs-ensemble chains (plan->gibbs)
- * take cu_gibbs.cu: atoms' moves, measurements and test insertions all on the device, molecules'
- * moves on the device and their measurements and test molecules on the host. */
+ * take cu_gibbs.cu, atoms and molecules: moves, measurements and test insertions all on the device. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -13,13 +13,14 @@
  * A displacement or transfer evaluates its particle against all n of the chain with the other
  * box's masked, as on the CPU; a volume exchange recomputes both boxes (each particle with the later
  * ones of its box, at the scaled coordinates). Measurements, the liquid box's RDF and the test
- * insertions for the chemical potentials run on the device as well; the host adds the RDF norms. */
+ * insertions for the chemical potentials run on the device as well; the host adds the RDF norms.
+ * Molecules (cpu_gibbs_rigid.c's twin) have kernels of their own below, in the same pattern: the
+ * moved molecule's sites in shared memory, every thread a share of the other sites. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cu_check.h"
-#include "cpu_gibbs.h"
 #include "cu_gibbs.h"
 #include "mc_gibbs.h"
 #include "mc_move.h"
@@ -48,7 +49,7 @@ typedef struct gibbs_consts {
     pair_params pair[MC_MAX_SPECIES][MC_MAX_SPECIES];
     double tail[MC_MAX_SPECIES][MC_MAX_SPECIES];
     double fraction[3], volume, min_box_len, rdf_rmax, rdf_dr;
-    int nspecies, first[MC_MAX_SPECIES + 1], rdf_bins, rdf_pairs;
+    int nspecies, first[MC_MAX_SPECIES + 1], rdf_bins, rdf_rows; /* rows: species pairs (molecules: and centres) */
     int nkinds;  /* what a transfer moves (mc_plan.gibbs_nkinds): species, or molecule types */
     int kind_first[MC_MAX_SPECIES + 1]; /* molecules: each type's block of molecules */
     int nmol;
@@ -68,16 +69,16 @@ struct cu_gibbs {
     int *d_liquid, *h_liquid;        /* [chain] the box whose RDF a sample counts */
     unsigned long long *d_rdf, *h_rdf; /* [chain][species pairs][bins] one sample's counts */
     size_t smem;                     /* dynamic shared bytes; 0: read from global memory */
-    /* molecules: the tables, each chain's centres and orientations, and the sites and centres of a
-     * trial volume exchange; measurements and test molecules on the host (cpu_gibbs) */
+    /* molecules: the tables, each chain's centres and orientations, the sites and centres of a
+     * trial volume exchange, and the molecule types for test molecules */
     int *d_first, *d_site_mol;       /* [nmol + 1], [n] */
     unsigned char *d_species;        /* [n] */
     double *d_body;                  /* [3 n] */
     double *d_centre, *h_centre;     /* [chain][3][nmol] */
     double *d_quat, *h_quat;         /* [chain][nmol][4] */
     double *d_trial;                 /* [chain][3 n + 3 nmol] */
-    cpu_gibbs *host;                 /* the CPU's measurements and test molecules */
-    int host_current;                /* the host chains hold the device's positions */
+    double *d_type_body;             /* [type][MC_MAX_SITES][3] test molecules' sites */
+    int *d_type_species;             /* [type][MC_MAX_SITES] */
 };
 
 /* Block-wide sums of a and b, every thread getting the same two numbers (the warps' partials added
@@ -538,7 +539,7 @@ __global__ void __launch_bounds__(GIBBS_THREADS)
     if (!rdf) return;
     int b = liquid[blockIdx.x];
     double l = len[b], rmax2 = k.rdf_rmax * k.rdf_rmax;
-    unsigned long long *hist = rdf + (size_t)blockIdx.x * k.rdf_pairs * k.rdf_bins;
+    unsigned long long *hist = rdf + (size_t)blockIdx.x * k.rdf_rows * k.rdf_bins;
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
         if (v.box[i] != b) continue;
         int a = mc_species_block(k.first, k.nspecies, i);
@@ -582,6 +583,103 @@ __global__ void __launch_bounds__(GIBBS_THREADS)
     if (threadIdx.x == 0) sums[blockIdx.x] = sum * volume / (double)count[a];
 }
 
+/* Molecules: cpu_gibbs_rigid_measure's twin. Both boxes' intermolecular site-pair energies and
+ * molecular virials into sums[chain][4]; with rdf, the site-pair counts of box liquid[chain] by
+ * species pair and its centre pairs (the last row) added to rdf[chain][row][bin]. */
+__global__ void __launch_bounds__(GIBBS_THREADS)
+    gibbs_rigid_measure_kernel(const gibbs_chain_dev *chains, double *pos, unsigned char *boxes, gibbs_consts k,
+                               rigid_view r, int n, double *sums, const int *liquid, unsigned long long *rdf)
+{
+    __shared__ double warp_a[GIBBS_WARPS], warp_b[GIBBS_WARPS];
+    chain_view v = view_of(pos, boxes, n, 0, NULL);
+    const gibbs_chain_dev &c = chains[blockIdx.x];
+    int nmol = k.nmol, lb = rdf ? liquid[blockIdx.x] : -1;
+    const double *cx = r.centre + (size_t)blockIdx.x * 3 * nmol, *cy = cx + nmol, *cz = cy + nmol;
+    unsigned long long *hist = rdf ? rdf + (size_t)blockIdx.x * k.rdf_rows * k.rdf_bins : NULL;
+    double e[2] = {0.0, 0.0}, w[2] = {0.0, 0.0}, rmax2 = k.rdf_rmax * k.rdf_rmax;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) { /* site i with the later molecules' sites of its box */
+        int b = v.box[i], a = r.species[i], mi = r.site_mol[i];
+        double len = c.box_len[b], half = 0.5 * len;
+        for (int j = r.first[mi + 1]; j < n; j++) {
+            if (v.box[j] != b) continue;
+            int f = r.species[j], mj = r.site_mol[j];
+            double dx = mc_min_image(v.x[i] - v.x[j], len, half), dy = mc_min_image(v.y[i] - v.y[j], len, half),
+                   dz = mc_min_image(v.z[i] - v.z[j], len, half);
+            double r2 = dx * dx + dy * dy + dz * dz;
+            e[b] += mc_site_pair_energy(r2, &k.pair[a][f], k.hard_core2[a][f]);
+            if (r2 > 0) {
+                double Rx = mc_min_image(cx[mi] - cx[mj], len, half), Ry = mc_min_image(cy[mi] - cy[mj], len, half),
+                       Rz = mc_min_image(cz[mi] - cz[mj], len, half);
+                w[b] += pair_virial(r2, &k.pair[a][f]) * (dx * Rx + dy * Ry + dz * Rz) / r2;
+            }
+            if (b == lb && r2 < rmax2) {
+                int bin = (int)(sqrt(r2) / k.rdf_dr);
+                if (bin < k.rdf_bins) atomicAdd(&hist[(size_t)mc_pair_index(a, f, k.nspecies) * k.rdf_bins + bin], 1ull);
+            }
+        }
+    }
+    block_sum2(&e[0], &e[1], warp_a, warp_b);
+    block_sum2(&w[0], &w[1], warp_a, warp_b);
+    if (threadIdx.x == 0) {
+        double *out = sums + 4 * (size_t)blockIdx.x;
+        out[0] = e[0], out[1] = e[1], out[2] = w[0], out[3] = w[1];
+    }
+    if (lb < 0) return;
+    double len = c.box_len[lb], half = 0.5 * len;
+    unsigned long long *row = hist + (size_t)(k.rdf_rows - 1) * k.rdf_bins; /* the centres' */
+    for (int m = threadIdx.x; m < nmol; m += blockDim.x) {
+        if (v.box[r.first[m]] != lb) continue;
+        for (int l = m + 1; l < nmol; l++) {
+            if (v.box[r.first[l]] != lb) continue;
+            double dx = mc_min_image(cx[m] - cx[l], len, half), dy = mc_min_image(cy[m] - cy[l], len, half),
+                   dz = mc_min_image(cz[m] - cz[l], len, half);
+            double d = sqrt(dx * dx + dy * dy + dz * dz);
+            int bin = (int)(d / k.rdf_dr);
+            if (d < k.rdf_rmax && bin < k.rdf_bins) atomicAdd(&row[bin], 1ull);
+        }
+    }
+}
+
+/* Molecules: cpu_gibbs_rigid_insertion_sum's twin, `insertions` test molecules of `type` (nsites
+ * sites of species[s] at body[s] from the centre) into box box_of[chain]. */
+__global__ void __launch_bounds__(GIBBS_THREADS)
+    gibbs_rigid_insertion_kernel(const gibbs_chain_dev *chains, double *pos, unsigned char *boxes, gibbs_consts k,
+                                 rigid_view r, int n, const double *body, const int *species, int nsites,
+                                 const int *box_of, int type, int insertions, long long draw, double *sums)
+{
+    __shared__ double warp_a[GIBBS_WARPS], warp_b[GIBBS_WARPS], site[3 * MC_MAX_SITES];
+    chain_view v = view_of(pos, boxes, n, 0, NULL);
+    const gibbs_chain_dev &c = chains[blockIdx.x];
+    int b = box_of[blockIdx.x];
+    double len = c.box_len[b], volume = len * len * len, sum = 0.0;
+    int64_t count[MC_MAX_SPECIES];
+    for (int t = 0; t < k.nkinds; t++) count[t] = c.count[b][t];
+    double tail = -mc_gibbs_tail(k.tail, k.nkinds, count, volume);
+    count[type]++;
+    tail += mc_gibbs_tail(k.tail, k.nkinds, count, volume);
+    for (int m = 0; m < insertions; m++) {
+        if (threadIdx.x < nsites) {
+            double centre[3];
+            mc_widom_position(k.seed, c.id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)m, len, &centre[0],
+                              &centre[1], &centre[2]);
+            mc_quat q = mc_widom_orientation(k.seed, c.id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)m);
+            mc_rigid_site(centre, q, &body[3 * threadIdx.x], len, &site[3 * threadIdx.x]);
+        }
+        __syncthreads();
+        double e = 0.0, unused = 0.0;
+        for (int j = threadIdx.x; j < n; j += blockDim.x) {
+            if (v.box[j] != b) continue;
+            int f = r.species[j];
+            for (int s = 0; s < nsites; s++)
+                e += mc_site_pair_energy(distance2(&site[3 * s], v.x[j], v.y[j], v.z[j], len), &k.pair[species[s]][f],
+                                         k.hard_core2[species[s]][f]);
+        }
+        block_sum2(&e, &unused, warp_a, warp_b); /* ends synchronised: site[] may be placed again */
+        sum += exp(-c.beta * (e + tail));
+    }
+    if (threadIdx.x == 0) sums[blockIdx.x] = sum * volume / (double)count[type];
+}
+
 void cu_gibbs_destroy(cu_gibbs *g)
 {
     if (!g) return;
@@ -591,8 +689,8 @@ void cu_gibbs_destroy(cu_gibbs *g)
         cudaFreeHost(g->h_liquid), cudaFreeHost(g->h_rdf);
     cudaFree(g->d_first), cudaFree(g->d_site_mol), cudaFree(g->d_species), cudaFree(g->d_body), cudaFree(g->d_centre),
         cudaFree(g->d_quat), cudaFree(g->d_trial);
+    cudaFree(g->d_type_body), cudaFree(g->d_type_species);
     cudaFreeHost(g->h_centre), cudaFreeHost(g->h_quat);
-    cpu_gibbs_destroy(g->host);
     free(g);
 }
 
@@ -661,17 +759,21 @@ int cu_gibbs_fetch(cu_gibbs *g, mc_err *err)
             memcpy(ch->q, g->h_quat + (size_t)c * 4 * M, 4 * M * sizeof *ch->q);
         }
     }
-    g->host_current = 1;
     return MC_OK;
+}
+
+/* The molecule tables and states as the kernels take them (the per-chain arrays at chain 0). */
+static rigid_view rigid_of(const cu_gibbs *g)
+{
+    rigid_view r = {g->d_first, g->d_site_mol, g->d_species, g->d_body, g->d_centre, g->d_quat, g->d_trial};
+    return r;
 }
 
 int cu_gibbs_sweep(cu_gibbs *g, long nsweeps, mc_err *err)
 {
     MC_TRY(upload_scalars(g, err));
-    g->host_current = 0;
     if (g->plan->rigid) {
-        rigid_view r = {g->d_first, g->d_site_mol, g->d_species, g->d_body, g->d_centre, g->d_quat, g->d_trial};
-        gibbs_rigid_sweep_kernel<<<g->nchains, GIBBS_THREADS, g->smem>>>(g->d_chains, g->d_pos, g->d_box, g->k, r, g->n,
+        gibbs_rigid_sweep_kernel<<<g->nchains, GIBBS_THREADS, g->smem>>>(g->d_chains, g->d_pos, g->d_box, g->k, rigid_of(g), g->n,
                                                                        (long long)nsweeps * g->k.nmol, g->smem > 0);
     } else {
         gibbs_sweep_kernel<<<g->nchains, GIBBS_THREADS, g->smem>>>(g->d_chains, g->d_pos, g->d_box, g->k, g->n,
@@ -681,33 +783,25 @@ int cu_gibbs_sweep(cu_gibbs *g, long nsweeps, mc_err *err)
     return download_scalars(g, err);
 }
 
-/* Molecules: the host chains made current (one fetch per sample serves the measurement and every
- * kind's test molecules). */
-static int host_chains(cu_gibbs *g, mc_err *err)
-{
-    return g->host_current ? MC_OK : cu_gibbs_fetch(g, err);
-}
-
 int cu_gibbs_measure(cu_gibbs *g, int add_rdf, mc_measurement *out, mc_err *err)
 {
     const mc_plan *p = g->plan;
-    if (p->rigid) { /* on the host, cpu_gibbs's own code; the running energies go up with the next sweep */
-        MC_TRY(host_chains(g, err));
-        for (int c = 0; c < g->nchains; c++) cpu_gibbs_measure(p, g->host, g->chains[c], add_rdf, &out[c]);
-        return MC_OK;
-    }
-    size_t rdf_len = (size_t)g->nchains * g->k.rdf_pairs * g->k.rdf_bins;
+    size_t rdf_len = (size_t)g->nchains * g->k.rdf_rows * g->k.rdf_bins;
     for (int c = 0; add_rdf && c < g->nchains; c++) g->h_liquid[c] = mc_gibbs_liquid_box(p, g->chains[c]);
     if (add_rdf) {
         CU_TRY(cudaMemcpy(g->d_liquid, g->h_liquid, (size_t)g->nchains * sizeof *g->d_liquid, cudaMemcpyHostToDevice), err);
         CU_TRY(cudaMemset(g->d_rdf, 0, rdf_len * sizeof *g->d_rdf), err);
     }
-    gibbs_measure_kernel<<<g->nchains, GIBBS_THREADS>>>(g->d_chains, g->d_pos, g->d_box, g->k, g->n, g->d_sums,
-                                                        g->d_liquid, add_rdf ? g->d_rdf : NULL);
+    if (p->rigid)
+        gibbs_rigid_measure_kernel<<<g->nchains, GIBBS_THREADS>>>(g->d_chains, g->d_pos, g->d_box, g->k, rigid_of(g),
+                                                                  g->n, g->d_sums, g->d_liquid, add_rdf ? g->d_rdf : NULL);
+    else
+        gibbs_measure_kernel<<<g->nchains, GIBBS_THREADS>>>(g->d_chains, g->d_pos, g->d_box, g->k, g->n, g->d_sums,
+                                                            g->d_liquid, add_rdf ? g->d_rdf : NULL);
     CU_LAUNCHED(err);
     CU_TRY(cudaMemcpy(g->h_sums, g->d_sums, 4 * (size_t)g->nchains * sizeof *g->h_sums, cudaMemcpyDeviceToHost), err);
     if (add_rdf) CU_TRY(cudaMemcpy(g->h_rdf, g->d_rdf, rdf_len * sizeof *g->h_rdf, cudaMemcpyDeviceToHost), err);
-    size_t per_chain = (size_t)g->k.rdf_pairs * g->k.rdf_bins;
+    size_t per_chain = (size_t)g->k.rdf_rows * g->k.rdf_bins;
     for (int c = 0; c < g->nchains; c++) {
         mc_chain *ch = g->chains[c];
         const double *s = g->h_sums + 4 * (size_t)c;
@@ -729,19 +823,21 @@ int cu_gibbs_measure(cu_gibbs *g, int add_rdf, mc_measurement *out, mc_err *err)
 int cu_gibbs_insertion(cu_gibbs *g, int kind, int insertions, long draw, double *sums, mc_err *err)
 {
     const mc_plan *p = g->plan;
-    if (p->rigid) { /* test molecules on the host */
-        MC_TRY(host_chains(g, err));
-        for (int c = 0; c < g->nchains; c++) sums[c] = cpu_gibbs_insertion_sum(p, g->chains[c], kind, insertions, draw);
-        return MC_OK;
-    }
-    int ns = p->species.n;
+    int ns = p->gibbs_nkinds;
     for (int c = 0; c < g->nchains; c++) { /* the box of the kind's phase, as cpu_gibbs_insertion_sum takes it */
         int liquid = mc_gibbs_liquid_box(p, g->chains[c]);
         g->h_liquid[c] = kind / ns == 0 ? liquid : !liquid;
     }
     CU_TRY(cudaMemcpy(g->d_liquid, g->h_liquid, (size_t)g->nchains * sizeof *g->d_liquid, cudaMemcpyHostToDevice), err);
-    gibbs_insertion_kernel<<<g->nchains, GIBBS_THREADS>>>(g->d_chains, g->d_pos, g->d_box, g->k, g->n, g->d_liquid,
-                                                          kind % ns, insertions, (long long)draw, g->d_sums);
+    int t = kind % ns;
+    if (p->rigid)
+        gibbs_rigid_insertion_kernel<<<g->nchains, GIBBS_THREADS>>>(
+            g->d_chains, g->d_pos, g->d_box, g->k, rigid_of(g), g->n, g->d_type_body + (size_t)t * 3 * MC_MAX_SITES,
+            g->d_type_species + (size_t)t * MC_MAX_SITES, p->mol.type[t].nsites, g->d_liquid, t, insertions,
+            (long long)draw, g->d_sums);
+    else
+        gibbs_insertion_kernel<<<g->nchains, GIBBS_THREADS>>>(g->d_chains, g->d_pos, g->d_box, g->k, g->n, g->d_liquid, t,
+                                                              insertions, (long long)draw, g->d_sums);
     CU_LAUNCHED(err);
     CU_TRY(cudaMemcpy(g->h_sums, g->d_sums, (size_t)g->nchains * sizeof *g->h_sums, cudaMemcpyDeviceToHost), err);
     memcpy(sums, g->h_sums, (size_t)g->nchains * sizeof *sums);
@@ -769,13 +865,18 @@ static cu_gibbs *upload_molecules(cu_gibbs *g, mc_err *err)
     int nchains = g->nchains;
     size_t n = (size_t)g->n, M = (size_t)plan->nmol, C = (size_t)nchains;
     unsigned char *species = (unsigned char *)malloc(n);
-    if (!species || !(g->host = cpu_gibbs_create(plan, err))) {
-        free(species);
-        if (!g->host) mc_err_set(err, MC_ENOMEM, "out of memory for the Gibbs molecules' tables");
+    double type_body[MC_MAX_MOLTYPES][MC_MAX_SITES][3];
+    int type_species[MC_MAX_MOLTYPES][MC_MAX_SITES];
+    if (!species) {
+        mc_err_set(err, MC_ENOMEM, "out of memory for the Gibbs molecules' tables");
         cu_gibbs_destroy(g);
         return NULL;
     }
     for (size_t i = 0; i < n; i++) species[i] = (unsigned char)mol->site_species[i];
+    for (int t = 0; t < mol->ntypes; t++) {
+        memcpy(type_body[t], mol->type[t].body, sizeof type_body[t]);
+        memcpy(type_species[t], mol->type[t].species, sizeof type_species[t]);
+    }
     GIBBS_ALLOC(cudaMalloc(&g->d_first, (M + 1) * sizeof *g->d_first), "molecule tables");
     GIBBS_ALLOC(cudaMalloc(&g->d_site_mol, n * sizeof *g->d_site_mol), "molecule tables");
     GIBBS_ALLOC(cudaMalloc(&g->d_species, n), "molecule tables");
@@ -785,6 +886,8 @@ static cu_gibbs *upload_molecules(cu_gibbs *g, mc_err *err)
     GIBBS_ALLOC(cudaMalloc(&g->d_quat, C * 4 * M * sizeof *g->d_quat), "orientations");
     GIBBS_ALLOC(cudaMallocHost(&g->h_quat, C * 4 * M * sizeof *g->h_quat), "orientations");
     GIBBS_ALLOC(cudaMalloc(&g->d_trial, C * 3 * (n + M) * sizeof *g->d_trial), "trial volumes");
+    GIBBS_ALLOC(cudaMalloc(&g->d_type_body, sizeof type_body), "molecule types");
+    GIBBS_ALLOC(cudaMalloc(&g->d_type_species, sizeof type_species), "molecule types");
     for (size_t c = 0; c < C; c++) {
         const mc_chain *ch = g->chains[c];
         double *p = g->h_centre + c * 3 * M;
@@ -797,6 +900,8 @@ static cu_gibbs *upload_molecules(cu_gibbs *g, mc_err *err)
     if (up == cudaSuccess) up = cudaMemcpy(g->d_body, mol->site_body, 3 * n * sizeof *g->d_body, cudaMemcpyHostToDevice);
     if (up == cudaSuccess) up = cudaMemcpy(g->d_centre, g->h_centre, C * 3 * M * sizeof *g->d_centre, cudaMemcpyHostToDevice);
     if (up == cudaSuccess) up = cudaMemcpy(g->d_quat, g->h_quat, C * 4 * M * sizeof *g->d_quat, cudaMemcpyHostToDevice);
+    if (up == cudaSuccess) up = cudaMemcpy(g->d_type_body, type_body, sizeof type_body, cudaMemcpyHostToDevice);
+    if (up == cudaSuccess) up = cudaMemcpy(g->d_type_species, type_species, sizeof type_species, cudaMemcpyHostToDevice);
     free(species);
     if (up != cudaSuccess) {
         mc_err_set(err, MC_ECUDA, "cannot copy the Gibbs molecules to the GPU: %s", cudaGetErrorString(up));
@@ -818,11 +923,11 @@ cu_gibbs *cu_gibbs_create(const mc_plan *plan, mc_chain **chains, int nchains, m
     memcpy(k->first, plan->species.first, sizeof k->first);
     k->volume = plan->gibbs_volume, k->min_box_len = plan->min_box_len;
     k->rdf_rmax = plan->rdf_rmax, k->rdf_dr = plan->rdf_dr, k->rdf_bins = plan->rdf_bins;
-    k->nspecies = plan->species.n, k->nkinds = plan->gibbs_nkinds, k->rdf_pairs = plan->species.npairs, k->seed = plan->seed;
+    k->nspecies = plan->species.n, k->nkinds = plan->gibbs_nkinds, k->rdf_rows = mc_chain_rdf_rows(plan), k->seed = plan->seed;
     memcpy(k->kind_first, plan->gibbs_kind_first, sizeof k->kind_first);
     memcpy(k->hard_core2, plan->mol.hard_core2, sizeof k->hard_core2);
     k->nmol = plan->nmol;
-    size_t n = (size_t)g->n, C = (size_t)nchains, rdf_len = C * k->rdf_pairs * k->rdf_bins;
+    size_t n = (size_t)g->n, C = (size_t)nchains, rdf_len = C * k->rdf_rows * k->rdf_bins;
     GIBBS_ALLOC(cudaMalloc(&g->d_chains, C * sizeof *g->d_chains), "chain states");
     GIBBS_ALLOC(cudaMallocHost(&g->h_chains, C * sizeof *g->h_chains), "chain states");
     GIBBS_ALLOC(cudaMalloc(&g->d_pos, C * 3 * n * sizeof *g->d_pos), "positions");

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_isa.h"
 #include "mc_gibbs.h"
 #include "mc_move.h"
 #include "mc_rigid.h"
@@ -48,25 +49,52 @@ void cpu_gibbs_rigid_destroy(cpu_gibbs_rigid *g)
 
 static double volume_of(double len) { return len * len * len; }
 
+/* The pair energy of a site of species a at pt with every site of species b in box `box` outside
+ * [skip0, skip1), masked by selects so that the loop vectorises (a masked pair's value, infinite
+ * at r = 0 for the site itself, never enters); +infinity inside a hard core. */
+static inline __attribute__((always_inline)) double
+masked_sites(const mc_plan *p, const mc_chain *c, const pair_params *pp, double hc2, int b, const double *pt, int box,
+             double len, int skip0, int skip1)
+{
+    const double *x = c->x, *y = c->y, *z = c->z, half = 0.5 * len;
+    const int64_t *in = c->in_box;
+    const int *species = p->mol.site_species;
+    double u = 0.0;
+#pragma omp simd reduction(+ : u)
+    for (int j = 0; j < c->n; j++) {
+        double dx = mc_min_image(pt[0] - x[j], len, half);
+        double dy = mc_min_image(pt[1] - y[j], len, half);
+        double dz = mc_min_image(pt[2] - z[j], len, half);
+        double e = mc_site_pair_energy(dx * dx + dy * dy + dz * dz, pp, hc2);
+        u += in[j] == box && species[j] == b && (j < skip0 || j >= skip1) ? e : 0.0;
+    }
+    return u;
+}
+
+/* Plain LJ with its constants known to the compiler, as cpu_gibbs.c's masked_range. */
+MC_CPU_CLONES static double masked_sites_range(const mc_plan *p, const mc_chain *c, const pair_params *pp, double hc2,
+                                               int b, const double *pt, int box, double len, int skip0, int skip1)
+{
+    if (pp->slope != 0.0 || pp->morse_alpha != 0.0) return masked_sites(p, c, pp, hc2, b, pt, box, len, skip0, skip1);
+    pair_params plain = *pp;
+    plain.slope = 0.0;
+    plain.morse_alpha = 0.0;
+    return masked_sites(p, c, &plain, hc2, b, pt, box, len, skip0, skip1);
+}
+
 /* The pair energy of the sites at pos[3 k + d] (species species[k], k < nsites) with every site of
  * box `box` outside [skip0, skip1) (the molecule's own sites; empty for a test molecule), under the
- * minimum image of edge len; +infinity inside a hard core. */
+ * minimum image of edge len, one pass per site and species; +infinity inside a hard core. */
 static double sites_energy(const mc_plan *p, const mc_chain *c, const int *species, int nsites, const double *pos,
                            int box, double len, int skip0, int skip1)
 {
-    const mc_molecules *mol = &p->mol;
     double u = 0.0;
-    for (int k = 0; k < nsites; k++) {
-        int a = species[k];
-        for (int j = 0; j < c->n; j++) {
-            if (c->in_box[j] != box || (j >= skip0 && j < skip1)) continue;
-            int b = mol->site_species[j];
-            double dx = mc_rigid_separation(pos[3 * k] - c->x[j], len);
-            double dy = mc_rigid_separation(pos[3 * k + 1] - c->y[j], len);
-            double dz = mc_rigid_separation(pos[3 * k + 2] - c->z[j], len);
-            u += mc_site_pair_energy(dx * dx + dy * dy + dz * dz, &p->species.pair[a][b], mol->hard_core2[a][b]);
+    for (int k = 0; k < nsites; k++)
+        for (int b = 0; b < p->species.n; b++) {
+            int a = species[k];
+            u += masked_sites_range(p, c, &p->species.pair[a][b], p->mol.hard_core2[a][b], b, &pos[3 * k], box, len,
+                                    skip0, skip1);
         }
-    }
     return u;
 }
 

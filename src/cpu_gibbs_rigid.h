@@ -1,7 +1,7 @@
 /* cpu_gibbs_rigid: the CPU backend's Gibbs-ensemble chains of rigid molecules (mc_gibbs.h): sweeps of
  * molecule translations and rotations, molecule transfers and volume exchanges; full recomputations
  * with the molecular virial and the liquid's RDF; test molecules. cpu_gibbs.c calls these when the
- * plan is rigid; the GPU backend calls the measurements and test molecules on fetched positions. */
+ * plan is rigid; cu_gibbs.cu holds their GPU twins. */
 #ifndef CPU_GIBBS_RIGID_H
 #define CPU_GIBBS_RIGID_H
 

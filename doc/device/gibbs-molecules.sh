@@ -6,8 +6,9 @@
 set -uo pipefail
 . doc/device/build.sh
 . doc/device/sanitize.sh
-make -j8 check TESTS="t/gpu_parity t/gibbs.sh t/gibbs_molecules.sh" > "$out/tests.log" 2>&1
-grep -E "^(PASS|FAIL|SKIP|ERROR|XFAIL)" "$out/tests.log" | cut -c1-160
+make -j8 check TESTS="${TESTS:-t/gpu_parity t/gibbs.sh t/gibbs_molecules.sh}" > "$out/tests.log" 2>&1
+grep -E "^(FAIL|SKIP|ERROR|XFAIL)|gibbs_molecules" "$out/tests.log" | cut -c1-160
+echo "$(grep -c '^PASS' "$out/tests.log") passed, $(grep -c '^FAIL' "$out/tests.log") failed"
 grep -h "# gibbs" t/gpu_parity.log | cut -c1-400
 grep -h "^# ok\|^# FAIL\|backend" t/gibbs_molecules.log | cut -c1-200 | head -30
 cp t/*.log "$out/" 2>/dev/null
