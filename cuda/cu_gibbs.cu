@@ -566,11 +566,7 @@ __global__ void __launch_bounds__(GIBBS_THREADS)
     const gibbs_chain_dev &c = chains[blockIdx.x];
     int b = box_of[blockIdx.x];
     double len = c.box_len[b], volume = len * len * len, sum = 0.0;
-    int64_t count[MC_MAX_SPECIES];
-    for (int s = 0; s < k.nkinds; s++) count[s] = c.count[b][s];
-    double tail = -mc_gibbs_tail(k.tail, k.nkinds, count, volume);
-    count[a]++;
-    tail += mc_gibbs_tail(k.tail, k.nkinds, count, volume);
+    double tail = mc_gibbs_insertion_tail(k.tail, k.nkinds, c.count[b], a, volume);
     for (int m = 0; m < insertions; m++) {
         double p[3], e = 0.0, unused = 0.0;
         mc_widom_position(k.seed, c.id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)m, len, &p[0], &p[1], &p[2]);
@@ -580,7 +576,7 @@ __global__ void __launch_bounds__(GIBBS_THREADS)
         block_sum2(&e, &unused, warp_a, warp_b);
         sum += exp(-c.beta * (e + tail));
     }
-    if (threadIdx.x == 0) sums[blockIdx.x] = sum * volume / (double)count[a];
+    if (threadIdx.x == 0) sums[blockIdx.x] = sum * volume / (double)(c.count[b][a] + 1);
 }
 
 /* Molecules: cpu_gibbs_rigid_measure's twin. Both boxes' intermolecular site-pair energies and
@@ -652,11 +648,7 @@ __global__ void __launch_bounds__(GIBBS_THREADS)
     const gibbs_chain_dev &c = chains[blockIdx.x];
     int b = box_of[blockIdx.x];
     double len = c.box_len[b], volume = len * len * len, sum = 0.0;
-    int64_t count[MC_MAX_SPECIES];
-    for (int t = 0; t < k.nkinds; t++) count[t] = c.count[b][t];
-    double tail = -mc_gibbs_tail(k.tail, k.nkinds, count, volume);
-    count[type]++;
-    tail += mc_gibbs_tail(k.tail, k.nkinds, count, volume);
+    double tail = mc_gibbs_insertion_tail(k.tail, k.nkinds, c.count[b], type, volume);
     for (int m = 0; m < insertions; m++) {
         if (threadIdx.x < nsites) {
             double centre[3];
@@ -677,7 +669,7 @@ __global__ void __launch_bounds__(GIBBS_THREADS)
         block_sum2(&e, &unused, warp_a, warp_b); /* ends synchronised: site[] may be placed again */
         sum += exp(-c.beta * (e + tail));
     }
-    if (threadIdx.x == 0) sums[blockIdx.x] = sum * volume / (double)count[type];
+    if (threadIdx.x == 0) sums[blockIdx.x] = sum * volume / (double)(c.count[b][type] + 1);
 }
 
 void cu_gibbs_destroy(cu_gibbs *g)

@@ -322,15 +322,11 @@ double cpu_gibbs_insertion_sum(const mc_plan *p, const mc_chain *c, int kind, in
     int ns = p->species.n, a = kind % ns, liquid = mc_gibbs_liquid_box(p, c);
     int box = kind / ns == 0 ? liquid : !liquid;
     double len = c->gibbs_box_len[box], volume = volume_of(len), pt[3], sum = 0.0;
-    int64_t count[MC_MAX_SPECIES];
-    for (int b = 0; b < ns; b++) count[b] = c->gibbs_count[box][b];
-    double tail = -mc_gibbs_tail_energy(p, count, volume);
-    count[a]++;
-    tail += mc_gibbs_tail_energy(p, count, volume);
+    double tail = mc_gibbs_insertion_tail(p->gibbs_tail, p->gibbs_nkinds, c->gibbs_count[box], a, volume);
     for (int i = 0; i < insertions; i++) {
         mc_widom_position(p->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)i, len, &pt[0],
                           &pt[1], &pt[2]);
         sum += exp(-c->beta * (energy_in_box(p, c, a, box, -1, pt) + tail));
     }
-    return sum * volume / (double)count[a]; /* count[a] is n_a + 1 here */
+    return sum * volume / (double)(c->gibbs_count[box][a] + 1);
 }

@@ -325,11 +325,7 @@ double cpu_gibbs_rigid_insertion_sum(const mc_plan *p, const mc_chain *c, int ki
     int box = kind / nk == 0 ? liquid : !liquid;
     const mc_moltype *mt = &p->mol.type[type];
     double len = c->gibbs_box_len[box], volume = volume_of(len), sum = 0.0, pos[3 * MC_MAX_SITES];
-    int64_t count[MC_MAX_SPECIES];
-    for (int k = 0; k < nk; k++) count[k] = c->gibbs_count[box][k];
-    double tail = -mc_gibbs_tail_energy(p, count, volume);
-    count[type]++;
-    tail += mc_gibbs_tail_energy(p, count, volume);
+    double tail = mc_gibbs_insertion_tail(p->gibbs_tail, nk, c->gibbs_count[box], type, volume);
     for (int i = 0; i < insertions; i++) {
         double centre[3];
         mc_widom_position(p->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)i, len,
@@ -338,5 +334,5 @@ double cpu_gibbs_rigid_insertion_sum(const mc_plan *p, const mc_chain *c, int ki
         for (int s = 0; s < mt->nsites; s++) mc_rigid_site(centre, q, mt->body[s], len, &pos[3 * s]);
         sum += exp(-c->beta * (sites_energy(p, c, mt->species, mt->nsites, pos, box, len, 0, 0) + tail));
     }
-    return sum * volume / (double)count[type]; /* count[type] is n + 1 here */
+    return sum * volume / (double)(c->gibbs_count[box][type] + 1);
 }

@@ -111,6 +111,16 @@ MC_HD double mc_gibbs_tail(const double (*coef)[MC_MAX_SPECIES], int nkinds, con
     return u;
 }
 
+/* The change of a box's tail correction when one particle (molecule) of kind `kind` is added to its
+ * counts (count[k]) at this volume: a test insertion's, and a transfer's destination half. */
+MC_HD double mc_gibbs_insertion_tail(const double (*coef)[MC_MAX_SPECIES], int nkinds, const int64_t *count, int kind,
+                                     double volume)
+{
+    int64_t more[MC_MAX_SPECIES];
+    for (int k = 0; k < nkinds; k++) more[k] = count[k] + (k == kind);
+    return mc_gibbs_tail(coef, nkinds, more, volume) - mc_gibbs_tail(coef, nkinds, count, volume);
+}
+
 #include "mc_chain.h"
 #include "mc_err.h"
 #include "mc_plan.h"
