@@ -14,6 +14,7 @@
 #include "cu_gibbs.h"
 #include "cu_rigid.h"
 #include "mc_backend.h"
+#include "mc_move.h"
 #include "mc_rigid_host.h"
 
 struct mc_backend {
@@ -27,6 +28,8 @@ struct mc_backend {
     double *h_energy, *h_virial;     /* [nchains] */
     void *h_pos;                     /* staging for positions in the device precision */
     double *d_scale;                 /* npt: device [nchains] box scaling of a volume move */
+    double *d_draws, *h_draws;       /* npt in the chain kernel: [nchains][draw_sweeps][4] (cu_npt) */
+    long draw_sweeps;                /* their room, in sweeps per chain */
     int *d_pairs, *h_pairs;          /* replica exchange: [nchains] chain pairs that trade */
     int batched;
 };
@@ -43,6 +46,8 @@ static void cu_destroy(mc_backend *b)
     cudaFree(b->d_rdf);
     cudaFree(b->v.pair_table);
     cudaFree(b->d_scale);
+    cudaFree(b->d_draws);
+    cudaFreeHost(b->h_draws);
     cudaFree(b->d_pairs);
     free(b->h_pairs);
     cudaFreeHost(b->v.partial_host);
@@ -54,6 +59,15 @@ static void cu_destroy(mc_backend *b)
     free(b);
 }
 
+/* npt's volume moves are made inside the many-chain kernel (the all-pairs path of atoms); the
+ * batched path and molecules leave them to the run driver. */
+static int cu_moves_volume(const mc_backend *b)
+{
+    return b->plan->npt && !b->rigid && !b->gibbs && !b->batched && !b->v.cells.m;
+}
+
+static int cu_moves_volume_op(const mc_backend *b) { return cu_moves_volume(b); }
+
 static size_t pos_bytes(const mc_backend *b)
 {
     return (size_t)b->v.nchains * 3 * b->v.n * (b->v.single ? sizeof(float) : sizeof(double));
@@ -61,7 +75,14 @@ static size_t pos_bytes(const mc_backend *b)
 
 static int upload_chains(mc_backend *b, mc_err *err)
 {
-    for (int k = 0; k < b->v.nchains; k++) b->mirror[k].max_displacement = mc_chain_step(b->chains[k]);
+    for (int k = 0; k < b->v.nchains; k++) {
+        const mc_chain *c = b->chains[k];
+        cu_chain_dev *d = &b->mirror[k];
+        d->max_displacement = mc_chain_step(c), d->max_step = c->max_displacement;
+        d->production = (unsigned)mc_chain_in_production(b->plan, c);
+        d->volume_moves = c->volume_moves, d->volume_accepted = c->volume_accepted;
+        d->floor_hits = c->production_volume_floor_hits;
+    }
     CU_TRY(cudaMemcpy(b->v.chains, b->mirror, b->v.nchains * sizeof *b->mirror,
                       cudaMemcpyHostToDevice), err);
     return MC_OK;
@@ -72,9 +93,13 @@ static int download_chains(mc_backend *b, mc_err *err)
     CU_TRY(cudaMemcpy(b->mirror, b->v.chains, b->v.nchains * sizeof *b->mirror,
                       cudaMemcpyDeviceToHost), err);
     for (int k = 0; k < b->v.nchains; k++) {
-        b->chains[k]->step = b->mirror[k].step;
-        b->chains[k]->accepted = b->mirror[k].accepted;
-        b->chains[k]->energy_pair = b->mirror[k].energy;
+        mc_chain *c = b->chains[k];
+        const cu_chain_dev *d = &b->mirror[k];
+        c->step = d->step, c->accepted = d->accepted, c->energy_pair = d->energy;
+        if (!cu_moves_volume(b)) continue;
+        mc_chain_set_box(c, d->box);
+        c->volume_moves = d->volume_moves, c->volume_accepted = d->volume_accepted;
+        c->production_volume_floor_hits = d->floor_hits;
     }
     return MC_OK;
 }
@@ -201,15 +226,43 @@ static int cu_reload(mc_backend *b, const unsigned char *changed, mc_err *err)
     return upload_chains(b, err);
 }
 
+/* npt in the chain kernel: each chain's volume draws for the next nsweeps sweeps, made here as
+ * the run driver makes them (mc_volume_draw keyed by volume_moves, exp in glibc), uploaded once. */
+static int volume_draws(mc_backend *b, long nsweeps, cu_npt *npt, mc_err *err)
+{
+    size_t C = (size_t)b->v.nchains;
+    if (nsweeps > b->draw_sweeps) {
+        cudaFree(b->d_draws), cudaFreeHost(b->h_draws);
+        b->d_draws = NULL, b->h_draws = NULL, b->draw_sweeps = 0;
+        CU_TRY(cudaMalloc(&b->d_draws, C * nsweeps * 4 * sizeof *b->d_draws), err);
+        CU_TRY(cudaMallocHost(&b->h_draws, C * nsweeps * 4 * sizeof *b->h_draws), err);
+        b->draw_sweeps = nsweeps;
+    }
+    for (size_t k = 0; k < C; k++) {
+        const mc_chain *c = b->chains[k];
+        for (long s = 0; s < nsweeps; s++) {
+            mc_volume_trial t = mc_volume_draw(b->plan->seed, (uint32_t)c->id, c->volume_moves + (uint64_t)s,
+                                               c->max_volume_step);
+            double *d = b->h_draws + (k * nsweeps + s) * 4;
+            d[0] = t.log_ratio, d[1] = t.threshold, d[2] = exp(t.log_ratio / 3.0), d[3] = exp(t.log_ratio);
+        }
+    }
+    CU_TRY(cudaMemcpy(b->d_draws, b->h_draws, C * nsweeps * 4 * sizeof *b->h_draws, cudaMemcpyHostToDevice), err);
+    *npt = (cu_npt){1, (int)nsweeps, b->plan->npt_tail, b->plan->min_box_len, (double)b->plan->nmol, b->d_draws};
+    return MC_OK;
+}
+
 static int cu_sweep(mc_backend *b, long nsweeps, mc_err *err)
 {
     if (b->rigid) return cu_rigid_sweep(b->rigid, nsweeps, err);
     if (b->gibbs) return cu_gibbs_sweep(b->gibbs, nsweeps, err);
     MC_TRY(upload_chains(b, err));
     long long moves = (long long)nsweeps * b->v.n;
+    cu_npt npt = {0, 0, 0.0, 0.0, 0.0, NULL};
+    if (cu_moves_volume(b)) MC_TRY(volume_draws(b, nsweeps, &npt, err));
     if (b->v.cells.m) MC_TRY(cu_sweep_cells(&b->v, moves, b->plan->cutoff, err));
     else if (b->batched) MC_TRY(cu_sweep_batched(&b->v, moves, err));
-    else MC_TRY(cu_sweep_chains(&b->v, moves, err));
+    else MC_TRY(cu_sweep_chains(&b->v, moves, &npt, err));
     MC_TRY(download_chains(b, err)); /* synchronises: a kernel fault surfaces here */
     int overflow = 0;
     if (b->v.cells.m)
@@ -374,6 +427,8 @@ static int setup(mc_backend *b, mc_err *err)
         const mc_chain *ch = b->chains[c];
         cu_chain_dev d = {ch->box_len, ch->half_box, ch->beta, ch->max_displacement, ch->step,
                           ch->accepted, 0.0, (unsigned)ch->id, 0};
+        const mc_statepoint *sp = &b->plan->statepoint[ch->statepoint];
+        d.pressure = sp->pressure, d.kT = sp->temperature; /* npt in the kernel */
         b->mirror[c] = d;
     }
     MC_TRY(upload_chains(b, err));
@@ -422,4 +477,4 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
 
 extern "C" const mc_backend_ops mc_backend_cuda = {
     "gpu", cu_create, cu_sweep, cu_measure_all, cu_widom_all, cu_volume_energy_all, cu_volume_apply,
-    cu_fetch, cu_swap, cu_fetch_some, cu_reload, cu_destroy};
+    cu_fetch, cu_swap, cu_fetch_some, cu_reload, cu_destroy, cu_moves_volume_op};

@@ -17,8 +17,23 @@ typedef struct cu_chain_dev {
     unsigned long long accepted;
     double energy;               /* running pair energy */
     unsigned int id;             /* global chain index (keys the random stream) */
-    unsigned int pad_;
+    unsigned int production;     /* npt: floor hits count (the run is in production) */
+    /* npt, volume moves inside the chain kernel (cu_view.npt): the state point and the counters */
+    double pressure, kT;
+    double max_step;             /* npt: the chain's step before the cap at half the box */
+    unsigned long long volume_moves, volume_accepted, floor_hits;
 } cu_chain_dev;
+
+/* npt inside the many-chain kernel: after every sweep of n moves, the volume move the run driver
+ * would make (mc_run.c), with its draws made on the host for the launch's sweeps (so that exp and
+ * log are glibc's: the boxes are the CPU's to the bit) and the decision by mc_npt_volume_cost. */
+typedef struct cu_npt {
+    int on;                      /* 0: no volume moves in the kernel */
+    int sweeps;                  /* sweeps of this launch: draws per chain */
+    double tail_nn, min_box_len, n_scaled; /* mc_plan.npt_tail and min_box_len; atoms per chain */
+    const double *draws;         /* device [nchains][sweeps][4]: ln(V'/V), threshold, edge scale
+                                    exp(ln(V'/V) / 3), volume ratio exp(ln(V'/V)) */
+} cu_npt;
 
 /* Cell lists on the device for large chains with a cutoff (cu_cells.cu): m^3 cells per chain, at
  * least one cutoff wide, each holding up to cap particle indices in a deterministic order. */
@@ -51,8 +66,9 @@ typedef struct cu_view {
     cu_cells_dev cells;          /* cell lists of the cell path (cells.m == 0: not used) */
 } cu_view;
 
-/* Advance every chain by `moves` moves. Many small chains: one resident block per chain. */
-int cu_sweep_chains(const cu_view *v, long long moves, mc_err *err);
+/* Advance every chain by `moves` moves. Many small chains: one resident block per chain; with
+ * npt.on, moves = npt.sweeps * n and each sweep ends with its volume move. */
+int cu_sweep_chains(const cu_view *v, long long moves, const cu_npt *npt, mc_err *err);
 /* Few large chains: batches of K trials evaluated in parallel, accepted in order (exact). */
 int cu_sweep_batched(const cu_view *v, long long moves, mc_err *err);
 /* Scratch doubles cu_sweep_batched needs. */

@@ -41,7 +41,7 @@ typedef struct gibbs_chain_dev {
     unsigned long long step, accepted, transfers, transfers_accepted, volume_moves, volume_accepted, floor_hits;
     unsigned long long rotations, rotations_accepted; /* molecules */
     int64_t count[2][MC_MAX_SPECIES];
-    unsigned int id, production; /* production: floor hits count (mc_gibbs_in_production) */
+    unsigned int id, production; /* production: floor hits count (mc_chain_in_production) */
 } gibbs_chain_dev;
 
 /* The plan's constants for the kernels, by value. */
@@ -704,7 +704,7 @@ static int upload_scalars(cu_gibbs *g, mc_err *err)
         d->transfers_accepted = ch->transfers_accepted, d->volume_moves = ch->volume_moves;
         d->volume_accepted = ch->volume_accepted, d->floor_hits = ch->production_volume_floor_hits;
         d->id = (unsigned int)ch->id;
-        d->production = mc_gibbs_in_production(p, ch);
+        d->production = mc_chain_in_production(p, ch);
     }
     CU_TRY(cudaMemcpy(g->d_chains, g->h_chains, (size_t)g->nchains * sizeof *g->d_chains, cudaMemcpyHostToDevice), err);
     return MC_OK;

@@ -98,6 +98,16 @@ __device__ __forceinline__ double cu_by_species(const cu_pairs<real> &pr, int a,
     return total;
 }
 
+/* A coordinate as mc_scale_coordinate scales it with its box (the product in double, then
+ * rounded to real); s = 1 leaves it as it is. */
+template <typename real>
+__device__ inline real cu_scaled(real x, double s, real scaled_box)
+{
+    if (s == 1.0) return x;
+    real v = (real)((double)x * s);
+    return v >= scaled_box ? v - scaled_box : v;
+}
+
 /* Squared minimum-image distance between two points. */
 template <typename real>
 __device__ inline real cu_dist2(real ax, real ay, real az, real bx, real by, real bz, real box,

@@ -11,16 +11,6 @@
 
 enum { MEASURE_THREADS = 256 };
 
-/* A coordinate as mc_scale_coordinate scales it with its box (the product in double, then
- * rounded to real); s = 1 leaves it as it is. */
-template <typename real>
-__device__ inline real scaled(real x, double s, real scaled_box)
-{
-    if (s == 1.0) return x;
-    real v = (real)((double)x * s);
-    return v >= scaled_box ? v - scaled_box : v;
-}
-
 /* With scale (npt trial volumes, device [nchains]), chain c is measured with its box and
  * positions scaled by scale[c], and chains with scale 1 are skipped (their partials are 0). */
 template <typename real>
@@ -38,7 +28,7 @@ __global__ void __launch_bounds__(MEASURE_THREADS)
     unsigned long long *hist = rdf ? rdf + (size_t)c * npairs * bins : 0;
     double e = 0.0, w = 0.0;
     for (int i = blockIdx.x; i < n && !(scale && s == 1.0); i += nb) {
-        real xi = scaled(x[i], s, box), yi = scaled(y[i], s, box), zi = scaled(z[i], s, box);
+        real xi = cu_scaled(x[i], s, box), yi = cu_scaled(y[i], s, box), zi = cu_scaled(z[i], s, box);
         int a = pr.species_of(i);
         /* species block by block in increasing j: the same summation order as one loop */
         cu_by_species<true>(pr, a, i + 1 + (int)threadIdx.x, n, (int)blockDim.x, 0,
@@ -46,8 +36,8 @@ __global__ void __launch_bounds__(MEASURE_THREADS)
                           int b = pr.species_of(j0);
                           unsigned long long *h = hist ? hist + (size_t)mc_pair_index(a, b, pr.n) * bins : 0;
                           for (int j = j0; j < j1; j += blockDim.x) {
-                              real xj = scaled(x[j], s, box), yj = scaled(y[j], s, box),
-                                   zj = scaled(z[j], s, box);
+                              real xj = cu_scaled(x[j], s, box), yj = cu_scaled(y[j], s, box),
+                                   zj = cu_scaled(z[j], s, box);
                               cu_measure_pair(cu_dist2(xi, yi, zi, xj, yj, zj, box, half), p, &e, &w,
                                               h, bins, rdf_rmax2, rdf_dr);
                           }
@@ -129,7 +119,7 @@ __global__ void scale_kernel(const cu_chain_dev *chains, real *pos, int n, const
     const real box = (real)(chains[c].box * s);
     real *p = pos + (size_t)c * 3 * n;
     for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < 3 * n; k += gridDim.x * blockDim.x)
-        p[k] = scaled(p[k], s, box);
+        p[k] = cu_scaled(p[k], s, box);
 }
 
 int cu_volume_scale(const cu_view *v, const double *scale, mc_err *err)

@@ -67,61 +67,139 @@ typedef struct draws {
     double threshold[DRAW_AHEAD];
 } draws;
 
+/* The pair energy of the chain with its box and positions scaled by s (edge sbox): this thread's
+ * share, rows i = threadIdx.x, + blockDim.x, ..., each with its later partners, every pair's energy
+ * rounded once in real and added in double (the measurement's convention). */
+template <bool MIX, typename real>
+__device__ double scaled_energy_part(const real *x, const real *y, const real *z, int n, double s, real sbox,
+                                     real shalf, const cu_pairs<real> &pr)
+{
+    typedef typename prec<real>::params params;
+    double e = 0.0;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        real xi = cu_scaled(x[i], s, sbox), yi = cu_scaled(y[i], s, sbox), zi = cu_scaled(z[i], s, sbox);
+        int a = MIX ? pr.species_of(i) : 0;
+        e += cu_by_species<MIX>(pr, a, i + 1, n, 1, 0, [&](int j0, int j1, const params &p) {
+            return cu_specialised(p, [&](const params &pp) {
+                double part = 0.0;
+                for (int j = j0; j < j1; j++)
+                    part += (double)prec<real>::energy(
+                        cu_dist2(xi, yi, zi, cu_scaled(x[j], s, sbox), cu_scaled(y[j], s, sbox), cu_scaled(z[j], s, sbox),
+                                 sbox, shalf),
+                        pp);
+                return part;
+            });
+        });
+    }
+    return e;
+}
+
+/* The warps' partial sums of part, added by thread 0 in a fixed order (the result is thread 0's). */
+__device__ double block_total(double part, double *warp_sum)
+{
+    for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
+    if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x >> 5] = part;
+    __syncthreads();
+    double total = 0.0;
+    if (threadIdx.x == 0)
+        for (int w = 0; w < (int)(blockDim.x >> 5); w++) total += warp_sum[w]; /* fixed order */
+    return total;
+}
+
 /* One block per chain. Per move: every thread sums its share of the pair terms; thread 0 adds the
- * warp sums in a fixed order, applies the Metropolis test and moves the particle. */
+ * warp sums in a fixed order, applies the Metropolis test and moves the particle. With npt.on,
+ * every sweep of n moves ends with the run driver's volume move (mc_run.c's volume_move): the edge
+ * scale from the host's draws, a box below the floor rejected (and counted in production), else the
+ * whole chain's energy at the scaled positions, the decision by mc_npt_volume_cost, and on
+ * acceptance every coordinate scaled as cu_volume_scale scales it. */
 template <typename real, bool MIX>
 __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
     sweep_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves, cu_pairs<real> lj,
-                        unsigned long long seed, int staged)
+                        unsigned long long seed, int staged, cu_npt npt)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ double warp_sum[32];
     __shared__ draws next;
     __shared__ double s_energy;
-    __shared__ unsigned long long s_accepted;
+    __shared__ unsigned long long s_accepted, s_volume_accepted, s_floor_hits;
+    __shared__ int s_scale;
     cu_chain_dev *cd = &chains[blockIdx.x];
     const unsigned id = cd->id;
-    const double max_disp = cd->max_displacement, beta = cd->beta;
-    const real box = (real)cd->box, half = (real)cd->half_box;
+    const double beta = cd->beta;
+    double box_d = cd->box; /* changes with accepted volume moves */
+    /* the step, capped at half the box as mc_chain_step caps it (npt: at the current box) */
+    double max_disp = npt.on ? (cd->max_step > 0.5 * box_d ? 0.5 * box_d : cd->max_step) : cd->max_displacement;
+    long long base = 0; /* the move the draws in `next` start at */
+    int redraw = 1;
+    real box = (real)cd->box, half = (real)cd->half_box;
     const unsigned long long step0 = cd->step;
     real *g = pos + (size_t)blockIdx.x * 3 * n;
     real *x = staged ? (real *)smem : g;
     if (staged)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = g[j];
     real *y = x + n, *z = y + n;
+    /* npt, staged: a trial volume's scaled coordinates, computed once instead of for every pair */
+    real *sx = npt.on && staged == 2 ? x + 3 * n : NULL, *sy = sx ? sx + n : NULL, *sz = sx ? sy + n : NULL;
     if (threadIdx.x == 0) {
         s_energy = cd->energy;
         s_accepted = cd->accepted;
+        s_volume_accepted = cd->volume_accepted;
+        s_floor_hits = cd->floor_hits;
     }
     for (long long m = 0; m < moves; m++) {
-        int slot = (int)(m % DRAW_AHEAD);
-        if (slot == 0) {
-            __syncthreads(); /* the previous batch of draws is used up */
+        if (redraw || m - base == DRAW_AHEAD) { /* used up, or drawn at a step cap that changed */
+            __syncthreads();
+            base = m, redraw = 0;
             if (threadIdx.x < DRAW_AHEAD && m + threadIdx.x < moves) {
                 unsigned long long step = step0 + m + threadIdx.x;
                 next.trial[threadIdx.x] = mc_trial_draw(seed, id, step, (uint32_t)n, max_disp);
                 next.threshold[threadIdx.x] = mc_accept_threshold(seed, id, step);
             }
         }
-        __syncthreads(); /* draws written (slot 0) and the last move's particle visible */
+        int slot = (int)(m - base);
+        __syncthreads(); /* draws written and the last move's particle visible */
         const mc_trial t = next.trial[slot];
         int i = (int)t.particle;
         real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
         trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
         double part = move_energy_part<MIX>(x, y, z, (int)threadIdx.x, n, (int)blockDim.x, i, ox, oy,
                                        oz, nx, ny, nz, box, half, lj);
-        for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
-        if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x >> 5] = part;
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            double dE = 0.0;
-            for (int w = 0; w < (int)(blockDim.x >> 5); w++) dE += warp_sum[w]; /* fixed order */
-            if (mc_metropolis_test(dE, beta, next.threshold[slot])) {
-                x[i] = nx, y[i] = ny, z[i] = nz;
-                s_energy += dE;
-                s_accepted++;
-            }
+        double dE = block_total(part, warp_sum);
+        if (threadIdx.x == 0 && mc_metropolis_test(dE, beta, next.threshold[slot])) {
+            x[i] = nx, y[i] = ny, z[i] = nz;
+            s_energy += dE;
+            s_accepted++;
         }
+        if (!npt.on || (m + 1) % n != 0) continue;
+        /* the sweep's volume move */
+        const double *d = npt.draws + ((size_t)blockIdx.x * npt.sweeps + (size_t)((m + 1) / n - 1)) * 4;
+        double scale = d[2], new_box = box_d * scale;
+        __syncthreads(); /* the last move's particle visible */
+        if (new_box < npt.min_box_len) { /* rejected unevaluated, as the driver does */
+            if (threadIdx.x == 0) s_floor_hits += cd->production;
+            continue;
+        }
+        real sbox = (real)new_box, shalf = (real)(0.5 * new_box);
+        if (sx) {
+            for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) sx[j] = cu_scaled(x[j], scale, sbox);
+            __syncthreads();
+        }
+        double e_new = block_total(sx ? scaled_energy_part<MIX>(sx, sy, sz, n, 1.0, sbox, shalf, lj)
+                                      : scaled_energy_part<MIX>(x, y, z, n, scale, sbox, shalf, lj),
+                                   warp_sum);
+        if (threadIdx.x == 0) {
+            double v = box_d * box_d * box_d, v_new = v * d[3];
+            double dh = mc_npt_volume_cost(e_new - s_energy, npt.tail_nn, v, v_new, cd->pressure, cd->kT, npt.n_scaled,
+                                           d[0]);
+            s_scale = mc_metropolis_test(dh, beta, d[1]);
+            if (s_scale) s_energy = e_new, s_volume_accepted++;
+        }
+        __syncthreads(); /* the decision seen by all */
+        if (!s_scale) continue;
+        for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = sx ? sx[j] : cu_scaled(x[j], scale, sbox);
+        box_d = new_box, box = sbox, half = shalf;
+        double capped = cd->max_step > 0.5 * box_d ? 0.5 * box_d : cd->max_step;
+        if (capped != max_disp) max_disp = capped, redraw = 1;
     }
     __syncthreads();
     if (staged)
@@ -130,6 +208,12 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         cd->step = step0 + moves;
         cd->accepted = s_accepted;
         cd->energy = s_energy;
+        if (npt.on) {
+            cd->box = box_d, cd->half_box = 0.5 * box_d;
+            cd->volume_moves += (unsigned long long)npt.sweeps;
+            cd->volume_accepted = s_volume_accepted;
+            cd->floor_hits = s_floor_hits;
+        }
     }
 }
 
@@ -142,27 +226,30 @@ static int chain_threads(int n)
 }
 
 template <typename real, bool MIX>
-static int launch_chains(const cu_view *v, long long moves, mc_err *err)
+static int launch_chains(const cu_view *v, long long moves, const cu_npt *npt, mc_err *err)
 {
     size_t bytes = 3 * (size_t)v->n * sizeof(real);
     int max_optin = 0, dev;
     CU_TRY(cudaGetDevice(&dev), err);
     CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
-    /* staging pays only while several blocks still fit on an SM; else read from L1/L2 */
+    /* staging pays only while several blocks still fit on an SM; else read from L1/L2. npt: staged
+     * 2 when a trial volume's coordinates fit beside them (twice the bytes) */
     int staged = bytes <= 64 * 1024 && bytes + sizeof(draws) + 1024 <= (size_t)max_optin;
+    if (staged && npt->on && 2 * bytes <= 64 * 1024 && 2 * bytes + sizeof(draws) + 1024 <= (size_t)max_optin)
+        staged = 2, bytes *= 2;
     if (staged && bytes > 48 * 1024 - sizeof(draws) - 512)
         CU_TRY(cudaFuncSetAttribute(sweep_chains_kernel<real, MIX>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), err);
     sweep_chains_kernel<real, MIX><<<v->nchains, chain_threads(v->n), staged ? bytes : 0>>>(
-        v->chains, (real *)v->pos, v->n, moves, cu_pairs_of<real>(v), v->seed, staged);
+        v->chains, (real *)v->pos, v->n, moves, cu_pairs_of<real>(v), v->seed, staged, *npt);
     CU_LAUNCHED(err);
     return MC_OK;
 }
 
-int cu_sweep_chains(const cu_view *v, long long moves, mc_err *err)
+int cu_sweep_chains(const cu_view *v, long long moves, const cu_npt *npt, mc_err *err)
 {
     return by_precision_and_mix(v, [&](auto real_tag, auto mix) {
-        return launch_chains<decltype(real_tag), decltype(mix)::value>(v, moves, err);
+        return launch_chains<decltype(real_tag), decltype(mix)::value>(v, moves, npt, err);
     });
 }
 

@@ -13,6 +13,8 @@
  *   case 5: the Gibbs ensemble: 4 chains per SM of N = 500 at T = 0.9 (two boxes each, after 2000
  *           sweeps of separation) against as many NVT chains of N = 500 in double, the same run; and
  *           the same for 200 two-centre LJ molecules at T = 2.4 (moves/s count molecule moves)
+ *   case 6: 32 chains per SM of N = 500 at rho 0.8, T = 1, rc 3 in single precision through the run
+ *           driver: NPT at P = 1 (a volume move after every sweep) against NVT, the same run
  *   case cpu: the serial CPU backend alone at the shapes RASPA3 and FEASST were measured on (N =
  *           500, rho 0.776, T 0.85, rc 3, all pairs; N = 4000, rc 2.5, cell lists), at the x86-64
  *           level its loops were dispatched to (cpu_isa.h), a Gibbs-ensemble chain of 500 at the state
@@ -201,7 +203,7 @@ static void print_row(FILE *f, const row *r, int tsv)
 static const char usage_text[] =
     "usage: mcens-bench [--out FILE] [--case N] [--chains C] [--batch-trials K]\n"
     "  --out FILE          also write the table as tab-separated values\n"
-    "  --case N            measure case N (1 to 5) alone, without its serial CPU row; cpu: the serial\n"
+    "  --case N            measure case N (1 to 6) alone, without its serial CPU row; cpu: the serial\n"
     "                      CPU backend's rows alone (no GPU needed)\n"
     "  --chains C          chains of case 1 (default 32 per SM)\n"
     "  --batch-trials K    [run] gpu_batch_trials of cases 2 and 3 (default 0: chosen by size)\n";
@@ -227,7 +229,7 @@ int main(int argc, char **argv)
         }
     }
     if (optind != argc ||
-        (only && strcmp(only, "1") && strcmp(only, "2") && strcmp(only, "3") && strcmp(only, "4") && strcmp(only, "5") && strcmp(only, "cpu")) ||
+        (only && !(strlen(only) == 1 && only[0] >= '1' && only[0] <= '6') && strcmp(only, "cpu")) ||
         chains_given < 0 || batch_trials < 0)
         return fputs(usage_text, stderr), 2;
     mc_err err = {0, ""};
@@ -374,6 +376,26 @@ int main(int argc, char **argv)
         if (g % 2)
             printf("case 5: Gibbs chains of %s run at %.3f of NVT chains' moves/s\n", g < 2 ? "atoms" : "molecules",
                    r.moves_per_s / rows[nrows - 2].moves_per_s);
+        mc_plan_destroy(p);
+    }
+
+    /* case 6: NPT chains against NVT chains of the same shape through the run driver (issue 14's
+     * shape B: the volume move made inside the chain kernel after every sweep) */
+    for (int g = 0; g < 2 && !(only && strcmp(only, "6") != 0); g++) {
+        char text[400];
+        snprintf(text, sizeof text,
+                 "[run]\nequilibration = 0\nproduction = 400\nsample_every = 100\nprecision = single\n[system]\n"
+                 "n = 500\n[potential]\ncutoff = 3\n[ensemble]\n%s\ntemperature = 1\ndensity = 0.8\nreplicas = %d\n",
+                 g ? "type = npt\npressure = 1" : "type = nvt", chains1);
+        mc_plan *p = plan_of(text, &err);
+        row r = {g ? "6 npt N=500 P=1 T=1, many chains, GPU single" : "6 nvt N=500 rho=0.8 T=1, same chains, GPU single",
+                 0, 2.0 * 499, rate[1], 0};
+        if (!p || time_run(p, &r.moves_per_s, &err) != MC_OK) {
+            mc_plan_destroy(p);
+            goto fail;
+        }
+        add_row(rows, &nrows, r);
+        if (g) printf("case 6: NPT chains run at %.3f of NVT chains' moves/s\n", r.moves_per_s / rows[nrows - 2].moves_per_s);
         mc_plan_destroy(p);
     }
 

@@ -445,4 +445,5 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
 const mc_backend_ops mc_backend_cpu = {"cpu",          cpu_create,        cpu_sweep,
                                        cpu_measure,    cpu_widom,         cpu_volume_energy,
                                        cpu_volume_apply, cpu_fetch,       cpu_swap,
-                                       cpu_fetch_some, cpu_reload,        cpu_destroy};
+                                       cpu_fetch_some, cpu_reload,        cpu_destroy,
+                                       NULL /* npt: the run driver makes the volume moves */};

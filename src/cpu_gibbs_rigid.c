@@ -254,7 +254,7 @@ static void volume_exchange(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, c
     mc_gibbs_new_volumes(v[0], p->gibbs_volume, t->log_ratio, &v_new[0], &v_new[1]);
     for (int b = 0; b < 2; b++) len_new[b] = cbrt(v_new[b]), scale[b] = len_new[b] / c->gibbs_box_len[b];
     if (len_new[0] < p->min_box_len || len_new[1] < p->min_box_len) {
-        c->production_volume_floor_hits += mc_gibbs_in_production(p, c); /* mc_run stops a pinned chain */
+        c->production_volume_floor_hits += mc_chain_in_production(p, c); /* mc_run stops a pinned chain */
         return;
     }
     for (int m = 0; m < c->nmol; m++) {

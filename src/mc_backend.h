@@ -57,6 +57,11 @@ typedef struct mc_backend_ops {
     int (*fetch_some)(mc_backend *b, const unsigned char *which, mc_err *err);
     int (*reload)(mc_backend *b, const unsigned char *changed, mc_err *err);
     void (*destroy)(mc_backend *b);
+    /* npt: whether sweep makes each sweep's volume move itself (the run driver's draws and rule:
+     * mc_volume_draw keyed by volume_moves, floor hits counted in production, mc_npt_volume_cost),
+     * leaving box_len, energy_pair and the volume counters current on the host; NULL or 0: the
+     * driver makes them through volume_energy and volume_apply. */
+    int (*moves_volume)(const mc_backend *b);
 } mc_backend_ops;
 
 /* One backend per device, each for atoms and molecules alike (the plan picks the path inside):

@@ -109,6 +109,13 @@ double mc_chain_production_rotation_acceptance(const mc_chain *c);
  * An npt box can shrink below twice a step frozen for production; a larger step would move a
  * coordinate by more than one box edge, which the one-fold wrap cannot fold back. At one box the
  * proposal stays symmetric (forward and reverse moves see the same box). */
+/* Whether the chain's production has begun (mc_run sets production_step0 when equilibration ends):
+ * volume moves (exchanges) below the smallest box count as floor hits from then on. */
+static inline int mc_chain_in_production(const mc_plan *p, const mc_chain *c)
+{
+    return p->equilibration_sweeps == 0 || c->production_step0 > 0;
+}
+
 static inline double mc_chain_step(const mc_chain *c)
 {
     return c->box_len > 0 && c->max_displacement > c->half_box ? c->half_box : c->max_displacement;

@@ -175,13 +175,6 @@ int mc_gibbs_start(const mc_plan *p, mc_chain *c, mc_err *err);
 double mc_gibbs_separation(const mc_chain *c);
 #define MC_GIBBS_SEPARATED 3.0 /* separation above this counts as two phases */
 
-/* Whether the chain's production has begun (mc_run sets production_step0 when equilibration ends):
- * volume exchanges below the smallest box count as floor hits from then on. */
-static inline int mc_gibbs_in_production(const mc_plan *p, const mc_chain *c)
-{
-    return p->equilibration_sweeps == 0 || c->production_step0 > 0;
-}
-
 #ifdef __cplusplus
 }
 #endif

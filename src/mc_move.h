@@ -62,6 +62,16 @@ MC_HD mc_volume_trial mc_volume_draw(uint64_t seed, uint32_t chain, uint64_t mov
     return t;
 }
 
+/* The Metropolis argument of an npt volume move as an energy: the pair energy's change dU, the tail
+ * correction's (tail_nn / V is the whole box's, tail_nn = sum over species pairs of N_a N_b
+ * 2 pi int_rc r^2 u_ab, 0 without tails), P dV, and -(N + 1) kT ln(V'/V) of the ln V walk, N the
+ * scaled particles (molecules' centres). Written once for the run driver and the GPU's chain kernel. */
+MC_HD double mc_npt_volume_cost(double dU, double tail_nn, double v, double v_new, double pressure, double kT,
+                                double n_scaled, double log_ratio)
+{
+    return dU + tail_nn * (1.0 / v_new - 1.0 / v) + pressure * (v_new - v) - (n_scaled + 1.0) * kT * log_ratio;
+}
+
 /* A coordinate in [0, box) scaled with its box by s: x s in double, folded into [0, box s)
  * (rounding can land exactly on the edge). Every backend scales through this, so a trial volume's
  * energy and the accepted configuration are the same numbers. */

@@ -458,6 +458,9 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     if (p->gibbs && check_gibbs_size(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     if (fill_statepoints(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     if (p->gibbs) gibbs_kinds(p);
+    for (int a = 0; p->npt && isfinite(p->cutoff) && p->tail_correction && a < p->species.n; a++)
+        for (int b = 0; b < p->species.n; b++) /* pair_tail_energy(pp, 1, 1): N_a = N_b = V = 1 */
+            p->npt_tail += (double)p->species.count[a] * p->species.count[b] * pair_tail_energy(&p->species.pair[a][b], 1.0, 1.0);
     size_t nchains;
     if (mc_mul_overflows((size_t)p->nstatepoints, (size_t)p->replicas, &nchains) || nchains > MC_MAX_CHAINS) {
         mc_err_set(err, MC_EINVAL, "%s:%d: [ensemble] replicas = %d gives %.0f chains; at most %d",

@@ -97,6 +97,8 @@ typedef struct mc_plan {
     long snapshot_every; /* [output] snapshot_every: samples between trajectory frames (mc_snapshot.h) */
     double target_acceptance, max_displacement0;
     double max_volume_step0; /* npt: starting max |ln V' - ln V| */
+    double npt_tail;         /* npt: a box's tail energy times V, sum over species pairs of N_a N_b
+                                2 pi int_rc r^2 u_ab (sites for molecules); 0 without tails */
     double min_box_len;      /* npt: volume moves below this box edge are rejected, so that the
                                 cutoff and the RDF range stay within half the box */
     int widom_insertions;  /* per sample; 0: no Widom insertion */

@@ -185,20 +185,20 @@ static int volume_move(mc_run *r, mc_err *err)
         if (r->scale[k] == 1.0) continue;
         const mc_statepoint *sp = &p->statepoint[c->statepoint];
         double v = c->box_len * c->box_len * c->box_len, v_new = v * exp(t[k].log_ratio);
-        double du_tail = c->n * (mc_plan_corrections(p, c->n / v_new, sp->temperature).u_tail -
-                                 mc_plan_corrections(p, c->n / v, sp->temperature).u_tail);
-        double dh = r->trial_energy[k] - c->energy_pair + du_tail + sp->pressure * (v_new - v) -
-                    (c->nmol + 1) * sp->temperature * t[k].log_ratio;
+        double dh = mc_npt_volume_cost(r->trial_energy[k] - c->energy_pair, p->npt_tail, v, v_new, sp->pressure,
+                                       sp->temperature, (double)c->nmol, t[k].log_ratio);
         if (mc_metropolis_test(dh, c->beta, t[k].threshold)) c->volume_accepted++;
         else r->scale[k] = 1.0;
     }
     return r->ops->volume_apply(r->backend, r->scale, r->trial_energy, err);
 }
 
-/* nsweeps sweeps of translation moves, each followed by a volume move in npt. */
+/* nsweeps sweeps of translation moves, each followed by a volume move in npt: here, or inside the
+ * backend's sweep where it makes them itself (the same draws and rule, mc_npt_volume_cost). */
 static int sweeps(mc_run *r, long nsweeps, mc_err *err)
 {
-    if (!r->plan->npt) return r->ops->sweep(r->backend, nsweeps, err);
+    if (!r->plan->npt || (r->ops->moves_volume && r->ops->moves_volume(r->backend)))
+        return r->ops->sweep(r->backend, nsweeps, err);
     for (long s = 0; s < nsweeps; s++) {
         MC_TRY(r->ops->sweep(r->backend, 1, err));
         MC_TRY(volume_move(r, err));

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# GPU call for issue 14's shape B (npt volume moves inside the many-chain kernel): build; the parity
+# tests, t/gpu_run.sh and t/physics_npt.sh through the GPU backend; compute-sanitizer on a small npt
+# job in single and double; the benchmark's case 6 (NPT against NVT, the same run) and case 1.
+# Logs under $OUT.
+set -uo pipefail
+. doc/device/build.sh
+. doc/device/sanitize.sh
+make -j8 check TESTS="${TESTS:-t/gpu_parity t/gpu_run.sh t/physics_npt.sh t/restart.sh}" > "$out/tests.log" 2>&1
+grep -E "^(FAIL|ERROR|XFAIL)" "$out/tests.log" | cut -c1-200
+echo "$(grep -c '^PASS' "$out/tests.log") passed, $(grep -c '^FAIL' "$out/tests.log") failed, $(grep -c '^SKIP' "$out/tests.log") skipped"
+grep -h "# npt\|npt_\|exchange_npt" t/gpu_parity.log | cut -c1-300
+echo "tests done at $SECONDS s"
+for prec in single double; do
+  printf '[run]\nseed = 3\nequilibration = 20\nproduction = 20\nsample_every = 10\nprecision = %s\n[system]\nn = 200\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\ntemperature = 1.0\npressure = 1.0\ndensity = 0.7\nreplicas = 4\n' $prec > san.ini
+  sanitize san.ini
+done
+./mcens-bench --case 6 --out "$out/bench6.tsv" > "$out/bench6.txt" 2>&1; tail -6 "$out/bench6.txt"
+./mcens-bench --case 1 > "$out/bench1.txt" 2>&1; tail -3 "$out/bench1.txt"
+echo "bench done at $SECONDS s"
