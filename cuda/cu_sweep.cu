@@ -187,6 +187,8 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         double e_new = block_total(sx ? scaled_energy_part<MIX>(sx, sy, sz, n, 1.0, sbox, shalf, lj)
                                       : scaled_energy_part<MIX>(x, y, z, n, scale, sbox, shalf, lj),
                                    warp_sum);
+        /* nvcc may fuse a product and a sum of the cost that the host keeps apart: the last bit of dh,
+         * which decides only a tie within an ulp of the threshold */
         if (threadIdx.x == 0) {
             double v = box_d * box_d * box_d, v_new = v * d[3];
             double dh = mc_npt_volume_cost(e_new - s_energy, npt.tail_nn, v, v_new, cd->pressure, cd->kT, npt.n_scaled,
