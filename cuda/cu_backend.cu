@@ -252,10 +252,23 @@ static int volume_draws(mc_backend *b, long nsweeps, cu_npt *npt, mc_err *err)
     return MC_OK;
 }
 
+enum { NPT_SWEEPS_PER_LAUNCH = 1024 }; /* bounds the draws' buffers whatever sample_every is */
+
+static int sweep_launch(mc_backend *b, long nsweeps, mc_err *err);
+
 static int cu_sweep(mc_backend *b, long nsweeps, mc_err *err)
 {
     if (b->rigid) return cu_rigid_sweep(b->rigid, nsweeps, err);
     if (b->gibbs) return cu_gibbs_sweep(b->gibbs, nsweeps, err);
+    if (!cu_moves_volume(b)) return sweep_launch(b, nsweeps, err);
+    for (long done = 0; done < nsweeps; done += NPT_SWEEPS_PER_LAUNCH) /* each launch's draws from the host's counters */
+        MC_TRY(sweep_launch(b, nsweeps - done < NPT_SWEEPS_PER_LAUNCH ? nsweeps - done : NPT_SWEEPS_PER_LAUNCH, err));
+    return MC_OK;
+}
+
+/* One launch of nsweeps sweeps; the host chains current before and after. */
+static int sweep_launch(mc_backend *b, long nsweeps, mc_err *err)
+{
     MC_TRY(upload_chains(b, err));
     long long moves = (long long)nsweeps * b->v.n;
     cu_npt npt = {0, 0, 0.0, 0.0, 0.0, NULL};

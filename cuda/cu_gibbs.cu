@@ -856,15 +856,9 @@ static cu_gibbs *upload_molecules(cu_gibbs *g, mc_err *err)
     const mc_molecules *mol = &plan->mol;
     int nchains = g->nchains;
     size_t n = (size_t)g->n, M = (size_t)plan->nmol, C = (size_t)nchains;
-    unsigned char *species = (unsigned char *)malloc(n);
     double type_body[MC_MAX_MOLTYPES][MC_MAX_SITES][3];
     int type_species[MC_MAX_MOLTYPES][MC_MAX_SITES];
-    if (!species) {
-        mc_err_set(err, MC_ENOMEM, "out of memory for the Gibbs molecules' tables");
-        cu_gibbs_destroy(g);
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) species[i] = (unsigned char)mol->site_species[i];
+    memset(type_body, 0, sizeof type_body), memset(type_species, 0, sizeof type_species);
     for (int t = 0; t < mol->ntypes; t++) {
         memcpy(type_body[t], mol->type[t].body, sizeof type_body[t]);
         memcpy(type_species[t], mol->type[t].species, sizeof type_species[t]);
@@ -880,6 +874,13 @@ static cu_gibbs *upload_molecules(cu_gibbs *g, mc_err *err)
     GIBBS_ALLOC(cudaMalloc(&g->d_trial, C * 3 * (n + M) * sizeof *g->d_trial), "trial volumes");
     GIBBS_ALLOC(cudaMalloc(&g->d_type_body, sizeof type_body), "molecule types");
     GIBBS_ALLOC(cudaMalloc(&g->d_type_species, sizeof type_species), "molecule types");
+    unsigned char *species = (unsigned char *)malloc(n); /* after the allocations, which return on failure */
+    if (!species) {
+        mc_err_set(err, MC_ENOMEM, "out of memory for the Gibbs molecules' tables");
+        cu_gibbs_destroy(g);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) species[i] = (unsigned char)mol->site_species[i];
     for (size_t c = 0; c < C; c++) {
         const mc_chain *ch = g->chains[c];
         double *p = g->h_centre + c * 3 * M;
@@ -943,16 +944,18 @@ cu_gibbs *cu_gibbs_create(const mc_plan *plan, mc_chain **chains, int nchains, m
     cudaError_t up = cudaMemcpy(g->d_pos, g->h_pos, C * 3 * n * sizeof *g->d_pos, cudaMemcpyHostToDevice);
     if (up == cudaSuccess) up = cudaMemcpy(g->d_box, g->h_box, C * n, cudaMemcpyHostToDevice);
     if (up != cudaSuccess) rc = mc_err_set(err, MC_ECUDA, "cannot copy the Gibbs chains to the GPU: %s", cudaGetErrorString(up));
-    /* positions and labels in shared memory where they fit beside the static arrays */
+    /* positions and labels in shared memory where they fit beside the sweep kernel's static arrays */
     int device = 0, optin = 0;
     size_t want = 3 * n * sizeof(double) + n;
+    cudaFuncAttributes fa;
+    const void *sweep = plan->rigid ? (const void *)gibbs_rigid_sweep_kernel : (const void *)gibbs_sweep_kernel;
+    if (rc == MC_OK && (up = cudaFuncGetAttributes(&fa, sweep)) != cudaSuccess)
+        rc = mc_err_set(err, MC_ECUDA, "cannot read the Gibbs kernel's attributes: %s", cudaGetErrorString(up));
     if (rc == MC_OK && cudaGetDevice(&device) == cudaSuccess &&
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) == cudaSuccess &&
-        want + 1024 <= (size_t)optin) {
+        want + fa.sharedSizeBytes <= (size_t)optin) {
         g->smem = want;
-        up = cudaFuncSetAttribute(gibbs_sweep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)want);
-        if (up == cudaSuccess)
-            up = cudaFuncSetAttribute(gibbs_rigid_sweep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)want);
+        up = cudaFuncSetAttribute(sweep, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)want);
         if (up != cudaSuccess) rc = mc_err_set(err, MC_ECUDA, "cannot set the Gibbs kernel's shared memory: %s", cudaGetErrorString(up));
     }
     mc_measurement *m = rc == MC_OK ? (mc_measurement *)calloc(C, sizeof *m) : NULL;

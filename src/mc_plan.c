@@ -13,6 +13,8 @@
 
 /* ens_pool gathers per-chain records as MPI_BYTE counts of chains x record (an int): the largest
  * record, a chain's Widom estimates, times the most chains must fit. */
+/* The Gibbs ensemble's kinds are species or molecule types, in arrays sized by species */
+_Static_assert((int)MC_MAX_MOLTYPES <= (int)MC_MAX_SPECIES, "Gibbs kinds: MC_MAX_MOLTYPES must fit MC_MAX_SPECIES");
 _Static_assert((double)MC_MAX_CHAINS * MC_MAX_MOLTYPES * sizeof(mc_estimate) < (double)INT_MAX,
                "MC_MAX_CHAINS too large for the per-chain gathers' int counts");
 

@@ -177,7 +177,7 @@ static int volume_move(mc_run *r, mc_err *err)
         r->scale[k] = exp(t[k].log_ratio / 3.0);
         if (c->box_len * r->scale[k] >= p->min_box_len) continue;
         r->scale[k] = 1.0;
-        if (r->sweeps_done >= p->equilibration_sweeps) c->production_volume_floor_hits++;
+        c->production_volume_floor_hits += mc_chain_in_production(p, c); /* as the GPU's chain kernel counts */
     }
     MC_TRY(r->ops->volume_energy(r->backend, r->scale, r->trial_energy, err));
     for (int k = 0; k < r->nchains; k++) {
