@@ -100,7 +100,7 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
         return c;
     }
     if (plan->start == CFG_START_MELT) { /* random points: the species need no shuffle */
-        if (mc_melt_points(plan, c->id, c->n, c->box_len, 0.7, c->x, c->y, c->z, err) != MC_OK) {
+        if (mc_melt_points(plan, c->id, 0, c->n, c->box_len, 0.7, c->x, c->y, c->z, err) != MC_OK) {
             mc_chain_destroy(c);
             return NULL;
         }

@@ -110,7 +110,7 @@ int mc_gibbs_start(const mc_plan *p, mc_chain *c, mc_err *err)
         c->gibbs_box_len[b] = cbrt(volume[b]);
         double *x = pts, *y = pts + nb, *z = pts + 2 * nb;
         if (p->start == CFG_START_MELT) {
-            rc = mc_melt_points(p, c->id, nb, c->gibbs_box_len[b], p->rigid ? 0.8 : 0.7, x, y, z, err);
+            rc = mc_melt_points(p, c->id, b, nb, c->gibbs_box_len[b], p->rigid ? 0.8 : 0.7, x, y, z, err);
         } else {
             mc_lattice_fill(p->lattice, nb, c->gibbs_box_len[b], x, y, z);
             /* a mixture's kinds spread over the box; box 1 takes the setup keys after box 0's */

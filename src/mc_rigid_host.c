@@ -20,7 +20,8 @@ enum { ORIENTATION_TRIES = 200, MELT_TRIES = 10000 };
 #define OVERLAP_SIGMA MC_START_OVERLAP_SIGMA
 #define COMFORT_SIGMA 0.75
 
-/* Setup-stream counters apart from the species shuffle (which uses 0 .. nmol - 1). */
+/* Setup-stream counters apart from the species shuffle (which uses keys below 2^40): use 1 for
+ * orientations, 2 for melt points (3 for a Gibbs chain's box 1). */
 static uint64_t setup_key(int use, long attempt, int nmol, int m)
 {
     return ((uint64_t)use << 40) + (uint64_t)attempt * (uint64_t)nmol + (uint64_t)m;
@@ -98,7 +99,7 @@ static int cluster_centres(const mc_plan *p, mc_chain *c, mc_err *err)
  * distance: in the box, or in a sphere 1.5 times the volume of the cluster lattice (open clusters).
  * Random sequential placement jams when the exclusion spheres fill about 38% of the volume, which
  * (in lattice spacings, fcc) is at 0.81 spacings whatever the density; 0.7 fills 25%. */
-int mc_melt_points(const mc_plan *p, int chain, int n, double box_len, double spacings, double *x, double *y,
+int mc_melt_points(const mc_plan *p, int chain, int box, int n, double box_len, double spacings, double *x, double *y,
                    double *z, mc_err *err)
 {
     double nn = p->periodic ? mc_lattice_spacing(p->lattice, n, box_len) : p->lattice_constant / sqrt(2.0);
@@ -107,7 +108,7 @@ int mc_melt_points(const mc_plan *p, int chain, int n, double box_len, double sp
     for (int m = 0; m < n; m++) {
         int placed = 0;
         for (long t = 0; t < MELT_TRIES && !placed; t++) {
-            mc_rng4 r = mc_rng_block(p->seed, (uint32_t)chain, MC_RNG_SETUP, setup_key(2, t, n, m));
+            mc_rng4 r = mc_rng_block(p->seed, (uint32_t)chain, MC_RNG_SETUP, setup_key(2 + box, t, n, m));
             double u[3];
             for (int d = 0; d < 3; d++) u[d] = mc_rng_uniform(r.v[d]);
             if (p->periodic) {
@@ -202,7 +203,7 @@ int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err)
 {
     MC_TRY(mc_rigid_alloc(p, c, err));
     if (start_given(p)) MC_TRY(copy_start(p, c, err));
-    else if (p->start == CFG_START_MELT) MC_TRY(mc_melt_points(p, c->id, c->nmol, c->box_len, 0.8, c->cx, c->cy, c->cz, err));
+    else if (p->start == CFG_START_MELT) MC_TRY(mc_melt_points(p, c->id, 0, c->nmol, c->box_len, 0.8, c->cx, c->cy, c->cz, err));
     else if (p->periodic) mc_lattice_fill(p->lattice, c->nmol, c->box_len, c->cx, c->cy, c->cz);
     else MC_TRY(cluster_centres(p, c, err));
     if (!start_given(p) && p->mol.ntypes > 1)

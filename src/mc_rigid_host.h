@@ -93,8 +93,9 @@ double mc_rigid_lindemann(const mc_chain *c);
 
 /* start = melt: n points uniformly at random, no two closer than `spacings` lattice spacings (in
  * the box, or for an open cluster in a ball), from chain's setup stream: molecules' centres (0.8)
- * and atoms (0.7, which random placement reaches at any density). */
-int mc_melt_points(const mc_plan *p, int chain, int n, double box_len, double spacings, double *x, double *y,
+ * and atoms (0.7, which random placement reaches at any density). box: 0, or a Gibbs chain's box 1,
+ * whose points come from other keys of the stream than box 0's. */
+int mc_melt_points(const mc_plan *p, int chain, int box, int n, double box_len, double spacings, double *x, double *y,
                    double *z, mc_err *err);
 
 #ifdef __cplusplus

@@ -174,6 +174,26 @@ static void chain_independent_of_company(void **state)
     mc_plan_destroy(p);
 }
 
+/* start = melt in the Gibbs ensemble: the two boxes draw their points from different keys (they
+ * once shared them, so that box 1 started as box 0 scaled). */
+static void gibbs_melt_boxes_differ(void **state)
+{
+    (void)state;
+    mc_err err = {0, ""};
+    mc_plan *p = tu_plan("[system]\nn = 200\nstart = melt\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = gibbs\n"
+                         "temperature = 1.0\ndensity = 0.1\n");
+    mc_chain *c = mc_chain_create(p, 0, &err);
+    assert_non_null(c);
+    assert_int_equal(c->gibbs_count[0][0], 100); /* 100 particles each, the first in box 0 */
+    assert_int_equal(c->gibbs_count[1][0], 100);
+    int same = 0;
+    for (int k = 0; k < 100; k++)
+        same += fabs(c->x[k] / c->gibbs_box_len[0] - c->x[100 + k] / c->gibbs_box_len[1]) < 1e-9;
+    assert_int_equal(same, 0);
+    mc_chain_destroy(c);
+    mc_plan_destroy(p);
+}
+
 static void adaptation_reaches_target(void **state)
 {
     (void)state;
@@ -200,6 +220,7 @@ int main(void)
         cmocka_unit_test(mixture_all_pairs),
         cmocka_unit_test(mixture_cells),
         cmocka_unit_test(chain_independent_of_company),
+        cmocka_unit_test(gibbs_melt_boxes_differ),
         cmocka_unit_test(adaptation_reaches_target),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
