@@ -6,12 +6,6 @@
 # t/gibbs_check.py reads the HDF5 files; its tolerances are quantiles of the stated error bars.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 tap_plan 18
-# gcheck CMD ARGS...: t/gibbs_check.py, its output to the TAP stream, its status returned
-gcheck() {
-    gout=$("$PYTHON3" "$T_SRCDIR/gibbs_check.py" "$@" 2>&1); grc=$?
-    printf '%s\n' "$gout" | diag
-    return $grc
-}
 
 cat > base.ini <<'EOF'
 [run]
@@ -33,12 +27,7 @@ widom = 20
 EOF
 
 # 1. bad input: status 1, the message names file, line and key, and nothing is written
-refused() { # refused NAME SED EXPECTED-TEXT
-    sed "$2" base.ini > "$1.ini"
-    run_np 1 -q "$1.ini" > "$1.txt" 2>&1; rc=$?
-    [ $rc -eq 1 ] && grep -qF "$3" "$1.txt" && [ ! -e base.h5 ] && [ ! -e base.h5.ckpt ]
-    ok $? "refused: $1" || diag < "$1.txt"
-}
+refused() { refused_edit base "$@"; } # refused NAME SED EXPECTED-TEXT
 refused fractions 's/^widom = 20/widom = 20\n[moves]\ntransfer_fraction = 0.2\nvolume_fraction = 0.01/' \
     "fractions.ini:19: [moves] displacement_fraction + transfer_fraction + volume_fraction = 0.85 + 0.2 + 0.01"
 refused few_particles 's/^n = 500/n = 40/' "few_particles.ini:8: [system] n: 40 particles; expected at least 64"

@@ -8,11 +8,6 @@
 # potentials of the two phases); 1 and 2 ranks bit-identical. t/gibbs_check.py reads the HDF5 files.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 tap_plan 11
-gcheck() {
-    gout=$("$PYTHON3" "$T_SRCDIR/gibbs_check.py" "$@" 2>&1); grc=$?
-    printf '%s\n' "$gout" | diag
-    return $grc
-}
 
 # two-centre LJ: sites of sigma = epsilon = 1 at 0.5 sigma apart, cut at 2.5 and shifted (a continuous
 # potential: its virial pressure is the one the volume exchanges equalise, with no tail or impulsive
@@ -43,12 +38,7 @@ replicas = 4
 widom = 20
 EOF
 
-refused() { # refused NAME SED EXPECTED-TEXT
-    sed "$2" base.ini > "$1.ini"
-    run_np 1 -q "$1.ini" > "$1.txt" 2>&1; rc=$?
-    [ $rc -eq 1 ] && grep -qF "$3" "$1.txt" && [ ! -e base.h5 ] && [ ! -e base.h5.ckpt ]
-    ok $? "refused: $1" || diag < "$1.txt"
-}
+refused() { refused_edit base "$@"; } # refused NAME SED EXPECTED-TEXT
 refused few_molecules 's/^counts = 200/counts = 50/' "few_molecules.ini:13: [molecules] counts: 50 molecules; expected at least 64"
 refused open_cluster 's/^\[potential\]/[system]\nboundary = none\nlattice_constant = 1.6\n[potential]/; s/^density = 0.12//; s/^widom = 20//' \
     "open_cluster.ini:16: [ensemble] type = gibbs: the Gibbs ensemble exchanges volume and particles between two periodic boxes"

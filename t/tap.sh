@@ -18,6 +18,21 @@ h5check() {
     printf '%s\n' "$h5out" | diag
     return $h5rc
 }
+# gcheck CMD ARGS...: the same for t/gibbs_check.py (the Gibbs ensemble's checks)
+gcheck() {
+    gout=$("$PYTHON3" "$T_SRCDIR/gibbs_check.py" "$@" 2>&1); grc=$?
+    printf '%s\n' "$gout" | diag
+    return $grc
+}
+# refused_edit BASE NAME SED EXPECTED-TEXT: BASE.ini edited by SED into NAME.ini is refused (status
+# 1, the fixed text EXPECTED-TEXT in the output) before BASE.h5 or its checkpoint is written; one
+# TAP line "refused: NAME"
+refused_edit() {
+    sed "$3" "$1.ini" > "$2.ini"
+    run_np 1 -q "$2.ini" > "$2.txt" 2>&1; rc=$?
+    [ $rc -eq 1 ] && grep -qF "$4" "$2.txt" && [ ! -e "$1.h5" ] && [ ! -e "$1.h5.ckpt" ]
+    ok $? "refused: $2" || diag < "$2.txt"
+}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mcens-test.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 cd "$scratch" || exit 1
