@@ -40,6 +40,7 @@ static void cu_destroy(mc_backend *b)
     cu_rigid_destroy(b->rigid);
     cu_gibbs_destroy(b->gibbs);
     cu_cells_free(&b->v);
+    cu_chain_cells_free(&b->v);
     cudaFree(b->v.chains);
     cudaFree(b->v.pos);
     cudaFree(b->v.partial);
@@ -175,7 +176,8 @@ static int cu_swap(mc_backend *b, int npairs, const int *first, const int *secon
     if (b->v.single) swap_slices_kernel<float><<<npairs, 256>>>((float *)b->v.pos, b->d_pairs, 3 * b->v.n);
     else swap_slices_kernel<double><<<npairs, 256>>>((double *)b->v.pos, b->d_pairs, 3 * b->v.n);
     CU_LAUNCHED(err);
-    return upload_chains(b, err);
+    MC_TRY(upload_chains(b, err)); /* the boxes the cell grids are built in */
+    return b->v.chain_cells.m ? cu_chain_cells_rebuild(&b->v, err) : MC_OK;
 }
 
 /* The positions of the chains with which[k] to the host, each chain's slice apart. */
@@ -223,7 +225,8 @@ static int cu_reload(mc_backend *b, const unsigned char *changed, mc_err *err)
         any = 1;
     }
     if (any && b->v.cells.m) MC_TRY(cu_cells_rebuild(&b->v, b->h_pos, b->chains[0]->box_len, err));
-    return upload_chains(b, err);
+    MC_TRY(upload_chains(b, err));
+    return any && b->v.chain_cells.m ? cu_chain_cells_rebuild(&b->v, err) : MC_OK;
 }
 
 /* npt in the chain kernel: each chain's volume draws for the next nsweeps sweeps, made here as
@@ -275,8 +278,10 @@ static int sweep_launch(mc_backend *b, long nsweeps, mc_err *err)
     if (cu_moves_volume(b)) MC_TRY(volume_draws(b, nsweeps, &npt, err));
     if (b->v.cells.m) MC_TRY(cu_sweep_cells(&b->v, moves, b->plan->cutoff, err));
     else if (b->batched) MC_TRY(cu_sweep_batched(&b->v, moves, err));
+    else if (b->v.chain_cells.m) MC_TRY(cu_sweep_cells_chains(&b->v, moves, err));
     else MC_TRY(cu_sweep_chains(&b->v, moves, &npt, err));
     MC_TRY(download_chains(b, err)); /* synchronises: a kernel fault surfaces here */
+    if (b->v.chain_cells.m) MC_TRY(cu_chain_cells_overflowed(&b->v, err));
     int overflow = 0;
     if (b->v.cells.m)
         CU_TRY(cudaMemcpy(&overflow, b->v.cells.overflow, sizeof overflow, cudaMemcpyDeviceToHost), err);
@@ -290,9 +295,11 @@ static int measure_energies(mc_backend *b, int add_rdf, mc_err *err)
 {
     const mc_plan *p = b->plan;
     unsigned long long *rdf = add_rdf ? b->d_rdf : NULL;
+    if (b->v.chain_cells.m) /* every round's end: the order a restart builds */
+        MC_TRY(cu_cells_sort_lists(&b->v.chain_cells, b->v.nchains, b->v.n, err));
     if (!b->v.cells.m)
         return cu_measure(&b->v, b->h_energy, b->h_virial, rdf, p->rdf_bins, p->rdf_rmax, p->rdf_dr, err);
-    MC_TRY(cu_cells_sort(&b->v, err)); /* every round's end: the order a restart builds */
+    MC_TRY(cu_cells_sort_lists(&b->v.cells, 1, b->v.n, err)); /* every round's end: the order a restart builds */
     int rdf_in_cells = p->rdf_rmax <= b->chains[0]->box_len / b->v.cells.m;
     MC_TRY(cu_measure_cells(&b->v, b->h_energy, b->h_virial, rdf_in_cells ? rdf : NULL, p->rdf_bins,
                             p->rdf_rmax, p->rdf_dr, err));
@@ -362,6 +369,7 @@ static int cu_volume_apply(mc_backend *b, const double *scale, const double *ene
     }
     CU_TRY(cudaMemcpy(b->d_scale, scale, b->v.nchains * sizeof *scale, cudaMemcpyHostToDevice), err);
     MC_TRY(cu_volume_scale(&b->v, b->d_scale, err)); /* reads the old boxes: before the update */
+    if (b->v.chain_cells.m) MC_FAIL(err, MC_ECHECK, "internal: a volume move on the many-chain cell path");
     for (int k = 0; k < b->v.nchains; k++) {
         if (scale[k] == 1.0) continue;
         mc_chain *c = b->chains[k];
@@ -450,6 +458,13 @@ static int setup(mc_backend *b, mc_err *err)
      * grid, and the cell kernels hold one set of pair constants */
     if (b->batched && !b->plan->npt && b->plan->species.n == 1)
         MC_TRY(cu_cells_setup(v, b->h_pos, b->chains[0]->box_len, b->plan->cutoff, err));
+    /* many NVT chains with a cutoff: cell lists inside the chain kernel where they pay */
+    if (!b->batched && !b->plan->npt && b->plan->gpu_cell_lists == CFG_GPU_CELL_LISTS_AUTO) {
+        double min_box = b->chains[0]->box_len;
+        for (int c = 1; c < v->nchains; c++)
+            if (b->chains[c]->box_len < min_box) min_box = b->chains[c]->box_len;
+        MC_TRY(cu_chain_cells_setup(v, min_box, b->plan->cutoff, err));
+    }
     /* cell path: trials mostly far apart, so larger batches only amortise launches (measured) */
     if (v->cells.m && !b->plan->gpu_batch_trials && v->n >= 4 * CU_MAX_BATCH_TRIALS)
         v->batch_trials = CU_MAX_BATCH_TRIALS;

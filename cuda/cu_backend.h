@@ -35,13 +35,14 @@ typedef struct cu_npt {
                                     exp(ln(V'/V) / 3), volume ratio exp(ln(V'/V)) */
 } cu_npt;
 
-/* Cell lists on the device for large chains with a cutoff (cu_cells.cu): m^3 cells per chain, at
- * least one cutoff wide, each holding up to cap particle indices in a deterministic order. */
+/* Cell lists on the device for chains with a cutoff: one large chain (cu_cells.cu), or many chains
+ * in the many-chain kernel (cu_chain_cells.cu; [nchains] grids of the same m). m^3 cells per chain,
+ * at least one cutoff wide, each holding up to cap particle indices. */
 typedef struct cu_cells_dev {
     int m, cap;                  /* cells per edge (0: no cell path), slots per cell */
     int *count;                  /* [nchains][m^3] */
     int *slot;                   /* [nchains][m^3][cap] */
-    int *cell_of, *slot_of;      /* [nchains][n] */
+    int *cell_of, *slot_of;      /* [nchains][n] (cell_of: the one-chain path only) */
     void *trials;                /* per-batch trial table (cu_cells.cu) */
     int *overflow;               /* set when a cell would exceed cap */
 } cu_cells_dev;
@@ -64,11 +65,15 @@ typedef struct cu_view {
     int sm_count;
     int batch_trials;            /* K: trial moves evaluated together on the batched path */
     cu_cells_dev cells;          /* cell lists of the cell path (cells.m == 0: not used) */
+    cu_cells_dev chain_cells;    /* cell lists of the many-chain kernel (m == 0: all pairs) */
 } cu_view;
 
 /* Advance every chain by `moves` moves. Many small chains: one resident block per chain; with
  * npt.on, moves = npt.sweeps * n and each sweep ends with its volume move. */
 int cu_sweep_chains(const cu_view *v, long long moves, const cu_npt *npt, mc_err *err);
+/* The same through cell lists (v->chain_cells), for chains whose boxes hold at least
+ * CU_CHAIN_CELLS_MIN_EDGE cutoff-wide cells per edge; NVT only (a volume move changes the grid). */
+int cu_sweep_cells_chains(const cu_view *v, long long moves, mc_err *err);
 /* Few large chains: batches of K trials evaluated in parallel, accepted in order (exact). */
 int cu_sweep_batched(const cu_view *v, long long moves, mc_err *err);
 /* Scratch doubles cu_sweep_batched needs. */
@@ -82,13 +87,26 @@ void cu_cells_free(cu_view *v);
  * configuration was replaced (replica exchange). */
 int cu_cells_rebuild(cu_view *v, const void *host_pos, double box_len, mc_err *err);
 int cu_sweep_cells(const cu_view *v, long long moves, double cutoff, mc_err *err);
-/* The cell path's lists in canonical order (each cell's members ascending), as a fresh set-up has them. */
-int cu_cells_sort(const cu_view *v, mc_err *err);
+/* Cell lists (either path's, nchains grids) in canonical order (each cell's members ascending), as
+ * a fresh set-up has them. */
+int cu_cells_sort_lists(const cu_cells_dev *g, int nchains, int n, mc_err *err);
 /* Energy and virial through the cells (and the RDF when rdf_rmax fits in a cell; else rdf must be
  * NULL and the caller counts pairs with cu_measure). */
 int cu_measure_cells(const cu_view *v, double *energy, double *virial, unsigned long long *rdf,
                      int bins, double rdf_rmax, double rdf_dr, mc_err *err);
 size_t cu_cells_scratch(const cu_view *v);
+
+/* The many-chain kernel's cell lists: fewer than MIN_EDGE cells per edge leave most of the box in
+ * the 27 cells around a particle (measured: doc/performance.md version 16); at most MAX_EDGE, so
+ * that a chain's counts fit in shared memory (16 kB). */
+enum { CU_CHAIN_CELLS_MIN_EDGE = 4, CU_CHAIN_CELLS_MAX_EDGE = 16 };
+/* Choose m from the smallest box and allocate and build the lists (m stays 0 when they do not
+ * pay or would crowd the device); build them again after positions changed on the device or
+ * were uploaded (replica exchange); free them. Each reports a cell beyond its capacity. */
+int cu_chain_cells_setup(cu_view *v, double min_box, double cutoff, mc_err *err);
+int cu_chain_cells_rebuild(const cu_view *v, mc_err *err);
+int cu_chain_cells_overflowed(const cu_view *v, mc_err *err);
+void cu_chain_cells_free(cu_view *v);
 
 /* Widom insertion: per chain the sum of exp(-beta dU) over the draw's test positions (test
  * particles of `species`), into host sums[nchains]; the cell version serves the one chain of the

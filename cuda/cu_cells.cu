@@ -17,6 +17,7 @@
 
 #include "cu_backend.h"
 #include "cu_check.h"
+#include "cu_cell_grid.cuh"
 #include "cu_kernels.cuh"
 #include "mc_move.h"
 
@@ -54,25 +55,6 @@ static size_t table_bytes(int K, size_t real_size)
 {
     return align8((4 + MAXC) * (size_t)K * sizeof(int)) + 6 * (size_t)K * sizeof(double) +
            6 * (size_t)K * real_size;
-}
-
-template <typename real> __host__ __device__ static inline int cell_axis(real x, real inv_w, int m)
-{
-    int k = (int)(x * inv_w);
-    return k < m ? k : m - 1; /* x * inv_w may round up to m just below the box edge */
-}
-
-template <typename real>
-__host__ __device__ static inline int cell_index(real x, real y, real z, real inv_w, int m)
-{
-    return (cell_axis(x, inv_w, m) * m + cell_axis(y, inv_w, m)) * m + cell_axis(z, inv_w, m);
-}
-
-__device__ static inline int neighbour_cell(int c, int k, int m)
-{
-    int cz = c % m, cy = (c / m) % m, cx = c / (m * m);
-    int dx = k / 9 - 1, dy = (k / 3) % 3 - 1, dz = k % 3 - 1;
-    return (((cx + dx + m) % m) * m + (cy + dy + m) % m) * m + (cz + dz + m) % m;
 }
 
 /* Energy of particle p placed at q with the members of neighbour cells k0, k0 + stride, ... < 27
@@ -442,27 +424,30 @@ static int build_cells(cu_view *v, const real *pos, double box_len, mc_err *err)
     return rc;
 }
 
-/* One thread per cell: its members in ascending index, the order build_cells gives. Moves leave a
- * cell's members in arrival order, and the energies summed over them would carry that history in
- * their last bits; sorted at every round's end, the lists are those a restart from a checkpoint
- * builds, so a restarted run takes the same course bit for bit (t/restart.sh). */
-__global__ void sort_cells_kernel(cu_cells_dev g, int ncells)
+/* One thread per cell (of every chain's grid): its members in ascending index, the order
+ * build_cells gives. Moves leave a cell's members in arrival order, and the energies summed over
+ * them would carry that history in their last bits; sorted at every round's end, the lists are
+ * those a restart from a checkpoint builds, so a restarted run takes the same course bit for bit
+ * (t/restart.sh). */
+__global__ void sort_cells_kernel(cu_cells_dev g, int ncells, int nchains, int n)
 {
-    int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= ncells) return;
+    long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= (long long)ncells * nchains) return;
     int *s = g.slot + (size_t)c * g.cap, count = g.count[c];
+    int *slot_of = g.slot_of + (size_t)(c / ncells) * n;
     for (int a = 1; a < count; a++) { /* a few dozen members: insertion sort */
         int v = s[a], b = a - 1;
         for (; b >= 0 && s[b] > v; b--) s[b + 1] = s[b];
         s[b + 1] = v;
     }
-    for (int a = 0; a < count; a++) g.slot_of[s[a]] = a;
+    for (int a = 0; a < count; a++) slot_of[s[a]] = a;
 }
 
-int cu_cells_sort(const cu_view *v, mc_err *err)
+int cu_cells_sort_lists(const cu_cells_dev *g, int nchains, int n, mc_err *err)
 {
-    int ncells = v->cells.m * v->cells.m * v->cells.m;
-    sort_cells_kernel<<<(ncells + 255) / 256, 256>>>(v->cells, ncells);
+    int ncells = g->m * g->m * g->m;
+    long long threads = (long long)ncells * nchains;
+    sort_cells_kernel<<<(unsigned)((threads + 255) / 256), 256>>>(*g, ncells, nchains, n);
     CU_LAUNCHED(err);
     return MC_OK;
 }

@@ -6,24 +6,11 @@
  *    at once against the batch-start configuration (kernel A, all SMs), then accepted in order
  *    (kernel B, one block), each trial corrected by its pair terms with the earlier accepted ones,
  *    and recomputed in full if its own particle already moved in the batch. */
-#include <type_traits>
-
 #include "cu_backend.h"
 #include "cu_check.h"
-#include "cu_kernels.cuh"
-#include "mc_move.h"
+#include "cu_chain_move.cuh"
 
-enum { CHAIN_THREADS_MAX = 256, DRAW_AHEAD = 32 };
-
-/* launch(real(), mix) with the view's precision and whether it is a mixture as template
- * arguments (std::integral_constant<bool, MIX> carries the flag): the four instantiations a
- * launcher needs, chosen in one place. */
-template <typename F> static int by_precision_and_mix(const cu_view *v, F launch)
-{
-    if (v->nspecies > 1)
-        return v->single ? launch(float(), std::true_type()) : launch(double(), std::true_type());
-    return v->single ? launch(float(), std::false_type()) : launch(double(), std::false_type());
-}
+enum { CHAIN_THREADS_MAX = 256 };
 
 /* Energy change of moving particle i from o to nw, summed over j = first, first + stride, ... < end
  * (j != i). Each pair energy is rounded once in `real` and added in double, new and old apart, so
@@ -50,23 +37,6 @@ __device__ double move_energy_part(const real *x, const real *y, const real *z, 
     });
 }
 
-/* The trial of a move as the CPU makes it: new coordinates computed in double, then rounded. */
-template <typename real>
-__host__ __device__ void trial_position(const mc_trial &t, real ox, real oy, real oz, real box,
-                                        real *nx, real *ny, real *nz)
-{
-    *nx = cu_displace(ox, t.dx, box);
-    *ny = cu_displace(oy, t.dy, box);
-    *nz = cu_displace(oz, t.dz, box);
-}
-
-/* Random numbers of DRAW_AHEAD consecutive moves, drawn by the lanes of warp 0 at once: each
- * thread would otherwise run two Philox blocks per move, more work than its pair terms. */
-typedef struct draws {
-    mc_trial trial[DRAW_AHEAD];
-    double threshold[DRAW_AHEAD];
-} draws;
-
 /* The pair energy of the chain with its box and positions scaled by s (edge sbox): this thread's
  * share, rows i = threadIdx.x, + blockDim.x, ..., each with its later partners, every pair's energy
  * rounded once in real and added in double (the measurement's convention). */
@@ -92,18 +62,6 @@ __device__ double scaled_energy_part(const real *x, const real *y, const real *z
         });
     }
     return e;
-}
-
-/* The warps' partial sums of part, added by thread 0 in a fixed order (the result is thread 0's). */
-__device__ double block_total(double part, double *warp_sum)
-{
-    for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
-    if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x >> 5] = part;
-    __syncthreads();
-    double total = 0.0;
-    if (threadIdx.x == 0)
-        for (int w = 0; w < (int)(blockDim.x >> 5); w++) total += warp_sum[w]; /* fixed order */
-    return total;
 }
 
 /* One block per chain. Per move: every thread sums its share of the pair terms; thread 0 adds the
@@ -148,13 +106,8 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
     }
     for (long long m = 0; m < moves; m++) {
         if (redraw || m - base == DRAW_AHEAD) { /* used up, or drawn at a step cap that changed */
-            __syncthreads();
             base = m, redraw = 0;
-            if (threadIdx.x < DRAW_AHEAD && m + threadIdx.x < moves) {
-                unsigned long long step = step0 + m + threadIdx.x;
-                next.trial[threadIdx.x] = mc_trial_draw(seed, id, step, (uint32_t)n, max_disp);
-                next.threshold[threadIdx.x] = mc_accept_threshold(seed, id, step);
-            }
+            draw_ahead(&next, seed, id, step0 + m, moves - m, n, max_disp);
         }
         int slot = (int)(m - base);
         __syncthreads(); /* draws written and the last move's particle visible */

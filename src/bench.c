@@ -1,7 +1,9 @@
 /* mcens-bench: throughput of the Monte Carlo engine on this machine, as a table (stdout) and as
  * tab-separated values (--out FILE). Attempted moves per second, pair evaluations per second
- * (2 (N - 1) per move: the moved particle's old and new energy), the fraction of the GPU's plain
- * all-pairs rate, and the speedup over the serial CPU backend measured in the same run.
+ * (2 (N - 1) per move: the moved particle's old and new energy; on cell lists, the members of the
+ * 27 cells searched), pairs within the cutoff per second (what a move needs), the fraction of the
+ * GPU's all-pairs rate (cu_bench.cu's ceiling kernel), and the speedup over the serial CPU backend
+ * measured in the same run.
  *   case 1: N = 500, rho = 0.8, T = 1, cutoff 3, many chains (one block each)
  *   case 2: N = 50,000, rho = 0.8, T = 1, no cutoff, one chain (batched trials), and the classic
  *           launch-per-move scheme as the baseline
@@ -15,6 +17,9 @@
  *           the same for 200 two-centre LJ molecules at T = 2.4 (moves/s count molecule moves)
  *   case 6: 32 chains per SM of N = 500 at rho 0.8, T = 1, rc 3 in single precision through the run
  *           driver: NPT at P = 1 (a volume move after every sweep) against NVT, the same run
+ *   case 7: issue 14's shape A: 4 chains per SM of N = 4000 at rho 0.8, T = 1, rc 2.5 (the chains of
+ *           examples/phase_diagram.ini) through the run driver, over all pairs and through the
+ *           chain kernel's cell lists ([run] gpu_cell_lists), single and double
  *   case cpu: the serial CPU backend alone at the shapes RASPA3 and FEASST were measured on (N =
  *           500, rho 0.776, T 0.85, rc 3, all pairs; N = 4000, rc 2.5, cell lists), at the x86-64
  *           level its loops were dispatched to (cpu_isa.h), a Gibbs-ensemble chain of 500 at the state
@@ -40,6 +45,7 @@
 typedef struct row {
     const char *name;
     double moves_per_s, pairs_per_move, ref_rate, cpu_moves_per_s;
+    double inside_per_move; /* pairs within the cutoff a move evaluates (0: all of them; NaN: not counted) */
 } row;
 
 static double now_s(void)
@@ -143,6 +149,17 @@ static double cell_pairs_per_move(const mc_plan *p)
     return 2.0 * 27 * p->statepoint[0].density * w * w * w;
 }
 
+/* Pairs within the cutoff a move of an atom evaluates, at its old and its new position: the
+ * density times the cutoff sphere's volume (the count in an ideal gas; in a liquid g(r) makes it a
+ * few percent more or less), at most all N - 1 of them. Without a cutoff every pair counts. */
+static double inside_pairs_per_move(const mc_plan *p)
+{
+    double all = 2.0 * (p->n - 1);
+    if (!p || !isfinite(p->cutoff)) return all;
+    double inside = 2.0 * p->statepoint[0].density * 4.0 / 3.0 * M_PI * p->cutoff * p->cutoff * p->cutoff;
+    return inside < all ? inside : all;
+}
+
 /* Two-centre Lennard-Jones molecules (sites 0.5 sigma apart), rc 2.5 with tails: 200 of them. */
 #define MOLECULES_2CLJ                                                                                            \
     "[mixture]\nspecies = A\nsigma = 1\nepsilon = 1\n[molecules]\ntypes = AA\ncounts = 200\n"                  \
@@ -169,7 +186,8 @@ static int cpu_shapes(row *rows, int *nrows, mc_err *err)
         if (!p) return err->code;
         double sites = (double)p->n / p->nmol; /* per molecule (1 for atoms) */
         row r = {shape[k].name, 0,
-                 shape[k].cells ? cell_pairs_per_move(p) : p->gibbs ? 2.0 * sites * p->n : 2.0 * (p->n - 1), 0, 0};
+                 shape[k].cells ? cell_pairs_per_move(p) : p->gibbs ? 2.0 * sites * p->n : 2.0 * (p->n - 1), 0, 0,
+                 p->gibbs ? NAN : inside_pairs_per_move(p)};
         int rc = time_cpu(p, shape[k].warmup, 1000000, &r.moves_per_s, err);
         mc_plan_destroy(p);
         MC_TRY(rc);
@@ -187,23 +205,31 @@ static void add_row(row *rows, int *nrows, row r)
     print_row(stderr, &r, 0);
 }
 
+static void print_header(FILE *f, int tsv)
+{
+    if (tsv)
+        fprintf(f, "case\tmoves_per_s\tpair_evals_per_s\tpairs_inside_cutoff_per_s\tfraction_of_all_pairs_rate\t"
+                   "speedup_vs_serial_cpu\n");
+    else
+        fprintf(f, "%-52s %11s %13s %13s %8s %9s\n", "case", "moves/s", "pair evals/s", "inside rc/s", "of rate",
+                "vs CPU");
+}
+
 static void print_row(FILE *f, const row *r, int tsv)
 {
     double pairs = r->moves_per_s * r->pairs_per_move;
-    if (tsv)
-        fprintf(f, "%s\t%.4g\t%.4g\t%.4f\t%.4g\n", r->name, r->moves_per_s, pairs,
-                r->ref_rate > 0 ? pairs / r->ref_rate : NAN,
-                r->cpu_moves_per_s > 0 ? r->moves_per_s / r->cpu_moves_per_s : NAN);
-    else
-        fprintf(f, "%-44s %12.4g %14.4g %9.3f %10.1f\n", r->name, r->moves_per_s, pairs,
-                r->ref_rate > 0 ? pairs / r->ref_rate : NAN,
-                r->cpu_moves_per_s > 0 ? r->moves_per_s / r->cpu_moves_per_s : NAN);
+    /* inside_per_move: 0 when every pair evaluated is inside, NaN when not counted */
+    double inside = r->moves_per_s * (r->inside_per_move != 0 ? r->inside_per_move : r->pairs_per_move);
+    double of_rate = r->ref_rate > 0 ? pairs / r->ref_rate : NAN;
+    double vs_cpu = r->cpu_moves_per_s > 0 ? r->moves_per_s / r->cpu_moves_per_s : NAN;
+    if (tsv) fprintf(f, "%s\t%.4g\t%.4g\t%.4g\t%.4f\t%.4g\n", r->name, r->moves_per_s, pairs, inside, of_rate, vs_cpu);
+    else fprintf(f, "%-52s %11.4g %13.4g %13.4g %8.3f %9.1f\n", r->name, r->moves_per_s, pairs, inside, of_rate, vs_cpu);
 }
 
 static const char usage_text[] =
     "usage: mcens-bench [--out FILE] [--case N] [--chains C] [--batch-trials K]\n"
     "  --out FILE          also write the table as tab-separated values\n"
-    "  --case N            measure case N (1 to 6) alone, without its serial CPU row; cpu: the serial\n"
+    "  --case N            measure case N (1 to 7) alone, without its serial CPU row; cpu: the serial\n"
     "                      CPU backend's rows alone (no GPU needed)\n"
     "  --chains C          chains of case 1 (default 32 per SM)\n"
     "  --batch-trials K    [run] gpu_batch_trials of cases 2 and 3 (default 0: chosen by size)\n";
@@ -229,22 +255,22 @@ int main(int argc, char **argv)
         }
     }
     if (optind != argc ||
-        (only && !(strlen(only) == 1 && only[0] >= '1' && only[0] <= '6') && strcmp(only, "cpu")) ||
+        (only && !(strlen(only) == 1 && only[0] >= '1' && only[0] <= '7') && strcmp(only, "cpu")) ||
         chains_given < 0 || batch_trials < 0)
         return fputs(usage_text, stderr), 2;
     mc_err err = {0, ""};
-    row rows[24];
+    row rows[48];
     int nrows = 0;
     if (only && !strcmp(only, "cpu")) { /* no GPU needed */
         if (cpu_shapes(rows, &nrows, &err) != MC_OK) return fprintf(stderr, "mcens-bench: %s\n", err.msg), 1;
-        printf("\nserial CPU backend, loops at %s\n%-44s %12s %14s %9s %10s\n", mc_cpu_isa(), "case", "moves/s",
-               "pair evals/s", "of rate", "vs CPU");
+        printf("\nserial CPU backend, loops at %s\n", mc_cpu_isa());
+        print_header(stdout, 0);
         for (int k = 0; k < nrows; k++) print_row(stdout, &rows[k], 0);
         FILE *f = out ? fopen(out, "w") : NULL;
         if (out && !f) return fprintf(stderr, "mcens-bench: cannot write %s\n", out), 1;
         if (f) {
             fprintf(f, "# serial CPU backend, loops at %s\n", mc_cpu_isa());
-            fprintf(f, "case\tmoves_per_s\tpair_evals_per_s\tfraction_of_all_pairs_rate\tspeedup_vs_serial_cpu\n");
+            print_header(f, 1);
             for (int k = 0; k < nrows; k++) print_row(f, &rows[k], 1);
             fclose(f);
         }
@@ -273,14 +299,14 @@ int main(int argc, char **argv)
         if (!p || (s == 0 && time_cpu(p, 0, 20000, &cpu1, &err) != MC_OK)) goto fail;
         if (s == 0) fprintf(stderr, "measured: serial CPU, case 1: %.4g moves/s\n", cpu1);
         row r = {s ? "1 N=500 rc=3, many chains, GPU single" : "1 N=500 rc=3, many chains, GPU double",
-                 0, 2.0 * (p->n - 1), rate[s], 0};
+                 0, 2.0 * (p->n - 1), rate[s], 0, inside_pairs_per_move(p)};
         if (time_backend(&mc_backend_cuda, p, p->nchains, 40, &r.moves_per_s, &err) != MC_OK) goto fail;
         add_row(rows, &nrows, r);
         mc_plan_destroy(p);
     }
     if (cpu1 > 0) {
         rows[0].cpu_moves_per_s = rows[1].cpu_moves_per_s = cpu1;
-        rows[nrows++] = (row){"1 N=500 rc=3, one chain, serial CPU", cpu1, 2.0 * 499, 0, cpu1};
+        rows[nrows++] = (row){"1 N=500 rc=3, one chain, serial CPU", cpu1, 2.0 * 499, 0, cpu1, rows[0].inside_per_move};
     }
     for (int s = 1; s >= 0 && !(only && strcmp(only, "2") != 0); s--) {
         char text[300];
@@ -291,9 +317,9 @@ int main(int argc, char **argv)
         if (!p || (s == 0 && !only && time_cpu(p, 0, 50000, &cpu2, &err) != MC_OK)) goto fail;
         if (s == 0) fprintf(stderr, "measured: serial CPU, case 2: %.4g moves/s\n", cpu2);
         row r = {s ? "2 N=50000 no cutoff, one chain, GPU single" : "2 N=50000 no cutoff, one chain, GPU double",
-                 0, 2.0 * (p->n - 1), rate[s], 0};
+                 0, 2.0 * (p->n - 1), rate[s], 0, 0};
         row base = {s ? "2 ... launch-per-move baseline, single" : "2 ... launch-per-move baseline, double",
-                    0, 2.0 * (p->n - 1), rate[s], 0};
+                    0, 2.0 * (p->n - 1), rate[s], 0, 0};
         if (time_backend(&mc_backend_cuda, p, 1, 4, &r.moves_per_s, &err) != MC_OK ||
             baseline(p, s, &base.moves_per_s, &err) != MC_OK)
             goto fail;
@@ -305,7 +331,7 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < nrows; k++)
         if (rows[k].name[0] == '2') rows[k].cpu_moves_per_s = cpu2;
-    if (cpu2 > 0) rows[nrows++] = (row){"2 N=50000 no cutoff, one chain, serial CPU", cpu2, 2.0 * 49999, 0, cpu2};
+    if (cpu2 > 0) rows[nrows++] = (row){"2 N=50000 no cutoff, one chain, serial CPU", cpu2, 2.0 * 49999, 0, cpu2, 0};
 
     double cpu3 = 0;
     for (int s = 1; s >= 0 && !(only && strcmp(only, "3") != 0); s--) {
@@ -318,14 +344,15 @@ int main(int argc, char **argv)
         if (s == 0 && cpu3 > 0) fprintf(stderr, "measured: serial CPU, case 3: %.4g moves/s\n", cpu3);
         /* about 680 pair evaluations a move: 27 cells of 12.6 particles, old and new position */
         row r = {s ? "3 N=1e6 rc=2.5 cells, one chain, GPU single" : "3 N=1e6 rc=2.5 cells, one chain, GPU double",
-                 0, cell_pairs_per_move(p), rate[s], 0};
+                 0, cell_pairs_per_move(p), rate[s], 0, inside_pairs_per_move(p)};
         if (time_backend(&mc_backend_cuda, p, 1, 3, &r.moves_per_s, &err) != MC_OK) goto fail;
         add_row(rows, &nrows, r);
         mc_plan_destroy(p);
     }
     for (int k = 0; k < nrows; k++)
         if (rows[k].name[0] == '3') rows[k].cpu_moves_per_s = cpu3;
-    if (cpu3 > 0) rows[nrows++] = (row){"3 N=1e6 rc=2.5 cells, one chain, serial CPU", cpu3, 680, 0, cpu3};
+    if (cpu3 > 0) rows[nrows++] = (row){"3 N=1e6 rc=2.5 cells, one chain, serial CPU", cpu3, 680, 0, cpu3,
+                                        2.0 * 0.8 * 4.0 / 3.0 * M_PI * 2.5 * 2.5 * 2.5};
 
     /* case 4: exchange on case 1's chains, 8 rungs; the row of no exchange is the reference */
     double none = 0;
@@ -338,7 +365,7 @@ int main(int argc, char **argv)
                  "density = 0.8\nreplicas = %d\nexchange_every = %ld\n[run]\nprecision = single\nequilibration = 0\n"
                  "production = 300\nsample_every = 100\n", chains1 / 8 > 0 ? chains1 / 8 : 1, every[e]);
         mc_plan *p = plan_of(text, &err);
-        row r = {names[e], 0, 2.0 * 499, rate[1], 0};
+        row r = {names[e], 0, 2.0 * 499, rate[1], 0, inside_pairs_per_move(p)};
         if (!p || time_run(p, &r.moves_per_s, &err) != MC_OK) {
             mc_plan_destroy(p);
             goto fail;
@@ -367,7 +394,8 @@ int main(int argc, char **argv)
         int chains5 = 4 * dev.sm_count; /* a coexistence sweep's shape: examples/coexistence.ini */
         snprintf(text, sizeof text, case5[g].ini, chains5);
         mc_plan *p = plan_of(text, &err);
-        row r = {case5[g].name, 0, case5[g].pairs_per_move, rate[0], 0};
+        /* molecules and two boxes: the pairs within the cutoff are not counted here */
+        row r = {case5[g].name, 0, case5[g].pairs_per_move, rate[0], 0, g == 0 ? inside_pairs_per_move(p) : NAN};
         if (!p || time_backend_after(&mc_backend_cuda, p, p->nchains, case5[g].warmup, 200, &r.moves_per_s, &err) != MC_OK) {
             mc_plan_destroy(p);
             goto fail;
@@ -389,7 +417,7 @@ int main(int argc, char **argv)
                  g ? "type = npt\npressure = 1" : "type = nvt", chains1);
         mc_plan *p = plan_of(text, &err);
         row r = {g ? "6 npt N=500 P=1 T=1, many chains, GPU single" : "6 nvt N=500 rho=0.8 T=1, same chains, GPU single",
-                 0, 2.0 * 499, rate[1], 0};
+                 0, 2.0 * 499, rate[1], 0, inside_pairs_per_move(p)};
         if (!p || time_run(p, &r.moves_per_s, &err) != MC_OK) {
             mc_plan_destroy(p);
             goto fail;
@@ -399,16 +427,53 @@ int main(int argc, char **argv)
         mc_plan_destroy(p);
     }
 
+    /* case 7: issue 14's shape A, the chains of examples/phase_diagram.ini (4 per SM of N = 4000 at
+     * rho 0.8, T = 1, rc 2.5: six cells per edge) through the run driver with its samples (energy,
+     * virial and RDF every 50 sweeps), over all pairs and through the chain kernel's cell lists */
+    static const struct { const char *name, *precision, *lists; } case7[] = {
+        {"7 A N=4000 rc=2.5, all pairs, GPU single", "single", "no"},
+        {"7 A N=4000 rc=2.5, cell lists, GPU single", "single", "auto"},
+        {"7 A N=4000 rc=2.5, all pairs, GPU double", "double", "no"},
+        {"7 A N=4000 rc=2.5, cell lists, GPU double", "double", "auto"}};
+    double cpu7 = 0;
+    for (int g = 0; g < 4 && !(only && strcmp(only, "7") != 0); g++) {
+        char text[500];
+        int single = !strcmp(case7[g].precision, "single"), cells = !strcmp(case7[g].lists, "auto");
+        snprintf(text, sizeof text,
+                 "[run]\nequilibration = 0\nproduction = 200\nsample_every = 50\nprecision = %s\ngpu_cell_lists = %s\n"
+                 "[system]\nn = 4000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\n"
+                 "replicas = %d\n[rdf]\nbins = 125\nrmax = 2.5\n",
+                 case7[g].precision, case7[g].lists, 4 * dev.sm_count);
+        mc_plan *p = plan_of(text, &err);
+        if (p && g == 0 && !only && time_cpu(p, 0, 200000, &cpu7, &err) != MC_OK) p = (mc_plan_destroy(p), NULL);
+        row r = {case7[g].name, 0, p && cells ? cell_pairs_per_move(p) : 2.0 * 3999, rate[single], cpu7,
+                 inside_pairs_per_move(p)};
+        if (!p || time_run(p, &r.moves_per_s, &err) != MC_OK) {
+            mc_plan_destroy(p);
+            goto fail;
+        }
+        add_row(rows, &nrows, r);
+        if (cells)
+            printf("case 7 %s: cell lists run at %.2f times all pairs\n", case7[g].precision,
+                   r.moves_per_s / rows[nrows - 2].moves_per_s);
+        mc_plan_destroy(p);
+    }
+    if (cpu7 > 0) {
+        row last = rows[nrows - 1];
+        rows[nrows++] = (row){"7 A N=4000 rc=2.5 cells, one chain, serial CPU", cpu7, last.pairs_per_move, 0, cpu7,
+                              last.inside_per_move};
+    }
+
     if (!only && cpu_shapes(rows, &nrows, &err) != MC_OK) goto fail;
 
     printf("\nGPU: %s, %d SMs; case 1 with %d chains; all-pairs rate %.3g pairs/s (single), %.3g (double)\n", dev.name, dev.sm_count, chains1, rate[1], rate[0]);
-    printf("%-44s %12s %14s %9s %10s\n", "case", "moves/s", "pair evals/s", "of rate", "vs CPU");
+    print_header(stdout, 0);
     for (int k = 0; k < nrows; k++) print_row(stdout, &rows[k], 0);
     if (out) {
         FILE *f = fopen(out, "w");
         if (!f) return fprintf(stderr, "mcens-bench: cannot write %s\n", out), 1;
         fprintf(f, "# GPU %s; all-pairs rate single %.4g double %.4g pairs/s\n", dev.name, rate[1], rate[0]);
-        fprintf(f, "case\tmoves_per_s\tpair_evals_per_s\tfraction_of_all_pairs_rate\tspeedup_vs_serial_cpu\n");
+        print_header(f, 1);
         for (int k = 0; k < nrows; k++) print_row(f, &rows[k], 1);
         fclose(f);
     }

@@ -24,6 +24,7 @@ enum cfg_units { CFG_UNITS_REDUCED = 0, CFG_UNITS_REAL = 1 };
 enum cfg_preset { CFG_PRESET_NONE = 0, CFG_PRESET_ARGON = 1 };
 enum cfg_backend { CFG_BACKEND_AUTO = 0, CFG_BACKEND_CPU = 1, CFG_BACKEND_GPU = 2 };
 enum cfg_precision { CFG_PRECISION_DOUBLE = 0, CFG_PRECISION_SINGLE = 1 };
+enum cfg_gpu_cell_lists { CFG_GPU_CELL_LISTS_AUTO = 0, CFG_GPU_CELL_LISTS_NO = 1 };
 enum cfg_potential { CFG_POTENTIAL_LJ = 0, CFG_POTENTIAL_MORSE = 1 };
 /* as enum lj_scheme */
 enum cfg_cutoff_scheme { CFG_CUTOFF_TRUNCATED = 0, CFG_CUTOFF_SHIFTED = 1, CFG_CUTOFF_FORCE_SHIFTED = 2 };
@@ -50,6 +51,7 @@ typedef struct cfg {
         int backend;   /* enum cfg_backend */
         int precision; /* enum cfg_precision */
         long gpu_batch_trials; /* 0: chosen by size */
+        int gpu_cell_lists;    /* enum cfg_gpu_cell_lists */
         double checkpoint_every_min; /* 0: no periodic checkpoints */
         double stall_timeout_s;
     } run;

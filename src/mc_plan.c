@@ -424,6 +424,7 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->seed = c->run.seed;
     p->precision = c->run.precision;
     p->gpu_batch_trials = (int)c->run.gpu_batch_trials;
+    p->gpu_cell_lists = c->run.gpu_cell_lists;
     p->tail_correction = c->potential.tail_correction;
     p->cutoff_scheme = c->potential.cutoff_scheme;
     p->npt = c->ensemble.type == CFG_ENSEMBLE_NPT;

@@ -86,6 +86,7 @@ typedef struct mc_plan {
     uint64_t seed;
     int precision;        /* enum cfg_precision */
     int gpu_batch_trials; /* GPU batched paths: trials per batch; 0 = chosen by size */
+    int gpu_cell_lists;   /* enum cfg_gpu_cell_lists: the many-chain kernel may use cell lists */
     mc_units units;
     mc_species species;          /* one for a pure fluid; the pair constants of every pair */
     pair_params pair;            /* a pure fluid's pair constants: species.pair[0][0] */

@@ -1,7 +1,8 @@
 /* CPU/GPU parity: the same plan and seeds on mc_backend_cpu and mc_backend_cuda must make the same
  * accept/reject decisions (equal accepted counts at every check) and give the same running energy
  * to 1e-10 relative, on the all-pairs and cell-list (CPU side) shapes at N = 500 over 10^4 sweeps,
- * and on the batched large-chain kernel, also with batches so long that particles repeat within
+ * on the many-chain kernel's cell lists (a pure fluid, a mixture, replica exchange), on the
+ * batched large-chain kernel, also with batches so long that particles repeat within
  * them, and on the cell-list path for large chains with a cutoff; NPT volume moves through the
  * run driver. The NIST configuration 4 and RDF counts through the GPU measurement. Molecules (hard
  * cores, an open cluster in a wall, Widom test molecules, npt, Morse). Replica exchange on atoms,
@@ -112,6 +113,24 @@ static void cell_list_n500(void **state)
     pair_destroy(&r);
 }
 
+/* Cell lists inside the many-chain kernel: N = 2000 at rho 0.8 with rc 2.5 (5 cells per edge on
+ * both sides), and gpu_cell_lists = no on the same chain (the all-pairs kernel): both make the
+ * CPU's decisions. */
+static void chain_cells_n2000(void **state)
+{
+    (void)state;
+    static const char *ini = "[system]\nn = 2000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\n"
+                             "density = 0.8\nreplicas = 2\n[run]\nseed = 23\n%s";
+    char text[512];
+    for (int all_pairs = 0; all_pairs < 2; all_pairs++) {
+        pair_of_runs r;
+        snprintf(text, sizeof text, ini, all_pairs ? "gpu_cell_lists = no\n" : "");
+        pair_create(&r, text, 1);
+        run_in_step(&r, 400, 100, 0.12);
+        pair_destroy(&r);
+    }
+}
+
 /* The linear-force-shifted potential (square root in the pair function) on the many-chain kernel. */
 static void force_shifted_n500(void **state)
 {
@@ -152,6 +171,18 @@ static void mixture_n500(void **state)
     assert_int_equal(mc_backend_cuda.measure(r.bg, 1, &mg, &err), MC_OK);
     assert_memory_equal(r.cpu->rdf_counts, r.gpu->rdf_counts, 6 * 60 * sizeof *r.cpu->rdf_counts);
     assert_memory_equal(r.cpu->rdf_norm, r.gpu->rdf_norm, sizeof r.cpu->rdf_norm);
+    pair_destroy(&r);
+}
+
+/* a ternary mixture through the many-chain kernel's cell lists (each partner's species looked up):
+ * 4 cells per edge */
+static void chain_cells_mixture_n1000(void **state)
+{
+    (void)state;
+    pair_of_runs r;
+    pair_create(&r, MIX3 "counts = 500, 300, 200\n[potential]\ncutoff = 2.5\n[ensemble]\n"
+                    "temperature = 1.5\ndensity = 0.7\n[run]\nseed = 31\n", 0);
+    run_in_step(&r, 600, 200, 0.12);
     pair_destroy(&r);
 }
 
@@ -502,6 +533,15 @@ static void exchange_chains_n256(void **state)
                      "production = 60\nsample_every = 10\n[moves]\nadapt_every = 10\n");
 }
 
+/* ... with cell lists in the chain kernel (N = 1000, 4 cells per edge): rebuilt after every trade */
+static void exchange_chain_cells_n1000(void **state)
+{
+    (void)state;
+    exchange_in_step("[system]\nn = 1000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.2:1.5:4\n"
+                     "density = 0.8\nexchange_every = 2\n[run]\nseed = 44\nequilibration = 20\n"
+                     "production = 30\nsample_every = 10\n[moves]\nadapt_every = 10\n");
+}
+
 /* npt, a pressure ladder: the boxes travel with the configurations */
 static void exchange_npt_pressure(void **state)
 {
@@ -646,7 +686,8 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nist4_and_rdf),  cmocka_unit_test(all_pairs_n500),
-        cmocka_unit_test(cell_list_n500), cmocka_unit_test(force_shifted_n500),
+        cmocka_unit_test(cell_list_n500), cmocka_unit_test(chain_cells_n2000),
+        cmocka_unit_test(chain_cells_mixture_n1000), cmocka_unit_test(force_shifted_n500),
         cmocka_unit_test(morse_n500), cmocka_unit_test(mixture_n500), cmocka_unit_test(morse_mixture_n500),
         cmocka_unit_test(mixture_batched_n4096),
         cmocka_unit_test(batched_k256),
@@ -656,7 +697,8 @@ int main(void)
         cmocka_unit_test(rigid_diatomic_mixture), cmocka_unit_test(rigid_cluster_wall),
         cmocka_unit_test(rigid_hexagons_widom), cmocka_unit_test(rigid_diatomic_npt),
         cmocka_unit_test(rigid_morse_widom), cmocka_unit_test(rigid_cluster_morse),
-        cmocka_unit_test(exchange_chains_n256), cmocka_unit_test(exchange_npt_pressure),
+        cmocka_unit_test(exchange_chains_n256), cmocka_unit_test(exchange_chain_cells_n1000),
+        cmocka_unit_test(exchange_npt_pressure),
         cmocka_unit_test(exchange_cluster), cmocka_unit_test(gibbs_lj), cmocka_unit_test(gibbs_mixture),
         cmocka_unit_test(gibbs_molecules),
     };

@@ -1,0 +1,269 @@
+/* cu_chain_cells: cell lists inside the many-chain kernel (issue 14, shape A). Chains of a few
+ * thousand particles with a cutoff (examples/phase_diagram.ini: N = 4000, rc 2.5, six cells per
+ * edge) spend 95% of an all-pairs move on partners beyond the cutoff; here a move sums over the 27
+ * cells around the particle's old and its new position instead, one resident block per chain as
+ * in cu_sweep_chains, under the same contract: the CPU backend's draws and decisions.
+ *
+ * Each chain has its own grid of m^3 cells (m the same for all chains, from the smallest box),
+ * each a run of `cap` slots of particle indices in global memory; the counts live in shared
+ * memory during a launch. An accepted move that changes a particle's cell swaps it out with the
+ * cell's last member (O(1), by thread 0). Lists are then in arrival order, and sums over them
+ * would carry that history in their last bits: every round's end sorts them (cu_cells_sort_lists,
+ * as the one-chain cell path does), so a restart, which builds sorted lists, continues bit for bit.
+ * A cell that would exceed `cap` stops the run with an error, as on the one-chain cell path. */
+#include <math.h>
+#include <string.h>
+
+#include "cu_backend.h"
+#include "cu_cell_grid.cuh"
+#include "cu_chain_move.cuh"
+#include "cu_check.h"
+
+enum {
+    CELL_CHAIN_THREADS = 128,
+    CELL_WARPS = CELL_CHAIN_THREADS / 32,
+    SEGS_PER_WARP = (27 + CELL_WARPS - 1) / CELL_WARPS, /* a warp's share of the 27 cells */
+    LOADS_IN_FLIGHT = 4,                                  /* members a lane fetches at once */
+};
+
+/* The cells of a warp's share around one point, with the offset of each cell's first member in
+ * the warp's run of members (start[k + 1] - start[k] members in cell k). */
+typedef struct warp_cells {
+    int cell[SEGS_PER_WARP];
+    int start[SEGS_PER_WARP + 1];
+} warp_cells;
+
+/* This warp's share of the pair energies of particle i placed at a (want & 1) and at b (want & 2)
+ * with the members j != i of the 27 cells around `home`: every pair term rounded once in real and
+ * added in double, as the all-pairs kernel adds them. A pair beyond the cutoff adds an exact zero,
+ * so summing b over a's cells (want 3: a and b share their cell) is exact. The warp flattens its
+ * cells' members into one run, which keeps its lanes busy however the members fall in cells, and
+ * each lane fetches LOADS_IN_FLIGHT members' indices before it uses any (they come from L2). */
+template <bool MIX, typename real>
+__device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, const real *z, const int *count, const int *slots,
+                                  int cap, int m, int home, int i, real ax, real ay, real az, real bx, real by,
+                                  real bz, int want, real box, real half, const cu_pairs<real> &pr, warp_cells *wc,
+                                  double *ea, double *eb)
+{
+    typedef typename prec<real>::params params;
+    const unsigned all = 0xffffffffu;
+    const int lane = threadIdx.x & 31, k0 = (threadIdx.x >> 5) * SEGS_PER_WARP;
+    const int nseg = k0 >= 27 ? 0 : 27 - k0 < SEGS_PER_WARP ? 27 - k0 : SEGS_PER_WARP;
+    __syncwarp(); /* the lanes are done with wc's previous contents */
+    int c = 0, members = 0;
+    if (lane < nseg) c = neighbour_cell(home, k0 + lane, m), members = count[c];
+    int upto = members; /* inclusive prefix sum over the lanes */
+    for (int off = 1; off < 32; off <<= 1) {
+        int v = __shfl_up_sync(all, upto, off);
+        if (lane >= off) upto += v;
+    }
+    const int total = __shfl_sync(all, upto, 31);
+    if (lane < nseg) wc->cell[lane] = c, wc->start[lane] = upto - members;
+    if (lane == 0) wc->start[nseg] = total;
+    __syncwarp();
+    const int a_species = MIX ? pr.species_of(i) : 0;
+    auto sum = [&](auto params_of) {
+        double sa = 0.0, sb = 0.0;
+        int k = 0; /* the cell of run index f; f only grows */
+        for (int f0 = lane; f0 < total; f0 += 32 * LOADS_IN_FLIGHT) {
+            int j[LOADS_IN_FLIGHT];
+#pragma unroll
+            for (int q = 0; q < LOADS_IN_FLIGHT; q++) {
+                int f = f0 + 32 * q;
+                j[q] = -1;
+                if (f < total) {
+                    while (wc->start[k + 1] <= f) k++;
+                    j[q] = slots[wc->cell[k] * cap + f - wc->start[k]];
+                }
+            }
+#pragma unroll
+            for (int q = 0; q < LOADS_IN_FLIGHT; q++) {
+                if (j[q] < 0 || j[q] == i) continue;
+                const params p = params_of(j[q]);
+                real xj = x[j[q]], yj = y[j[q]], zj = z[j[q]];
+                if (want & 1) sa += (double)prec<real>::energy(cu_dist2(ax, ay, az, xj, yj, zj, box, half), p);
+                if (want & 2) sb += (double)prec<real>::energy(cu_dist2(bx, by, bz, xj, yj, zj, box, half), p);
+            }
+        }
+        *ea += sa, *eb += sb;
+        return 0.0;
+    };
+    if constexpr (MIX) sum([&](int j) { return pr.of(a_species, pr.species_of(j)); });
+    else cu_specialised(pr.one, [&](const params &pp) { return sum([&](int) { return pp; }); });
+}
+
+/* One block per chain, `moves` moves: the draws, the decision and the update of the chain are
+ * cu_sweep_chains's (cu_sweep.cu); the energy change runs over the cells. Dynamic shared memory:
+ * the chain's cell counts (m^3 ints), then, when staged, its positions. */
+template <typename real, bool MIX>
+__global__ void __launch_bounds__(CELL_CHAIN_THREADS)
+    cells_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves, cu_pairs<real> pr,
+                        unsigned long long seed, int staged, cu_cells_dev g)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ double warp_sum[32];
+    __shared__ draws next;
+    __shared__ warp_cells wcells[CELL_WARPS];
+    __shared__ double s_energy;
+    __shared__ unsigned long long s_accepted;
+    __shared__ int s_overflow;
+    cu_chain_dev *cd = &chains[blockIdx.x];
+    const unsigned id = cd->id;
+    const double beta = cd->beta, max_disp = cd->max_displacement;
+    const real box = (real)cd->box, half = (real)cd->half_box, inv_w = (real)g.m / box;
+    const unsigned long long step0 = cd->step;
+    const int m = g.m, ncells = m * m * m, cap = g.cap;
+    int *count = (int *)smem, *g_count = g.count + (size_t)blockIdx.x * ncells;
+    int *slots = g.slot + (size_t)blockIdx.x * ncells * cap, *slot_of = g.slot_of + (size_t)blockIdx.x * n;
+    real *gx = pos + (size_t)blockIdx.x * 3 * n;
+    real *x = staged ? (real *)(smem + (ncells * sizeof(int) + 15) / 16 * 16) : gx, *y = x + n, *z = y + n;
+    for (int c = threadIdx.x; c < ncells; c += blockDim.x) count[c] = g_count[c];
+    if (staged)
+        for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = gx[j];
+    if (threadIdx.x == 0) s_energy = cd->energy, s_accepted = cd->accepted, s_overflow = 0;
+    long long base = 0; /* the move the draws in `next` start at */
+    for (long long mv = 0; mv < moves; mv++) {
+        if (mv == 0 || mv - base == DRAW_AHEAD) {
+            base = mv;
+            draw_ahead(&next, seed, id, step0 + mv, moves - mv, n, max_disp);
+        }
+        __syncthreads(); /* draws written, the last move's particle and cells visible */
+        if (s_overflow) break;
+        const mc_trial t = next.trial[mv - base];
+        const int i = (int)t.particle;
+        real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
+        trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
+        const int from = cell_index(ox, oy, oz, inv_w, m), to = cell_index(nx, ny, nz, inv_w, m);
+        /* one pass over the cells around both positions when they share a cell, else one around each */
+        double e_old = 0.0, e_new = 0.0;
+        for (int pass = 0; pass < (from == to ? 1 : 2); pass++)
+            cells_pair_energy<MIX>(x, y, z, count, slots, cap, m, pass ? to : from, i, ox, oy, oz, nx, ny, nz,
+                                   from == to ? 3 : pass ? 2 : 1, box, half, pr, &wcells[threadIdx.x >> 5], &e_old,
+                                   &e_new);
+        double dE = block_total(e_new - e_old, warp_sum);
+        if (threadIdx.x != 0 || !mc_metropolis_test(dE, beta, next.threshold[mv - base])) continue;
+        x[i] = nx, y[i] = ny, z[i] = nz;
+        s_energy += dE;
+        s_accepted++;
+        if (from == to) continue;
+        /* out of its cell: the cell's last member takes its slot; into the new cell's end */
+        int at = slot_of[i], last = slots[from * cap + --count[from]];
+        slots[from * cap + at] = last, slot_of[last] = at;
+        if (count[to] == cap) {
+            s_overflow = 1, *g.overflow = 1; /* reported by the host; the run stops */
+            continue;
+        }
+        slots[to * cap + count[to]] = i, slot_of[i] = count[to]++;
+    }
+    __syncthreads();
+    for (int c = threadIdx.x; c < ncells; c += blockDim.x) g_count[c] = count[c];
+    if (staged)
+        for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) gx[j] = x[j];
+    if (threadIdx.x == 0) cd->step = step0 + moves, cd->accepted = s_accepted, cd->energy = s_energy;
+}
+
+static size_t count_bytes(const cu_cells_dev *g) { return ((size_t)g->m * g->m * g->m * sizeof(int) + 15) / 16 * 16; }
+
+template <typename real, bool MIX>
+static int launch_cells_chains(const cu_view *v, long long moves, mc_err *err)
+{
+    const cu_cells_dev *g = &v->chain_cells;
+    auto kernel = cells_chains_kernel<real, MIX>;
+    cudaFuncAttributes attr;
+    int max_optin = 0, dev;
+    CU_TRY(cudaFuncGetAttributes(&attr, kernel), err);
+    CU_TRY(cudaGetDevice(&dev), err);
+    CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
+    /* positions staged while about four chains still fit on an SM (cu_sweep_chains's rule) */
+    size_t positions = 3 * (size_t)v->n * sizeof(real), bytes = count_bytes(g);
+    int staged = positions <= 64 * 1024 && bytes + positions + attr.sharedSizeBytes <= (size_t)max_optin;
+    if (staged) bytes += positions;
+    if (bytes + attr.sharedSizeBytes > (size_t)max_optin)
+        MC_FAIL(err, MC_ECHECK, "internal: %zu bytes of cell counts exceed the GPU's shared memory", bytes);
+    if (bytes + attr.sharedSizeBytes > 48 * 1024)
+        CU_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), err);
+    kernel<<<v->nchains, CELL_CHAIN_THREADS, bytes>>>(v->chains, (real *)v->pos, v->n, moves, cu_pairs_of<real>(v),
+                                                      v->seed, staged, *g);
+    CU_LAUNCHED(err);
+    return MC_OK;
+}
+
+int cu_sweep_cells_chains(const cu_view *v, long long moves, mc_err *err)
+{
+    return by_precision_and_mix(v, [&](auto real_tag, auto mix) {
+        return launch_cells_chains<decltype(real_tag), decltype(mix)::value>(v, moves, err);
+    });
+}
+
+/* ---- the lists ------------------------------------------------------------------------------- */
+
+/* One block per chain: every particle into the cell of its stored coordinates (slots in any
+ * order; cu_cells_sort_lists orders them). */
+template <typename real>
+__global__ void build_chain_cells_kernel(const cu_chain_dev *chains, const real *pos, int n, cu_cells_dev g)
+{
+    const int m = g.m, ncells = m * m * m;
+    int *count = g.count + (size_t)blockIdx.x * ncells, *slots = g.slot + (size_t)blockIdx.x * ncells * g.cap;
+    const real *x = pos + (size_t)blockIdx.x * 3 * n, *y = x + n, *z = y + n;
+    const real box = (real)chains[blockIdx.x].box, inv_w = (real)m / box; /* as the sweep kernel has it */
+    for (int c = threadIdx.x; c < ncells; c += blockDim.x) count[c] = 0;
+    __syncthreads();
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        int c = cell_index(x[i], y[i], z[i], inv_w, m), s = atomicAdd(&count[c], 1);
+        if (s < g.cap) slots[c * g.cap + s] = i;
+        else *g.overflow = 1;
+    }
+    __syncthreads();
+    for (int c = threadIdx.x; c < ncells; c += blockDim.x)
+        if (count[c] > g.cap) count[c] = g.cap; /* the run stops; keep the sort in bounds */
+}
+
+int cu_chain_cells_overflowed(const cu_view *v, mc_err *err)
+{
+    int overflow = 0;
+    CU_TRY(cudaMemcpy(&overflow, v->chain_cells.overflow, sizeof overflow, cudaMemcpyDeviceToHost), err);
+    if (overflow)
+        MC_FAIL(err, MC_ECHECK, "a GPU cell list of the many-chain kernel exceeded its capacity of %d particles "
+                "([run] gpu_cell_lists = no runs these chains over all pairs)", v->chain_cells.cap);
+    return MC_OK;
+}
+
+int cu_chain_cells_rebuild(const cu_view *v, mc_err *err)
+{
+    const cu_cells_dev *g = &v->chain_cells;
+    if (v->single) build_chain_cells_kernel<float><<<v->nchains, 256>>>(v->chains, (const float *)v->pos, v->n, *g);
+    else build_chain_cells_kernel<double><<<v->nchains, 256>>>(v->chains, (const double *)v->pos, v->n, *g);
+    CU_LAUNCHED(err);
+    MC_TRY(cu_cells_sort_lists(g, v->nchains, v->n, err));
+    return cu_chain_cells_overflowed(v, err);
+}
+
+int cu_chain_cells_setup(cu_view *v, double min_box, double cutoff, mc_err *err)
+{
+    cu_cells_dev *g = &v->chain_cells;
+    memset(g, 0, sizeof *g);
+    int m = isfinite(cutoff) ? (int)floor(min_box / cutoff) : 0;
+    if (m > (int)cbrt(8.0 * v->n)) m = (int)cbrt(8.0 * v->n); /* wider cells are as exact */
+    if (m > CU_CHAIN_CELLS_MAX_EDGE) m = CU_CHAIN_CELLS_MAX_EDGE;
+    if (m < CU_CHAIN_CELLS_MIN_EDGE) return MC_OK;
+    size_t ncells = (size_t)m * m * m, C = (size_t)v->nchains;
+    double per_cell = (double)v->n / (double)ncells;
+    int cap = ((int)(4 * per_cell) + 32 + 7) / 8 * 8; /* room for density fluctuations; overflow is detected */
+    size_t bytes = C * ncells * cap * sizeof(int) + C * ncells * sizeof(int) + C * v->n * sizeof(int), free_b, total_b;
+    CU_TRY(cudaMemGetInfo(&free_b, &total_b), err);
+    if (bytes > free_b / 4) return MC_OK; /* the lists would crowd the device: all pairs */
+    g->m = m, g->cap = cap;
+    CU_TRY(cudaMalloc(&g->count, C * ncells * sizeof(int)), err);
+    CU_TRY(cudaMalloc(&g->slot, C * ncells * cap * sizeof(int)), err);
+    CU_TRY(cudaMalloc(&g->slot_of, C * v->n * sizeof(int)), err);
+    CU_TRY(cudaMalloc(&g->overflow, sizeof(int)), err);
+    CU_TRY(cudaMemset(g->overflow, 0, sizeof(int)), err);
+    return cu_chain_cells_rebuild(v, err);
+}
+
+void cu_chain_cells_free(cu_view *v)
+{
+    cu_cells_dev *g = &v->chain_cells;
+    cudaFree(g->count), cudaFree(g->slot), cudaFree(g->slot_of), cudaFree(g->overflow);
+    memset(g, 0, sizeof *g);
+}
