@@ -19,11 +19,15 @@
 #include "cu_chain_move.cuh"
 #include "cu_check.h"
 
+#ifndef CELL_CHAIN_THREADS /* -D for measuring other shapes */
+#define CELL_CHAIN_THREADS 128
+#endif
+#ifndef LOADS_IN_FLIGHT
+#define LOADS_IN_FLIGHT 4 /* members a lane fetches at once */
+#endif
 enum {
-    CELL_CHAIN_THREADS = 128,
     CELL_WARPS = CELL_CHAIN_THREADS / 32,
     SEGS_PER_WARP = (27 + CELL_WARPS - 1) / CELL_WARPS, /* a warp's share of the 27 cells */
-    LOADS_IN_FLIGHT = 4,                                  /* members a lane fetches at once */
 };
 
 /* The cells of a warp's share around one point, with the offset of each cell's first member in

@@ -537,7 +537,7 @@ static void exchange_chains_n256(void **state)
 static void exchange_chain_cells_n1000(void **state)
 {
     (void)state;
-    exchange_in_step("[system]\nn = 1000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.2:1.5:4\n"
+    exchange_in_step("[system]\nn = 1000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.2:1.26:4\n"
                      "density = 0.8\nexchange_every = 2\n[run]\nseed = 44\nequilibration = 20\n"
                      "production = 30\nsample_every = 10\n[moves]\nadapt_every = 10\n");
 }
