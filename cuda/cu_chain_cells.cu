@@ -23,17 +23,17 @@
 #define CELL_CHAIN_THREADS 128
 #endif
 #ifndef LOADS_IN_FLIGHT
-#define LOADS_IN_FLIGHT 4 /* members a lane fetches at once */
+#define LOADS_IN_FLIGHT 8 /* members a lane fetches at once */
 #endif
 enum {
     CELL_WARPS = CELL_CHAIN_THREADS / 32,
     SEGS_PER_WARP = (27 + CELL_WARPS - 1) / CELL_WARPS, /* a warp's share of the 27 cells */
 };
 
-/* The cells of a warp's share around one point, with the offset of each cell's first member in
- * the warp's run of members (start[k + 1] - start[k] members in cell k). */
+/* The cells of a warp's share around one point as runs of one list: cell k's members are run
+ * indices start[k] to start[k + 1] - 1, member f of the run at slot index base[k] + f. */
 typedef struct warp_cells {
-    int cell[SEGS_PER_WARP];
+    int base[SEGS_PER_WARP];
     int start[SEGS_PER_WARP + 1];
 } warp_cells;
 
@@ -45,7 +45,7 @@ typedef struct warp_cells {
  * each lane fetches LOADS_IN_FLIGHT members' indices before it uses any (they come from L2). */
 template <bool MIX, typename real>
 __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, const real *z, const int *count, const int *slots,
-                                  int cap, int m, int home, int i, real ax, real ay, real az, real bx, real by,
+                                  int cap, int m, cell3 home, int i, real ax, real ay, real az, real bx, real by,
                                   real bz, int want, real box, real half, const cu_pairs<real> &pr, warp_cells *wc,
                                   double *ea, double *eb)
 {
@@ -55,14 +55,14 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
     const int nseg = k0 >= 27 ? 0 : 27 - k0 < SEGS_PER_WARP ? 27 - k0 : SEGS_PER_WARP;
     __syncwarp(); /* the lanes are done with wc's previous contents */
     int c = 0, members = 0;
-    if (lane < nseg) c = neighbour_cell(home, k0 + lane, m), members = count[c];
+    if (lane < nseg) c = neighbour_cell3(home, k0 + lane, m), members = count[c];
     int upto = members; /* inclusive prefix sum over the lanes */
     for (int off = 1; off < 32; off <<= 1) {
         int v = __shfl_up_sync(all, upto, off);
         if (lane >= off) upto += v;
     }
     const int total = __shfl_sync(all, upto, 31);
-    if (lane < nseg) wc->cell[lane] = c, wc->start[lane] = upto - members;
+    if (lane < nseg) wc->base[lane] = c * cap - (upto - members), wc->start[lane] = upto - members;
     if (lane == 0) wc->start[nseg] = total;
     __syncwarp();
     const int a_species = MIX ? pr.species_of(i) : 0;
@@ -77,7 +77,7 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
                 j[q] = -1;
                 if (f < total) {
                     while (wc->start[k + 1] <= f) k++;
-                    j[q] = slots[wc->cell[k] * cap + f - wc->start[k]];
+                    j[q] = slots[wc->base[k] + f];
                 }
             }
 #pragma unroll
@@ -100,7 +100,7 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
  * cu_sweep_chains's (cu_sweep.cu); the energy change runs over the cells. Dynamic shared memory:
  * the chain's cell counts (m^3 ints), then, when staged, its positions. */
 template <typename real, bool MIX>
-__global__ void __launch_bounds__(CELL_CHAIN_THREADS)
+__global__ void __launch_bounds__(CELL_CHAIN_THREADS, 4)
     cells_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves, cu_pairs<real> pr,
                         unsigned long long seed, int staged, cu_cells_dev g)
 {
@@ -137,11 +137,12 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS)
         const int i = (int)t.particle;
         real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
         trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
-        const int from = cell_index(ox, oy, oz, inv_w, m), to = cell_index(nx, ny, nz, inv_w, m);
+        const cell3 from3 = cell3_of(ox, oy, oz, inv_w, m), to3 = cell3_of(nx, ny, nz, inv_w, m);
+        const int from = cell3_index(from3, m), to = cell3_index(to3, m);
         /* one pass over the cells around both positions when they share a cell, else one around each */
         double e_old = 0.0, e_new = 0.0;
         for (int pass = 0; pass < (from == to ? 1 : 2); pass++)
-            cells_pair_energy<MIX>(x, y, z, count, slots, cap, m, pass ? to : from, i, ox, oy, oz, nx, ny, nz,
+            cells_pair_energy<MIX>(x, y, z, count, slots, cap, m, pass ? to3 : from3, i, ox, oy, oz, nx, ny, nz,
                                    from == to ? 3 : pass ? 2 : 1, box, half, pr, &wcells[threadIdx.x >> 5], &e_old,
                                    &e_new);
         double dE = block_total(e_new - e_old, warp_sum);

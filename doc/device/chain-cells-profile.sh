@@ -7,7 +7,7 @@ set -uo pipefail
 . doc/device/build.sh
 printf '[run]\nseed = 8\nprecision = single\nequilibration = 0\nproduction = 100\nsample_every = 50\n[system]\nn = 4000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\nreplicas = 528\n[rdf]\nbins = 125\nrmax = 2.5\n' > a.ini
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2> /dev/null)
-if [ -n "$NCU" ]; then
+if [ -n "$NCU" ] && [ -z "${NO_NCU:-}" ]; then
   timeout 300 "$NCU" --kernel-name regex:cells_chains_kernel --launch-count 1 --section SpeedOfLight --section Occupancy \
     --section WarpStateStats --section SchedulerStats --section LaunchStats --section ComputeWorkloadAnalysis \
     --section MemoryWorkloadAnalysis ./mcens -q -o ncu.h5 a.ini > "$out/ncu.txt" 2>&1
@@ -15,7 +15,7 @@ if [ -n "$NCU" ]; then
   grep -A3 -i "stall\b\|warp state" "$out/ncu.txt" | grep -i "est\|stall" | head -20
 else echo "no ncu"; fi
 echo "profile done at $SECONDS s"
-for v in "128 4" "256 4" "64 4" "128 8" "256 2"; do
+for v in ${VARIANTS:-"128 8" "128 4" "256 8"}; do
   set -- $v
   touch cuda/cu_chain_cells.cu
   make -j16 NVCCFLAGS="-DCELL_CHAIN_THREADS=$1 -DLOADS_IN_FLIGHT=$2" mcens-bench > "$out/build-$1-$2.log" 2>&1 || { tail -5 "$out/build-$1-$2.log"; continue; }
