@@ -15,8 +15,9 @@ if [ -n "$NCU" ] && [ -z "${NO_NCU:-}" ]; then
   grep -A3 -i "stall\b\|warp state" "$out/ncu.txt" | grep -i "est\|stall" | head -20
 else echo "no ncu"; fi
 echo "profile done at $SECONDS s"
-for v in ${VARIANTS:-"128 8" "128 4" "256 8"}; do
-  set -- $v
+variants=${VARIANTS:-128:8,128:4,256:8} # threads:loads
+for v in ${variants//,/ }; do
+  set -- ${v%:*} ${v#*:}
   touch cuda/cu_chain_cells.cu
   make -j16 NVCCFLAGS="-DCELL_CHAIN_THREADS=$1 -DLOADS_IN_FLIGHT=$2" mcens-bench > "$out/build-$1-$2.log" 2>&1 || { tail -5 "$out/build-$1-$2.log"; continue; }
   ./mcens-bench --case 7 > "$out/bench7-$1-$2.txt" 2>&1
