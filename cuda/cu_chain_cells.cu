@@ -2,7 +2,10 @@
  * thousand particles with a cutoff (examples/phase_diagram.ini: N = 4000, rc 2.5, six cells per
  * edge) spend 95% of an all-pairs move on partners beyond the cutoff; here a move sums over the 27
  * cells around the particle's old and its new position instead, one resident block per chain as
- * in cu_sweep_chains, under the same contract: the CPU backend's draws and decisions.
+ * in cu_sweep_chains, under the same contract: the CPU backend's draws and decisions. With only a
+ * few such chains per SM (examples/phase_diagram.ini: four) a move at a time leaves the SM waiting
+ * on barriers; the block instead evaluates a batch of consecutive trials at once, one per warp, and
+ * decides them in order (cells_chains_kernel says how that stays the sequential chain).
  *
  * Each chain has its own grid of m^3 cells (m the same for all chains, from the smallest box),
  * each a run of `cap` slots of particle indices in global memory; the counts live in shared
@@ -25,45 +28,44 @@
 #ifndef LOADS_IN_FLIGHT
 #define LOADS_IN_FLIGHT 8 /* members a lane fetches at once */
 #endif
-enum {
-    CELL_WARPS = CELL_CHAIN_THREADS / 32,
-    SEGS_PER_WARP = (27 + CELL_WARPS - 1) / CELL_WARPS, /* a warp's share of the 27 cells */
-};
+enum { BATCH = CELL_CHAIN_THREADS / 32 }; /* trials evaluated at once: one per warp */
+static_assert((int)BATCH <= (int)DRAW_AHEAD, "a batch's draws come from one draw-ahead");
 
-/* The cells of a warp's share around one point as runs of one list: cell k's members are run
- * indices start[k] to start[k + 1] - 1, member f of the run at slot index base[k] + f. */
+/* The 27 cells around one point as runs of one list (lane k of the warp set up cell k): cell k's
+ * members are run indices start[k] to start[k + 1] - 1, member f of the run at slot base[k] + f. */
 typedef struct warp_cells {
-    int base[SEGS_PER_WARP];
-    int start[SEGS_PER_WARP + 1];
+    int base[27];
+    int start[28];
 } warp_cells;
 
-/* This warp's share of the pair energies of particle i placed at a (want & 1) and at b (want & 2)
- * with the members j != i of the 27 cells around `home`: every pair term rounded once in real and
- * added in double, as the all-pairs kernel adds them. A pair beyond the cutoff adds an exact zero,
- * so summing b over a's cells (want 3: a and b share their cell) is exact. The warp flattens its
- * cells' members into one run, which keeps its lanes busy however the members fall in cells, and
- * each lane fetches LOADS_IN_FLIGHT members' indices before it uses any (they come from L2). */
+/* The calling warp's pair energies of particle i placed at a (want & 1) and at b (want & 2) with
+ * the members j != i of the 27 cells around `home`, this lane's share: every pair term rounded
+ * once in real and added in double, as the all-pairs kernel adds them. A pair beyond the cutoff
+ * adds an exact zero, so summing b over a's cells (want 3: a and b share their cell) is exact. The
+ * warp flattens the cells' members into one run, which keeps its lanes busy however the members
+ * fall in cells, and each lane fetches LOADS_IN_FLIGHT members' indices before it uses any (they
+ * come from L2). */
 template <bool MIX, typename real>
-__device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, const real *z, const int *count, const int *slots,
-                                  int cap, int m, cell3 home, int i, real ax, real ay, real az, real bx, real by,
-                                  real bz, int want, real box, real half, const cu_pairs<real> &pr, warp_cells *wc,
-                                  double *ea, double *eb)
+__device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, const real *z, const int *count,
+                                                  const int *slots, int cap, int m, cell3 home, int i, real ax,
+                                                  real ay, real az, real bx, real by, real bz, int want, real box,
+                                                  real half, const cu_pairs<real> &pr, warp_cells *wc, double *ea,
+                                                  double *eb)
 {
     typedef typename prec<real>::params params;
     const unsigned all = 0xffffffffu;
-    const int lane = threadIdx.x & 31, k0 = (threadIdx.x >> 5) * SEGS_PER_WARP;
-    const int nseg = k0 >= 27 ? 0 : 27 - k0 < SEGS_PER_WARP ? 27 - k0 : SEGS_PER_WARP;
+    const int lane = threadIdx.x & 31;
     __syncwarp(); /* the lanes are done with wc's previous contents */
     int c = 0, members = 0;
-    if (lane < nseg) c = neighbour_cell3(home, k0 + lane, m), members = count[c];
+    if (lane < 27) c = neighbour_cell3(home, lane, m), members = count[c];
     int upto = members; /* inclusive prefix sum over the lanes */
     for (int off = 1; off < 32; off <<= 1) {
         int v = __shfl_up_sync(all, upto, off);
         if (lane >= off) upto += v;
     }
     const int total = __shfl_sync(all, upto, 31);
-    if (lane < nseg) wc->base[lane] = c * cap - (upto - members), wc->start[lane] = upto - members;
-    if (lane == 0) wc->start[nseg] = total;
+    if (lane < 27) wc->base[lane] = c * cap - (upto - members), wc->start[lane] = upto - members;
+    if (lane == 0) wc->start[27] = total;
     __syncwarp();
     const int a_species = MIX ? pr.species_of(i) : 0;
     auto sum = [&](auto params_of) {
@@ -96,27 +98,41 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
     else cu_specialised(pr.one, [&](const params &pp) { return sum([&](int) { return pp; }); });
 }
 
-/* One block per chain, `moves` moves: the draws, the decision and the update of the chain are
- * cu_sweep_chains's (cu_sweep.cu); the energy change runs over the cells. Dynamic shared memory:
- * the chain's cell counts (m^3 ints), then, when staged, its positions. */
+/* A trial of the batch as its warp evaluated it: the energy change against the batch's starting
+ * configuration, and the positions. */
+template <typename real> struct batch_trial {
+    double dE;
+    real old_pos[3], new_pos[3];
+    int particle, from, to;
+};
+
+/* One block per chain, `moves` moves, in batches of BATCH consecutive trials: warp w evaluates
+ * trial w of the batch over the cells against the configuration at the batch's start, then thread 0
+ * decides the trials in order, each energy change corrected by its pair terms with the batch's
+ * earlier accepted moves (cu_pair_correction: exact, the cells play no part in it). A trial whose
+ * particle an earlier trial of the batch moved ends the batch before it: the next batch starts with
+ * that trial, evaluated afresh. The chain is then the sequential one, draw for draw (the large-chain
+ * paths' scheme, cu_sweep.cu and cu_cells.cu, here within a block): a move costs one warp's pass
+ * over the cells and a share of one barrier, not a barrier and a block's reduction of its own.
+ * Dynamic shared memory: the chain's cell counts (m^3 ints), then, when staged, its positions. */
 template <typename real, bool MIX>
 __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 4)
     cells_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves, cu_pairs<real> pr,
                         unsigned long long seed, int staged, cu_cells_dev g)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    __shared__ double warp_sum[32];
     __shared__ draws next;
-    __shared__ warp_cells wcells[CELL_WARPS];
+    __shared__ warp_cells wcells[BATCH];
+    __shared__ batch_trial<real> trial[BATCH];
     __shared__ double s_energy;
     __shared__ unsigned long long s_accepted;
-    __shared__ int s_overflow;
+    __shared__ int s_overflow, s_decided;
     cu_chain_dev *cd = &chains[blockIdx.x];
     const unsigned id = cd->id;
     const double beta = cd->beta, max_disp = cd->max_displacement;
     const real box = (real)cd->box, half = (real)cd->half_box, inv_w = (real)g.m / box;
     const unsigned long long step0 = cd->step;
-    const int m = g.m, ncells = m * m * m, cap = g.cap;
+    const int m = g.m, ncells = m * m * m, cap = g.cap, w = threadIdx.x >> 5, lane = threadIdx.x & 31;
     int *count = (int *)smem, *g_count = g.count + (size_t)blockIdx.x * ncells;
     int *slots = g.slot + (size_t)blockIdx.x * ncells * cap, *slot_of = g.slot_of + (size_t)blockIdx.x * n;
     real *gx = pos + (size_t)blockIdx.x * 3 * n;
@@ -125,40 +141,68 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 4)
     if (staged)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = gx[j];
     if (threadIdx.x == 0) s_energy = cd->energy, s_accepted = cd->accepted, s_overflow = 0;
-    long long base = 0; /* the move the draws in `next` start at */
-    for (long long mv = 0; mv < moves; mv++) {
-        if (mv == 0 || mv - base == DRAW_AHEAD) {
+    long long base = -DRAW_AHEAD; /* the move the draws in `next` start at */
+    for (long long mv = 0; mv < moves;) {
+        const int batch = moves - mv < BATCH ? (int)(moves - mv) : BATCH;
+        if (mv + batch > base + DRAW_AHEAD) {
             base = mv;
             draw_ahead(&next, seed, id, step0 + mv, moves - mv, n, max_disp);
         }
-        __syncthreads(); /* draws written, the last move's particle and cells visible */
+        __syncthreads(); /* draws written, the last batch's moves and cells visible */
         if (s_overflow) break;
-        const mc_trial t = next.trial[mv - base];
-        const int i = (int)t.particle;
-        real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
-        trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
-        const cell3 from3 = cell3_of(ox, oy, oz, inv_w, m), to3 = cell3_of(nx, ny, nz, inv_w, m);
-        const int from = cell3_index(from3, m), to = cell3_index(to3, m);
-        /* one pass over the cells around both positions when they share a cell, else one around each */
-        double e_old = 0.0, e_new = 0.0;
-        for (int pass = 0; pass < (from == to ? 1 : 2); pass++)
-            cells_pair_energy<MIX>(x, y, z, count, slots, cap, m, pass ? to3 : from3, i, ox, oy, oz, nx, ny, nz,
-                                   from == to ? 3 : pass ? 2 : 1, box, half, pr, &wcells[threadIdx.x >> 5], &e_old,
-                                   &e_new);
-        double dE = block_total(e_new - e_old, warp_sum);
-        if (threadIdx.x != 0 || !mc_metropolis_test(dE, beta, next.threshold[mv - base])) continue;
-        x[i] = nx, y[i] = ny, z[i] = nz;
-        s_energy += dE;
-        s_accepted++;
-        if (from == to) continue;
-        /* out of its cell: the cell's last member takes its slot; into the new cell's end */
-        int at = slot_of[i], last = slots[from * cap + --count[from]];
-        slots[from * cap + at] = last, slot_of[last] = at;
-        if (count[to] == cap) {
-            s_overflow = 1, *g.overflow = 1; /* reported by the host; the run stops */
-            continue;
+        if (w < batch) {
+            const mc_trial t = next.trial[mv - base + w];
+            const int i = (int)t.particle;
+            real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
+            trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
+            const cell3 from3 = cell3_of(ox, oy, oz, inv_w, m), to3 = cell3_of(nx, ny, nz, inv_w, m);
+            const int from = cell3_index(from3, m), to = cell3_index(to3, m);
+            /* one pass over the cells around both positions when they share a cell, else one around each */
+            double e_old = 0.0, e_new = 0.0;
+            for (int pass = 0; pass < (from == to ? 1 : 2); pass++)
+                cells_pair_energy<MIX>(x, y, z, count, slots, cap, m, pass ? to3 : from3, i, ox, oy, oz, nx, ny, nz,
+                                       from == to ? 3 : pass ? 2 : 1, box, half, pr, &wcells[w], &e_old, &e_new);
+            double part = e_new - e_old; /* the warp's lanes added in a fixed order */
+            for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
+            if (lane == 0)
+                trial[w] = batch_trial<real>{part, {ox, oy, oz}, {nx, ny, nz}, i, from, to};
         }
-        slots[to * cap + count[to]] = i, slot_of[i] = count[to]++;
+        __syncthreads(); /* the batch's evaluations visible */
+        if (threadIdx.x == 0) {
+            int accepted[BATCH], naccepted = 0, decided = batch;
+            for (int k = 0; k < batch; k++) {
+                const batch_trial<real> &tk = trial[k];
+                int moved = 0;
+                for (int a = 0; a < naccepted; a++) moved |= trial[accepted[a]].particle == tk.particle;
+                if (moved) { /* evaluated at a position it no longer has: first in the next batch */
+                    decided = k;
+                    break;
+                }
+                double dE = tk.dE;
+                for (int a = 0; a < naccepted; a++) {
+                    const batch_trial<real> &ta = trial[accepted[a]];
+                    typename prec<real>::params p = pr.one;
+                    if constexpr (MIX) p = pr.of(pr.species_of(tk.particle), pr.species_of(ta.particle));
+                    dE += cu_pair_correction(tk.old_pos[0], tk.old_pos[1], tk.old_pos[2], tk.new_pos[0], tk.new_pos[1],
+                                             tk.new_pos[2], ta.old_pos, ta.new_pos, box, half, p);
+                }
+                if (!mc_metropolis_test(dE, beta, next.threshold[mv - base + k])) continue;
+                const int i = tk.particle;
+                x[i] = tk.new_pos[0], y[i] = tk.new_pos[1], z[i] = tk.new_pos[2];
+                s_energy += dE;
+                s_accepted++;
+                accepted[naccepted++] = k;
+                if (tk.from == tk.to || s_overflow) continue;
+                /* out of its cell: the cell's last member takes its slot; into the new cell's end */
+                int at = slot_of[i], last = slots[tk.from * cap + --count[tk.from]];
+                slots[tk.from * cap + at] = last, slot_of[last] = at;
+                if (count[tk.to] == cap) s_overflow = 1, *g.overflow = 1; /* reported by the host; the run stops */
+                else slots[tk.to * cap + count[tk.to]] = i, slot_of[i] = count[tk.to]++;
+            }
+            s_decided = decided;
+        }
+        __syncthreads(); /* how far the batch got */
+        mv += s_decided;
     }
     __syncthreads();
     for (int c = threadIdx.x; c < ncells; c += blockDim.x) g_count[c] = count[c];
