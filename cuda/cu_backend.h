@@ -96,10 +96,13 @@ int cu_measure_cells(const cu_view *v, double *energy, double *virial, unsigned 
                      int bins, double rdf_rmax, double rdf_dr, mc_err *err);
 size_t cu_cells_scratch(const cu_view *v);
 
-/* The many-chain kernel's cell lists: fewer than MIN_EDGE cells per edge leave most of the box in
- * the 27 cells around a particle (measured: doc/performance.md version 16); at most MAX_EDGE, so
- * that a chain's counts fit in shared memory (16 kB). */
-enum { CU_CHAIN_CELLS_MIN_EDGE = 4, CU_CHAIN_CELLS_MAX_EDGE = 16 };
+/* The many-chain kernel's cell lists: with fewer than MIN_EDGE cells per edge the 27 cells around
+ * a particle are too much of the box for the lists to beat the all-pairs kernel (doc/performance.md
+ * version 16); at most MAX_EDGE, so that a chain's counts fit in shared memory (16 kB). */
+#ifndef CU_CHAIN_CELLS_MIN_EDGE /* -D to measure another threshold */
+#define CU_CHAIN_CELLS_MIN_EDGE 5
+#endif
+enum { CU_CHAIN_CELLS_MAX_EDGE = 16 };
 /* Choose m from the smallest box and allocate and build the lists (m stays 0 when they do not
  * pay or would crowd the device); build them again after positions changed on the device or
  * were uploaded (replica exchange); free them. Each reports a cell beyond its capacity. */

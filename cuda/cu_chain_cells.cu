@@ -22,11 +22,13 @@
 #include "cu_chain_move.cuh"
 #include "cu_check.h"
 
-#ifndef CELL_CHAIN_THREADS /* -D for measuring other shapes */
-#define CELL_CHAIN_THREADS 128
+/* Eight trials per batch, four loads in flight: measured best of 64 to 256 threads and 2 to 8
+ * loads (doc/performance.md version 16); -D to measure others. */
+#ifndef CELL_CHAIN_THREADS
+#define CELL_CHAIN_THREADS 256
 #endif
 #ifndef LOADS_IN_FLIGHT
-#define LOADS_IN_FLIGHT 8 /* members a lane fetches at once */
+#define LOADS_IN_FLIGHT 4 /* members a lane fetches at once */
 #endif
 enum { BATCH = CELL_CHAIN_THREADS / 32 }; /* trials evaluated at once: one per warp */
 static_assert((int)BATCH <= (int)DRAW_AHEAD, "a batch's draws come from one draw-ahead");
@@ -116,7 +118,7 @@ template <typename real> struct batch_trial {
  * over the cells and a share of one barrier, not a barrier and a block's reduction of its own.
  * Dynamic shared memory: the chain's cell counts (m^3 ints), then, when staged, its positions. */
 template <typename real, bool MIX>
-__global__ void __launch_bounds__(CELL_CHAIN_THREADS, 4)
+__global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS) /* four chains per SM */
     cells_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves, cu_pairs<real> pr,
                         unsigned long long seed, int staged, cu_cells_dev g)
 {

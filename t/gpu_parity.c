@@ -175,14 +175,14 @@ static void mixture_n500(void **state)
 }
 
 /* a ternary mixture through the many-chain kernel's cell lists (each partner's species looked up):
- * 4 cells per edge */
-static void chain_cells_mixture_n1000(void **state)
+ * 5 cells per edge */
+static void chain_cells_mixture_n2000(void **state)
 {
     (void)state;
     pair_of_runs r;
-    pair_create(&r, MIX3 "counts = 500, 300, 200\n[potential]\ncutoff = 2.5\n[ensemble]\n"
+    pair_create(&r, MIX3 "counts = 1000, 600, 400\n[potential]\ncutoff = 2.5\n[ensemble]\n"
                     "temperature = 1.5\ndensity = 0.7\n[run]\nseed = 31\n", 0);
-    run_in_step(&r, 600, 200, 0.12);
+    run_in_step(&r, 300, 100, 0.12);
     pair_destroy(&r);
 }
 
@@ -533,11 +533,11 @@ static void exchange_chains_n256(void **state)
                      "production = 60\nsample_every = 10\n[moves]\nadapt_every = 10\n");
 }
 
-/* ... with cell lists in the chain kernel (N = 1000, 4 cells per edge): rebuilt after every trade */
+/* ... with cell lists in the chain kernel (N = 1000, rc 2.1: 5 cells per edge): rebuilt after every trade */
 static void exchange_chain_cells_n1000(void **state)
 {
     (void)state;
-    exchange_in_step("[system]\nn = 1000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.2:1.26:4\n"
+    exchange_in_step("[system]\nn = 1000\n[potential]\ncutoff = 2.1\n[ensemble]\ntemperature = 1.2:1.26:4\n"
                      "density = 0.8\nexchange_every = 2\n[run]\nseed = 44\nequilibration = 20\n"
                      "production = 30\nsample_every = 10\n[moves]\nadapt_every = 10\n");
 }
@@ -687,7 +687,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nist4_and_rdf),  cmocka_unit_test(all_pairs_n500),
         cmocka_unit_test(cell_list_n500), cmocka_unit_test(chain_cells_n2000),
-        cmocka_unit_test(chain_cells_mixture_n1000), cmocka_unit_test(force_shifted_n500),
+        cmocka_unit_test(chain_cells_mixture_n2000), cmocka_unit_test(force_shifted_n500),
         cmocka_unit_test(morse_n500), cmocka_unit_test(mixture_n500), cmocka_unit_test(morse_mixture_n500),
         cmocka_unit_test(mixture_batched_n4096),
         cmocka_unit_test(batched_k256),

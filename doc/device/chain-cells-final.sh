@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# GPU call for issue 14's shape A at its final code: build; t/gpu_parity, t/gpu_run.sh and
+# t/restart.sh through the GPU; compute-sanitizer on a small job on the chain kernel's cell lists
+# with replica exchange, single and double; mcens-bench case 7 and case 1; and the threshold: N =
+# 1000 chains (8 per SM) at 4 and 5 cells per edge, cell lists against all pairs (the 4-cell runs
+# from a build with CU_CHAIN_CELLS_MIN_EDGE=4). Logs under $OUT.
+set -uo pipefail
+. doc/device/build.sh
+. doc/device/sanitize.sh
+make -j8 check TESTS="${TESTS:-t/gpu_parity t/gpu_run.sh t/restart.sh}" > "$out/tests.log" 2>&1
+grep -E "^(FAIL|ERROR|XFAIL)" "$out/tests.log" | cut -c1-200
+echo "$(grep -c '^PASS' "$out/tests.log") passed, $(grep -c '^FAIL' "$out/tests.log") failed, $(grep -c '^SKIP' "$out/tests.log") skipped"
+grep -h "^# " t/gpu_parity.log | grep -i "sweeps\|exchange" | cut -c1-160
+cp t/gpu_parity.log "$out/"
+echo "tests done at $SECONDS s"
+for prec in single double; do
+  printf '[run]\nseed = 3\nequilibration = 4\nproduction = 4\nsample_every = 4\nprecision = %s\n[system]\nn = 1000\n[potential]\ncutoff = 2.1\n[ensemble]\ntemperature = 1.0, 1.05\ndensity = 0.8\nexchange_every = 2\n' $prec > san.ini
+  sanitize san.ini
+done
+echo "sanitizers done at $SECONDS s"
+./mcens-bench --case 7 --out "$out/bench7.tsv" > "$out/bench7.txt" 2>&1; tail -6 "$out/bench7.txt"
+./mcens-bench --case 1 > "$out/bench1.txt" 2>&1; tail -3 "$out/bench1.txt"
+threshold() { # label cutoff lists
+  printf '[run]\nseed = 5\nprecision = single\nequilibration = 0\nproduction = 200\nsample_every = 50\ngpu_cell_lists = %s\n[system]\nn = 1000\n[potential]\ncutoff = %s\n[ensemble]\ntemperature = 1\ndensity = 0.8\nreplicas = 1056\n' "$3" "$2" > t.ini
+  rm -f t.h5; ./mcens -q -o t.h5 t.ini > /dev/null 2>&1
+  echo "$1 rc $2 lists $3: $(python3 -c "import h5py; print('%.4g' % h5py.File('t.h5')['parameters'].attrs['moves_per_second'])")"
+}
+threshold "m=5" 2.1 auto; threshold "m=5" 2.1 no
+touch cuda/cu_backend.cu && make -j16 NVCCFLAGS=-DCU_CHAIN_CELLS_MIN_EDGE=4 mcens > "$out/build-m4.log" 2>&1 || tail -5 "$out/build-m4.log"
+threshold "m=4" 2.5 auto; threshold "m=4" 2.5 no
+echo "all done at $SECONDS s"
