@@ -40,6 +40,7 @@ typedef struct cu_npt {
  * at least one cutoff wide, each holding up to cap particle indices. */
 typedef struct cu_cells_dev {
     int m, cap;                  /* cells per edge (0: no cell path), slots per cell */
+    int reach;                   /* the many-chain path: cells per cutoff (mc_cell_grid.h) */
     int *count;                  /* [nchains][m^3] */
     int *slot;                   /* [nchains][m^3][cap] */
     int *cell_of, *slot_of;      /* [nchains][n] (cell_of: the one-chain path only) */
@@ -71,8 +72,8 @@ typedef struct cu_view {
 /* Advance every chain by `moves` moves. Many small chains: one resident block per chain; with
  * npt.on, moves = npt.sweeps * n and each sweep ends with its volume move. */
 int cu_sweep_chains(const cu_view *v, long long moves, const cu_npt *npt, mc_err *err);
-/* The same through cell lists (v->chain_cells), for chains whose boxes hold at least
- * CU_CHAIN_CELLS_MIN_EDGE cutoff-wide cells per edge; NVT only (a volume move changes the grid). */
+/* The same through cell lists (v->chain_cells) where they pay (mc_cell_grid.h); NVT only (a volume
+ * move changes the grid). */
 int cu_sweep_cells_chains(const cu_view *v, long long moves, mc_err *err);
 /* Few large chains: batches of K trials evaluated in parallel, accepted in order (exact). */
 int cu_sweep_batched(const cu_view *v, long long moves, mc_err *err);
@@ -96,16 +97,10 @@ int cu_measure_cells(const cu_view *v, double *energy, double *virial, unsigned 
                      int bins, double rdf_rmax, double rdf_dr, mc_err *err);
 size_t cu_cells_scratch(const cu_view *v);
 
-/* The many-chain kernel's cell lists: with fewer than MIN_EDGE cells per edge the 27 cells around
- * a particle are too much of the box for the lists to beat the all-pairs kernel (doc/performance.md
- * version 16); at most MAX_EDGE, so that a chain's counts fit in shared memory (16 kB). */
-#ifndef CU_CHAIN_CELLS_MIN_EDGE /* -D to measure another threshold */
-#define CU_CHAIN_CELLS_MIN_EDGE 5
-#endif
-enum { CU_CHAIN_CELLS_MAX_EDGE = 16 };
-/* Choose m from the smallest box and allocate and build the lists (m stays 0 when they do not
- * pay or would crowd the device); build them again after positions changed on the device or
- * were uploaded (replica exchange); free them. Each reports a cell beyond its capacity. */
+/* The many-chain kernel's cell lists: choose the grid from the smallest box (mc_cell_grid_choose)
+ * and allocate and build the lists (m stays 0 when they do not pay or would crowd the device);
+ * build them again after positions changed on the device or were uploaded (replica exchange);
+ * free them. Each reports a cell beyond its capacity. */
 int cu_chain_cells_setup(cu_view *v, double min_box, double cutoff, mc_err *err);
 int cu_chain_cells_rebuild(const cu_view *v, mc_err *err);
 int cu_chain_cells_overflowed(const cu_view *v, mc_err *err);
