@@ -40,7 +40,6 @@ typedef struct cu_npt {
  * at least one cutoff wide, each holding up to cap particle indices. */
 typedef struct cu_cells_dev {
     int m, cap;                  /* cells per edge (0: no cell path), slots per cell */
-    int reach;                   /* the many-chain path: cells per cutoff (mc_cell_grid.h) */
     int *count;                  /* [nchains][m^3] */
     int *slot;                   /* [nchains][m^3][cap] */
     int *cell_of, *slot_of;      /* [nchains][n] (cell_of: the one-chain path only) */

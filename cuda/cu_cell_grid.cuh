@@ -33,13 +33,12 @@ template <typename real> __device__ static inline cell3 cell3_of(real x, real y,
 
 __device__ static inline int cell3_index(cell3 c, int m) { return (c.x * m + c.y) * m + c.z; }
 
-/* Cell k (0 to SIDE^3 - 1) of the SIDE^3 block centred on cell c, SIDE = 2 REACH + 1, periodic
- * (m > 2 REACH); for REACH 1 the same cells as neighbour_cell. Wrapped by selects: no division by
- * m, which in a move's critical path would cost more than the rest of finding the cells. */
-template <int REACH> __device__ static inline int stencil_cell(cell3 c, int k, int m)
+/* Neighbour k (0 to 26; 13 is c itself) of cell c, periodic: the same cell as neighbour_cell,
+ * wrapped by selects (no division by m: in a move's critical path the divisions cost more than
+ * the rest of finding the cells). */
+__device__ static inline int neighbour_cell3(cell3 c, int k, int m)
 {
-    const int side = 2 * REACH + 1;
-    int x = c.x + k / (side * side) - REACH, y = c.y + (k / side) % side - REACH, z = c.z + k % side - REACH;
+    int x = c.x + k / 9 - 1, y = c.y + (k / 3) % 3 - 1, z = c.z + k % 3 - 1;
     x = x < 0 ? x + m : x >= m ? x - m : x;
     y = y < 0 ? y + m : y >= m ? y - m : y;
     z = z < 0 ? z + m : z >= m ? z - m : z;

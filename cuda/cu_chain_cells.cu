@@ -23,73 +23,52 @@
 #include "cu_check.h"
 #include "mc_cell_grid.h"
 
-/* Threads per block (a trial per warp) and loads in flight, measured best of 128 and 256 threads
- * and 2 to 8 loads (doc/performance.md version 16); -D to measure others. */
-#ifndef CELL_THREADS_REACH1
-#define CELL_THREADS_REACH1 256
-#endif
-#ifndef CELL_THREADS_REACH2
-#define CELL_THREADS_REACH2 128
+/* Eight trials per batch, four loads in flight: measured best of 64 to 256 threads and 2 to 8
+ * loads (doc/performance.md version 16); -D to measure others. */
+#ifndef CELL_CHAIN_THREADS
+#define CELL_CHAIN_THREADS 256
 #endif
 #ifndef LOADS_IN_FLIGHT
 #define LOADS_IN_FLIGHT 4 /* members a lane fetches at once */
 #endif
+enum { BATCH = CELL_CHAIN_THREADS / 32 }; /* trials evaluated at once: one per warp */
+static_assert((int)BATCH <= (int)DRAW_AHEAD, "a batch's draws come from one draw-ahead");
 
-/* The cells around one point, the (2 REACH + 1)^3 of the stencil, as runs of one list: cell k's
- * members are run indices start[k] to start[k + 1] - 1, member f of the run at slot index
- * cell[k] cap + f - start[k]. 16-bit (cu_chain_cells_setup checks that they fit): four chains of
- * N = 4000 with half-cutoff cells need all but a few hundred bytes of an SM's shared memory. */
-template <int REACH> struct warp_cells {
-    enum { SIDE = 2 * REACH + 1, CELLS = SIDE * SIDE * SIDE, PER_LANE = (CELLS + 31) / 32 };
-    enum { THREADS = REACH == 1 ? CELL_THREADS_REACH1 : CELL_THREADS_REACH2, BATCH = THREADS / 32 };
-    unsigned short cell[CELLS];
-    unsigned short start[CELLS + 1];
-};
-static_assert((int)warp_cells<1>::BATCH <= (int)DRAW_AHEAD && (int)warp_cells<2>::BATCH <= (int)DRAW_AHEAD,
-              "a batch's draws come from one draw-ahead");
+/* The 27 cells around one point as runs of one list (lane k of the warp set up cell k): cell k's
+ * members are run indices start[k] to start[k + 1] - 1, member f of the run at slot base[k] + f. */
+typedef struct warp_cells {
+    int base[27];
+    int start[28];
+} warp_cells;
 
 /* The calling warp's pair energies of particle i placed at a (want & 1) and at b (want & 2) with
- * the members j != i of the stencil's cells around `home`, this lane's share: every pair term
- * rounded once in real and added in double, as the all-pairs kernel adds them. A pair beyond the
- * cutoff adds an exact zero, so summing b over a's cells (want 3: a and b share their cell) is
- * exact. The warp flattens the cells' members into one run (lane l sets up cells l PER_LANE to
- * (l + 1) PER_LANE - 1), which keeps its lanes busy however the members fall in cells, and each
- * lane fetches LOADS_IN_FLIGHT members' indices before it uses any (they come from L2). */
-template <bool MIX, int REACH, typename real>
-__device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, const real *z,
-                                                  const unsigned short *count,
+ * the members j != i of the 27 cells around `home`, this lane's share: every pair term rounded
+ * once in real and added in double, as the all-pairs kernel adds them. A pair beyond the cutoff
+ * adds an exact zero, so summing b over a's cells (want 3: a and b share their cell) is exact. The
+ * warp flattens the cells' members into one run, which keeps its lanes busy however the members
+ * fall in cells, and each lane fetches LOADS_IN_FLIGHT members' indices before it uses any (they
+ * come from L2). */
+template <bool MIX, typename real>
+__device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, const real *z, const int *count,
                                                   const int *slots, int cap, int m, cell3 home, int i, real ax,
                                                   real ay, real az, real bx, real by, real bz, int want, real box,
-                                                  real half, const cu_pairs<real> &pr, warp_cells<REACH> *wc,
-                                                  double *ea, double *eb)
+                                                  real half, const cu_pairs<real> &pr, warp_cells *wc, double *ea,
+                                                  double *eb)
 {
     typedef typename prec<real>::params params;
-    typedef warp_cells<REACH> W;
     const unsigned all = 0xffffffffu;
     const int lane = threadIdx.x & 31;
     __syncwarp(); /* the lanes are done with wc's previous contents */
-    int c[W::PER_LANE], members[W::PER_LANE], mine = 0;
-#pragma unroll
-    for (int q = 0; q < W::PER_LANE; q++) {
-        int k = lane * W::PER_LANE + q;
-        c[q] = k < W::CELLS ? stencil_cell<REACH>(home, k, m) : 0;
-        members[q] = k < W::CELLS ? count[c[q]] : 0;
-        mine += members[q];
-    }
-    int upto = mine; /* inclusive prefix sum over the lanes */
+    int c = 0, members = 0;
+    if (lane < 27) c = neighbour_cell3(home, lane, m), members = count[c];
+    int upto = members; /* inclusive prefix sum over the lanes */
     for (int off = 1; off < 32; off <<= 1) {
         int v = __shfl_up_sync(all, upto, off);
         if (lane >= off) upto += v;
     }
     const int total = __shfl_sync(all, upto, 31);
-    int start = upto - mine;
-#pragma unroll
-    for (int q = 0; q < W::PER_LANE; q++) {
-        int k = lane * W::PER_LANE + q;
-        if (k < W::CELLS) wc->cell[k] = (unsigned short)c[q], wc->start[k] = (unsigned short)start;
-        start += members[q];
-    }
-    if (lane == 0) wc->start[W::CELLS] = (unsigned short)total;
+    if (lane < 27) wc->base[lane] = c * cap - (upto - members), wc->start[lane] = upto - members;
+    if (lane == 0) wc->start[27] = total;
     __syncwarp();
     const int a_species = MIX ? pr.species_of(i) : 0;
     auto sum = [&](auto params_of) {
@@ -102,18 +81,8 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
                 int f = f0 + 32 * q;
                 j[q] = -1;
                 if (f < total) {
-                    if (REACH == 1) { /* 27 runs of about 20: the next one or two */
-                        while (wc->start[k + 1] <= f) k++;
-                    } else if (wc->start[k + 1] <= f) { /* 125 short runs: bisect, start[lo] <= f < start[hi] */
-                        int lo = k + 1, hi = W::CELLS;
-                        while (hi - lo > 1) {
-                            int mid = (lo + hi) >> 1;
-                            if (wc->start[mid] <= f) lo = mid;
-                            else hi = mid;
-                        }
-                        k = lo;
-                    }
-                    j[q] = slots[wc->cell[k] * cap + f - wc->start[k]];
+                    while (wc->start[k + 1] <= f) k++;
+                    j[q] = slots[wc->base[k] + f];
                 }
             }
 #pragma unroll
@@ -140,8 +109,7 @@ template <typename real> struct batch_trial {
     int particle, from, to;
 };
 
-/* One block per chain, `moves` moves, in batches of BATCH consecutive trials (warp_cells<REACH>
- * says how many): warp w evaluates
+/* One block per chain, `moves` moves, in batches of BATCH consecutive trials: warp w evaluates
  * trial w of the batch over the cells against the configuration at the batch's start, then thread 0
  * decides the trials in order, each energy change corrected by its pair terms with the batch's
  * earlier accepted moves (cu_pair_correction: exact, the cells play no part in it). A trial whose
@@ -150,15 +118,14 @@ template <typename real> struct batch_trial {
  * paths' scheme, cu_sweep.cu and cu_cells.cu, here within a block): a move costs one warp's pass
  * over the cells and a share of one barrier, not a barrier and a block's reduction of its own.
  * Dynamic shared memory: the chain's cell counts (m^3 ints), then, when staged, its positions. */
-template <typename real, bool MIX, int REACH>
-__global__ void __launch_bounds__(warp_cells<REACH>::THREADS, 4) /* four chains per SM */
+template <typename real, bool MIX>
+__global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS) /* four chains per SM */
     cells_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves, cu_pairs<real> pr,
                         unsigned long long seed, int staged, cu_cells_dev g)
 {
-    enum { BATCH = warp_cells<REACH>::BATCH };
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ draws next;
-    __shared__ warp_cells<REACH> wcells[BATCH];
+    __shared__ warp_cells wcells[BATCH];
     __shared__ batch_trial<real> trial[BATCH];
     __shared__ double s_energy;
     __shared__ unsigned long long s_accepted;
@@ -169,12 +136,11 @@ __global__ void __launch_bounds__(warp_cells<REACH>::THREADS, 4) /* four chains 
     const real box = (real)cd->box, half = (real)cd->half_box, inv_w = (real)g.m / box;
     const unsigned long long step0 = cd->step;
     const int m = g.m, ncells = m * m * m, cap = g.cap, w = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    unsigned short *count = (unsigned short *)smem; /* 16-bit: cap < 65536 */
-    int *g_count = g.count + (size_t)blockIdx.x * ncells;
+    int *count = (int *)smem, *g_count = g.count + (size_t)blockIdx.x * ncells;
     int *slots = g.slot + (size_t)blockIdx.x * ncells * cap, *slot_of = g.slot_of + (size_t)blockIdx.x * n;
     real *gx = pos + (size_t)blockIdx.x * 3 * n;
-    real *x = staged ? (real *)(smem + (ncells * sizeof *count + 15) / 16 * 16) : gx, *y = x + n, *z = y + n;
-    for (int c = threadIdx.x; c < ncells; c += blockDim.x) count[c] = (unsigned short)g_count[c];
+    real *x = staged ? (real *)(smem + (ncells * sizeof(int) + 15) / 16 * 16) : gx, *y = x + n, *z = y + n;
+    for (int c = threadIdx.x; c < ncells; c += blockDim.x) count[c] = g_count[c];
     if (staged)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = gx[j];
     if (threadIdx.x == 0) s_energy = cd->energy, s_accepted = cd->accepted, s_overflow = 0;
@@ -197,7 +163,7 @@ __global__ void __launch_bounds__(warp_cells<REACH>::THREADS, 4) /* four chains 
             /* one pass over the cells around both positions when they share a cell, else one around each */
             double e_old = 0.0, e_new = 0.0;
             for (int pass = 0; pass < (from == to ? 1 : 2); pass++)
-                cells_pair_energy<MIX, REACH>(x, y, z, count, slots, cap, m, pass ? to3 : from3, i, ox, oy, oz, nx, ny, nz,
+                cells_pair_energy<MIX>(x, y, z, count, slots, cap, m, pass ? to3 : from3, i, ox, oy, oz, nx, ny, nz,
                                        from == to ? 3 : pass ? 2 : 1, box, half, pr, &wcells[w], &e_old, &e_new);
             double part = e_new - e_old; /* the warp's lanes added in a fixed order */
             for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
@@ -248,16 +214,13 @@ __global__ void __launch_bounds__(warp_cells<REACH>::THREADS, 4) /* four chains 
     if (threadIdx.x == 0) cd->step = step0 + moves, cd->accepted = s_accepted, cd->energy = s_energy;
 }
 
-static size_t count_bytes(const cu_cells_dev *g)
-{
-    return ((size_t)g->m * g->m * g->m * sizeof(unsigned short) + 15) / 16 * 16;
-}
+static size_t count_bytes(const cu_cells_dev *g) { return ((size_t)g->m * g->m * g->m * sizeof(int) + 15) / 16 * 16; }
 
-template <typename real, bool MIX, int REACH>
+template <typename real, bool MIX>
 static int launch_cells_chains(const cu_view *v, long long moves, mc_err *err)
 {
     const cu_cells_dev *g = &v->chain_cells;
-    auto kernel = cells_chains_kernel<real, MIX, REACH>;
+    auto kernel = cells_chains_kernel<real, MIX>;
     cudaFuncAttributes attr;
     int max_optin = 0, dev;
     CU_TRY(cudaFuncGetAttributes(&attr, kernel), err);
@@ -271,7 +234,7 @@ static int launch_cells_chains(const cu_view *v, long long moves, mc_err *err)
         MC_FAIL(err, MC_ECHECK, "internal: %zu bytes of cell counts exceed the GPU's shared memory", bytes);
     if (bytes + attr.sharedSizeBytes > 48 * 1024)
         CU_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), err);
-    kernel<<<v->nchains, warp_cells<REACH>::THREADS, bytes>>>(v->chains, (real *)v->pos, v->n, moves, cu_pairs_of<real>(v),
+    kernel<<<v->nchains, CELL_CHAIN_THREADS, bytes>>>(v->chains, (real *)v->pos, v->n, moves, cu_pairs_of<real>(v),
                                                       v->seed, staged, *g);
     CU_LAUNCHED(err);
     return MC_OK;
@@ -280,9 +243,7 @@ static int launch_cells_chains(const cu_view *v, long long moves, mc_err *err)
 int cu_sweep_cells_chains(const cu_view *v, long long moves, mc_err *err)
 {
     return by_precision_and_mix(v, [&](auto real_tag, auto mix) {
-        typedef decltype(real_tag) real;
-        return v->chain_cells.reach == 2 ? launch_cells_chains<real, decltype(mix)::value, 2>(v, moves, err)
-                                         : launch_cells_chains<real, decltype(mix)::value, 1>(v, moves, err);
+        return launch_cells_chains<decltype(real_tag), decltype(mix)::value>(v, moves, err);
     });
 }
 
@@ -333,18 +294,15 @@ int cu_chain_cells_setup(cu_view *v, double min_box, double cutoff, mc_err *err)
 {
     cu_cells_dev *g = &v->chain_cells;
     memset(g, 0, sizeof *g);
-    const mc_cell_grid grid = mc_cell_grid_choose(v->n, min_box, cutoff);
-    const int m = grid.m;
-    if (!grid.reach) return MC_OK;
+    const int m = mc_cell_grid_choose(v->n, min_box, cutoff).m;
+    if (!m) return MC_OK;
     size_t ncells = (size_t)m * m * m, C = (size_t)v->nchains;
     double per_cell = (double)v->n / (double)ncells;
     int cap = ((int)(4 * per_cell) + 32 + 7) / 8 * 8; /* room for density fluctuations; overflow is detected */
-    int side = 2 * grid.reach + 1;
-    if ((double)side * side * side * cap >= 65536) return MC_OK; /* the kernel's 16-bit run offsets */
     size_t bytes = C * ncells * cap * sizeof(int) + C * ncells * sizeof(int) + C * v->n * sizeof(int), free_b, total_b;
     CU_TRY(cudaMemGetInfo(&free_b, &total_b), err);
     if (bytes > free_b / 4) return MC_OK; /* the lists would crowd the device: all pairs */
-    g->m = m, g->cap = cap, g->reach = grid.reach;
+    g->m = m, g->cap = cap;
     CU_TRY(cudaMalloc(&g->count, C * ncells * sizeof(int)), err);
     CU_TRY(cudaMalloc(&g->slot, C * ncells * cap * sizeof(int)), err);
     CU_TRY(cudaMalloc(&g->slot_of, C * v->n * sizeof(int)), err);

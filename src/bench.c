@@ -448,9 +448,9 @@ int main(int argc, char **argv)
         mc_plan *p = plan_of(text, &err);
         if (p && g == 0 && !only && time_cpu(p, 0, 200000, &cpu7, &err) != MC_OK) p = (mc_plan_destroy(p), NULL);
         if (p && g == 0) cpu7_pairs = cell_pairs_per_move(p);
-        /* the members of the cells around the old and the new position, on the grid the kernel takes */
-        mc_cell_grid grid = p ? mc_cell_grid_choose(p->n, p->statepoint[0].box_len, p->cutoff) : (mc_cell_grid){0, 0, 0};
-        row r = {case7[g].name, 0, cells && grid.reach ? 2.0 * grid.members : 2.0 * 3999, rate[single], cpu7,
+        /* the members of the 27 cells around the old and the new position, on the kernel's grid */
+        mc_cell_grid grid = p ? mc_cell_grid_choose(p->n, p->statepoint[0].box_len, p->cutoff) : (mc_cell_grid){0, 0};
+        row r = {case7[g].name, 0, cells && grid.m ? 2.0 * grid.members : 2.0 * 3999, rate[single], cpu7,
                  inside_pairs_per_move(p)};
         if (!p || time_run(p, &r.moves_per_s, &err) != MC_OK) {
             mc_plan_destroy(p);
