@@ -34,12 +34,33 @@
 enum { BATCH = CELL_CHAIN_THREADS / 32 }; /* trials evaluated at once: one per warp */
 static_assert((int)BATCH <= (int)DRAW_AHEAD, "a batch's draws come from one draw-ahead");
 
+/* The image shift of a neighbour cell's members: added to a separation from the home cell, it gives
+ * the minimum image for every pair within the cutoff (one vector load per member's cell). */
+template <typename real> struct image_shift;
+template <> struct image_shift<float> { typedef float4 type; };
+template <> struct image_shift<double> {
+    typedef struct __align__(32) { double x, y, z, w; } type;
+};
+
 /* The 27 cells around one point as runs of one list (lane k of the warp set up cell k): cell k's
- * members are run indices start[k] to start[k + 1] - 1, member f of the run at slot base[k] + f. */
-typedef struct warp_cells {
+ * members are run indices start[k] to start[k + 1] - 1, member f of the run at slot base[k] + f,
+ * its image shifted by shift[k]. */
+template <typename real> struct warp_cells {
+    typename image_shift<real>::type shift[27];
     int base[27];
     int start[28];
-} warp_cells;
+};
+
+/* Squared distance of a from b + shift, the separation taken as cu_dist2 takes it: the difference
+ * first, then the fold. Where the stencil's shift is the minimum image (every pair within the
+ * cutoff: cells a cutoff wide, at least 3 per edge) this is cu_dist2's value to the bit; beyond the
+ * cutoff both give a zero energy. */
+template <typename real, typename S>
+__device__ __forceinline__ real shifted_dist2(real ax, real ay, real az, real bx, real by, real bz, const S &s)
+{
+    real dx = (ax - bx) + s.x, dy = (ay - by) + s.y, dz = (az - bz) + s.z;
+    return dx * dx + dy * dy + dz * dz;
+}
 
 /* The calling warp's pair energies of particle i placed at a (want & 1) and at b (want & 2) with
  * the members j != i of the 27 cells around `home`, this lane's share: every pair term rounded
@@ -52,15 +73,25 @@ template <bool MIX, typename real>
 __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, const real *z, const int *count,
                                                   const int *slots, int cap, int m, cell3 home, int i, real ax,
                                                   real ay, real az, real bx, real by, real bz, int want, real box,
-                                                  real half, const cu_pairs<real> &pr, warp_cells *wc, double *ea,
+                                                  const cu_pairs<real> &pr, warp_cells<real> *wc, double *ea,
                                                   double *eb)
 {
     typedef typename prec<real>::params params;
+    typedef typename image_shift<real>::type shift;
     const unsigned all = 0xffffffffu;
     const int lane = threadIdx.x & 31;
     __syncwarp(); /* the lanes are done with wc's previous contents */
     int c = 0, members = 0;
-    if (lane < 27) c = neighbour_cell3(home, lane, m), members = count[c];
+    if (lane < 27) { /* neighbour_cell3's cell, and the fold its wrap implies */
+        int cx = home.x + lane / 9 - 1, cy = home.y + (lane / 3) % 3 - 1, cz = home.z + lane % 3 - 1;
+        shift s;
+        s.x = cx < 0 ? box : cx >= m ? -box : (real)0, cx = cx < 0 ? cx + m : cx >= m ? cx - m : cx;
+        s.y = cy < 0 ? box : cy >= m ? -box : (real)0, cy = cy < 0 ? cy + m : cy >= m ? cy - m : cy;
+        s.z = cz < 0 ? box : cz >= m ? -box : (real)0, cz = cz < 0 ? cz + m : cz >= m ? cz - m : cz;
+        s.w = 0;
+        c = (cx * m + cy) * m + cz, members = count[c];
+        wc->shift[lane] = s;
+    }
     int upto = members; /* inclusive prefix sum over the lanes */
     for (int off = 1; off < 32; off <<= 1) {
         int v = __shfl_up_sync(all, upto, off);
@@ -75,7 +106,7 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
         double sa = 0.0, sb = 0.0;
         int k = 0; /* the cell of run index f; f only grows */
         for (int f0 = lane; f0 < total; f0 += 32 * LOADS_IN_FLIGHT) {
-            int j[LOADS_IN_FLIGHT];
+            int j[LOADS_IN_FLIGHT], kq[LOADS_IN_FLIGHT];
 #pragma unroll
             for (int q = 0; q < LOADS_IN_FLIGHT; q++) {
                 int f = f0 + 32 * q;
@@ -84,14 +115,16 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
                     while (wc->start[k + 1] <= f) k++;
                     j[q] = slots[wc->base[k] + f];
                 }
+                kq[q] = k;
             }
 #pragma unroll
             for (int q = 0; q < LOADS_IN_FLIGHT; q++) {
                 if (j[q] < 0 || j[q] == i) continue;
                 const params p = params_of(j[q]);
+                const shift s = wc->shift[kq[q]];
                 real xj = x[j[q]], yj = y[j[q]], zj = z[j[q]];
-                if (want & 1) sa += (double)prec<real>::energy(cu_dist2(ax, ay, az, xj, yj, zj, box, half), p);
-                if (want & 2) sb += (double)prec<real>::energy(cu_dist2(bx, by, bz, xj, yj, zj, box, half), p);
+                if (want & 1) sa += (double)prec<real>::energy(shifted_dist2(ax, ay, az, xj, yj, zj, s), p);
+                if (want & 2) sb += (double)prec<real>::energy(shifted_dist2(bx, by, bz, xj, yj, zj, s), p);
             }
         }
         *ea += sa, *eb += sb;
@@ -125,7 +158,7 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ draws next;
-    __shared__ warp_cells wcells[BATCH];
+    __shared__ warp_cells<real> wcells[BATCH];
     __shared__ batch_trial<real> trial[BATCH];
     __shared__ double s_energy;
     __shared__ unsigned long long s_accepted;
@@ -164,7 +197,7 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
             double e_old = 0.0, e_new = 0.0;
             for (int pass = 0; pass < (from == to ? 1 : 2); pass++)
                 cells_pair_energy<MIX>(x, y, z, count, slots, cap, m, pass ? to3 : from3, i, ox, oy, oz, nx, ny, nz,
-                                       from == to ? 3 : pass ? 2 : 1, box, half, pr, &wcells[w], &e_old, &e_new);
+                                       from == to ? 3 : pass ? 2 : 1, box, pr, &wcells[w], &e_old, &e_new);
             double part = e_new - e_old; /* the warp's lanes added in a fixed order */
             for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
             if (lane == 0)
