@@ -35,7 +35,10 @@ enum { BATCH = CELL_CHAIN_THREADS / 32 }; /* trials evaluated at once: one per w
 static_assert((int)BATCH <= (int)DRAW_AHEAD, "a batch's draws come from one draw-ahead");
 
 /* The image shift of a neighbour cell's members: added to a separation from the home cell, it gives
- * the minimum image for every pair within the cutoff (one vector load per member's cell). */
+ * the minimum image for every pair within the cutoff (one vector load per member's cell). Single
+ * precision only: in double the 32-byte shifts push the kernel past its 64 registers, and it ran
+ * 5% slower with them than with cu_dist2's folds (doc/performance.md version 16). */
+template <typename real> __host__ __device__ constexpr bool uses_shift() { return sizeof(real) == sizeof(float); }
 template <typename real> struct image_shift;
 template <> struct image_shift<float> { typedef float4 type; };
 template <> struct image_shift<double> {
@@ -46,7 +49,7 @@ template <> struct image_shift<double> {
  * members are run indices start[k] to start[k + 1] - 1, member f of the run at slot base[k] + f,
  * its image shifted by shift[k]. */
 template <typename real> struct warp_cells {
-    typename image_shift<real>::type shift[27];
+    typename image_shift<real>::type shift[uses_shift<real>() ? 27 : 1];
     int base[27];
     int start[28];
 };
@@ -73,8 +76,8 @@ template <bool MIX, typename real>
 __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, const real *z, const int *count,
                                                   const int *slots, int cap, int m, cell3 home, int i, real ax,
                                                   real ay, real az, real bx, real by, real bz, int want, real box,
-                                                  const cu_pairs<real> &pr, warp_cells<real> *wc, double *ea,
-                                                  double *eb)
+                                                  real half, const cu_pairs<real> &pr, warp_cells<real> *wc,
+                                                  double *ea, double *eb)
 {
     typedef typename prec<real>::params params;
     typedef typename image_shift<real>::type shift;
@@ -90,7 +93,7 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
         s.z = cz < 0 ? box : cz >= m ? -box : (real)0, cz = cz < 0 ? cz + m : cz >= m ? cz - m : cz;
         s.w = 0;
         c = (cx * m + cy) * m + cz, members = count[c];
-        wc->shift[lane] = s;
+        if (uses_shift<real>()) wc->shift[lane] = s;
     }
     int upto = members; /* inclusive prefix sum over the lanes */
     for (int off = 1; off < 32; off <<= 1) {
@@ -121,10 +124,15 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
             for (int q = 0; q < LOADS_IN_FLIGHT; q++) {
                 if (j[q] < 0 || j[q] == i) continue;
                 const params p = params_of(j[q]);
-                const shift s = wc->shift[kq[q]];
                 real xj = x[j[q]], yj = y[j[q]], zj = z[j[q]];
-                if (want & 1) sa += (double)prec<real>::energy(shifted_dist2(ax, ay, az, xj, yj, zj, s), p);
-                if (want & 2) sb += (double)prec<real>::energy(shifted_dist2(bx, by, bz, xj, yj, zj, s), p);
+                if constexpr (uses_shift<real>()) {
+                    const shift s = wc->shift[kq[q]];
+                    if (want & 1) sa += (double)prec<real>::energy(shifted_dist2(ax, ay, az, xj, yj, zj, s), p);
+                    if (want & 2) sb += (double)prec<real>::energy(shifted_dist2(bx, by, bz, xj, yj, zj, s), p);
+                } else {
+                    if (want & 1) sa += (double)prec<real>::energy(cu_dist2(ax, ay, az, xj, yj, zj, box, half), p);
+                    if (want & 2) sb += (double)prec<real>::energy(cu_dist2(bx, by, bz, xj, yj, zj, box, half), p);
+                }
             }
         }
         *ea += sa, *eb += sb;
@@ -197,7 +205,7 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
             double e_old = 0.0, e_new = 0.0;
             for (int pass = 0; pass < (from == to ? 1 : 2); pass++)
                 cells_pair_energy<MIX>(x, y, z, count, slots, cap, m, pass ? to3 : from3, i, ox, oy, oz, nx, ny, nz,
-                                       from == to ? 3 : pass ? 2 : 1, box, pr, &wcells[w], &e_old, &e_new);
+                                       from == to ? 3 : pass ? 2 : 1, box, half, pr, &wcells[w], &e_old, &e_new);
             double part = e_new - e_old; /* the warp's lanes added in a fixed order */
             for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
             if (lane == 0)
