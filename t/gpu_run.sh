@@ -4,13 +4,20 @@
 # Skips where there is no GPU.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || tap_skip_all "no GPU"
-tap_plan 14
+tap_plan 15
 sed 's/^seed = 11/seed = 11\nbackend = gpu/' "$T_SRCDIR/small.ini" > small.ini
 for np in 1 2; do
     run_np $np -q -o np$np.h5 small.ini > out$np.txt 2>&1; ok $? "backend = gpu under mpirun -np $np" || diag < out$np.txt
 done
 h5check same np1.h5 np2.h5 chains/energy chains/pressure particles
 ok $? "GPU chains are bit-identical on 1 and 2 ranks"
+# on the chain kernel's cell lists, two densities (alone, their boxes would take 6 and 5 cells per
+# edge) on one rank or one each: the grid comes from every state point's box, not the rank's chains
+sed -e 's/^n = 64/n = 1000/' -e 's/^density = .*/density = 0.5, 0.6/' -e 's/^replicas = 2/replicas = 1/' \
+    -e 's/^equilibration = 100/equilibration = 20/' -e 's/^production = 200/production = 40/' small.ini > ladder.ini
+for np in 1 2; do run_np $np -q -o ladder$np.h5 ladder.ini > out$np.txt 2>&1 || diag < out$np.txt; done
+h5check same ladder1.h5 ladder2.h5 chains/energy chains/pressure particles
+ok $? "chains on the kernel's cell lists are bit-identical on 1 and 2 ranks (two box sizes)"
 
 sed 's/^seed = 3/seed = 3\nbackend = gpu/; s/^production = 6000/production = 24000/' "$T_SRCDIR/eos.ini" > eos.ini
 run_np 1 -q eos.ini > out.txt 2>&1 || diag < out.txt
