@@ -153,10 +153,13 @@ __global__ void swap_slices_kernel(real *pos, const int *pairs, int reals_per_ch
 
 /* Replica exchange within the rank, atoms: the positions trade places on the device in one launch,
  * the boxes and energies in the mirror; nothing comes to the host. Molecules take the host path
- * (fetch, trade, upload). The cell path holds one chain per rank: no pair to trade there. */
+ * (fetch, trade, upload). The cell path holds one chain per rank: no pair to trade there. Called at
+ * every exchange step on every rank, traded or not: the chain kernel's cell lists are then rebuilt
+ * for every chain (in canonical order), so that no chain's sums depend on whether another chain of
+ * its rank traded, that is on how the chains are spread over ranks. */
 static int cu_swap(mc_backend *b, int npairs, const int *first, const int *second, mc_err *err)
 {
-    if (npairs == 0) return MC_OK;
+    if (npairs == 0) return b->v.chain_cells.m ? cu_chain_cells_rebuild(&b->v, err) : MC_OK;
     if (b->rigid) {
         MC_TRY(cu_rigid_fetch(b->rigid, err));
         for (int i = 0; i < npairs; i++) mc_chain_swap_configuration(b->chains[first[i]], b->chains[second[i]]);
@@ -368,8 +371,8 @@ static int cu_volume_apply(mc_backend *b, const double *scale, const double *ene
         return cu_rigid_upload(b->rigid, 1, err);
     }
     CU_TRY(cudaMemcpy(b->d_scale, scale, b->v.nchains * sizeof *scale, cudaMemcpyHostToDevice), err);
-    MC_TRY(cu_volume_scale(&b->v, b->d_scale, err)); /* reads the old boxes: before the update */
     if (b->v.chain_cells.m) MC_FAIL(err, MC_ECHECK, "internal: a volume move on the many-chain cell path");
+    MC_TRY(cu_volume_scale(&b->v, b->d_scale, err)); /* reads the old boxes: before the update */
     for (int k = 0; k < b->v.nchains; k++) {
         if (scale[k] == 1.0) continue;
         mc_chain *c = b->chains[k];
@@ -458,10 +461,12 @@ static int setup(mc_backend *b, mc_err *err)
      * grid, and the cell kernels hold one set of pair constants */
     if (b->batched && !b->plan->npt && b->plan->species.n == 1)
         MC_TRY(cu_cells_setup(v, b->h_pos, b->chains[0]->box_len, b->plan->cutoff, err));
-    /* many NVT chains with a cutoff: cell lists inside the chain kernel where they pay, on a grid
-     * from the smallest box of every state point, not of this rank's chains: the grid orders a
-     * chain's sums, and a chain's numbers must not depend on the ranks it shares the run with */
-    if (!b->batched && !b->plan->npt && b->plan->gpu_cell_lists == CFG_GPU_CELL_LISTS_AUTO) {
+    /* many NVT chains of a pure fluid with a cutoff: cell lists inside the chain kernel where they
+     * pay, on a grid from the smallest box of every state point, not of this rank's chains: the
+     * grid orders a chain's sums, and a chain's numbers must not depend on the ranks it shares the
+     * run with. (The kernel's mixture form is compiled but not yet run on a GPU: mixtures keep to
+     * all pairs until it has been.) */
+    if (!b->batched && !b->plan->npt && b->plan->species.n == 1 && b->plan->gpu_cell_lists == CFG_GPU_CELL_LISTS_AUTO) {
         double min_box = b->plan->statepoint[0].box_len;
         for (int s = 1; s < b->plan->nstatepoints; s++)
             if (b->plan->statepoint[s].box_len < min_box) min_box = b->plan->statepoint[s].box_len;

@@ -340,13 +340,17 @@ int cu_chain_cells_setup(cu_view *v, double min_box, double cutoff, mc_err *err)
     size_t ncells = (size_t)m * m * m, C = (size_t)v->nchains;
     double per_cell = (double)v->n / (double)ncells;
     int cap = ((int)(4 * per_cell) + 32 + 7) / 8 * 8; /* room for density fluctuations; overflow is detected */
-    size_t bytes = C * ncells * cap * sizeof(int) + C * ncells * sizeof(int) + C * v->n * sizeof(int), free_b, total_b;
-    CU_TRY(cudaMemGetInfo(&free_b, &total_b), err);
-    if (bytes > free_b / 4) return MC_OK; /* the lists would crowd the device: all pairs */
+    /* decided from the plan alone (never from the memory free on the device, which would make the
+     * kernel, and so a chain's last bits, depend on the rank's other chains): too little memory is
+     * an error that names the way out */
     g->m = m, g->cap = cap;
-    CU_TRY(cudaMalloc(&g->count, C * ncells * sizeof(int)), err);
-    CU_TRY(cudaMalloc(&g->slot, C * ncells * cap * sizeof(int)), err);
-    CU_TRY(cudaMalloc(&g->slot_of, C * v->n * sizeof(int)), err);
+    if (cudaMalloc(&g->count, C * ncells * sizeof(int)) != cudaSuccess ||
+        cudaMalloc(&g->slot, C * ncells * cap * sizeof(int)) != cudaSuccess ||
+        cudaMalloc(&g->slot_of, C * v->n * sizeof(int)) != cudaSuccess) {
+        cudaGetLastError(); /* clear the failed allocation's error */
+        MC_FAIL(err, MC_ENOMEM, "out of GPU memory for %zu MB of cell lists for %zu chains ([run] gpu_cell_lists = no "
+                "runs them over all pairs)", (C * ncells * (cap + 1) + C * v->n) * sizeof(int) >> 20, C);
+    }
     CU_TRY(cudaMalloc(&g->overflow, sizeof(int)), err);
     CU_TRY(cudaMemset(g->overflow, 0, sizeof(int)), err);
     return cu_chain_cells_rebuild(v, err);

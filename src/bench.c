@@ -20,6 +20,9 @@
  *   case 7: issue 14's shape A: 4 chains per SM of N = 4000 at rho 0.8, T = 1, rc 2.5 (the chains of
  *           examples/phase_diagram.ini) through the run driver, over all pairs and through the
  *           chain kernel's cell lists ([run] gpu_cell_lists), single and double
+ *   case 8: the argon-cluster melting sweep of examples/argon_cluster.ini (864 atoms in a wall, 11
+ *           temperatures) with 4 chains per SM through the run driver, double: the rigid-body
+ *           engine's shape; pairs inside the cutoff counted in its starting crystal
  *   case cpu: the serial CPU backend alone at the shapes RASPA3 and FEASST were measured on (N =
  *           500, rho 0.776, T 0.85, rc 3, all pairs; N = 4000, rc 2.5, cell lists), at the x86-64
  *           level its loops were dispatched to (cpu_isa.h), a Gibbs-ensemble chain of 500 at the state
@@ -155,8 +158,9 @@ static double cell_pairs_per_move(const mc_plan *p)
  * few percent more or less), at most all N - 1 of them. Without a cutoff every pair counts. */
 static double inside_pairs_per_move(const mc_plan *p)
 {
+    if (!p) return NAN;
     double all = 2.0 * (p->n - 1);
-    if (!p || !isfinite(p->cutoff)) return all;
+    if (!isfinite(p->cutoff)) return all;
     double inside = 2.0 * p->statepoint[0].density * 4.0 / 3.0 * M_PI * p->cutoff * p->cutoff * p->cutoff;
     return inside < all ? inside : all;
 }
@@ -165,6 +169,34 @@ static double inside_pairs_per_move(const mc_plan *p)
 #define MOLECULES_2CLJ                                                                                            \
     "[mixture]\nspecies = A\nsigma = 1\nepsilon = 1\n[molecules]\ntypes = AA\ncounts = 200\n"                  \
     "geometry = A 0 0 0; A 0 0 0.5\n[potential]\ncutoff = 2.5\n"
+
+/* examples/argon_cluster.ini's melting sweep (864 argon atoms, a one-site molecule each, in a
+ * spherical wall, open boundary, 11 temperatures from 20 to 120 K: the rigid-body engine's shape),
+ * %d replicas per temperature, 200 sweeps with samples every 50. */
+#define ARGON_CLUSTER                                                                                             \
+    "[run]\nequilibration = 0\nproduction = 200\nsample_every = 50\n[system]\nunits = real\nboundary = none\n"      \
+    "start = lattice\nlattice_constant = 0.52\nmass = 39.95\n[molecules]\ntypes = argon\ncounts = 864\n"            \
+    "geometry = Ar 0 0 0\n[potential]\nrmin = 0.369\nepsilon = 1.19\ncutoff = 1.3\ntail_correction = no\n"         \
+    "[wall]\nradius = 20\nstrength = 1\n[ensemble]\ntemperature = 20:120:11\nreplicas = %d\n[rdf]\nrmax = 1.3\n"   \
+    "bins = 130\n"
+
+/* Pairs within the cutoff a move evaluates in the cluster's starting crystal, counted (open
+ * boundary, no images): twice (old and new position) the mean number of neighbours within rc. The
+ * melted chains have fewer, so this is an upper bound. */
+static double cluster_inside_per_move(const mc_plan *p, mc_err *err)
+{
+    mc_chain *c = mc_chain_create(p, 0, err);
+    if (!c) return NAN;
+    double rc2 = p->cutoff * p->cutoff;
+    long pairs = 0;
+    for (int i = 0; i < c->n; i++)
+        for (int j = i + 1; j < c->n; j++) {
+            double dx = c->x[i] - c->x[j], dy = c->y[i] - c->y[j], dz = c->z[i] - c->z[j];
+            pairs += dx * dx + dy * dy + dz * dz < rc2;
+        }
+    mc_chain_destroy(c);
+    return 2.0 * 2.0 * (double)pairs / p->n;
+}
 
 /* The CPU shapes: one chain each, serial, its speed its own reference. */
 static int cpu_shapes(row *rows, int *nrows, mc_err *err)
@@ -195,6 +227,17 @@ static int cpu_shapes(row *rows, int *nrows, mc_err *err)
         r.cpu_moves_per_s = r.moves_per_s;
         add_row(rows, nrows, r);
     }
+    /* K1: the argon cluster of case 8, one chain (at 20 K, the crystal) */
+    char text[900];
+    snprintf(text, sizeof text, ARGON_CLUSTER, 1);
+    mc_plan *p = plan_of(text, err);
+    if (!p) return err->code;
+    row r = {"K1 argon cluster N=864 at 20 K, serial CPU", 0, 2.0 * (p->n - 1), 0, 0, cluster_inside_per_move(p, err)};
+    int rc = isfinite(r.inside_per_move) ? time_cpu(p, 0, 100000, &r.moves_per_s, err) : err->code;
+    mc_plan_destroy(p);
+    MC_TRY(rc);
+    r.cpu_moves_per_s = r.moves_per_s;
+    add_row(rows, nrows, r);
     return MC_OK;
 }
 
@@ -230,7 +273,7 @@ static void print_row(FILE *f, const row *r, int tsv)
 static const char usage_text[] =
     "usage: mcens-bench [--out FILE] [--case N] [--chains C] [--batch-trials K]\n"
     "  --out FILE          also write the table as tab-separated values\n"
-    "  --case N            measure case N (1 to 7) alone, without its serial CPU row; cpu: the serial\n"
+    "  --case N            measure case N (1 to 8) alone, without its serial CPU row; cpu: the serial\n"
     "                      CPU backend's rows alone (no GPU needed)\n"
     "  --chains C          chains of case 1 (default 32 per SM)\n"
     "  --batch-trials K    [run] gpu_batch_trials of cases 2 and 3 (default 0: chosen by size)\n";
@@ -256,7 +299,7 @@ int main(int argc, char **argv)
         }
     }
     if (optind != argc ||
-        (only && !(strlen(only) == 1 && only[0] >= '1' && only[0] <= '7') && strcmp(only, "cpu")) ||
+        (only && !(strlen(only) == 1 && only[0] >= '1' && only[0] <= '8') && strcmp(only, "cpu")) ||
         chains_given < 0 || batch_trials < 0)
         return fputs(usage_text, stderr), 2;
     mc_err err = {0, ""};
@@ -466,6 +509,27 @@ int main(int argc, char **argv)
         row last = rows[nrows - 1];
         rows[nrows++] = (row){"7 A N=4000 rc=2.5 cells, one chain, serial CPU", cpu7, cpu7_pairs, 0, cpu7,
                               last.inside_per_move};
+    }
+
+    /* case 8: the argon-cluster melting sweep with 4 chains per SM (replicas per temperature
+     * rounded up), double, through the run driver; pairs evaluated 2 (N - 1) per move (the
+     * rigid-body kernel sums over all sites), pairs inside the cutoff counted in the crystal */
+    for (int g = 0; g < 1 && !(only && strcmp(only, "8") != 0); g++) {
+        char text[900];
+        snprintf(text, sizeof text, ARGON_CLUSTER, (4 * dev.sm_count + 10) / 11);
+        mc_plan *p = plan_of(text, &err);
+        double cpu8 = 0, inside = p ? cluster_inside_per_move(p, &err) : NAN;
+        if (p && !only && time_cpu(p, 0, 100000, &cpu8, &err) != MC_OK) p = (mc_plan_destroy(p), NULL);
+        row r = {"8 argon cluster N=864, 11 T, 4 chains/SM, GPU double", 0, p ? 2.0 * (p->n - 1) : 0, rate[0], cpu8,
+                 inside};
+        if (!p || !isfinite(inside) || time_run(p, &r.moves_per_s, &err) != MC_OK) {
+            mc_plan_destroy(p);
+            goto fail;
+        }
+        add_row(rows, &nrows, r);
+        printf("case 8: %.3f of the double all-pairs rate in pairs evaluated, %.3f in pairs inside the cutoff\n",
+               r.moves_per_s * r.pairs_per_move / rate[0], r.moves_per_s * inside / rate[0]);
+        mc_plan_destroy(p); /* its serial CPU row is K1 (cpu_shapes) */
     }
 
     if (!only && cpu_shapes(rows, &nrows, &err) != MC_OK) goto fail;

@@ -33,11 +33,12 @@ struct mc_backend {
     cpu_gibbs *gibbs;           /* Gibbs-ensemble chains' scratch (cpu_gibbs.c); NULL otherwise */
 };
 
-/* Energy of a particle at p with particles [j0, j1); vectorises (omp simd) over j. */
+/* Energy of a particle at p with the particles [j0, j1) of x, y, z (a chain's, or members gathered
+ * from its cells) in a periodic box; vectorises (omp simd) over j. */
 static inline __attribute__((always_inline)) double
-energy_loop(const mc_chain *c, const pair_params *lj, int j0, int j1, double px, double py, double pz)
+energy_loop(const double *x, const double *y, const double *z, double box, double half, const pair_params *lj, int j0,
+            int j1, double px, double py, double pz)
 {
-    const double *x = c->x, *y = c->y, *z = c->z, box = c->box_len, half = c->half_box;
     double u = 0.0;
 #pragma omp simd reduction(+ : u)
     for (int j = j0; j < j1; j++) {
@@ -53,19 +54,33 @@ energy_loop(const mc_chain *c, const pair_params *lj, int j0, int j1, double px,
  * function has no branch left and the loop vectorises; Morse or the force shift take the general
  * loop (square root, exp). Compiled for several x86-64 levels, the widest the CPU has taken at
  * load time (cpu_isa.h). */
-MC_CPU_CLONES static double energy_range(const mc_chain *c, const pair_params *pp, int j0, int j1, double px,
-                           double py, double pz)
+MC_CPU_CLONES static double energy_range(const double *x, const double *y, const double *z, double box, double half,
+                                        const pair_params *pp, int j0, int j1, double px, double py, double pz)
 {
-    if (pp->slope != 0.0 || pp->morse_alpha != 0.0) return energy_loop(c, pp, j0, j1, px, py, pz);
+    if (pp->slope != 0.0 || pp->morse_alpha != 0.0) return energy_loop(x, y, z, box, half, pp, j0, j1, px, py, pz);
     pair_params plain = *pp;
     plain.slope = 0.0;
     plain.morse_alpha = 0.0;
-    return energy_loop(c, &plain, j0, j1, px, py, pz);
+    return energy_loop(x, y, z, box, half, &plain, j0, j1, px, py, pz);
 }
 
+/* Energy of a particle at p with the members cpu_cells_gather gathered (a pure fluid's). */
+static double energy_gathered(const mc_chain *c, const cpu_cells *g, const pair_params *pp, int len, double px,
+                              double py, double pz)
+{
+    return energy_range(g->gx, g->gy, g->gz, c->box_len, c->half_box, pp, 0, len, px, py, pz);
+}
+
+/* Energy of particle skip (-1: a test particle) of species a at p with the members of the 27 cells
+ * around p: a pure fluid's gathered and summed by the vectorised loop, a mixture's along the
+ * lists with each pair's constants. */
 MC_CPU_CLONES static double energy_cells(const mc_chain *c, const cpu_cells *g, const mc_species *sp, int a,
                            int skip, double px, double py, double pz)
 {
+    if (sp->n == 1)
+        return energy_gathered(c, g, &sp->pair[0][0],
+                               cpu_cells_gather(g, cpu_cells_index(g, px, py, pz), skip, c->x, c->y, c->z), px, py,
+                               pz);
     int around[27];
     cpu_cells_neighbours(g, cpu_cells_index(g, px, py, pz), around);
     double u = 0.0;
@@ -90,10 +105,10 @@ static double particle_energy(const mc_chain *c, const cpu_cells *g, const mc_sp
     for (int b = 0; b < sp->n; b++) {
         int j0 = sp->first[b], j1 = sp->first[b + 1];
         if (skip >= j0 && skip < j1) {
-            u += energy_range(c, &sp->pair[a][b], j0, skip, px, py, pz) +
-                 energy_range(c, &sp->pair[a][b], skip + 1, j1, px, py, pz);
+            u += energy_range(c->x, c->y, c->z, c->box_len, c->half_box, &sp->pair[a][b], j0, skip, px, py, pz) +
+                 energy_range(c->x, c->y, c->z, c->box_len, c->half_box, &sp->pair[a][b], skip + 1, j1, px, py, pz);
         } else {
-            u += energy_range(c, &sp->pair[a][b], j0, j1, px, py, pz);
+            u += energy_range(c->x, c->y, c->z, c->box_len, c->half_box, &sp->pair[a][b], j0, j1, px, py, pz);
         }
     }
     return u;
@@ -110,8 +125,14 @@ static void attempt_atom_move(const mc_plan *plan, mc_chain *c, cpu_cells *g)
     double nz = mc_wrap(c->z[i] + t.dz, c->box_len);
     const mc_species *sp = &plan->species;
     int a = mc_species_of(sp, i);
-    double dE = particle_energy(c, g, sp, a, i, nx, ny, nz) -
-                particle_energy(c, g, sp, a, i, c->x[i], c->y[i], c->z[i]);
+    double dE;
+    if (g->ncell && sp->n == 1 && cpu_cells_index(g, nx, ny, nz) == g->cell_of[i]) { /* one gather for both */
+        int len = cpu_cells_gather(g, g->cell_of[i], i, c->x, c->y, c->z);
+        dE = energy_gathered(c, g, &sp->pair[0][0], len, nx, ny, nz) -
+             energy_gathered(c, g, &sp->pair[0][0], len, c->x[i], c->y[i], c->z[i]);
+    } else {
+        dE = particle_energy(c, g, sp, a, i, nx, ny, nz) - particle_energy(c, g, sp, a, i, c->x[i], c->y[i], c->z[i]);
+    }
     if (!mc_metropolis_accept(dE, c->beta, plan->seed, (uint32_t)c->id, step)) return;
     c->x[i] = nx;
     c->y[i] = ny;

@@ -22,7 +22,10 @@ int cpu_cells_init(cpu_cells *g, int n, double box_len, double min_len, mc_err *
     g->next = malloc((size_t)n * sizeof *g->next);
     g->prev = malloc((size_t)n * sizeof *g->prev);
     g->cell_of = malloc((size_t)n * sizeof *g->cell_of);
-    if (!g->head || !g->next || !g->prev || !g->cell_of) {
+    g->gx = malloc((size_t)n * sizeof *g->gx);
+    g->gy = malloc((size_t)n * sizeof *g->gy);
+    g->gz = malloc((size_t)n * sizeof *g->gz);
+    if (!g->head || !g->next || !g->prev || !g->cell_of || !g->gx || !g->gy || !g->gz) {
         cpu_cells_fini(g);
         MC_FAIL(err, MC_ENOMEM, "out of memory for a cell list of %zu cells", ncells);
     }
@@ -35,6 +38,9 @@ void cpu_cells_fini(cpu_cells *g)
     free(g->next);
     free(g->prev);
     free(g->cell_of);
+    free(g->gx);
+    free(g->gy);
+    free(g->gz);
     memset(g, 0, sizeof *g);
 }
 
@@ -82,4 +88,14 @@ void cpu_cells_neighbours(const cpu_cells *g, int c, int out[27])
         for (int dy = -1; dy <= 1; dy++)
             for (int dz = -1; dz <= 1; dz++)
                 out[k++] = (((cx + dx + m) % m) * m + (cy + dy + m) % m) * m + (cz + dz + m) % m;
+}
+
+int cpu_cells_gather(const cpu_cells *g, int c, int skip, const double *x, const double *y, const double *z)
+{
+    int around[27], len = 0;
+    cpu_cells_neighbours(g, c, around);
+    for (int k = 0; k < 27; k++)
+        for (int j = g->head[around[k]]; j >= 0; j = g->next[j])
+            if (j != skip) g->gx[len] = x[j], g->gy[len] = y[j], g->gz[len] = z[j], len++;
+    return len;
 }

@@ -13,6 +13,7 @@ typedef struct cpu_cells {
     int *head;           /* [ncell^3] first member or -1 */
     int *next, *prev;    /* [n] neighbours in the member list, -1 at the ends */
     int *cell_of;        /* [n] */
+    double *gx, *gy, *gz; /* [n] scratch: members gathered by cpu_cells_gather */
 } cpu_cells;
 
 /* Size the grid for n particles; allocates only when the list pays (ncell >= 4). */
@@ -25,5 +26,10 @@ void cpu_cells_move(cpu_cells *g, int i, int new_cell);
 
 /* The 27 cells around cell c (c itself included), periodic. */
 void cpu_cells_neighbours(const cpu_cells *g, int c, int out[27]);
+
+/* The coordinates of the members of the 27 cells around cell c, particle skip left out, copied in
+ * list order into g->gx, gy, gz (scratch, hence a const list): a pair loop over them vectorises,
+ * where one that follows the lists cannot. Returns how many. */
+int cpu_cells_gather(const cpu_cells *g, int c, int skip, const double *x, const double *y, const double *z);
 
 #endif

@@ -23,7 +23,9 @@ static inline mc_cell_grid mc_cell_grid_choose(int n, double min_box, double cut
 {
     mc_cell_grid all_pairs = {0, (double)n};
     if (!isfinite(cutoff) || cutoff <= 0) return all_pairs;
-    int m = (int)floor(min_box / cutoff), most = (int)cbrt(8.0 * n); /* wider cells are as exact */
+    /* a hair wider than the cutoff: a coordinate's cell is found in the kernel's precision, and a
+     * cell exactly rc wide could lose a pair within rc to a rounding at its edge */
+    int m = (int)floor(min_box / (cutoff * (1.0 + 1e-6))), most = (int)cbrt(8.0 * n); /* wider cells are as exact */
     if (m > most) m = most;
     if (m > MC_CELL_GRID_MAX_EDGE) m = MC_CELL_GRID_MAX_EDGE;
     if (m < 3) return all_pairs; /* the 27 cells must be distinct */

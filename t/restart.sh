@@ -240,8 +240,10 @@ ok $? "... continued on 1 rank: bit-identical" || diag < sig2.txt
 # is then 1 (the default 1 s: a round and a checkpoint of this run take milliseconds, and a longer
 # wait could let the run finish first). Rank 0's clean exit removes the lock file; the checkpoint
 # must be there.
-sed -e 's/^production = 80/production = 400/' cells.ini > long.ini
-sed -e 's/^production = 80/production = 400/' -e 's/^checkpoint_every = .*/checkpoint_every = 0/' cells.ini > long-full.ini
+# long enough (several seconds on 2 cores) that the signal, which comes 1 to 2 s after the first
+# checkpoint, finds it running: 400 sweeps once were, until the CPU's cell lists got faster
+sed -e 's/^production = 80/production = 4000/' cells.ini > long.ini
+sed -e 's/^production = 80/production = 4000/' -e 's/^checkpoint_every = .*/checkpoint_every = 0/' cells.ini > long-full.ini
 # (mpirun itself, not under timeout(1), which would take the signal; a watchdog instead)
 run_np 2 -q -o long-full.h5 long-full.ini > /dev/null 2>&1
 OMPI_MCA_odls_base_sigkill_timeout=1 "$MPIRUN" -np 2 "$MCENS" -o term.h5 long.ini > term.txt 2>&1 < /dev/null &
