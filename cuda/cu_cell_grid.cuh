@@ -33,18 +33,6 @@ template <typename real> __device__ static inline cell3 cell3_of(real x, real y,
 
 __device__ static inline int cell3_index(cell3 c, int m) { return (c.x * m + c.y) * m + c.z; }
 
-/* Neighbour k (0 to 26; 13 is c itself) of cell c, periodic: the same cell as neighbour_cell,
- * wrapped by selects (no division by m: in a move's critical path the divisions cost more than
- * the rest of finding the cells). */
-__device__ static inline int neighbour_cell3(cell3 c, int k, int m)
-{
-    int x = c.x + k / 9 - 1, y = c.y + (k / 3) % 3 - 1, z = c.z + k % 3 - 1;
-    x = x < 0 ? x + m : x >= m ? x - m : x;
-    y = y < 0 ? y + m : y >= m ? y - m : y;
-    z = z < 0 ? z + m : z >= m ? z - m : z;
-    return (x * m + y) * m + z;
-}
-
 /* Neighbour k (0 to 26; 13 is c itself) of cell c, periodic. */
 __device__ static inline int neighbour_cell(int c, int k, int m)
 {

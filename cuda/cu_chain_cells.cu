@@ -85,7 +85,7 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
     const int lane = threadIdx.x & 31;
     __syncwarp(); /* the lanes are done with wc's previous contents */
     int c = 0, members = 0;
-    if (lane < 27) { /* neighbour_cell3's cell, and the fold its wrap implies */
+    if (lane < 27) { /* neighbour_cell(home, lane), wrapped by selects (no division), and the fold its wrap implies */
         int cx = home.x + lane / 9 - 1, cy = home.y + (lane / 3) % 3 - 1, cz = home.z + lane % 3 - 1;
         shift s;
         s.x = cx < 0 ? box : cx >= m ? -box : (real)0, cx = cx < 0 ? cx + m : cx >= m ? cx - m : cx;
