@@ -64,35 +64,26 @@ MC_CPU_CLONES static double energy_range(const double *x, const double *y, const
     return energy_loop(x, y, z, box, half, &plain, j0, j1, px, py, pz);
 }
 
-/* Energy of a particle at p with the members cpu_cells_gather gathered (a pure fluid's). */
-static double energy_gathered(const mc_chain *c, const cpu_cells *g, const pair_params *pp, int len, double px,
-                              double py, double pz)
+/* Energy of a particle of species a at p with the members cpu_cells_gather gathered, species
+ * block by species block (end from the gather), each with its pair constants. */
+static double energy_gathered(const mc_chain *c, const cpu_cells *g, const mc_species *sp, int a, const int *end,
+                              double px, double py, double pz)
 {
-    return energy_range(g->gx, g->gy, g->gz, c->box_len, c->half_box, pp, 0, len, px, py, pz);
+    double u = 0.0;
+    for (int b = 0; b < sp->n; b++)
+        u += energy_range(g->gx, g->gy, g->gz, c->box_len, c->half_box, &sp->pair[a][b], sp->first[b], end[b], px, py,
+                          pz);
+    return u;
 }
 
 /* Energy of particle skip (-1: a test particle) of species a at p with the members of the 27 cells
- * around p: a pure fluid's gathered and summed by the vectorised loop, a mixture's along the
- * lists with each pair's constants. */
-MC_CPU_CLONES static double energy_cells(const mc_chain *c, const cpu_cells *g, const mc_species *sp, int a,
-                           int skip, double px, double py, double pz)
+ * around p, gathered and summed by the vectorised loop. */
+static double energy_cells(const mc_chain *c, const cpu_cells *g, const mc_species *sp, int a, int skip, double px,
+                           double py, double pz)
 {
-    if (sp->n == 1)
-        return energy_gathered(c, g, &sp->pair[0][0],
-                               cpu_cells_gather(g, cpu_cells_index(g, px, py, pz), skip, c->x, c->y, c->z), px, py,
-                               pz);
-    int around[27];
-    cpu_cells_neighbours(g, cpu_cells_index(g, px, py, pz), around);
-    double u = 0.0;
-    for (int k = 0; k < 27; k++)
-        for (int j = g->head[around[k]]; j >= 0; j = g->next[j]) {
-            if (j == skip) continue;
-            double dx = mc_min_image(px - c->x[j], c->box_len, c->half_box);
-            double dy = mc_min_image(py - c->y[j], c->box_len, c->half_box);
-            double dz = mc_min_image(pz - c->z[j], c->box_len, c->half_box);
-            u += pair_energy(dx * dx + dy * dy + dz * dz, &sp->pair[a][mc_species_of(sp, j)]);
-        }
-    return u;
+    int end[MC_MAX_SPECIES];
+    cpu_cells_gather(g, cpu_cells_index(g, px, py, pz), skip, c->x, c->y, c->z, sp->first, sp->n, end);
+    return energy_gathered(c, g, sp, a, end, px, py, pz);
 }
 
 /* Energy of particle i (skip = i; -1 for a test particle) of species a placed at p with every
@@ -126,10 +117,10 @@ static void attempt_atom_move(const mc_plan *plan, mc_chain *c, cpu_cells *g)
     const mc_species *sp = &plan->species;
     int a = mc_species_of(sp, i);
     double dE;
-    if (g->ncell && sp->n == 1 && cpu_cells_index(g, nx, ny, nz) == g->cell_of[i]) { /* one gather for both */
-        int len = cpu_cells_gather(g, g->cell_of[i], i, c->x, c->y, c->z);
-        dE = energy_gathered(c, g, &sp->pair[0][0], len, nx, ny, nz) -
-             energy_gathered(c, g, &sp->pair[0][0], len, c->x[i], c->y[i], c->z[i]);
+    if (g->ncell && cpu_cells_index(g, nx, ny, nz) == g->cell_of[i]) { /* one gather serves both */
+        int end[MC_MAX_SPECIES];
+        cpu_cells_gather(g, g->cell_of[i], i, c->x, c->y, c->z, sp->first, sp->n, end);
+        dE = energy_gathered(c, g, sp, a, end, nx, ny, nz) - energy_gathered(c, g, sp, a, end, c->x[i], c->y[i], c->z[i]);
     } else {
         dE = particle_energy(c, g, sp, a, i, nx, ny, nz) - particle_energy(c, g, sp, a, i, c->x[i], c->y[i], c->z[i]);
     }

@@ -1,5 +1,6 @@
 /* cpu_cells: cell-list bookkeeping for the CPU backend. */
 #include "cpu_cells.h"
+#include "mc_species.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -90,12 +91,16 @@ void cpu_cells_neighbours(const cpu_cells *g, int c, int out[27])
                 out[k++] = (((cx + dx + m) % m) * m + (cy + dy + m) % m) * m + (cz + dz + m) % m;
 }
 
-int cpu_cells_gather(const cpu_cells *g, int c, int skip, const double *x, const double *y, const double *z)
+void cpu_cells_gather(const cpu_cells *g, int c, int skip, const double *x, const double *y, const double *z,
+                      const int *first, int nblocks, int *end)
 {
-    int around[27], len = 0;
+    int around[27];
     cpu_cells_neighbours(g, c, around);
+    for (int b = 0; b < nblocks; b++) end[b] = first[b];
     for (int k = 0; k < 27; k++)
-        for (int j = g->head[around[k]]; j >= 0; j = g->next[j])
-            if (j != skip) g->gx[len] = x[j], g->gy[len] = y[j], g->gz[len] = z[j], len++;
-    return len;
+        for (int j = g->head[around[k]]; j >= 0; j = g->next[j]) {
+            if (j == skip) continue;
+            int at = end[nblocks == 1 ? 0 : mc_species_block(first, nblocks, j)]++;
+            g->gx[at] = x[j], g->gy[at] = y[j], g->gz[at] = z[j];
+        }
 }

@@ -29,7 +29,9 @@ void cpu_cells_neighbours(const cpu_cells *g, int c, int out[27]);
 
 /* The coordinates of the members of the 27 cells around cell c, particle skip left out, copied in
  * list order into g->gx, gy, gz (scratch, hence a const list): a pair loop over them vectorises,
- * where one that follows the lists cannot. Returns how many. */
-int cpu_cells_gather(const cpu_cells *g, int c, int skip, const double *x, const double *y, const double *z);
+ * where one that follows the lists cannot. Particles come in nblocks index blocks (species: block
+ * b is [first[b], first[b + 1])); block b's members go to [first[b], end[b]) of the scratch. */
+void cpu_cells_gather(const cpu_cells *g, int c, int skip, const double *x, const double *y, const double *z,
+                      const int *first, int nblocks, int *end);
 
 #endif
