@@ -8,9 +8,7 @@
 set -uo pipefail
 . doc/device/build.sh
 . doc/device/sanitize.sh
-make -j8 check TESTS="${TESTS:-t/gpu_parity t/gpu_run.sh t/restart.sh}" > "$out/tests.log" 2>&1
-grep -E "^(FAIL|ERROR|XFAIL)" "$out/tests.log" | cut -c1-200
-echo "$(grep -c '^PASS' "$out/tests.log") passed, $(grep -c '^FAIL' "$out/tests.log") failed, $(grep -c '^SKIP' "$out/tests.log") skipped"
+gpu_tests "t/gpu_parity t/gpu_run.sh t/restart.sh"
 grep -h "^# " t/gpu_parity.log | grep -i "sweeps\|exchange" | cut -c1-160
 cp t/gpu_parity.log "$out/"
 echo "tests done at $SECONDS s"
