@@ -7,7 +7,8 @@
  * on barriers; the block instead evaluates a batch of consecutive trials at once, one per warp, and
  * decides them in order (cells_chains_kernel says how that stays the sequential chain).
  *
- * Each chain has its own grid of m^3 cells (m the same for all chains, from the smallest box),
+ * Each chain has its own grid of m^3 cells (m the same for all chains, from the smallest box of the
+ * run's state points: src/mc_cell_grid.h),
  * each a run of `cap` slots of particle indices in global memory; the counts live in shared
  * memory during a launch. An accepted move that changes a particle's cell swaps it out with the
  * cell's last member (O(1), by thread 0). Lists are then in arrival order, and sums over them
