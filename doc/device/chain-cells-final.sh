@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU call for issue 14's shape A at its final code: build; t/gpu_parity, t/gpu_run.sh and
 # t/restart.sh through the GPU; compute-sanitizer on a small job on the chain kernel's cell lists
-# with replica exchange, single and double; mcens-bench cases 7, 1 and 6; and N = 1000 chains (8
+# with replica exchange, single and double; mcens-bench cases 7, 1, 6 and 8; and N = 1000 chains (8
 # per SM) at 5 cells per edge, cell lists against all pairs. (The 4-cell figures of
 # doc/performance.md version 16 came from a build that took the lists from 4 cells per edge.)
 # Logs under $OUT.
@@ -26,4 +26,5 @@ threshold() { # label cutoff lists
 }
 threshold "m=5" 2.1 auto; threshold "m=5" 2.1 no
 ./mcens-bench --case 6 > "$out/bench6.txt" 2>&1; tail -3 "$out/bench6.txt"
+./mcens-bench --case 8 > "$out/bench8.txt" 2>&1; tail -4 "$out/bench8.txt"
 echo "all done at $SECONDS s"
