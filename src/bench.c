@@ -514,13 +514,12 @@ int main(int argc, char **argv)
     /* case 8: the argon-cluster melting sweep with 4 chains per SM (replicas per temperature
      * rounded up), double, through the run driver; pairs evaluated 2 (N - 1) per move (the
      * rigid-body kernel sums over all sites), pairs inside the cutoff counted in the crystal */
-    for (int g = 0; g < 1 && !(only && strcmp(only, "8") != 0); g++) {
+    if (!(only && strcmp(only, "8") != 0)) {
         char text[900];
         snprintf(text, sizeof text, ARGON_CLUSTER, (4 * dev.sm_count + 10) / 11);
         mc_plan *p = plan_of(text, &err);
-        double cpu8 = 0, inside = p ? cluster_inside_per_move(p, &err) : NAN;
-        if (p && !only && time_cpu(p, 0, 100000, &cpu8, &err) != MC_OK) p = (mc_plan_destroy(p), NULL);
-        row r = {"8 argon cluster N=864, 11 T, 4 chains/SM, GPU double", 0, p ? 2.0 * (p->n - 1) : 0, rate[0], cpu8,
+        double inside = p ? cluster_inside_per_move(p, &err) : NAN;
+        row r = {"8 argon cluster N=864, 11 T, 4 chains/SM, GPU double", 0, p ? 2.0 * (p->n - 1) : 0, rate[0], 0,
                  inside};
         if (!p || !isfinite(inside) || time_run(p, &r.moves_per_s, &err) != MC_OK) {
             mc_plan_destroy(p);
@@ -529,10 +528,14 @@ int main(int argc, char **argv)
         add_row(rows, &nrows, r);
         printf("case 8: %.3f of the double all-pairs rate in pairs evaluated, %.3f in pairs inside the cutoff\n",
                r.moves_per_s * r.pairs_per_move / rate[0], r.moves_per_s * inside / rate[0]);
-        mc_plan_destroy(p); /* its serial CPU row is K1 (cpu_shapes) */
+        mc_plan_destroy(p); /* its serial CPU row is K1 (cpu_shapes), measured once for both */
     }
 
     if (!only && cpu_shapes(rows, &nrows, &err) != MC_OK) goto fail;
+    for (int k = 0, m; k < nrows; k++) /* case 8's speedup from K1, the same chains on one core */
+        if (rows[k].name[0] == '8')
+            for (m = 0; m < nrows; m++)
+                if (!strncmp(rows[m].name, "K1", 2)) rows[k].cpu_moves_per_s = rows[m].moves_per_s;
 
     printf("\nGPU: %s, %d SMs; case 1 with %d chains; all-pairs rate %.3g pairs/s (single), %.3g (double)\n", dev.name, dev.sm_count, chains1, rate[1], rate[0]);
     print_header(stdout, 0);
