@@ -461,12 +461,11 @@ static int setup(mc_backend *b, mc_err *err)
      * grid, and the cell kernels hold one set of pair constants */
     if (b->batched && !b->plan->npt && b->plan->species.n == 1)
         MC_TRY(cu_cells_setup(v, b->h_pos, b->chains[0]->box_len, b->plan->cutoff, err));
-    /* many NVT chains of a pure fluid with a cutoff: cell lists inside the chain kernel where they
+    /* many NVT chains with a cutoff: cell lists inside the chain kernel where they
      * pay, on a grid from the smallest box of every state point, not of this rank's chains: the
      * grid orders a chain's sums, and a chain's numbers must not depend on the ranks it shares the
-     * run with. (The kernel's mixture form is compiled but not yet run on a GPU: mixtures keep to
-     * all pairs until it has been.) */
-    if (!b->batched && !b->plan->npt && b->plan->species.n == 1 && b->plan->gpu_cell_lists == CFG_GPU_CELL_LISTS_AUTO) {
+     * run with. Mixtures too: the kernel looks up each partner's species. */
+    if (!b->batched && !b->plan->npt && b->plan->gpu_cell_lists == CFG_GPU_CELL_LISTS_AUTO) {
         double min_box = b->plan->statepoint[0].box_len;
         for (int s = 1; s < b->plan->nstatepoints; s++)
             if (b->plan->statepoint[s].box_len < min_box) min_box = b->plan->statepoint[s].box_len;

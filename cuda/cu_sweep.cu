@@ -210,14 +210,52 @@ int cu_sweep_chains(const cu_view *v, long long moves, const cu_npt *npt, mc_err
 
 /* ---- batched path ---------------------------------------------------------------------------- */
 
-/* Kernel A: block b stages particles [b chunk, (b + 1) chunk) in shared memory; thread k sums the
- * energy change of trial k (step0 + k) over them against the batch-start configuration. */
+/* Trial k of a batch as kernel A sees it: its particle, its batch-start position o and its new
+ * position nw. */
+template <typename real> struct batch_trial {
+    int particle;
+    real o[3], nw[3];
+};
+
+template <typename real>
+__device__ inline batch_trial<real> batch_trial_of(const real *pos, int n, unsigned long long seed, unsigned id,
+                                                   unsigned long long step, double max_disp, real box)
+{
+    mc_trial t = mc_trial_draw(seed, id, step, (uint32_t)n, max_disp);
+    batch_trial<real> b;
+    b.particle = (int)t.particle;
+    b.o[0] = pos[b.particle], b.o[1] = pos[n + b.particle], b.o[2] = pos[2 * n + b.particle];
+    trial_position(t, b.o[0], b.o[1], b.o[2], box, &b.nw[0], &b.nw[1], &b.nw[2]);
+    return b;
+}
+
+/* Kernel A. Blocks below pair_blocks: block b stages particles [b chunk, (b + 1) chunk) in shared
+ * memory; thread k sums the energy change of trial k (step0 + k) over them against the batch-start
+ * configuration. Block pair_blocks + m: thread k > m writes corr[m K + k], what trial m, if
+ * accepted, adds to trial k's energy change (the four pair terms between their old and new
+ * positions), so that kernel B's sequential pass only adds numbers. (For trials of the same
+ * particle it is never used: the later one is recomputed in full.) Such a pair also raises prev[k]
+ * (-1 on entry) to m: prev[k] ends as the latest earlier trial of trial k's particle. */
 template <typename real, bool MIX>
 __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
-                                    int chunk, cu_pairs<real> lj, unsigned long long seed,
-                                    double *partial)
+                                    int chunk, int pair_blocks, cu_pairs<real> lj, unsigned long long seed,
+                                    double *partial, double *corr, int *prev)
 {
     extern __shared__ __align__(16) unsigned char smem[];
+    const int k = threadIdx.x, K = blockDim.x;
+    const real box = (real)cd->box, half = (real)cd->half_box;
+    if ((int)blockIdx.x >= pair_blocks) {
+        const int m = blockIdx.x - pair_blocks;
+        if (k <= m || k >= trials) return;
+        batch_trial<real> tk = batch_trial_of(pos, n, seed, cd->id, cd->step + k, cd->max_displacement, box);
+        batch_trial<real> tm = batch_trial_of(pos, n, seed, cd->id, cd->step + m, cd->max_displacement, box);
+        if (tk.particle == tm.particle) atomicMax(&prev[k], m); /* the latest earlier trial of the same */
+        corr[(size_t)m * K + k] =
+            tk.particle == tm.particle ? 0.0
+            : cu_pair_correction(tk.o[0], tk.o[1], tk.o[2], tk.nw[0], tk.nw[1], tk.nw[2], tm.o, tm.nw, box, half,
+                                 MIX ? lj.of(lj.species_of(tk.particle), lj.species_of(tm.particle)) : lj.one);
+        return;
+    }
     real *sx = (real *)smem, *sy = sx + chunk, *sz = sy + chunk;
     const real *x = pos, *y = pos + n, *z = pos + 2 * n;
     int j0 = blockIdx.x * chunk, len = min(n - j0, chunk);
@@ -227,99 +265,156 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
         sz[j] = z[j0 + j];
     }
     __syncthreads();
-    int k = threadIdx.x;
     if (k >= trials) return;
-    const real box = (real)cd->box, half = (real)cd->half_box;
-    mc_trial t = mc_trial_draw(seed, cd->id, cd->step + k, (uint32_t)n, cd->max_displacement);
-    int i = (int)t.particle;
-    real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
-    trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
+    batch_trial<real> t = batch_trial_of(pos, n, seed, cd->id, cd->step + k, cd->max_displacement, box);
     /* all threads read the same staged particle at once: a shared-memory broadcast */
-    partial[(size_t)blockIdx.x * blockDim.x + k] =
-        move_energy_part<MIX>(sx, sy, sz, 0, len, 1, i - j0, ox, oy, oz, nx, ny, nz, box, half, lj, j0);
+    partial[(size_t)blockIdx.x * K + k] =
+        move_energy_part<MIX>(sx, sy, sz, 0, len, 1, t.particle - j0, t.o[0], t.o[1], t.o[2], t.nw[0], t.nw[1],
+                              t.nw[2], box, half, lj, j0);
 }
 
-/* Kernel B: one block, thread k owns trial k. Step s: thread s decides trial s from its corrected
- * energy change (or, if its particle already moved in this batch, the block recomputes it in full
- * against the current positions); then every later trial adds the pair terms of an accepted s. */
+enum { WINDOW = 32 }; /* trials that warp 0 of kernel B decides between two block barriers */
+
+/* Kernel B: one block, thread k owns trial k; trials are decided in order. Warp 0 decides a window
+ * of up to 32 trials at a time, lane j trial s + j: lane t tests trial s + t with its energy
+ * change so far, the warp learns the outcome by a shuffle, and the later lanes add corr of an
+ * accepted one, so a decision costs a shuffle, not a block barrier. At the window's end every later
+ * trial adds the corr of the window's accepted trials, in order. A trial whose particle already
+ * moved in the batch ends the window: the block recomputes its energy change in full against the
+ * current positions, decides it, and every later trial adds its pair terms computed afresh. Each
+ * trial's energy change is thus the sum of its kernel A partials and then of its corrections by
+ * the earlier accepted trials in their order, whichever window they fell in. */
 template <typename real, bool MIX>
 __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, int nblocks,
                                     cu_pairs<real> lj, unsigned long long seed,
-                                    const double *partial)
+                                    const double *partial, const double *corr, int *prev)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    const int K = blockDim.x, k = threadIdx.x;
-    real *sa = (real *)smem, *sb = sa + 3 * K;       /* old and new position per trial */
-    int *sp = (int *)(sb + 3 * K), *sprev = sp + K;  /* particle, previous trial of the same */
+    const int K = blockDim.x, k = threadIdx.x, lane = k & 31;
+    double *sdE = (double *)smem, *sthreshold = sdE + K;  /* energy change so far, -ln u */
+    double *stile = sthreshold + K;                        /* corr of the window: [t][j] */
+    real *sa = (real *)(stile + WINDOW * WINDOW), *sb = sa + 3 * K; /* old and new position */
+    int *sp = (int *)(sb + 3 * K), *sprev = sp + K;        /* particle, previous trial of the same */
     unsigned char *sacc = (unsigned char *)(sprev + K);
-    __shared__ double red[2][32], s_energy;
-    __shared__ int s_full[2];
+    __shared__ double red[32], s_energy;
+    __shared__ int s_end;
+    __shared__ unsigned s_mask;
     __shared__ unsigned long long s_accepted;
     real *x = pos, *y = pos + n, *z = pos + 2 * n;
     const unsigned id = cd->id;
     const unsigned long long step0 = cd->step;
     const double beta = cd->beta, max_disp = cd->max_displacement;
     const real box = (real)cd->box, half = (real)cd->half_box;
-    double dE = 0.0, threshold = 0.0;
     if (k < trials) {
-        mc_trial t = mc_trial_draw(seed, id, step0 + k, (uint32_t)n, max_disp);
-        threshold = mc_accept_threshold(seed, id, step0 + k); /* now, off the sequential path */
-        int i = (int)t.particle;
-        sp[k] = i;
-        sa[3 * k] = x[i], sa[3 * k + 1] = y[i], sa[3 * k + 2] = z[i];
-        trial_position(t, sa[3 * k], sa[3 * k + 1], sa[3 * k + 2], box, &sb[3 * k], &sb[3 * k + 1],
-                       &sb[3 * k + 2]);
+        batch_trial<real> t = batch_trial_of(pos, n, seed, id, step0 + k, max_disp, box);
+        sthreshold[k] = mc_accept_threshold(seed, id, step0 + k); /* now, off the sequential path */
+        sp[k] = t.particle;
+        for (int d = 0; d < 3; d++) sa[3 * k + d] = t.o[d], sb[3 * k + d] = t.nw[d];
+        double dE = 0.0;
+#pragma unroll 8
         for (int b = 0; b < nblocks; b++) dE += partial[(size_t)b * K + k]; /* fixed order */
+        sdE[k] = dE;
         sacc[k] = 0;
+        sprev[k] = prev[k];
+        prev[k] = -1; /* as the next batch's kernel A expects it */
     }
     if (k == 0) {
         s_energy = cd->energy;
         s_accepted = 0;
     }
     __syncthreads(); /* every trial has read its batch-start position before any is written */
-    if (k < trials) {
-        int prev = -1;
-        for (int m = k - 1; m >= 0 && prev < 0; m--) prev = sp[m] == sp[k] ? m : -1;
-        sprev[k] = prev;
-    }
-    __syncthreads();
-    for (int s = 0; s < trials; s++) {
-        if (k == s) {
-            int full = 0;
-            for (int m = sprev[s]; m >= 0 && !full; m = sprev[m]) full = sacc[m];
-            s_full[s & 1] = full;
-            if (!full && mc_metropolis_test(dE, beta, threshold)) {
-                int i = sp[s];
-                x[i] = sb[3 * s], y[i] = sb[3 * s + 1], z[i] = sb[3 * s + 2];
-                sacc[s] = 1;
-                s_energy += dE;
-                s_accepted++;
-            }
+    for (int s = 0; s < trials;) {
+        const int w = min(WINDOW, trials - s);
+        for (int e = k; e < WINDOW * WINDOW; e += K) { /* corr[(s + t) K + s + j] for j > t */
+            int t = e / WINDOW, j = e % WINDOW;
+            stile[e] = t < w && j < w && j > t ? corr[(size_t)(s + t) * K + s + j] : 0.0;
         }
         __syncthreads();
-        if (s_full[s & 1]) { /* uniform: its particle moved earlier in the batch */
-            int i = sp[s];
-            mc_trial t = mc_trial_draw(seed, id, step0 + s, (uint32_t)n, max_disp);
+        if (k < WINDOW) {
+            const int trial = s + lane;
+            const double dE0 = lane < w ? sdE[trial] : 0.0, threshold = lane < w ? sthreshold[trial] : 0.0;
+            int moved_before = 0;    /* an earlier trial of the same particle, before the window, accepted */
+            unsigned same_in = 0;    /* earlier trials of the same particle in the window */
+            for (int m = lane < w ? sprev[trial] : -1; m >= 0; m = sprev[m])
+                if (m >= s) same_in |= 1u << (m - s);
+                else moved_before |= sacc[m];
+            /* Decide the window by rounds: each lane tests its trial as corrected by the trials in
+             * `mask`, the lanes vote, and again until the vote repeats. A lane's outcome depends
+             * only on the lanes below it, so after r rounds the lanes below r hold their outcome in
+             * the sequential chain, and a repeated vote is the sequential outcome. Corrections are
+             * small against most energy changes, so it usually takes two rounds. */
+            unsigned mask = 0;
+            int end = w;
+            double dE;
+            for (;;) {
+                dE = dE0;
+                for (unsigned left = mask & ((1u << lane) - 1u); left; left &= left - 1u) /* in order */
+                    dE += stile[(__ffs((int)left) - 1) * WINDOW + lane];
+                const bool full = lane < w && (moved_before || (same_in & mask));
+                const bool accept = lane < w && !full && mc_metropolis_test(dE, beta, threshold);
+                const unsigned fulls = __ballot_sync(0xffffffffu, full);
+                const int first_full = fulls ? __ffs((int)fulls) - 1 : w;
+                const unsigned vote = __ballot_sync(0xffffffffu, accept) & ((1ull << first_full) - 1);
+                if (vote == mask && first_full == end) break;
+                mask = vote, end = first_full;
+            }
+            if (lane < w) sdE[trial] = dE;
+            if (lane < end && (mask >> lane) & 1u) {
+                const int i = sp[trial];
+                x[i] = sb[3 * trial], y[i] = sb[3 * trial + 1], z[i] = sb[3 * trial + 2];
+                sacc[trial] = 1;
+            }
+            __syncwarp();
+            if (lane == 0) { /* the accepted energy changes added in order */
+                double energy = s_energy;
+                for (unsigned left = mask; left; left &= left - 1) energy += sdE[s + __ffs((int)left) - 1];
+                s_energy = energy;
+            }
+            if (lane == 0) s_end = s + end, s_mask = mask, s_accepted += __popc(mask);
+        }
+        __syncthreads();
+        const int end = s_end;
+        const unsigned mask = s_mask;
+        if (k >= s + WINDOW && k < trials && mask) { /* loads in flight together, added in order */
+            double dE = sdE[k];
+            for (int base = 0; base < WINDOW; base += 8) {
+                if (!((mask >> base) & 0xffu)) continue;
+                double c[8];
+#pragma unroll
+                for (int u = 0; u < 8; u++) c[u] = (mask >> (base + u)) & 1u ? corr[(size_t)(s + base + u) * K + k] : 0.0;
+#pragma unroll
+                for (int u = 0; u < 8; u++)
+                    if ((mask >> (base + u)) & 1u) dE += c[u];
+            }
+            sdE[k] = dE;
+        }
+        if (end < s + w) { /* uniform: trial `end`'s particle moved earlier in the batch */
+            const int i = sp[end];
+            mc_trial t = mc_trial_draw(seed, id, step0 + end, (uint32_t)n, max_disp);
             real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
             trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
             double part = move_energy_part<MIX>(x, y, z, k, n, K, i, ox, oy, oz, nx, ny, nz, box, half, lj);
-            double full_dE = cu_block_sum(part, red[s & 1]);
-            if (k == s) {
-                sa[3 * s] = ox, sa[3 * s + 1] = oy, sa[3 * s + 2] = oz;
-                sb[3 * s] = nx, sb[3 * s + 1] = ny, sb[3 * s + 2] = nz;
-                if (mc_metropolis_test(full_dE, beta, threshold)) {
+            double full_dE = cu_block_sum(part, red);
+            if (k == 0) {
+                sa[3 * end] = ox, sa[3 * end + 1] = oy, sa[3 * end + 2] = oz;
+                sb[3 * end] = nx, sb[3 * end + 1] = ny, sb[3 * end + 2] = nz;
+                if (mc_metropolis_test(full_dE, beta, sthreshold[end])) {
                     x[i] = nx, y[i] = ny, z[i] = nz;
-                    sacc[s] = 1;
+                    sacc[end] = 1;
                     s_energy += full_dE;
                     s_accepted++;
                 }
             }
             __syncthreads();
+            if (sacc[end] && k > end && k < trials && sp[k] != i)
+                sdE[k] += cu_pair_correction(sa[3 * k], sa[3 * k + 1], sa[3 * k + 2], sb[3 * k], sb[3 * k + 1],
+                                             sb[3 * k + 2], sa + 3 * end, sb + 3 * end, box, half,
+                                             MIX ? lj.of(lj.species_of(sp[k]), lj.species_of(i)) : lj.one);
+            s = end + 1;
+        } else {
+            s = end;
         }
-        if (sacc[s] && k > s && k < trials && sp[k] != sp[s])
-            dE += cu_pair_correction(sa[3 * k], sa[3 * k + 1], sa[3 * k + 2], sb[3 * k], sb[3 * k + 1],
-                                     sb[3 * k + 2], sa + 3 * s, sb + 3 * s, box, half,
-                                     MIX ? lj.of(lj.species_of(sp[k]), lj.species_of(sp[s])) : lj.one);
+        __syncthreads();
     }
     __syncthreads();
     if (k == 0) {
@@ -329,17 +424,24 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
     }
 }
 
+#ifndef BATCH_BLOCKS_PER_SM
+#define BATCH_BLOCKS_PER_SM 4 /* kernel A's pair-sum blocks of K threads per SM */
+#endif
+
 static int batch_chunk(const cu_view *v)
 {
-    int blocks = 4 * v->sm_count; /* enough blocks of K threads to fill every SM */
+    int blocks = BATCH_BLOCKS_PER_SM * v->sm_count;
     int chunk = (v->n + blocks - 1) / blocks;
     return chunk < 32 ? 32 : chunk;
 }
 
+/* kernel A's partial sums (a block's K), the K x K trial-pair corrections after them, and the K
+ * ints of prev (in K doubles' room) */
 size_t cu_batched_scratch(const cu_view *v)
 {
     int chunk = batch_chunk(v);
-    return (size_t)((v->n + chunk - 1) / chunk) * v->batch_trials;
+    return (size_t)((v->n + chunk - 1) / chunk) * v->batch_trials + (size_t)v->batch_trials * v->batch_trials +
+           v->batch_trials;
 }
 
 template <typename real, bool MIX>
@@ -347,8 +449,12 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
 {
     const int K = v->batch_trials, chunk = batch_chunk(v), nblocks = (v->n + chunk - 1) / chunk;
     size_t smem_a = 3 * (size_t)chunk * sizeof(real);
-    size_t smem_b = 6 * (size_t)K * sizeof(real) + 2 * (size_t)K * sizeof(int) + K;
+    size_t smem_b = (2 * (size_t)K + WINDOW * WINDOW) * sizeof(double) + 6 * (size_t)K * sizeof(real) +
+                    2 * (size_t)K * sizeof(int) + K;
     cu_pairs<real> lj = cu_pairs_of<real>(v);
+    double *corr = v->partial + (size_t)nblocks * K;
+    int *prev = (int *)(corr + (size_t)K * K);
+    CU_TRY(cudaMemset(prev, 0xff, (size_t)K * sizeof *prev), err); /* -1: kernel B resets what it reads */
     if (smem_b > 48 * 1024)
         CU_TRY(cudaFuncSetAttribute(batch_accept_kernel<real, MIX>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b), err);
@@ -356,11 +462,12 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
         real *pos = (real *)v->pos + (size_t)c * 3 * v->n;
         for (long long done = 0; done < moves; done += K) {
             int trials = (int)(moves - done < K ? moves - done : K);
-            batch_trials_kernel<real, MIX><<<nblocks, K, smem_a>>>(&v->chains[c], pos, v->n, trials,
-                                                                   chunk, lj, v->seed, v->partial);
+            /* nblocks blocks of pair sums, then a block per row of corrections (trial m < trials - 1) */
+            batch_trials_kernel<real, MIX><<<nblocks + trials - 1, K, smem_a>>>(
+                &v->chains[c], pos, v->n, trials, chunk, nblocks, lj, v->seed, v->partial, corr, prev);
             CU_LAUNCHED(err);
-            batch_accept_kernel<real, MIX><<<1, K, smem_b>>>(&v->chains[c], pos, v->n, trials,
-                                                             nblocks, lj, v->seed, v->partial);
+            batch_accept_kernel<real, MIX><<<1, K, smem_b>>>(&v->chains[c], pos, v->n, trials, nblocks, lj,
+                                                             v->seed, v->partial, corr, prev);
             CU_LAUNCHED(err);
         }
     }

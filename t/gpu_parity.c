@@ -175,6 +175,18 @@ static void mixture_n500(void **state)
     pair_destroy(&r);
 }
 
+/* ... and on the chain kernel's cell lists (rc 2.5 in the 14.2 box: 5 cells per edge), where each
+ * partner's species is looked up; gpu_batch_trials = 1024 keeps it off the batched path */
+static void mixture_chain_cells_n2000(void **state)
+{
+    (void)state;
+    pair_of_runs r;
+    pair_create(&r, MIX3 "counts = 1000, 600, 400\n[potential]\ncutoff = 2.5\n[ensemble]\n"
+                    "temperature = 1.5\ndensity = 0.7\nreplicas = 2\n[run]\nseed = 32\ngpu_batch_trials = 1024\n", 1);
+    run_in_step(&r, 400, 100, 0.12);
+    pair_destroy(&r);
+}
+
 static void mixture_batched_n4096(void **state)
 {
     (void)state;
@@ -678,7 +690,7 @@ int main(void)
         cmocka_unit_test(cell_list_n500), cmocka_unit_test(chain_cells_n2000),
         cmocka_unit_test(force_shifted_n500),
         cmocka_unit_test(morse_n500), cmocka_unit_test(mixture_n500), cmocka_unit_test(morse_mixture_n500),
-        cmocka_unit_test(mixture_batched_n4096),
+        cmocka_unit_test(mixture_batched_n4096), cmocka_unit_test(mixture_chain_cells_n2000),
         cmocka_unit_test(batched_k256),
         cmocka_unit_test(batched_k1024_repeats), cmocka_unit_test(cells_n20000),
         cmocka_unit_test(cells_dense_overflow), cmocka_unit_test(npt_chains_n500),

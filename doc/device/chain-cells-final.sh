@@ -25,6 +25,12 @@ threshold() { # label cutoff lists
   echo "$1 rc $2 lists $3: $(python3 -c "import h5py; print('%.4g' % h5py.File('t.h5')['parameters'].attrs['moves_per_second'])")"
 }
 threshold "m=5" 2.1 auto; threshold "m=5" 2.1 no
+mixture() { # lists: shape A as a binary mixture (2000 + 2000), 528 chains
+  printf '[run]\nseed = 5\nprecision = single\nequilibration = 0\nproduction = 100\nsample_every = 50\ngpu_cell_lists = %s\n[mixture]\nspecies = A, B\ncounts = 2000, 2000\nsigma = 1, 0.9\nepsilon = 1, 0.8\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\nreplicas = 528\n' "$1" > mix.ini
+  rm -f mix.h5; ./mcens -q -o mix.h5 mix.ini > /dev/null 2>&1 || echo "mixture run failed"
+  echo "mixture N 4000 lists $1: $(python3 -c "import h5py; print('%.4g' % h5py.File('mix.h5')['parameters'].attrs['moves_per_second'])")"
+}
+mixture auto; mixture no
 ./mcens-bench --case 6 > "$out/bench6.txt" 2>&1; tail -3 "$out/bench6.txt"
 ./mcens-bench --case 8 > "$out/bench8.txt" 2>&1; tail -4 "$out/bench8.txt"
 echo "all done at $SECONDS s"

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# GPU call for issue 14's shape E (one chain of N = 50,000, no cutoff): kernel B's sequential
+# pass as warp-wide rounds over trial-pair corrections precomputed by kernel A. Builds this tree;
+# runs the batched-path parity cases (ONLY=pattern picks others), compute-sanitizer memcheck and
+# racecheck on batched jobs with many repeated particles (N = 4096, K = 1024, single and double),
+# mcens-bench --case 2 at K = 256, 512 and 1024; then, with BASE=1, the same for the commit before
+# the change (its `git archive` in .base/base.tar, carried); then a copy of cu_sweep.cu with
+# clock64() phase counters (.base/cu_sweep_prof.cu, made by doc/device/batched-phases.py) on one
+# chain of N = 50,000 at K = 512 and 1024. Logs under $OUT.
+set -uo pipefail
+if [ -n "${BASE:-}" ]; then
+  base=/tmp/base; rm -rf $base; mkdir -p $base; tar -xf .base/base.tar -C $base
+  kit0=$PWD/.devkit
+  (cd $base && ln -s "$kit0" .devkit && export CC=mpicc CPPFLAGS="-I$kit0/include" LDFLAGS="-L$kit0/lib -Wl,-rpath,$kit0/lib" &&
+    autoreconf -fi > /tmp/base-autoreconf.log 2>&1 && ./configure > /tmp/base-configure.log 2>&1 &&
+    make git_revision.h > /tmp/base-build.log 2>&1 && make -j6 mcens-bench >> /tmp/base-build.log 2>&1; echo $? > /tmp/base-rc) &
+fi
+. doc/device/build.sh
+. doc/device/sanitize.sh
+GPU_PARITY_ONLY="${ONLY:-*batched*}" gpu_tests "t/gpu_parity"
+grep -h "^# \|^ok\|^not ok" t/gpu_parity.log | cut -c1-160 | tail -12
+for prec in single double; do
+  printf '[run]\nseed = 3\nequilibration = 0\nproduction = 2\nsample_every = 1\nprecision = %s\ngpu_batch_trials = 1024\n[system]\nn = 4096\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 1.0\ndensity = 0.8\n' $prec > san.ini
+  sanitize san.ini 2>&1 | grep "^sanitizer"
+done
+echo "tests and sanitizers done at $SECONDS s"
+row() { grep -E "^2 N" "$1" | awk '{printf "%s %s  ", $(NF-5), $(NF-4)}'; echo; }
+trees=.; [ -n "${BASE:-}" ] && { wait; echo "base build: rc $(cat /tmp/base-rc)"; trees=". /tmp/base"; }
+for K in 512 1024 256; do
+  for tree in $trees; do
+    $tree/mcens-bench --case 2 --batch-trials $K > b.txt 2>&1; echo "K $K $( [ $tree = . ] && echo this || echo base): $(row b.txt)"
+  done
+done
+cp cuda/cu_sweep.cu /tmp/cu_sweep.keep; cp .base/cu_sweep_prof.cu cuda/cu_sweep.cu
+make -j16 mcens > "$out/build-prof.log" 2>&1 || { tail -5 "$out/build-prof.log"; exit 1; }
+for K in 512 1024; do
+  printf '[run]\nseed = 8\nprecision = single\nequilibration = 0\nproduction = 4\nsample_every = 4\ngpu_batch_trials = %d\n[system]\nn = 50000\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 1\ndensity = 0.8\n' $K > e.ini
+  rm -f e.h5; ./mcens -q -o e.h5 e.ini 2>&1 | grep phases | head -3
+done
+cp /tmp/cu_sweep.keep cuda/cu_sweep.cu
+echo "all done at $SECONDS s"
