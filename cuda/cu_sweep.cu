@@ -210,46 +210,136 @@ int cu_sweep_chains(const cu_view *v, long long moves, const cu_npt *npt, mc_err
 
 /* ---- batched path ---------------------------------------------------------------------------- */
 
-/* Trial k of a batch as kernel A sees it: its particle, its batch-start position o and its new
- * position nw. */
+enum {
+    WINDOW = 32,   /* trials that warp 0 of kernel B decides between two block barriers */
+    ALT_MAX = 32,  /* repeated particles per batch whose second energy change kernel A sums */
+    TRIAL_DOUBLES = 7 /* a batch_trial's room in the scratch, in doubles */
+};
+
+/* Trial k of a batch: its particle, its batch-start position o and its new position nw. */
 template <typename real> struct batch_trial {
     int particle;
     real o[3], nw[3];
 };
 
-template <typename real>
-__device__ inline batch_trial<real> batch_trial_of(const real *pos, int n, unsigned long long seed, unsigned id,
-                                                   unsigned long long step, double max_disp, real box)
+/* A batch's tables in the view's scratch, after kernel A's partial sums and the K x K corrections:
+ * written by the draw kernel and read by kernels A and B. */
+template <typename real> struct batch_tables {
+    batch_trial<real> *trial; /* [K] */
+    double *threshold;        /* [K] -ln u of each trial's Metropolis test */
+    int *prev;                /* [K] the latest earlier trial of the same particle, or -1 */
+    int *alt_of;              /* [K] the trial's row in alt, or -1 */
+    int *alt_count;           /* rows of alt in use */
+    batch_trial<real> *alt;   /* [ALT_MAX] a repeated trial as it is if its prev was accepted */
+    double *alt_dE;           /* [ALT_MAX] its energy change against the batch-start positions */
+};
+
+template <typename real> static batch_tables<real> batch_tables_of(const cu_view *v, double *after)
 {
-    mc_trial t = mc_trial_draw(seed, id, step, (uint32_t)n, max_disp);
-    batch_trial<real> b;
-    b.particle = (int)t.particle;
-    b.o[0] = pos[b.particle], b.o[1] = pos[n + b.particle], b.o[2] = pos[2 * n + b.particle];
-    trial_position(t, b.o[0], b.o[1], b.o[2], box, &b.nw[0], &b.nw[1], &b.nw[2]);
-    return b;
+    const int K = v->batch_trials;
+    batch_tables<real> t;
+    t.trial = (batch_trial<real> *)after;
+    t.threshold = after + (size_t)TRIAL_DOUBLES * K;
+    t.prev = (int *)(t.threshold + K);
+    t.alt_of = (int *)(t.threshold + 2 * K);
+    t.alt = (batch_trial<real> *)(t.threshold + 3 * K);
+    t.alt_dE = (double *)t.alt + (size_t)TRIAL_DOUBLES * ALT_MAX;
+    t.alt_count = (int *)(t.alt_dE + ALT_MAX);
+    return t;
 }
 
-/* Kernel A. Blocks below pair_blocks: block b stages particles [b chunk, (b + 1) chunk) in shared
- * memory; thread k sums the energy change of trial k (step0 + k) over them against the batch-start
- * configuration. Block pair_blocks + m: thread k > m writes corr[m K + k], what trial m, if
- * accepted, adds to trial k's energy change (the four pair terms between their old and new
- * positions), so that kernel B's sequential pass only adds numbers. (For trials of the same
- * particle it is never used: the later one is recomputed in full.) Such a pair also raises prev[k]
- * (-1 on entry) to m: prev[k] ends as the latest earlier trial of trial k's particle. */
+/* The draw kernel: one block, thread k draws trial k (step0 + k) as the CPU does, and finds the
+ * latest earlier trial of the same particle through a hash table of the batch's particles (only a
+ * particle drawn twice scans the earlier trials). The first ALT_MAX repeated trials, in trial
+ * order, get a row in alt: the trial's move made from the new position of its prev, which is where
+ * the particle is if prev was accepted (and itself made from the batch start). */
+template <typename real>
+__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
+                                  int hash_size, unsigned long long seed, batch_tables<real> tb)
+{
+    extern __shared__ int hash[]; /* keys [hash_size], counts [hash_size], particles [K] */
+    int *count = hash + hash_size, *sp = count + hash_size;
+    __shared__ int warp_repeats[32];
+    const int k = threadIdx.x, K = blockDim.x, lane = k & 31, warp = k >> 5;
+    const real box = (real)cd->box;
+    for (int e = k; e < hash_size; e += K) hash[e] = -1, count[e] = 0;
+    __syncthreads();
+    mc_trial t;
+    int slot = 0;
+    if (k < trials) {
+        t = mc_trial_draw(seed, cd->id, cd->step + k, (uint32_t)n, cd->max_displacement);
+        batch_trial<real> b;
+        b.particle = (int)t.particle;
+        b.o[0] = pos[b.particle], b.o[1] = pos[n + b.particle], b.o[2] = pos[2 * n + b.particle];
+        trial_position(t, b.o[0], b.o[1], b.o[2], box, &b.nw[0], &b.nw[1], &b.nw[2]);
+        tb.trial[k] = b;
+        tb.threshold[k] = mc_accept_threshold(seed, cd->id, cd->step + k);
+        sp[k] = b.particle;
+        slot = (int)((t.particle * 2654435761u) & (unsigned)(hash_size - 1));
+        for (;;) { /* linear probing; the table is at least twice the batch */
+            int key = atomicCAS(&hash[slot], -1, b.particle);
+            if (key == -1 || key == b.particle) break;
+            slot = (slot + 1) & (hash_size - 1);
+        }
+        atomicAdd(&count[slot], 1);
+    }
+    __syncthreads();
+    int prev = -1;
+    if (k < trials && count[slot] > 1)
+        for (int m = k - 1; m >= 0 && prev < 0; m--) prev = sp[m] == sp[k] ? m : -1;
+    const unsigned repeats = __ballot_sync(0xffffffffu, prev >= 0);
+    if (lane == 0) warp_repeats[warp] = __popc(repeats);
+    __syncthreads();
+    int row = __popc(repeats & ((1u << lane) - 1u)), total = 0; /* repeats before trial k, in order */
+    for (int w = 0; w < (K >> 5); w++) row += w < warp ? warp_repeats[w] : 0, total += warp_repeats[w];
+    if (k < trials) {
+        tb.prev[k] = prev;
+        tb.alt_of[k] = prev >= 0 && row < ALT_MAX ? row : -1;
+        if (prev >= 0 && row < ALT_MAX) {
+            batch_trial<real> a;
+            a.particle = (int)t.particle;
+            for (int d = 0; d < 3; d++) a.o[d] = tb.trial[prev].nw[d]; /* written before the barrier */
+            trial_position(t, a.o[0], a.o[1], a.o[2], box, &a.nw[0], &a.nw[1], &a.nw[2]);
+            tb.alt[row] = a;
+        }
+    }
+    if (k == 0) *tb.alt_count = min(total, (int)ALT_MAX);
+}
+
+/* Kernel A, three kinds of block, all against the batch-start configuration:
+ *  - blocks [0, ALT_MAX): block r sums alt row r's energy change over all particles (rows beyond
+ *    alt_count return at once);
+ *  - the next pair_blocks: block b stages particles [b chunk, (b + 1) chunk) in shared memory and
+ *    thread k sums trial k's energy change over them;
+ *  - then one block per trial m < trials - 1: thread k > m writes corr[m K + k], what trial m, if
+ *    accepted, adds to trial k's energy change (the four pair terms between their old and new
+ *    positions), so that kernel B's sequential pass only adds numbers. (For trials of the same
+ *    particle it is never used: the later one is decided from alt or recomputed.) */
 template <typename real, bool MIX>
 __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
-                                    int chunk, int pair_blocks, cu_pairs<real> lj, unsigned long long seed,
-                                    double *partial, double *corr, int *prev)
+                                    int chunk, int pair_blocks, cu_pairs<real> lj, double *partial,
+                                    double *corr, batch_tables<real> tb)
 {
     extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ double warp_sum[32];
     const int k = threadIdx.x, K = blockDim.x;
     const real box = (real)cd->box, half = (real)cd->half_box;
-    if ((int)blockIdx.x >= pair_blocks) {
-        const int m = blockIdx.x - pair_blocks;
+    const real *x = pos, *y = pos + n, *z = pos + 2 * n;
+    int block = blockIdx.x;
+    if (block < ALT_MAX) {
+        if (block >= *tb.alt_count) return;
+        const batch_trial<real> a = tb.alt[block];
+        double part = move_energy_part<MIX>(x, y, z, k, n, K, a.particle, a.o[0], a.o[1], a.o[2], a.nw[0], a.nw[1],
+                                            a.nw[2], box, half, lj);
+        double total = block_total(part, warp_sum);
+        if (k == 0) tb.alt_dE[block] = total;
+        return;
+    }
+    block -= ALT_MAX;
+    if (block >= pair_blocks) {
+        const int m = block - pair_blocks;
         if (k <= m || k >= trials) return;
-        batch_trial<real> tk = batch_trial_of(pos, n, seed, cd->id, cd->step + k, cd->max_displacement, box);
-        batch_trial<real> tm = batch_trial_of(pos, n, seed, cd->id, cd->step + m, cd->max_displacement, box);
-        if (tk.particle == tm.particle) atomicMax(&prev[k], m); /* the latest earlier trial of the same */
+        const batch_trial<real> tk = tb.trial[k], tm = tb.trial[m];
         corr[(size_t)m * K + k] =
             tk.particle == tm.particle ? 0.0
             : cu_pair_correction(tk.o[0], tk.o[1], tk.o[2], tk.nw[0], tk.nw[1], tk.nw[2], tm.o, tm.nw, box, half,
@@ -257,8 +347,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
         return;
     }
     real *sx = (real *)smem, *sy = sx + chunk, *sz = sy + chunk;
-    const real *x = pos, *y = pos + n, *z = pos + 2 * n;
-    int j0 = blockIdx.x * chunk, len = min(n - j0, chunk);
+    int j0 = block * chunk, len = min(n - j0, chunk);
     for (int j = threadIdx.x; j < len; j += blockDim.x) {
         sx[j] = x[j0 + j];
         sy[j] = y[j0 + j];
@@ -266,100 +355,112 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
     }
     __syncthreads();
     if (k >= trials) return;
-    batch_trial<real> t = batch_trial_of(pos, n, seed, cd->id, cd->step + k, cd->max_displacement, box);
+    const batch_trial<real> t = tb.trial[k];
     /* all threads read the same staged particle at once: a shared-memory broadcast */
-    partial[(size_t)blockIdx.x * K + k] =
+    partial[(size_t)block * K + k] =
         move_energy_part<MIX>(sx, sy, sz, 0, len, 1, t.particle - j0, t.o[0], t.o[1], t.o[2], t.nw[0], t.nw[1],
                               t.nw[2], box, half, lj, j0);
 }
 
-enum { WINDOW = 32 }; /* trials that warp 0 of kernel B decides between two block barriers */
-
-/* Kernel B: one block, thread k owns trial k; trials are decided in order. Warp 0 decides a window
- * of up to 32 trials at a time, lane j trial s + j: lane t tests trial s + t with its energy
- * change so far, the warp learns the outcome by a shuffle, and the later lanes add corr of an
- * accepted one, so a decision costs a shuffle, not a block barrier. At the window's end every later
- * trial adds the corr of the window's accepted trials, in order. A trial whose particle already
- * moved in the batch ends the window: the block recomputes its energy change in full against the
- * current positions, decides it, and every later trial adds its pair terms computed afresh. Each
- * trial's energy change is thus the sum of its kernel A partials and then of its corrections by
- * the earlier accepted trials in their order, whichever window they fell in. */
+/* Kernel B: one block, thread k owns trial k; trials are decided in order, a window at a time.
+ * The windows lie inside aligned blocks of 32 trials, lane j of warp 0 holding trial 32 b + j, so
+ * that the next block's corrections (its 32 x 32 corner of corr) are staged in shared memory by
+ * the other warps while warp 0 decides. Warp 0 decides a window in rounds of votes (below); then
+ * every later trial adds the corr of the window's accepted trials, in order. A trial whose particle
+ * already moved in the batch ends the window. If its prev was accepted from the batch start, its
+ * energy change is kernel A's alt sum plus its pair terms with the other accepted trials; else the
+ * block recomputes it in full against the current positions. Either way every later trial then
+ * adds its pair terms with it, computed afresh. Each trial's energy change is thus the sum of its
+ * kernel A partials and then of its corrections by the earlier accepted trials in their order. */
 template <typename real, bool MIX>
 __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, int nblocks,
-                                    cu_pairs<real> lj, unsigned long long seed,
-                                    const double *partial, const double *corr, int *prev)
+                                    cu_pairs<real> lj, unsigned long long seed, const double *partial,
+                                    const double *corr, batch_tables<real> tb)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x, lane = k & 31;
     double *sdE = (double *)smem, *sthreshold = sdE + K;  /* energy change so far, -ln u */
-    double *stile = sthreshold + K;                        /* corr of the window: [t][j] */
-    real *sa = (real *)(stile + WINDOW * WINDOW), *sb = sa + 3 * K; /* old and new position */
-    int *sp = (int *)(sb + 3 * K), *sprev = sp + K;        /* particle, previous trial of the same */
-    unsigned char *sacc = (unsigned char *)(sprev + K);
+    double *stile = sthreshold + K;                        /* [2][WINDOW][WINDOW] corr corners */
+    real *sa = (real *)(stile + 2 * WINDOW * WINDOW), *sb = sa + 3 * K; /* old and new position */
+    int *sp = (int *)(sb + 3 * K), *sprev = sp + K, *salt = sprev + K; /* particle, prev, alt row */
+    unsigned char *sacc = (unsigned char *)(salt + K), *sfull = sacc + K; /* accepted; decided apart */
     __shared__ double red[32], s_energy;
     __shared__ int s_end;
     __shared__ unsigned s_mask;
     __shared__ unsigned long long s_accepted;
     real *x = pos, *y = pos + n, *z = pos + 2 * n;
-    const unsigned id = cd->id;
     const unsigned long long step0 = cd->step;
-    const double beta = cd->beta, max_disp = cd->max_displacement;
+    const double beta = cd->beta;
     const real box = (real)cd->box, half = (real)cd->half_box;
+    const int nwin = (trials + WINDOW - 1) / WINDOW;
+    /* corner b of corr, [t][j] = corr[(32 b + t) K + 32 b + j] for j > t, into buffer b % 2 */
+    auto stage_corner = [&](int b, int first, int stride) {
+        double *tile = stile + (b & 1) * WINDOW * WINDOW;
+        for (int e = first; e < WINDOW * WINDOW; e += stride) {
+            int t = WINDOW * b + e / WINDOW, j = WINDOW * b + e % WINDOW;
+            tile[e] = j > t && j < trials ? corr[(size_t)t * K + j] : 0.0;
+        }
+    };
     if (k < trials) {
-        batch_trial<real> t = batch_trial_of(pos, n, seed, id, step0 + k, max_disp, box);
-        sthreshold[k] = mc_accept_threshold(seed, id, step0 + k); /* now, off the sequential path */
-        sp[k] = t.particle;
+        const batch_trial<real> t = tb.trial[k];
+        sthreshold[k] = tb.threshold[k];
+        sp[k] = t.particle, sprev[k] = tb.prev[k], salt[k] = tb.alt_of[k];
         for (int d = 0; d < 3; d++) sa[3 * k + d] = t.o[d], sb[3 * k + d] = t.nw[d];
         double dE = 0.0;
-#pragma unroll 8
         for (int b = 0; b < nblocks; b++) dE += partial[(size_t)b * K + k]; /* fixed order */
         sdE[k] = dE;
-        sacc[k] = 0;
-        sprev[k] = prev[k];
-        prev[k] = -1; /* as the next batch's kernel A expects it */
+        sacc[k] = 0, sfull[k] = 0;
     }
     if (k == 0) {
         s_energy = cd->energy;
         s_accepted = 0;
     }
-    __syncthreads(); /* every trial has read its batch-start position before any is written */
+    stage_corner(0, k, K);
+    __syncthreads();
+    int staged = 0; /* the last corner staged */
     for (int s = 0; s < trials;) {
-        const int w = min(WINDOW, trials - s);
-        for (int e = k; e < WINDOW * WINDOW; e += K) { /* corr[(s + t) K + s + j] for j > t */
-            int t = e / WINDOW, j = e % WINDOW;
-            stile[e] = t < w && j < w && j > t ? corr[(size_t)(s + t) * K + s + j] : 0.0;
+        const int b = s / WINDOW, base = WINDOW * b, w = min(WINDOW, trials - base); /* lanes [s - base, w) */
+        const double *tile = stile + (b & 1) * WINDOW * WINDOW;
+        if (staged < b) { /* one warp (K = 32) has no other to stage the corner beforehand */
+            stage_corner(b, k, K);
+            __syncthreads();
+            staged = b;
         }
-        __syncthreads();
+        if (K > WINDOW && staged == b && b + 1 < nwin) { /* the next corner, beside the decisions */
+            if (k >= WINDOW) stage_corner(b + 1, k - WINDOW, K - WINDOW);
+            staged = b + 1;
+        }
         if (k < WINDOW) {
-            const int trial = s + lane;
-            const double dE0 = lane < w ? sdE[trial] : 0.0, threshold = lane < w ? sthreshold[trial] : 0.0;
-            int moved_before = 0;    /* an earlier trial of the same particle, before the window, accepted */
-            unsigned same_in = 0;    /* earlier trials of the same particle in the window */
-            for (int m = lane < w ? sprev[trial] : -1; m >= 0; m = sprev[m])
-                if (m >= s) same_in |= 1u << (m - s);
+            const int trial = base + lane;
+            const bool mine = trial >= s && lane < w;
+            const double dE0 = mine ? sdE[trial] : 0.0, threshold = mine ? sthreshold[trial] : 0.0;
+            int moved_before = 0; /* an earlier trial of the same particle, before the window, accepted */
+            unsigned same_in = 0; /* earlier trials of the same particle in the window */
+            for (int m = mine ? sprev[trial] : -1; m >= 0; m = sprev[m])
+                if (m >= s) same_in |= 1u << (m - base);
                 else moved_before |= sacc[m];
-            /* Decide the window by rounds: each lane tests its trial as corrected by the trials in
-             * `mask`, the lanes vote, and again until the vote repeats. A lane's outcome depends
-             * only on the lanes below it, so after r rounds the lanes below r hold their outcome in
-             * the sequential chain, and a repeated vote is the sequential outcome. Corrections are
-             * small against most energy changes, so it usually takes two rounds. */
+            /* Rounds: each lane tests its trial as corrected by the trials in `mask`, the lanes
+             * vote, and again until the vote repeats. A lane's outcome depends only on the lanes
+             * below it, so after r rounds the lowest r lanes hold their outcome in the sequential
+             * chain, and a repeated vote is the sequential outcome. Corrections are small against
+             * most energy changes, so it usually takes two rounds. */
             unsigned mask = 0;
             int end = w;
             double dE;
             for (;;) {
                 dE = dE0;
                 for (unsigned left = mask & ((1u << lane) - 1u); left; left &= left - 1u) /* in order */
-                    dE += stile[(__ffs((int)left) - 1) * WINDOW + lane];
-                const bool full = lane < w && (moved_before || (same_in & mask));
-                const bool accept = lane < w && !full && mc_metropolis_test(dE, beta, threshold);
+                    dE += tile[(__ffs((int)left) - 1) * WINDOW + lane];
+                const bool full = mine && (moved_before || (same_in & mask));
+                const bool accept = mine && !full && mc_metropolis_test(dE, beta, threshold);
                 const unsigned fulls = __ballot_sync(0xffffffffu, full);
                 const int first_full = fulls ? __ffs((int)fulls) - 1 : w;
-                const unsigned vote = __ballot_sync(0xffffffffu, accept) & ((1ull << first_full) - 1);
+                const unsigned vote = __ballot_sync(0xffffffffu, accept) & (unsigned)((1ull << first_full) - 1);
                 if (vote == mask && first_full == end) break;
                 mask = vote, end = first_full;
             }
-            if (lane < w) sdE[trial] = dE;
-            if (lane < end && (mask >> lane) & 1u) {
+            if (mine) sdE[trial] = dE;
+            if ((mask >> lane) & 1u) {
                 const int i = sp[trial];
                 x[i] = sb[3 * trial], y[i] = sb[3 * trial + 1], z[i] = sb[3 * trial + 2];
                 sacc[trial] = 1;
@@ -367,41 +468,54 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
             __syncwarp();
             if (lane == 0) { /* the accepted energy changes added in order */
                 double energy = s_energy;
-                for (unsigned left = mask; left; left &= left - 1) energy += sdE[s + __ffs((int)left) - 1];
+                for (unsigned left = mask; left; left &= left - 1u) energy += sdE[base + __ffs((int)left) - 1];
                 s_energy = energy;
+                s_end = base + end, s_mask = mask, s_accepted += __popc(mask);
             }
-            if (lane == 0) s_end = s + end, s_mask = mask, s_accepted += __popc(mask);
         }
         __syncthreads();
         const int end = s_end;
         const unsigned mask = s_mask;
-        if (k >= s + WINDOW && k < trials && mask) { /* loads in flight together, added in order */
+        if (k >= base + WINDOW && k < trials && mask) { /* loads in flight together, added in order */
             double dE = sdE[k];
-            for (int base = 0; base < WINDOW; base += 8) {
-                if (!((mask >> base) & 0xffu)) continue;
+            for (int first = 0; first < WINDOW; first += 8) {
+                if (!((mask >> first) & 0xffu)) continue;
                 double c[8];
 #pragma unroll
-                for (int u = 0; u < 8; u++) c[u] = (mask >> (base + u)) & 1u ? corr[(size_t)(s + base + u) * K + k] : 0.0;
+                for (int u = 0; u < 8; u++) c[u] = (mask >> (first + u)) & 1u ? corr[(size_t)(base + first + u) * K + k] : 0.0;
 #pragma unroll
                 for (int u = 0; u < 8; u++)
-                    if ((mask >> (base + u)) & 1u) dE += c[u];
+                    if ((mask >> (first + u)) & 1u) dE += c[u];
             }
             sdE[k] = dE;
         }
-        if (end < s + w) { /* uniform: trial `end`'s particle moved earlier in the batch */
-            const int i = sp[end];
-            mc_trial t = mc_trial_draw(seed, id, step0 + end, (uint32_t)n, max_disp);
-            real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
-            trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
-            double part = move_energy_part<MIX>(x, y, z, k, n, K, i, ox, oy, oz, nx, ny, nz, box, half, lj);
-            double full_dE = cu_block_sum(part, red);
+        if (end < base + w) { /* uniform: trial `end`'s particle moved earlier in the batch */
+            const int i = sp[end], m = sprev[end], row = salt[end];
+            real o[3], nw[3];
+            double dE;
+            if (row >= 0 && sacc[m] && !sfull[m]) { /* it sits at prev's new position: alt holds it */
+                const batch_trial<real> a = tb.alt[row];
+                for (int d = 0; d < 3; d++) o[d] = a.o[d], nw[d] = a.nw[d];
+                double part = k < end && sacc[k] && sp[k] != i
+                              ? cu_pair_correction(o[0], o[1], o[2], nw[0], nw[1], nw[2], sa + 3 * k, sb + 3 * k, box,
+                                                   half, MIX ? lj.of(lj.species_of(i), lj.species_of(sp[k])) : lj.one)
+                              : 0.0;
+                dE = tb.alt_dE[row] + cu_block_sum(part, red);
+            } else {
+                mc_trial t = mc_trial_draw(seed, cd->id, step0 + end, (uint32_t)n, cd->max_displacement);
+                o[0] = x[i], o[1] = y[i], o[2] = z[i];
+                trial_position(t, o[0], o[1], o[2], box, &nw[0], &nw[1], &nw[2]);
+                dE = cu_block_sum(move_energy_part<MIX>(x, y, z, k, n, K, i, o[0], o[1], o[2], nw[0], nw[1], nw[2],
+                                                        box, half, lj),
+                                  red);
+            }
             if (k == 0) {
-                sa[3 * end] = ox, sa[3 * end + 1] = oy, sa[3 * end + 2] = oz;
-                sb[3 * end] = nx, sb[3 * end + 1] = ny, sb[3 * end + 2] = nz;
-                if (mc_metropolis_test(full_dE, beta, sthreshold[end])) {
-                    x[i] = nx, y[i] = ny, z[i] = nz;
+                for (int d = 0; d < 3; d++) sa[3 * end + d] = o[d], sb[3 * end + d] = nw[d];
+                sfull[end] = 1;
+                if (mc_metropolis_test(dE, beta, sthreshold[end])) {
+                    x[i] = nw[0], y[i] = nw[1], z[i] = nw[2];
                     sacc[end] = 1;
-                    s_energy += full_dE;
+                    s_energy += dE;
                     s_accepted++;
                 }
             }
@@ -412,11 +526,10 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
                                              MIX ? lj.of(lj.species_of(sp[k]), lj.species_of(i)) : lj.one);
             s = end + 1;
         } else {
-            s = end;
+            s = base + w;
         }
         __syncthreads();
     }
-    __syncthreads();
     if (k == 0) {
         cd->step = step0 + trials;
         cd->accepted += s_accepted;
@@ -435,26 +548,28 @@ static int batch_chunk(const cu_view *v)
     return chunk < 32 ? 32 : chunk;
 }
 
-/* kernel A's partial sums (a block's K), the K x K trial-pair corrections after them, and the K
- * ints of prev (in K doubles' room) */
+/* kernel A's partial sums (a block's K), the K x K trial-pair corrections, then the batch tables */
 size_t cu_batched_scratch(const cu_view *v)
 {
+    const size_t K = v->batch_trials;
     int chunk = batch_chunk(v);
-    return (size_t)((v->n + chunk - 1) / chunk) * v->batch_trials + (size_t)v->batch_trials * v->batch_trials +
-           v->batch_trials;
+    return (size_t)((v->n + chunk - 1) / chunk) * K + K * K + (TRIAL_DOUBLES + 3) * K +
+           (TRIAL_DOUBLES + 1) * ALT_MAX + 1;
 }
 
 template <typename real, bool MIX>
 static int launch_batched(const cu_view *v, long long moves, mc_err *err)
 {
     const int K = v->batch_trials, chunk = batch_chunk(v), nblocks = (v->n + chunk - 1) / chunk;
+    int hash_size = 1;
+    while (hash_size < 2 * K) hash_size *= 2;
+    size_t smem_draw = (2 * (size_t)hash_size + K) * sizeof(int);
     size_t smem_a = 3 * (size_t)chunk * sizeof(real);
-    size_t smem_b = (2 * (size_t)K + WINDOW * WINDOW) * sizeof(double) + 6 * (size_t)K * sizeof(real) +
-                    2 * (size_t)K * sizeof(int) + K;
+    size_t smem_b = (2 * (size_t)K + 2 * WINDOW * WINDOW) * sizeof(double) + 6 * (size_t)K * sizeof(real) +
+                    3 * (size_t)K * sizeof(int) + 2 * (size_t)K;
     cu_pairs<real> lj = cu_pairs_of<real>(v);
     double *corr = v->partial + (size_t)nblocks * K;
-    int *prev = (int *)(corr + (size_t)K * K);
-    CU_TRY(cudaMemset(prev, 0xff, (size_t)K * sizeof *prev), err); /* -1: kernel B resets what it reads */
+    batch_tables<real> tb = batch_tables_of<real>(v, corr + (size_t)K * K);
     if (smem_b > 48 * 1024)
         CU_TRY(cudaFuncSetAttribute(batch_accept_kernel<real, MIX>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b), err);
@@ -462,12 +577,14 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
         real *pos = (real *)v->pos + (size_t)c * 3 * v->n;
         for (long long done = 0; done < moves; done += K) {
             int trials = (int)(moves - done < K ? moves - done : K);
-            /* nblocks blocks of pair sums, then a block per row of corrections (trial m < trials - 1) */
-            batch_trials_kernel<real, MIX><<<nblocks + trials - 1, K, smem_a>>>(
-                &v->chains[c], pos, v->n, trials, chunk, nblocks, lj, v->seed, v->partial, corr, prev);
+            batch_draw_kernel<real><<<1, K, smem_draw>>>(&v->chains[c], pos, v->n, trials, hash_size, v->seed, tb);
+            CU_LAUNCHED(err);
+            /* alt rows, pair sums, then a block per row of corrections (trial m < trials - 1) */
+            batch_trials_kernel<real, MIX><<<ALT_MAX + nblocks + trials - 1, K, smem_a>>>(
+                &v->chains[c], pos, v->n, trials, chunk, nblocks, lj, v->partial, corr, tb);
             CU_LAUNCHED(err);
             batch_accept_kernel<real, MIX><<<1, K, smem_b>>>(&v->chains[c], pos, v->n, trials, nblocks, lj,
-                                                             v->seed, v->partial, corr, prev);
+                                                             v->seed, v->partial, corr, tb);
             CU_LAUNCHED(err);
         }
     }

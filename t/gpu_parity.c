@@ -207,7 +207,19 @@ static void batched(int trials)
 }
 
 static void batched_k256(void **state) { (void)state; batched(256); }
-/* 1024 trials among 4096 particles: about 128 repeated particles per batch */
+/* one warp's batch (K = 32: kernel B stages each corner of corrections itself) among 128
+ * particles: about 4 repeated particles per batch */
+static void batched_k32_n128(void **state)
+{
+    (void)state;
+    pair_of_runs r;
+    pair_create_k(&r, "[system]\nn = 128\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 1\n"
+                      "density = 0.8\nreplicas = 2\n[run]\nseed = 24\n", 1, 32);
+    run_in_step(&r, 400, 100, 0.12);
+    pair_destroy(&r);
+}
+/* 1024 trials among 4096 particles: about 128 repeated particles per batch, more than the 32 that
+ * kernel A sums ahead (alt rows): the rest are recomputed in full by kernel B */
 static void batched_k1024_repeats(void **state) { (void)state; batched(1024); }
 
 /* The cell path: one chain of 20,000 with cutoff 2.5 (11 cells per edge on both sides), K = 1024:
@@ -691,7 +703,7 @@ int main(void)
         cmocka_unit_test(force_shifted_n500),
         cmocka_unit_test(morse_n500), cmocka_unit_test(mixture_n500), cmocka_unit_test(morse_mixture_n500),
         cmocka_unit_test(mixture_batched_n4096), cmocka_unit_test(mixture_chain_cells_n2000),
-        cmocka_unit_test(batched_k256),
+        cmocka_unit_test(batched_k256), cmocka_unit_test(batched_k32_n128),
         cmocka_unit_test(batched_k1024_repeats), cmocka_unit_test(cells_n20000),
         cmocka_unit_test(cells_dense_overflow), cmocka_unit_test(npt_chains_n500),
         cmocka_unit_test(npt_batched_n4096), cmocka_unit_test(rigid_hexagons),
