@@ -363,11 +363,14 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
 }
 
 /* Kernel B: one block, thread k owns trial k; trials are decided in order, a window at a time.
- * The windows lie inside aligned blocks of 32 trials, lane j of warp 0 holding trial 32 b + j, so
- * that the next block's corrections (its 32 x 32 corner of corr) are staged in shared memory by
- * the other warps while warp 0 decides. Warp 0 decides a window in rounds of votes (below); then
- * every later trial adds the corr of the window's accepted trials, in order. A trial whose particle
- * already moved in the batch ends the window. If its prev was accepted from the batch start, its
+ * The windows lie inside aligned blocks of 32 trials, lane j of warp 0 holding trial 32 b + j.
+ * Warp 0 decides a window in rounds of votes (below). The corrections of a window's accepted
+ * trials reach the later trials one window late, beside the next decisions: the next block's
+ * lanes add them from a 32 x 32 tile of corr staged in shared memory, and the other warps add them
+ * to the blocks after it from corr itself. While warp 0 decides block b, the other warps also stage
+ * the corner of corr inside block b + 1 and the tile from block b to block b + 1.
+ * A trial whose particle already moved in the batch ends the window: the window's corrections are
+ * added at once, then the trial is decided. If its prev was accepted from the batch start, its
  * energy change is kernel A's alt sum plus its pair terms with the other accepted trials; else the
  * block recomputes it in full against the current positions. Either way every later trial then
  * adds its pair terms with it, computed afresh. Each trial's energy change is thus the sum of its
@@ -380,26 +383,42 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x, lane = k & 31;
     double *sdE = (double *)smem, *sthreshold = sdE + K;  /* energy change so far, -ln u */
-    double *stile = sthreshold + K;                        /* [2][WINDOW][WINDOW] corr corners */
-    real *sa = (real *)(stile + 2 * WINDOW * WINDOW), *sb = sa + 3 * K; /* old and new position */
+    double *scorner = sthreshold + K;                      /* [2][WINDOW][WINDOW] inside a block */
+    double *snext = scorner + 2 * WINDOW * WINDOW;         /* [2][WINDOW][WINDOW] to the next block */
+    real *sa = (real *)(snext + 2 * WINDOW * WINDOW), *sb = sa + 3 * K; /* old and new position */
     int *sp = (int *)(sb + 3 * K), *sprev = sp + K, *salt = sprev + K; /* particle, prev, alt row */
     unsigned char *sacc = (unsigned char *)(salt + K), *sfull = sacc + K; /* accepted; decided apart */
     __shared__ double red[32], s_energy;
-    __shared__ int s_end;
-    __shared__ unsigned s_mask;
+    __shared__ int s_end[2];         /* by window parity: a window ends with one barrier, */
+    __shared__ unsigned s_mask[2];   /* so the next may be written while this one is read */
     __shared__ unsigned long long s_accepted;
     real *x = pos, *y = pos + n, *z = pos + 2 * n;
     const unsigned long long step0 = cd->step;
     const double beta = cd->beta;
     const real box = (real)cd->box, half = (real)cd->half_box;
     const int nwin = (trials + WINDOW - 1) / WINDOW;
-    /* corner b of corr, [t][j] = corr[(32 b + t) K + 32 b + j] for j > t, into buffer b % 2 */
-    auto stage_corner = [&](int b, int first, int stride) {
-        double *tile = stile + (b & 1) * WINDOW * WINDOW;
+    /* rows 32 b + t of corr, columns 32 (b + to) + j, as [t][j], into buffer b % 2 of tiles */
+    auto stage = [&](double *tiles, int b, int to, int first, int stride) {
+        double *tile = tiles + (b & 1) * WINDOW * WINDOW;
         for (int e = first; e < WINDOW * WINDOW; e += stride) {
-            int t = WINDOW * b + e / WINDOW, j = WINDOW * b + e % WINDOW;
+            int t = WINDOW * b + e / WINDOW, j = WINDOW * (b + to) + e % WINDOW;
             tile[e] = j > t && j < trials ? corr[(size_t)t * K + j] : 0.0;
         }
+    };
+    /* trial k adds the corrections of the accepted trials base + t (t in mask), in order; the
+     * loads in flight together */
+    auto add_window = [&](int base, unsigned mask) {
+        double dE = sdE[k];
+        for (int first = 0; first < WINDOW; first += 8) {
+            if (!((mask >> first) & 0xffu)) continue;
+            double c[8];
+#pragma unroll
+            for (int u = 0; u < 8; u++) c[u] = (mask >> (first + u)) & 1u ? corr[(size_t)(base + first + u) * K + k] : 0.0;
+#pragma unroll
+            for (int u = 0; u < 8; u++)
+                if ((mask >> (first + u)) & 1u) dE += c[u];
+        }
+        sdE[k] = dE;
     };
     if (k < trials) {
         const batch_trial<real> t = tb.trial[k];
@@ -415,25 +434,29 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
         s_energy = cd->energy;
         s_accepted = 0;
     }
-    stage_corner(0, k, K);
+    stage(scorner, 0, 0, k, K);
     __syncthreads();
-    int staged = 0; /* the last corner staged */
-    for (int s = 0; s < trials;) {
+    int staged = 0;             /* the block whose tiles the other warps stage next */
+    int late = -1;              /* the window (its base) whose corrections still reach later blocks */
+    unsigned late_mask = 0;     /* ... its accepted trials */
+    for (int s = 0, parity = 0; s < trials; parity ^= 1) {
         const int b = s / WINDOW, base = WINDOW * b, w = min(WINDOW, trials - base); /* lanes [s - base, w) */
-        const double *tile = stile + (b & 1) * WINDOW * WINDOW;
-        if (staged < b) { /* one warp (K = 32) has no other to stage the corner beforehand */
-            stage_corner(b, k, K);
-            __syncthreads();
-            staged = b;
+        if (k >= WINDOW) { /* beside the decisions (a batch of one warp is one block: nothing to do) */
+            if (staged == b && b + 1 < nwin) {
+                stage(scorner, b + 1, 0, k - WINDOW, K - WINDOW);
+                stage(snext, b, 1, k - WINDOW, K - WINDOW);
+            }
+            if (late >= 0 && k >= base + WINDOW && k < trials) add_window(late, late_mask);
         }
-        if (K > WINDOW && staged == b && b + 1 < nwin) { /* the next corner, beside the decisions */
-            if (k >= WINDOW) stage_corner(b + 1, k - WINDOW, K - WINDOW);
-            staged = b + 1;
-        }
+        if (staged == b) staged = b + 1;
         if (k < WINDOW) {
             const int trial = base + lane;
             const bool mine = trial >= s && lane < w;
-            const double dE0 = mine ? sdE[trial] : 0.0, threshold = mine ? sthreshold[trial] : 0.0;
+            double dE0 = mine ? sdE[trial] : 0.0;
+            const double threshold = mine ? sthreshold[trial] : 0.0;
+            if (late >= 0 && mine) /* the previous block's window: its tile to this block, in order */
+                for (unsigned left = late_mask; left; left &= left - 1u)
+                    dE0 += snext[((b - 1) & 1) * WINDOW * WINDOW + (__ffs((int)left) - 1) * WINDOW + lane];
             int moved_before = 0; /* an earlier trial of the same particle, before the window, accepted */
             unsigned same_in = 0; /* earlier trials of the same particle in the window */
             for (int m = mine ? sprev[trial] : -1; m >= 0; m = sprev[m])
@@ -444,13 +467,14 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
              * below it, so after r rounds the lowest r lanes hold their outcome in the sequential
              * chain, and a repeated vote is the sequential outcome. Corrections are small against
              * most energy changes, so it usually takes two rounds. */
+            const double *corner = scorner + (b & 1) * WINDOW * WINDOW;
             unsigned mask = 0;
             int end = w;
             double dE;
             for (;;) {
                 dE = dE0;
                 for (unsigned left = mask & ((1u << lane) - 1u); left; left &= left - 1u) /* in order */
-                    dE += tile[(__ffs((int)left) - 1) * WINDOW + lane];
+                    dE += corner[(__ffs((int)left) - 1) * WINDOW + lane];
                 const bool full = mine && (moved_before || (same_in & mask));
                 const bool accept = mine && !full && mc_metropolis_test(dE, beta, threshold);
                 const unsigned fulls = __ballot_sync(0xffffffffu, full);
@@ -470,26 +494,15 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
                 double energy = s_energy;
                 for (unsigned left = mask; left; left &= left - 1u) energy += sdE[base + __ffs((int)left) - 1];
                 s_energy = energy;
-                s_end = base + end, s_mask = mask, s_accepted += __popc(mask);
+                s_end[parity] = base + end, s_mask[parity] = mask, s_accepted += __popc(mask);
             }
         }
         __syncthreads();
-        const int end = s_end;
-        const unsigned mask = s_mask;
-        if (k >= base + WINDOW && k < trials && mask) { /* loads in flight together, added in order */
-            double dE = sdE[k];
-            for (int first = 0; first < WINDOW; first += 8) {
-                if (!((mask >> first) & 0xffu)) continue;
-                double c[8];
-#pragma unroll
-                for (int u = 0; u < 8; u++) c[u] = (mask >> (first + u)) & 1u ? corr[(size_t)(base + first + u) * K + k] : 0.0;
-#pragma unroll
-                for (int u = 0; u < 8; u++)
-                    if ((mask >> (first + u)) & 1u) dE += c[u];
-            }
-            sdE[k] = dE;
-        }
+        const int end = s_end[parity];
+        const unsigned mask = s_mask[parity];
         if (end < base + w) { /* uniform: trial `end`'s particle moved earlier in the batch */
+            if (k >= base + WINDOW && k < trials && mask) add_window(base, mask); /* before the trial's own */
+            late = -1;
             const int i = sp[end], m = sprev[end], row = salt[end];
             real o[3], nw[3];
             double dE;
@@ -525,10 +538,11 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
                                              sb[3 * k + 2], sa + 3 * end, sb + 3 * end, box, half,
                                              MIX ? lj.of(lj.species_of(sp[k]), lj.species_of(i)) : lj.one);
             s = end + 1;
+            __syncthreads();
         } else {
+            late = mask ? base : -1, late_mask = mask;
             s = base + w;
         }
-        __syncthreads();
     }
     if (k == 0) {
         cd->step = step0 + trials;
@@ -565,7 +579,7 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
     while (hash_size < 2 * K) hash_size *= 2;
     size_t smem_draw = (2 * (size_t)hash_size + K) * sizeof(int);
     size_t smem_a = 3 * (size_t)chunk * sizeof(real);
-    size_t smem_b = (2 * (size_t)K + 2 * WINDOW * WINDOW) * sizeof(double) + 6 * (size_t)K * sizeof(real) +
+    size_t smem_b = (2 * (size_t)K + 4 * WINDOW * WINDOW) * sizeof(double) + 6 * (size_t)K * sizeof(real) +
                     3 * (size_t)K * sizeof(int) + 2 * (size_t)K;
     cu_pairs<real> lj = cu_pairs_of<real>(v);
     double *corr = v->partial + (size_t)nblocks * K;
