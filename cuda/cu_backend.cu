@@ -385,8 +385,13 @@ static int cu_volume_apply(mc_backend *b, const double *scale, const double *ene
 }
 
 /* One block per chain fills the GPU when there are many chains; a few large chains instead get
- * the whole GPU each through batched trials. */
-static int use_batched(const cu_view *v) { return v->nchains < v->sm_count && v->n >= 4 * v->batch_trials; }
+ * the whole GPU each through batched trials. "A few" counts the run's chains, not this rank's: the
+ * two paths sum a chain's energies in different orders, and a chain's numbers must not depend on
+ * how many ranks share the run. */
+static int use_batched(const cu_view *v, const mc_plan *plan)
+{
+    return plan->nchains < v->sm_count && v->n >= 4 * v->batch_trials;
+}
 
 /* A mixture's pair constants, [a][b], in the kernel precision. */
 static int upload_pair_table(mc_backend *b, mc_err *err)
@@ -446,7 +451,7 @@ static int setup(mc_backend *b, mc_err *err)
      * repeats of a particle within a batch (about K^2 / 2N) stay rare */
     v->batch_trials = b->plan->gpu_batch_trials ? b->plan->gpu_batch_trials : v->n >= 16384 ? 512 : 256;
     MC_TRY(allocate(b, err));
-    b->batched = use_batched(v);
+    b->batched = use_batched(v, b->plan);
     for (int c = 0; c < v->nchains; c++) {
         const mc_chain *ch = b->chains[c];
         cu_chain_dev d = {ch->box_len, ch->half_box, ch->beta, ch->max_displacement, ch->step,
