@@ -123,7 +123,10 @@ static int upload_positions(mc_backend *b, mc_err *err)
 
 static int cu_fetch(mc_backend *b, mc_err *err)
 {
-    if (b->rigid) return cu_rigid_fetch(b->rigid, err);
+    if (b->rigid) {
+        MC_TRY(cu_rigid_fetch(b->rigid, err));
+        return cu_rigid_fetch_sums(b->rigid, err);
+    }
     if (b->gibbs) return cu_gibbs_fetch(b->gibbs, err);
     CU_TRY(cudaMemcpy(b->h_pos, b->v.pos, pos_bytes(b), cudaMemcpyDeviceToHost), err);
     int n = b->v.n;

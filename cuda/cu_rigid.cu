@@ -70,7 +70,23 @@ struct cu_rigid {
     rigid_chain_dev *h_trial_chains, *d_trial_chains;
     size_t smem;                       /* dynamic shared bytes; 0: sites read from global */
     int single;                        /* pair terms in float */
+    /* samples on the device: a sample's RDF counts (copied to the host chains at once), and an
+     * open cluster's per-pair Lindemann sums (kept here; brought back by cu_rigid_fetch_sums) */
+    unsigned long long *d_rdf, *h_rdf; /* [chain][rows][bins] */
+    int rdf_rows;                      /* the species pairs and the centres */
+    double *d_lindemann;               /* [chain][2][lindemann_pairs]: sums of r and r^2; NULL: none */
+    size_t lindemann_pairs;            /* nmol (nmol - 1) / 2 */
 };
+
+/* What a sample adds on the device, binned as mc_rigid_measure bins it (this file is built with
+ * -fmad=false, so r^2 and r are the host's to the bit); counts == NULL: no sample. */
+typedef struct rigid_sample {
+    unsigned long long *counts; /* [chain][rows][bins] */
+    int bins, rows, nspecies;
+    double rmax, rmax2, dr;
+    double *lindemann;          /* [chain][2][pairs], or NULL */
+    size_t pairs;
+} rigid_sample;
 
 /* A site pair's energy with its pair constants in the run's precision (+infinity inside the
  * hard core, where any move is rejected), and its virial r . F; the sums stay double. */
@@ -197,12 +213,13 @@ __global__ void __launch_bounds__(RIGID_THREADS)
 template <typename real>
 __global__ void __launch_bounds__(RIGID_THREADS)
     rigid_measure_kernel(const rigid_chain_dev *chains, const double *pos, const double *centres, rigid_tables t,
-                         rigid_consts k, int n, int nmol, double *energy, double *virial)
+                         rigid_consts k, int n, int nmol, double *energy, double *virial, rigid_sample smp)
 {
     __shared__ double warp_e[32], warp_w[32];
     double box = chains[blockIdx.x].box;
     const double *x = pos + (size_t)blockIdx.x * 3 * n, *y = x + n, *z = y + n;
     const double *cx = centres + (size_t)blockIdx.x * 3 * nmol, *cy = cx + nmol, *cz = cy + nmol;
+    unsigned long long *counts = smp.counts ? smp.counts + (size_t)blockIdx.x * smp.rows * smp.bins : NULL;
     double e = 0.0, w = 0.0;
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
         int a = t.species[i], mi = t.site_mol[i];
@@ -216,6 +233,25 @@ __global__ void __launch_bounds__(RIGID_THREADS)
                 double Rx = mc_rigid_separation(cx[mi] - cx[mj], box), Ry = mc_rigid_separation(cy[mi] - cy[mj], box),
                        Rz = mc_rigid_separation(cz[mi] - cz[mj], box);
                 w += rigid_pair_virial<real>(r2, a, b, k) * (dx * Rx + dy * Ry + dz * Rz) / r2;
+            }
+            if (counts && r2 < smp.rmax2) { /* integer counts: any order adds exactly */
+                int bin = (int)(sqrt(r2) / smp.dr);
+                if (bin < smp.bins) atomicAdd(&counts[(size_t)mc_pair_index(a, b, smp.nspecies) * smp.bins + bin], 1ull);
+            }
+        }
+    }
+    if (counts) { /* the centres' row; an open cluster's Lindemann sums, each pair's by one thread */
+        unsigned long long *row = counts + (size_t)(smp.rows - 1) * smp.bins;
+        double *lr = smp.lindemann ? smp.lindemann + (size_t)blockIdx.x * 2 * smp.pairs : NULL;
+        for (int i = threadIdx.x; i < nmol - 1; i += blockDim.x) {
+            size_t q = (size_t)i * nmol - (size_t)i * (i + 1) / 2; /* pair (i, i + 1) in row order */
+            for (int j = i + 1; j < nmol; j++, q++) {
+                double dx = mc_rigid_separation(cx[i] - cx[j], box), dy = mc_rigid_separation(cy[i] - cy[j], box),
+                       dz = mc_rigid_separation(cz[i] - cz[j], box);
+                double r = sqrt(dx * dx + dy * dy + dz * dz);
+                if (lr) lr[q] += r, lr[smp.pairs + q] += r * r;
+                int bin = (int)(r / smp.dr);
+                if (r < smp.rmax && bin < smp.bins) atomicAdd(&row[bin], 1ull);
             }
         }
     }
@@ -288,25 +324,27 @@ int cu_rigid_sweep(cu_rigid *b, long nsweeps, mc_err *err)
 /* Energy and virial of the chains at (chains, pos, centres) on the device, into h_energy and
  * h_virial. */
 static int measure_kernel(cu_rigid *b, const rigid_chain_dev *chains, const double *pos, const double *centres,
-                          mc_err *err)
+                          rigid_sample smp, mc_err *err)
 {
     rigid_tables t = {b->d_first, b->d_species, b->d_body, b->d_site_mol};
     if (b->single)
         rigid_measure_kernel<float><<<b->nchains, RIGID_THREADS>>>(chains, pos, centres, t, b->k, b->n, b->nmol,
-                                                                   b->d_energy, b->d_virial);
+                                                                   b->d_energy, b->d_virial, smp);
     else
         rigid_measure_kernel<double><<<b->nchains, RIGID_THREADS>>>(chains, pos, centres, t, b->k, b->n, b->nmol,
-                                                                    b->d_energy, b->d_virial);
+                                                                    b->d_energy, b->d_virial, smp);
     CU_LAUNCHED(err);
     CU_TRY(cudaMemcpy(b->h_energy, b->d_energy, b->nchains * sizeof(double), cudaMemcpyDeviceToHost), err);
     CU_TRY(cudaMemcpy(b->h_virial, b->d_virial, b->nchains * sizeof(double), cudaMemcpyDeviceToHost), err);
     return MC_OK;
 }
 
-static int measure_on_device(cu_rigid *b, mc_err *err)
+static const rigid_sample no_sample = {NULL, 0, 0, 0, 0.0, 0.0, 0.0, NULL, 0};
+
+static int measure_on_device(cu_rigid *b, rigid_sample smp, mc_err *err)
 {
     MC_TRY(cu_rigid_upload(b, 0, err)); /* the boxes, after a volume move */
-    return measure_kernel(b, b->d_chains, b->d_pos, b->d_centre, err);
+    return measure_kernel(b, b->d_chains, b->d_pos, b->d_centre, smp, err);
 }
 
 int cu_rigid_volume_energy(cu_rigid *b, const double *scale, double *energy, mc_err *err)
@@ -327,7 +365,7 @@ int cu_rigid_volume_energy(cu_rigid *b, const double *scale, double *energy, mc_
     CU_TRY(cudaMemcpy(b->d_trial_pos, b->h_trial_pos, C * 3 * n * sizeof(double), cudaMemcpyHostToDevice), err);
     CU_TRY(cudaMemcpy(b->d_trial_centre, b->h_trial_centre, C * 3 * M * sizeof(double), cudaMemcpyHostToDevice), err);
     CU_TRY(cudaMemcpy(b->d_trial_chains, b->h_trial_chains, C * sizeof *b->h_trial_chains, cudaMemcpyHostToDevice), err);
-    MC_TRY(measure_kernel(b, b->d_trial_chains, b->d_trial_pos, b->d_trial_centre, err));
+    MC_TRY(measure_kernel(b, b->d_trial_chains, b->d_trial_pos, b->d_trial_centre, no_sample, err));
     for (int k = 0; k < b->nchains; k++)
         if (scale[k] != 1.0) energy[k] = b->h_energy[k];
     return MC_OK;
@@ -335,7 +373,15 @@ int cu_rigid_volume_energy(cu_rigid *b, const double *scale, double *energy, mc_
 
 int cu_rigid_measure(cu_rigid *b, int add_sample, mc_measurement *out, mc_err *err)
 {
-    MC_TRY(measure_on_device(b, err));
+    const mc_plan *p = b->plan;
+    rigid_sample smp = no_sample;
+    size_t row = (size_t)b->rdf_rows * p->rdf_bins;
+    if (add_sample) {
+        smp = {b->d_rdf, p->rdf_bins, b->rdf_rows, p->species.n, p->rdf_rmax, p->rdf_rmax * p->rdf_rmax,
+               p->rdf_dr, b->d_lindemann, b->lindemann_pairs};
+        CU_TRY(cudaMemset(b->d_rdf, 0, b->nchains * row * sizeof *b->d_rdf), err);
+    }
+    MC_TRY(measure_on_device(b, smp, err));
     for (int k = 0; k < b->nchains; k++) {
         out[k].energy_pair = b->h_energy[k];
         out[k].virial_pair = b->h_virial[k];
@@ -343,8 +389,24 @@ int cu_rigid_measure(cu_rigid *b, int add_sample, mc_measurement *out, mc_err *e
         b->chains[k]->energy_pair = b->h_energy[k]; /* restart from the exact value (uploaded with the next sweep) */
     }
     if (!add_sample) return MC_OK;
-    MC_TRY(cu_rigid_fetch(b, err));
-    for (int k = 0; k < b->nchains; k++) mc_rigid_sample(b->plan, b->chains[k]);
+    CU_TRY(cudaMemcpy(b->h_rdf, b->d_rdf, b->nchains * row * sizeof *b->h_rdf, cudaMemcpyDeviceToHost), err);
+    for (int k = 0; k < b->nchains; k++) {
+        mc_chain *c = b->chains[k];
+        for (size_t q = 0; q < row; q++) c->rdf_counts[q] += b->h_rdf[k * row + q];
+        mc_chain_add_rdf_sample(c, p);
+    }
+    return MC_OK;
+}
+
+int cu_rigid_fetch_sums(cu_rigid *b, mc_err *err)
+{
+    const size_t P = b->lindemann_pairs;
+    for (int k = 0; b->d_lindemann && k < b->nchains; k++) {
+        mc_chain *c = b->chains[k];
+        CU_TRY(cudaMemcpy(c->lindemann_r, b->d_lindemann + k * 2 * P, P * sizeof(double), cudaMemcpyDeviceToHost), err);
+        CU_TRY(cudaMemcpy(c->lindemann_r2, b->d_lindemann + (k * 2 + 1) * P, P * sizeof(double), cudaMemcpyDeviceToHost),
+               err);
+    }
     return MC_OK;
 }
 
@@ -373,6 +435,7 @@ void cu_rigid_destroy(cu_rigid *b)
     cudaFree(b->d_first), cudaFree(b->d_species), cudaFree(b->d_body), cudaFree(b->d_site_mol);
     cudaFree(b->d_energy), cudaFree(b->d_virial);
     free(b->h_energy), free(b->h_virial);
+    cudaFree(b->d_rdf), cudaFreeHost(b->h_rdf), cudaFree(b->d_lindemann);
     cudaFree(b->d_trial_pos), cudaFree(b->d_trial_centre), cudaFree(b->d_trial_chains);
     cudaFreeHost(b->h_trial_pos), cudaFreeHost(b->h_trial_centre);
     free(b->h_trial_chains), free(b->h_trial_quat);
@@ -431,6 +494,20 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     }
     CU_TRY(cudaMallocHost(&b->h_pos, C * 3 * n * sizeof(double)), err);
     CU_TRY(cudaMallocHost(&b->h_centre, C * 3 * M * sizeof(double)), err);
+    b->rdf_rows = p->species.npairs + 1;
+    size_t rdf = C * b->rdf_rows * (size_t)p->rdf_bins;
+    CU_TRY(cudaMalloc(&b->d_rdf, rdf * sizeof *b->d_rdf), err);
+    CU_TRY(cudaMallocHost(&b->h_rdf, rdf * sizeof *b->h_rdf), err);
+    if (b->chains[0]->lindemann_r) { /* the sums so far (a restart's): the device keeps them from here */
+        const size_t P = b->lindemann_pairs = M * (M - 1) / 2;
+        CU_TRY(cudaMalloc(&b->d_lindemann, C * 2 * P * sizeof(double)), err);
+        for (size_t k = 0; k < C; k++) {
+            CU_TRY(cudaMemcpy(b->d_lindemann + k * 2 * P, b->chains[k]->lindemann_r, P * sizeof(double),
+                              cudaMemcpyHostToDevice), err);
+            CU_TRY(cudaMemcpy(b->d_lindemann + (k * 2 + 1) * P, b->chains[k]->lindemann_r2, P * sizeof(double),
+                              cudaMemcpyHostToDevice), err);
+        }
+    }
     MC_TRY(rigid_tables_upload(b, err));
     int dev, max_optin = 0;
     CU_TRY(cudaGetDevice(&dev), err);
@@ -443,7 +520,7 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     }
     MC_TRY(cu_rigid_upload(b, 1, err));
     /* the running energies start from the device's sum of the run's pair terms */
-    MC_TRY(measure_on_device(b, err));
+    MC_TRY(measure_on_device(b, no_sample, err));
     for (int k = 0; k < b->nchains; k++) b->chains[k]->energy_pair = b->h_energy[k];
     return MC_OK;
 }

@@ -20,8 +20,9 @@ void cu_rigid_destroy(cu_rigid *r);
 int cu_rigid_sweep(cu_rigid *r, long nsweeps, mc_err *err);
 
 /* Energy and virial of every chain recomputed on the device in the run's pair precision (the
- * running energies restart from them); with add_sample also the RDF counts and, for an open
- * cluster, the Lindemann sums, on the host from fetched positions (mc_rigid_sample). */
+ * running energies restart from them); with add_sample also, on the device, the sample's RDF counts
+ * (added to the host chains' at once) and an open cluster's Lindemann sums (kept on the device:
+ * cu_rigid_fetch_sums), counted and binned as mc_rigid_measure counts them. */
 int cu_rigid_measure(cu_rigid *r, int add_sample, mc_measurement *out, mc_err *err);
 
 /* npt, trial: each chain's energy scaled by scale[k] (mc_rigid_scale on the host, the energy on
@@ -30,6 +31,10 @@ int cu_rigid_volume_energy(cu_rigid *r, const double *scale, double *energy, mc_
 
 /* Sites, centres and orientations to the host chains. */
 int cu_rigid_fetch(cu_rigid *r, mc_err *err);
+
+/* An open cluster's Lindemann sums to the host chains (nothing otherwise): before the host reads
+ * the chains' state (checkpoints, trajectories, results). */
+int cu_rigid_fetch_sums(cu_rigid *r, mc_err *err);
 
 /* The host chains' scalars (boxes, steps, energies) to the device, and with positions their
  * sites, centres and orientations too (after the host changed them: a volume move). */

@@ -317,13 +317,6 @@ mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample)
     return s;
 }
 
-void mc_rigid_sample(const mc_plan *p, mc_chain *c)
-{
-    site_pairs(p, c, 0, 1);
-    add_centre_pairs(p, c);
-    mc_chain_add_rdf_sample(c, p);
-}
-
 void mc_rigid_measure_chains(const mc_plan *p, mc_chain **chains, int nchains, int add_sample,
                              mc_measurement *out)
 {

@@ -62,10 +62,6 @@ typedef struct mc_rigid_sums {
  * of every species pair and of the centres, and for an open cluster the Lindemann sums. */
 mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample);
 
-/* A sample's RDF counts and Lindemann sums alone (the GPU backend recomputes energies on the
- * device). */
-void mc_rigid_sample(const mc_plan *p, mc_chain *c);
-
 /* Widom insertion of a test molecule of `type`: the sum over `insertions` test molecules of
  * exp(-beta dU), each at mc_widom_position of draw `draw` in an orientation uniform on SO(3) from
  * the MC_RNG_WIDOM_ORIENTATION block of the same counter (a single site's orientation changes

@@ -412,6 +412,27 @@ static void rigid_in_step(const char *ini, int chains)
             worst = fmax(worst, fmax(fabs(a->cx[m] - b->cx[m]), fmax(fabs(a->cy[m] - b->cy[m]), fabs(a->cz[m] - b->cz[m]))));
             for (int d = 0; d < 4; d++) worst = fmax(worst, fabs(a->q[4 * m + d] - b->q[4 * m + d]));
         }
+        /* samples taken on the device: the same RDF counts and (open clusters) Lindemann sums */
+        assert_memory_equal(a->rdf_counts, b->rdf_counts,
+                            (size_t)(p->species.npairs + 1) * p->rdf_bins * sizeof *a->rdf_counts);
+        assert_memory_equal(a->rdf_norm, b->rdf_norm, sizeof a->rdf_norm);
+        size_t centre_pairs = (size_t)a->nmol * (a->nmol - 1) / 2;
+        if (a->lindemann_r) {
+            assert_non_null(b->lindemann_r);
+            for (size_t q = 0; q < centre_pairs; q++)
+                if (fabs(a->lindemann_r[q] - b->lindemann_r[q]) > 1e-12 * a->lindemann_r[q] ||
+                    fabs(a->lindemann_r2[q] - b->lindemann_r2[q]) > 1e-12 * a->lindemann_r2[q])
+                    fail_msg("chain %d Lindemann pair %zu: cpu %.17g %.17g gpu %.17g %.17g", k, q, a->lindemann_r[q],
+                             a->lindemann_r2[q], b->lindemann_r[q], b->lindemann_r2[q]);
+        }
+    }
+    {
+        const mc_chain *a = mc_run_chain(rc, 0);
+        uint64_t counted = 0;
+        for (size_t q = 0; q < (size_t)(p->species.npairs + 1) * p->rdf_bins; q++) counted += a->rdf_counts[q];
+        printf("# rigid samples: %llu RDF pair counts equal on both%s\n", (unsigned long long)counted,
+               a->lindemann_r ? ", Lindemann sums within 1e-12" : "");
+        assert_true(counted > 0);
     }
     const mc_chain *a = mc_run_chain(rc, 0);
     printf("# rigid, %d rounds, %d sites: %llu of %llu moves accepted on both (%llu of %llu rotations), "
