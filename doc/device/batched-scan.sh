@@ -8,13 +8,8 @@
 # clock64() phase counters (.base/cu_sweep_prof.cu, made by doc/device/batched-phases.py) on one
 # chain of N = 50,000 at K = 512 and 1024. Logs under $OUT.
 set -uo pipefail
-if [ -n "${BASE:-}" ]; then
-  base=/tmp/base; rm -rf $base; mkdir -p $base; tar -xf .base/base.tar -C $base
-  kit0=$PWD/.devkit
-  (cd $base && ln -s "$kit0" .devkit && export CC=mpicc CPPFLAGS="-I$kit0/include" LDFLAGS="-L$kit0/lib -Wl,-rpath,$kit0/lib" &&
-    autoreconf -fi > /tmp/base-autoreconf.log 2>&1 && ./configure > /tmp/base-configure.log 2>&1 &&
-    make git_revision.h > /tmp/base-build.log 2>&1 && make -j6 mcens-bench >> /tmp/base-build.log 2>&1; echo $? > /tmp/base-rc) &
-fi
+. doc/device/base.sh
+[ -n "${BASE:-}" ] && base_build_start
 . doc/device/build.sh
 . doc/device/sanitize.sh
 GPU_PARITY_ONLY="${ONLY:-*batched*}" gpu_tests "t/gpu_parity"
@@ -25,7 +20,7 @@ for prec in single double; do
 done
 echo "tests and sanitizers done at $SECONDS s"
 row() { grep -E "^2 N" "$1" | awk '{printf "%s %s  ", $(NF-5), $(NF-4)}'; echo; }
-trees=.; [ -n "${BASE:-}" ] && { wait; echo "base build: rc $(cat /tmp/base-rc)"; trees=". /tmp/base"; }
+trees=.; [ -n "${BASE:-}" ] && { base_build_wait; trees=". $base"; }
 for K in 512 1024 256; do
   for tree in $trees; do
     $tree/mcens-bench --case 2 --batch-trials $K > b.txt 2>&1; echo "K $K $( [ $tree = . ] && echo this || echo base): $(row b.txt)"
