@@ -106,7 +106,7 @@ static int time_run(const mc_plan *p, double *moves_per_s, mc_err *err)
     long sweeps0 = mc_run_sweeps_done(r);
     double t0 = now_s();
     while (rc == MC_OK && !mc_run_finished(r)) rc = mc_run_round(r, err);
-    *moves_per_s = (double)p->nchains * (mc_run_sweeps_done(r) - sweeps0) * p->n / (now_s() - t0);
+    *moves_per_s = (double)p->nchains * (mc_run_sweeps_done(r) - sweeps0) * p->nmol / (now_s() - t0); /* molecule moves */
     mc_run_destroy(r);
     return rc;
 }
@@ -180,6 +180,16 @@ static double inside_pairs_per_move(const mc_plan *p)
     "[wall]\nradius = 20\nstrength = 1\n[ensemble]\ntemperature = 20:120:11\nreplicas = %d\n[rdf]\nrmax = 1.3\n"   \
     "bins = 130\n"
 
+/* Issue 14's shapes C and D: rigid benzene as examples/benzene.ini (150 molecules of 6 united-atom
+ * CH sites, no cutoff, 298 K, real units), the geometry inline; %d sweeps, %s precision, %d
+ * replicas. A molecule move evaluates 2 x 6 x 894 site pairs. */
+#define BENZENE                                                                                                   \
+    "[run]\nequilibration = 0\nproduction = %d\nsample_every = 20\nprecision = %s\n[system]\nunits = real\n"     \
+    "[mixture]\nspecies = CH\nsigma = 0.375\nepsilon = 0.46\nmass = 13.019\n[molecules]\ntypes = benzene\n"       \
+    "counts = 150\ngeometry = CH 0.139 0 0; CH 0.0695 0.120378 0; CH -0.0695 0.120378 0; CH -0.139 0 0; "          \
+    "CH -0.0695 -0.120378 0; CH 0.0695 -0.120378 0\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 298\n" \
+    "density = 6.73707\nreplicas = %d\n"
+
 /* Pairs within the cutoff a move evaluates in the cluster's starting crystal, counted (open
  * boundary, no images): twice (old and new position) the mean number of neighbours within rc. The
  * melted chains have fewer, so this is an upper bound. */
@@ -227,8 +237,18 @@ static int cpu_shapes(row *rows, int *nrows, mc_err *err)
         r.cpu_moves_per_s = r.moves_per_s;
         add_row(rows, nrows, r);
     }
-    /* K1: the argon cluster of case 8, one chain (at 20 K, the crystal) */
+    /* D1: case 9's benzene, one chain */
     char text[900];
+    snprintf(text, sizeof text, BENZENE, 20, "double", 1);
+    mc_plan *pb = plan_of(text, err);
+    if (!pb) return err->code;
+    row rb = {"D1 benzene 150 x 6 sites, serial CPU", 0, 2.0 * 6 * (pb->n - 6), 0, 0, 0};
+    int rcb = time_cpu(pb, 0, 20000, &rb.moves_per_s, err);
+    mc_plan_destroy(pb);
+    MC_TRY(rcb);
+    rb.cpu_moves_per_s = rb.moves_per_s;
+    add_row(rows, nrows, rb);
+    /* K1: the argon cluster of case 8, one chain (at 20 K, the crystal) */
     snprintf(text, sizeof text, ARGON_CLUSTER, 1);
     mc_plan *p = plan_of(text, err);
     if (!p) return err->code;
@@ -273,7 +293,7 @@ static void print_row(FILE *f, const row *r, int tsv)
 static const char usage_text[] =
     "usage: mcens-bench [--out FILE] [--case N] [--chains C] [--batch-trials K]\n"
     "  --out FILE          also write the table as tab-separated values\n"
-    "  --case N            measure case N (1 to 8) alone, without its serial CPU row; cpu: the serial\n"
+    "  --case N            measure case N (1 to 9) alone, without its serial CPU row; cpu: the serial\n"
     "                      CPU backend's rows alone (no GPU needed)\n"
     "  --chains C          chains of case 1 (default 32 per SM)\n"
     "  --batch-trials K    [run] gpu_batch_trials of cases 2 and 3 (default 0: chosen by size)\n";
@@ -299,7 +319,7 @@ int main(int argc, char **argv)
         }
     }
     if (optind != argc ||
-        (only && !(strlen(only) == 1 && only[0] >= '1' && only[0] <= '8') && strcmp(only, "cpu")) ||
+        (only && !(strlen(only) == 1 && only[0] >= '1' && only[0] <= '9') && strcmp(only, "cpu")) ||
         chains_given < 0 || batch_trials < 0)
         return fputs(usage_text, stderr), 2;
     mc_err err = {0, ""};
@@ -531,11 +551,36 @@ int main(int argc, char **argv)
         mc_plan_destroy(p); /* its serial CPU row is K1 (cpu_shapes), measured once for both */
     }
 
+    /* case 9: issue 14's shapes C (4 chains per SM) and D (one chain), rigid benzene, single and
+     * double, through the run driver with its samples every 20 sweeps (on the device) */
+    static const struct { const char *name, *precision; int per_sm, sweeps; } case9[] = {
+        {"9 C benzene 150 mol, 4 chains/SM, GPU single", "single", 4, 100},
+        {"9 C benzene 150 mol, 4 chains/SM, GPU double", "double", 4, 100},
+        {"9 D benzene 150 mol, one chain, GPU single", "single", 0, 1000},
+        {"9 D benzene 150 mol, one chain, GPU double", "double", 0, 1000}};
+    for (int g = 0; g < 4 && !(only && strcmp(only, "9") != 0); g++) {
+        char text[900];
+        snprintf(text, sizeof text, BENZENE, case9[g].sweeps, case9[g].precision,
+                 case9[g].per_sm ? case9[g].per_sm * dev.sm_count : 1);
+        mc_plan *p = plan_of(text, &err);
+        row r = {case9[g].name, 0, p ? 2.0 * 6 * (p->n - 6) : 0, rate[!strcmp(case9[g].precision, "single")], 0, 0};
+        if (!p || time_run(p, &r.moves_per_s, &err) != MC_OK) {
+            mc_plan_destroy(p);
+            goto fail;
+        }
+        add_row(rows, &nrows, r);
+        mc_plan_destroy(p);
+    }
+
     if (!only && cpu_shapes(rows, &nrows, &err) != MC_OK) goto fail;
     for (int k = 0, m; k < nrows; k++) /* case 8's speedup from K1, the same chains on one core */
         if (rows[k].name[0] == '8')
             for (m = 0; m < nrows; m++)
                 if (!strncmp(rows[m].name, "K1", 2)) rows[k].cpu_moves_per_s = rows[m].moves_per_s;
+    for (int k = 0, m; k < nrows; k++) /* case 9's from D1, one chain of the same molecules on one core */
+        if (rows[k].name[0] == '9')
+            for (m = 0; m < nrows; m++)
+                if (!strncmp(rows[m].name, "D1", 2)) rows[k].cpu_moves_per_s = rows[m].moves_per_s;
 
     printf("\nGPU: %s, %d SMs; case 1 with %d chains; all-pairs rate %.3g pairs/s (single), %.3g (double)\n", dev.name, dev.sm_count, chains1, rate[1], rate[0]);
     print_header(stdout, 0);
