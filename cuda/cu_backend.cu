@@ -455,6 +455,7 @@ static int setup(mc_backend *b, mc_err *err)
     v->batch_trials = b->plan->gpu_batch_trials ? b->plan->gpu_batch_trials : v->n >= 16384 ? 512 : 256;
     MC_TRY(allocate(b, err));
     b->batched = use_batched(v, b->plan);
+    if (b->batched) MC_TRY(cu_batched_fits(v, err));
     for (int c = 0; c < v->nchains; c++) {
         const mc_chain *ch = b->chains[c];
         cu_chain_dev d = {ch->box_len, ch->half_box, ch->beta, ch->max_displacement, ch->step,

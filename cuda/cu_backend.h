@@ -78,6 +78,9 @@ int cu_sweep_cells_chains(const cu_view *v, long long moves, mc_err *err);
 int cu_sweep_batched(const cu_view *v, long long moves, mc_err *err);
 /* Scratch doubles cu_sweep_batched needs. */
 size_t cu_batched_scratch(const cu_view *v);
+/* Whether kernel B's shared memory for the view's K and precision fits this GPU; else an error
+ * naming [run] gpu_batch_trials. */
+int cu_batched_fits(const cu_view *v, mc_err *err);
 
 /* Cell path: choose and allocate the cell lists for the chains' current positions (m stays 0 when
  * cells do not pay), free them; advance every chain by `moves` moves through them. */

@@ -12,11 +12,11 @@
  * otherwise fuse into FMAs that the host does not use, and the moved sites would then differ from
  * the CPU's in the last bit.
  *
- * RDF and Lindemann sums, Widom test molecules and the scaling of an npt trial volume run on the
- * host from fetched positions through mc_rigid_host, the CPU's own code (the trial volume's
- * energy then on the device, rigid_measure_kernel): a sample costs one O(n^2) pass on the host
- * per chain, and a volume move a fetch, a scaling and an upload per chain and sweep (issue 14
- * moves them onto the device). */
+ * A sample is taken on the device too: rigid_measure_kernel also bins the RDF (site pairs and
+ * centres) and adds an open cluster's Lindemann sums, which stay on the device until
+ * cu_rigid_fetch_sums. Widom test molecules and the scaling of an npt trial volume run on the host
+ * from fetched positions through mc_rigid_host, the CPU's own code (the trial volume's energy then
+ * on the device): a volume move costs a fetch, a scaling and an upload per chain and sweep. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -2,10 +2,11 @@
  * `moves` moves is the CPU backend's chain, draw for draw and decision for decision):
  *  - cu_sweep_chains: one resident block per chain for many small chains; every thread draws the
  *    same trial, sums its share of the pair terms, and the block sum decides.
- *  - cu_sweep_batched: for chains too large for one block, K consecutive trial moves are evaluated
- *    at once against the batch-start configuration (kernel A, all SMs), then accepted in order
- *    (kernel B, one block), each trial corrected by its pair terms with the earlier accepted ones,
- *    and recomputed in full if its own particle already moved in the batch. */
+ *  - cu_sweep_batched: for chains too large for one block, K consecutive trial moves are drawn
+ *    once (the draw kernel), evaluated at once against the batch-start configuration together
+ *    with every pair of trials' corrections (kernel A, all SMs), then accepted in order (kernel B,
+ *    one block), each trial corrected by its pair terms with the earlier accepted ones; a trial
+ *    whose particle already moved in the batch is decided apart (below). */
 #include "cu_backend.h"
 #include "cu_check.h"
 #include "cu_chain_move.cuh"
@@ -373,8 +374,9 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
  * added at once, then the trial is decided. If its prev was accepted from the batch start, its
  * energy change is kernel A's alt sum plus its pair terms with the other accepted trials; else the
  * block recomputes it in full against the current positions. Either way every later trial then
- * adds its pair terms with it, computed afresh. Each trial's energy change is thus the sum of its
- * kernel A partials and then of its corrections by the earlier accepted trials in their order. */
+ * adds its pair terms with it, computed afresh. Every other trial's energy change is thus the sum
+ * of its kernel A partials and then of its corrections by the earlier accepted trials in their
+ * order; one decided apart has its alt sum plus a block sum, or a block sum (fixed orders both). */
 template <typename real, bool MIX>
 __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, int nblocks,
                                     cu_pairs<real> lj, unsigned long long seed, const double *partial,
@@ -571,6 +573,28 @@ size_t cu_batched_scratch(const cu_view *v)
            (TRIAL_DOUBLES + 1) * ALT_MAX + 1;
 }
 
+/* kernel B's dynamic shared memory: energy changes and thresholds, two corners and two tiles to
+ * the next block of corr, old and new positions, particles, prevs, alt rows, two flags */
+static size_t accept_smem(int K, size_t real_size)
+{
+    return (2 * (size_t)K + 4 * WINDOW * WINDOW) * sizeof(double) + 6 * (size_t)K * real_size +
+           3 * (size_t)K * sizeof(int) + 2 * (size_t)K;
+}
+
+int cu_batched_fits(const cu_view *v, mc_err *err)
+{
+    int dev, optin;
+    size_t need = accept_smem(v->batch_trials, v->single ? sizeof(float) : sizeof(double));
+    CU_TRY(cudaGetDevice(&dev), err);
+    CU_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
+    if (need > (size_t)optin)
+        MC_FAIL(err, MC_EINVAL,
+                "[run] gpu_batch_trials = %d: the batched kernels need %zu bytes of shared memory per block, "
+                "this GPU allows %d; expected 512 or less here",
+                v->batch_trials, need, optin);
+    return MC_OK;
+}
+
 template <typename real, bool MIX>
 static int launch_batched(const cu_view *v, long long moves, mc_err *err)
 {
@@ -579,8 +603,7 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
     while (hash_size < 2 * K) hash_size *= 2;
     size_t smem_draw = (2 * (size_t)hash_size + K) * sizeof(int);
     size_t smem_a = 3 * (size_t)chunk * sizeof(real);
-    size_t smem_b = (2 * (size_t)K + 4 * WINDOW * WINDOW) * sizeof(double) + 6 * (size_t)K * sizeof(real) +
-                    3 * (size_t)K * sizeof(int) + 2 * (size_t)K;
+    size_t smem_b = accept_smem(K, sizeof(real));
     cu_pairs<real> lj = cu_pairs_of<real>(v);
     double *corr = v->partial + (size_t)nblocks * K;
     batch_tables<real> tb = batch_tables_of<real>(v, corr + (size_t)K * K);

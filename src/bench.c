@@ -23,11 +23,14 @@
  *   case 8: the argon-cluster melting sweep of examples/argon_cluster.ini (864 atoms in a wall, 11
  *           temperatures) with 4 chains per SM through the run driver, double: the rigid-body
  *           engine's shape; pairs inside the cutoff counted in its starting crystal
+ *   case 9: issue 14's shapes C and D: rigid benzene (150 molecules of 6 sites, no cutoff) with 4
+ *           chains per SM and alone, single and double, through the run driver; molecule moves/s
  *   case cpu: the serial CPU backend alone at the shapes RASPA3 and FEASST were measured on (N =
  *           500, rho 0.776, T 0.85, rc 3, all pairs; N = 4000, rc 2.5, cell lists), at the x86-64
  *           level its loops were dispatched to (cpu_isa.h), a Gibbs-ensemble chain of 500 at the state
  *           of t/gibbs.sh's NIST comparison, and one of 200 two-centre LJ molecules at
- *           t/gibbs_molecules.sh's; needs no GPU, and ends every full run
+ *           t/gibbs_molecules.sh's, case 9's benzene (D1) and case 8's cluster (K1); needs no GPU,
+ *           and ends every full run
  * Not a test: nothing here passes or fails. */
 #include <getopt.h>
 #include <math.h>
@@ -118,7 +121,7 @@ static int time_cpu(const mc_plan *p, long warmup, long moves, double *moves_per
     mc_chain *c = mc_chain_create(p, 0, err);
     mc_backend *b = c ? mc_backend_cpu.create(p, &c, 1, err) : NULL;
     if (!b) return mc_chain_destroy(c), err->code;
-    c->max_displacement = 0.12;
+    if (!p->rigid) c->max_displacement = 0.12; /* atoms: a liquid's step; molecules keep the plan's, as the GPU rows do */
     int rc = warmup ? mc_backend_cpu.sweep(b, warmup, err) : MC_OK;
     /* the CPU sweeps whole sweeps: time one sweep, or scale a fraction for large N */
     long sweeps = moves / p->nmol > 0 ? moves / p->nmol : 1;
