@@ -46,8 +46,10 @@ void mc_rigid_set(const mc_plan *p, mc_chain *c, int m, const double centre[3], 
 }
 
 /* The closest site pair of molecule m with molecules 0 .. m - 1 (of its box, in the Gibbs ensemble),
- * as r / sigma_ab (0 inside a hard core); *with names the other molecule. */
-static double overlap_ratio(const mc_plan *p, const mc_chain *c, int m, int *with)
+ * as r / sigma_ab (0 inside a hard core); *with names the other molecule. The search stops at the
+ * first pair at or below `floor` (what the caller already has): the value returned is then no
+ * better than floor, which is all the caller needs to know of it. */
+static double overlap_ratio(const mc_plan *p, const mc_chain *c, int m, double floor, int *with)
 {
     const mc_molecules *mol = &p->mol;
     double worst = INFINITY, box = mc_rigid_box_len(p, c, m);
@@ -62,6 +64,7 @@ static double overlap_ratio(const mc_plan *p, const mc_chain *c, int m, int *wit
             double r2 = dx * dx + dy * dy + dz * dz;
             double ratio = r2 < mol->hard_core2[a][b] ? 0.0 : sqrt(r2) / p->species.pair_sigma[a][b];
             if (ratio < worst) worst = ratio, *with = mol->site_mol[j];
+            if (worst <= floor) return worst;
         }
     return worst;
 }
@@ -174,7 +177,7 @@ static int place_without_overlap(const mc_plan *p, mc_chain *c, int m)
     for (long t = 0; t < (fixed ? 1 : ORIENTATION_TRIES) && best < COMFORT_SIGMA; t++) {
         mc_quat q = fixed ? mc_chain_quat(c, m) : random_orientation(p->seed, (uint32_t)c->id, setup_key(1, t, c->nmol, m));
         mc_rigid_set(p, c, m, centre, q);
-        double ratio = overlap_ratio(p, c, m, &with);
+        double ratio = overlap_ratio(p, c, m, best, &with);
         if (ratio > best) best = ratio, best_q = q, best_with = with;
     }
     mc_rigid_set(p, c, m, centre, best_q);
