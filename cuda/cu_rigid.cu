@@ -499,8 +499,15 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     CU_TRY(cudaMalloc(&b->d_rdf, rdf * sizeof *b->d_rdf), err);
     CU_TRY(cudaMallocHost(&b->h_rdf, rdf * sizeof *b->h_rdf), err);
     if (b->chains[0]->lindemann_r) { /* the sums so far (a restart's): the device keeps them from here */
-        const size_t P = b->lindemann_pairs = M * (M - 1) / 2;
-        CU_TRY(cudaMalloc(&b->d_lindemann, C * 2 * P * sizeof(double)), err);
+        const size_t P = b->lindemann_pairs = M * (M - 1) / 2, bytes = C * 2 * P * sizeof(double);
+        size_t free_bytes, total_bytes;
+        CU_TRY(cudaMemGetInfo(&free_bytes, &total_bytes), err);
+        if (bytes > free_bytes)
+            MC_FAIL(err, MC_ENOMEM,
+                    "the Lindemann sums of %d open-cluster chains of %d molecules need %.3g GB on the GPU, %.3g GB "
+                    "free: run fewer chains per rank (more ranks)",
+                    b->nchains, b->nmol, bytes / 1e9, free_bytes / 1e9);
+        CU_TRY(cudaMalloc(&b->d_lindemann, bytes), err);
         for (size_t k = 0; k < C; k++) {
             CU_TRY(cudaMemcpy(b->d_lindemann + k * 2 * P, b->chains[k]->lindemann_r, P * sizeof(double),
                               cudaMemcpyHostToDevice), err);

@@ -607,6 +607,9 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
     cu_pairs<real> lj = cu_pairs_of<real>(v);
     double *corr = v->partial + (size_t)nblocks * K;
     batch_tables<real> tb = batch_tables_of<real>(v, corr + (size_t)K * K);
+    if (smem_a > 48 * 1024) /* a slice of a very large chain (over a million particles in double) */
+        CU_TRY(cudaFuncSetAttribute(batch_trials_kernel<real, MIX>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)smem_a), err);
     if (smem_b > 48 * 1024)
         CU_TRY(cudaFuncSetAttribute(batch_accept_kernel<real, MIX>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b), err);
