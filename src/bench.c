@@ -240,28 +240,36 @@ static int cpu_shapes(row *rows, int *nrows, mc_err *err)
         r.cpu_moves_per_s = r.moves_per_s;
         add_row(rows, nrows, r);
     }
-    /* D1: case 9's benzene, one chain */
-    char text[900];
-    snprintf(text, sizeof text, BENZENE, 20, "double", 1);
-    mc_plan *pb = plan_of(text, err);
-    if (!pb) return err->code;
-    row rb = {"D1 benzene 150 x 6 sites, serial CPU", 0, 2.0 * 6 * (pb->n - 6), 0, 0, 0};
-    int rcb = time_cpu(pb, 0, 20000, &rb.moves_per_s, err);
-    mc_plan_destroy(pb);
-    MC_TRY(rcb);
-    rb.cpu_moves_per_s = rb.moves_per_s;
-    add_row(rows, nrows, rb);
-    /* K1: the argon cluster of case 8, one chain (at 20 K, the crystal) */
-    snprintf(text, sizeof text, ARGON_CLUSTER, 1);
-    mc_plan *p = plan_of(text, err);
-    if (!p) return err->code;
-    row r = {"K1 argon cluster N=864 at 20 K, serial CPU", 0, 2.0 * (p->n - 1), 0, 0, cluster_inside_per_move(p, err)};
-    int rc = isfinite(r.inside_per_move) ? time_cpu(p, 0, 100000, &r.moves_per_s, err) : err->code;
-    mc_plan_destroy(p);
-    MC_TRY(rc);
-    r.cpu_moves_per_s = r.moves_per_s;
-    add_row(rows, nrows, r);
+    /* the molecular rows of GPU cases 9 and 8, one chain each: D1, case 9's benzene; K1, case 8's
+     * argon cluster (at 20 K, the crystal) */
+    char text[2][900];
+    snprintf(text[0], sizeof text[0], BENZENE, 20, "double", 1);
+    snprintf(text[1], sizeof text[1], ARGON_CLUSTER, 1);
+    static const struct { const char *name; long moves; } molecular[] = {
+        {"D1 benzene 150 x 6 sites, serial CPU", 20000}, {"K1 argon cluster N=864 at 20 K, serial CPU", 100000}};
+    for (int k = 0; k < 2; k++) {
+        mc_plan *p = plan_of(text[k], err);
+        if (!p) return err->code;
+        int sites = p->n / p->nmol;
+        row r = {molecular[k].name, 0, 2.0 * sites * (p->n - sites), 0, 0, 0};
+        if (k == 1) r.inside_per_move = cluster_inside_per_move(p, err);
+        int rc = isfinite(r.inside_per_move) ? time_cpu(p, 0, molecular[k].moves, &r.moves_per_s, err) : err->code;
+        mc_plan_destroy(p);
+        MC_TRY(rc);
+        r.cpu_moves_per_s = r.moves_per_s;
+        add_row(rows, nrows, r);
+    }
     return MC_OK;
+}
+
+/* Rows of GPU case `gpu_case` take their speedup from the CPU row named `cpu_row`: the same
+ * chains, one on one core. */
+static void speedup_from(row *rows, int nrows, char gpu_case, const char *cpu_row)
+{
+    for (int m = 0; m < nrows; m++)
+        if (!strncmp(rows[m].name, cpu_row, strlen(cpu_row)))
+            for (int k = 0; k < nrows; k++)
+                if (rows[k].name[0] == gpu_case) rows[k].cpu_moves_per_s = rows[m].moves_per_s;
 }
 
 /* Each row as soon as it is measured, so a long or failing run still shows what it has. */
@@ -576,14 +584,8 @@ int main(int argc, char **argv)
     }
 
     if (!only && cpu_shapes(rows, &nrows, &err) != MC_OK) goto fail;
-    for (int k = 0, m; k < nrows; k++) /* case 8's speedup from K1, the same chains on one core */
-        if (rows[k].name[0] == '8')
-            for (m = 0; m < nrows; m++)
-                if (!strncmp(rows[m].name, "K1", 2)) rows[k].cpu_moves_per_s = rows[m].moves_per_s;
-    for (int k = 0, m; k < nrows; k++) /* case 9's from D1, one chain of the same molecules on one core */
-        if (rows[k].name[0] == '9')
-            for (m = 0; m < nrows; m++)
-                if (!strncmp(rows[m].name, "D1", 2)) rows[k].cpu_moves_per_s = rows[m].moves_per_s;
+    speedup_from(rows, nrows, '8', "K1");
+    speedup_from(rows, nrows, '9', "D1");
 
     printf("\nGPU: %s, %d SMs; case 1 with %d chains; all-pairs rate %.3g pairs/s (single), %.3g (double)\n", dev.name, dev.sm_count, chains1, rate[1], rate[0]);
     print_header(stdout, 0);

@@ -197,30 +197,26 @@ static void mixture_batched_n4096(void **state)
     pair_destroy(&r);
 }
 
-static void batched(int trials)
+/* A chain of n without cutoff on the batched path, K = trials, run in step with the CPU. */
+static void batched(int n, int trials, int seed, long sweeps, long every)
 {
+    char ini[256];
+    snprintf(ini, sizeof ini,
+             "[system]\nn = %d\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 1\n"
+             "density = 0.8\nreplicas = 2\n[run]\nseed = %d\n", n, seed);
     pair_of_runs r;
-    pair_create_k(&r, "[system]\nn = 4096\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 1\n"
-                      "density = 0.8\nreplicas = 2\n[run]\nseed = 23\n", 1, trials);
-    run_in_step(&r, 40, 10, 0.12);
+    pair_create_k(&r, ini, 1, trials);
+    run_in_step(&r, sweeps, every, 0.12);
     pair_destroy(&r);
 }
 
-static void batched_k256(void **state) { (void)state; batched(256); }
+static void batched_k256(void **state) { (void)state; batched(4096, 256, 23, 40, 10); }
 /* one warp's batch (K = 32: kernel B stages each corner of corrections itself) among 128
  * particles: about 4 repeated particles per batch */
-static void batched_k32_n128(void **state)
-{
-    (void)state;
-    pair_of_runs r;
-    pair_create_k(&r, "[system]\nn = 128\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 1\n"
-                      "density = 0.8\nreplicas = 2\n[run]\nseed = 24\n", 1, 32);
-    run_in_step(&r, 400, 100, 0.12);
-    pair_destroy(&r);
-}
+static void batched_k32_n128(void **state) { (void)state; batched(128, 32, 24, 400, 100); }
 /* 1024 trials among 4096 particles: about 128 repeated particles per batch, more than the 32 that
  * kernel A sums ahead (alt rows): the rest are recomputed in full by kernel B */
-static void batched_k1024_repeats(void **state) { (void)state; batched(1024); }
+static void batched_k1024_repeats(void **state) { (void)state; batched(4096, 1024, 23, 40, 10); }
 
 /* The cell path: one chain of 20,000 with cutoff 2.5 (11 cells per edge on both sides), K = 1024:
  * about 26 repeated particles (some three times) and 4 interacting trials each per batch. */
