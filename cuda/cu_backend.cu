@@ -64,7 +64,7 @@ static void cu_destroy(mc_backend *b)
  * batched path and molecules leave them to the run driver. */
 static int cu_moves_volume(const mc_backend *b)
 {
-    return b->plan->npt && !b->rigid && !b->gibbs && !b->batched && !b->v.cells.m;
+    return b->plan->npt && !b->rigid && !b->gibbs && !b->batched && !b->v.cells_of;
 }
 
 static int cu_moves_volume_op(const mc_backend *b) { return cu_moves_volume(b); }
@@ -156,19 +156,22 @@ __global__ void swap_slices_kernel(real *pos, const int *pairs, int reals_per_ch
 
 /* Replica exchange within the rank, atoms: the positions trade places on the device in one launch,
  * the boxes and energies in the mirror; nothing comes to the host. Molecules take the host path
- * (fetch, trade, upload). The cell path holds one chain per rank: no pair to trade there. Called at
- * every exchange step on every rank, traded or not: the chain kernel's cell lists are then rebuilt
- * for every chain (in canonical order), so that no chain's sums depend on whether another chain of
- * its rank traded, that is on how the chains are spread over ranks. */
+ * (fetch, trade, upload); a large chain's cell grid goes with its positions. Called at every
+ * exchange step on every rank, traded or not: every cell list is then in canonical order (the
+ * chain kernel's rebuilt, the large chains' sorted), so that no chain's sums depend on whether
+ * another chain of its rank traded, that is on how the chains are spread over ranks. */
 static int cu_swap(mc_backend *b, int npairs, const int *first, const int *second, mc_err *err)
 {
+    /* large chains' grids in canonical order: the order cu_reload's rebuild gives a chain traded
+     * with another rank */
+    for (int c = 0; b->v.cells_of && c < b->v.nchains; c++)
+        if (b->v.cells_of[c].m) MC_TRY(cu_cells_sort_lists(&b->v.cells_of[c], 1, b->v.n, err));
     if (npairs == 0) return b->v.chain_cells.m ? cu_chain_cells_rebuild(&b->v, err) : MC_OK;
     if (b->rigid) {
         MC_TRY(cu_rigid_fetch(b->rigid, err));
         for (int i = 0; i < npairs; i++) mc_chain_swap_configuration(b->chains[first[i]], b->chains[second[i]]);
         return cu_rigid_upload(b->rigid, 1, err);
     }
-    if (b->v.cells.m) MC_FAIL(err, MC_ECHECK, "internal: a chain pair to trade on the one-chain cell path");
     for (int i = 0; i < npairs; i++) {
         int k = first[i], j = second[i];
         mc_chain_swap_configuration(b->chains[k], b->chains[j]); /* the host positions are stale until a fetch */
@@ -183,6 +186,11 @@ static int cu_swap(mc_backend *b, int npairs, const int *first, const int *secon
     else swap_slices_kernel<double><<<npairs, 256>>>((double *)b->v.pos, b->d_pairs, 3 * b->v.n);
     CU_LAUNCHED(err);
     MC_TRY(upload_chains(b, err)); /* the boxes the cell grids are built in */
+    for (int i = 0; b->v.cells_of && i < npairs; i++) { /* a large chain's grid goes with its positions */
+        cu_cells_dev t = b->v.cells_of[first[i]];
+        b->v.cells_of[first[i]] = b->v.cells_of[second[i]];
+        b->v.cells_of[second[i]] = t;
+    }
     return b->v.chain_cells.m ? cu_chain_cells_rebuild(&b->v, err) : MC_OK;
 }
 
@@ -207,7 +215,7 @@ static int cu_fetch_some(mc_backend *b, const unsigned char *which, mc_err *err)
 }
 
 /* Replica exchange: the changed chains' host configurations to the device, each chain's slice of
- * positions apart, and the cell lists rebuilt from them (the cell path has one chain per rank). */
+ * positions apart, and their cell lists rebuilt from them. */
 static int cu_reload(mc_backend *b, const unsigned char *changed, mc_err *err)
 {
     if (b->rigid) return cu_rigid_upload(b->rigid, 1, err);
@@ -230,7 +238,8 @@ static int cu_reload(mc_backend *b, const unsigned char *changed, mc_err *err)
         b->mirror[k].energy = c->energy_pair;
         any = 1;
     }
-    if (any && b->v.cells.m) MC_TRY(cu_cells_rebuild(&b->v, b->h_pos, b->chains[0]->box_len, err));
+    for (int k = 0; b->v.cells_of && k < b->v.nchains; k++)
+        if (changed[k]) MC_TRY(cu_cells_rebuild(&b->v, k, b->h_pos, b->chains[k]->box_len, b->plan->cutoff, err));
     MC_TRY(upload_chains(b, err));
     return any && b->v.chain_cells.m ? cu_chain_cells_rebuild(&b->v, err) : MC_OK;
 }
@@ -275,6 +284,17 @@ static int cu_sweep(mc_backend *b, long nsweeps, mc_err *err)
     return MC_OK;
 }
 
+/* Few large chains with cell grids: each chain in turn, through its grid where it has one, else
+ * over all pairs (cu_sweep_batched also takes a rank's chains one after another). */
+static int sweep_large_chains(mc_backend *b, long long moves, mc_err *err)
+{
+    for (int c = 0; c < b->v.nchains; c++) {
+        cu_view one = cu_chain_view(&b->v, c);
+        MC_TRY(one.cells.m ? cu_sweep_cells(&one, moves, b->plan->cutoff, err) : cu_sweep_batched(&one, moves, err));
+    }
+    return MC_OK;
+}
+
 /* One launch of nsweeps sweeps; the host chains current before and after. */
 static int sweep_launch(mc_backend *b, long nsweeps, mc_err *err)
 {
@@ -282,19 +302,19 @@ static int sweep_launch(mc_backend *b, long nsweeps, mc_err *err)
     long long moves = (long long)nsweeps * b->v.n;
     cu_npt npt = {0, 0, 0.0, 0.0, 0.0, NULL};
     if (cu_moves_volume(b)) MC_TRY(volume_draws(b, nsweeps, &npt, err));
-    if (b->v.cells.m) MC_TRY(cu_sweep_cells(&b->v, moves, b->plan->cutoff, err));
+    if (b->v.cells_of) MC_TRY(sweep_large_chains(b, moves, err));
     else if (b->batched) MC_TRY(cu_sweep_batched(&b->v, moves, err));
     else if (b->v.chain_cells.m) MC_TRY(cu_sweep_cells_chains(&b->v, moves, err));
     else MC_TRY(cu_sweep_chains(&b->v, moves, &npt, err));
     MC_TRY(download_chains(b, err)); /* synchronises: a kernel fault surfaces here */
     if (b->v.chain_cells.m) MC_TRY(cu_chain_cells_overflowed(&b->v, err));
-    int overflow = 0;
-    if (b->v.cells.m)
-        CU_TRY(cudaMemcpy(&overflow, b->v.cells.overflow, sizeof overflow, cudaMemcpyDeviceToHost), err);
-    if (overflow)
-        MC_FAIL(err, MC_ECHECK, "a GPU cell list exceeded its capacity of %d particles", b->v.cells.cap);
+    for (int c = 0; b->v.cells_of && c < b->v.nchains; c++) {
+        cu_view one = cu_chain_view(&b->v, c);
+        if (one.cells.m) MC_TRY(cu_cells_overflowed(&one, err));
+    }
     return MC_OK;
 }
+
 
 /* Energy and virial (and, when add_rdf, pair counts) through the cells where the chain has them. */
 static int measure_energies(mc_backend *b, int add_rdf, mc_err *err)
@@ -303,15 +323,23 @@ static int measure_energies(mc_backend *b, int add_rdf, mc_err *err)
     unsigned long long *rdf = add_rdf ? b->d_rdf : NULL;
     if (b->v.chain_cells.m) /* every round's end: the order a restart builds */
         MC_TRY(cu_cells_sort_lists(&b->v.chain_cells, b->v.nchains, b->v.n, err));
-    if (!b->v.cells.m)
+    if (!b->v.cells_of)
         return cu_measure(&b->v, b->h_energy, b->h_virial, rdf, p->rdf_bins, p->rdf_rmax, p->rdf_dr, err);
-    MC_TRY(cu_cells_sort_lists(&b->v.cells, 1, b->v.n, err)); /* every round's end: the order a restart builds */
-    int rdf_in_cells = p->rdf_rmax <= b->chains[0]->box_len / b->v.cells.m;
-    MC_TRY(cu_measure_cells(&b->v, b->h_energy, b->h_virial, rdf_in_cells ? rdf : NULL, p->rdf_bins,
-                            p->rdf_rmax, p->rdf_dr, err));
-    if (!rdf || rdf_in_cells) return MC_OK;
-    double e, w; /* the RDF reaches past the cells: count its pairs over all pairs */
-    return cu_measure(&b->v, &e, &w, rdf, p->rdf_bins, p->rdf_rmax, p->rdf_dr, err);
+    for (int c = 0; c < b->v.nchains; c++) { /* large chains: one at a time, each its own way */
+        cu_view one = cu_chain_view(&b->v, c);
+        unsigned long long *rdf_c = rdf ? rdf + (size_t)c * b->v.rdf_pairs * p->rdf_bins : NULL;
+        double *e = &b->h_energy[c], *w = &b->h_virial[c];
+        if (!one.cells.m) {
+            MC_TRY(cu_measure(&one, e, w, rdf_c, p->rdf_bins, p->rdf_rmax, p->rdf_dr, err));
+            continue;
+        }
+        MC_TRY(cu_cells_sort_lists(&one.cells, 1, b->v.n, err)); /* every round's end: the order a restart builds */
+        int rdf_in_cells = p->rdf_rmax <= b->chains[c]->box_len / one.cells.m;
+        MC_TRY(cu_measure_cells(&one, e, w, rdf_in_cells ? rdf_c : NULL, p->rdf_bins, p->rdf_rmax, p->rdf_dr, err));
+        double e2, w2; /* the RDF reaches past the cells: count its pairs over all pairs */
+        if (rdf_c && !rdf_in_cells) MC_TRY(cu_measure(&one, &e2, &w2, rdf_c, p->rdf_bins, p->rdf_rmax, p->rdf_dr, err));
+    }
+    return MC_OK;
 }
 
 static int cu_measure_all(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err)
@@ -349,8 +377,13 @@ static int cu_widom_all(mc_backend *b, int species, int insertions, long draw, d
             sums[k] = mc_rigid_widom_sum(b->plan, b->chains[k], species, insertions, draw);
         return MC_OK;
     }
-    return b->v.cells.m ? cu_widom_cells(&b->v, insertions, draw, sums, err)
-                        : cu_widom_chains(&b->v, species, insertions, draw, sums, err);
+    if (!b->v.cells_of) return cu_widom_chains(&b->v, species, insertions, draw, sums, err);
+    for (int c = 0; c < b->v.nchains; c++) { /* large chains: one at a time, each its own way */
+        cu_view one = cu_chain_view(&b->v, c);
+        MC_TRY(one.cells.m ? cu_widom_cells(&one, insertions, draw, &sums[c], err)
+                           : cu_widom_chains(&one, species, insertions, draw, &sums[c], err));
+    }
+    return MC_OK;
 }
 
 static int cu_volume_energy_all(mc_backend *b, const double *scale, double *energy, mc_err *err)
@@ -468,8 +501,14 @@ static int setup(mc_backend *b, mc_err *err)
     MC_TRY(upload_positions(b, err));
     /* npt and mixtures keep to the all-pairs paths: a volume move would invalidate the cell
      * grid, and the cell kernels hold one set of pair constants */
-    if (b->batched && !b->plan->npt && b->plan->species.n == 1)
-        MC_TRY(cu_cells_setup(v, b->h_pos, b->chains[0]->box_len, b->plan->cutoff, err));
+    if (b->batched && !b->plan->npt && b->plan->species.n == 1) {
+        double *box = (double *)malloc(v->nchains * sizeof *box);
+        if (!box) MC_FAIL(err, MC_ENOMEM, "out of host memory for the GPU backend");
+        for (int c = 0; c < v->nchains; c++) box[c] = b->chains[c]->box_len;
+        int rc = cu_cells_setup(v, b->h_pos, box, b->plan->cutoff, err);
+        free(box);
+        MC_TRY(rc);
+    }
     /* many NVT chains with a cutoff: cell lists inside the chain kernel where they
      * pay, on a grid from the smallest box of every state point, not of this rank's chains: the
      * grid orders a chain's sums, and a chain's numbers must not depend on the ranks it shares the
@@ -481,8 +520,8 @@ static int setup(mc_backend *b, mc_err *err)
         MC_TRY(cu_chain_cells_setup(v, min_box, b->plan->cutoff, err));
     }
     /* cell path: trials mostly far apart, so larger batches only amortise launches (measured) */
-    if (v->cells.m && !b->plan->gpu_batch_trials && v->n >= 4 * CU_MAX_BATCH_TRIALS)
-        v->batch_trials = CU_MAX_BATCH_TRIALS;
+    v->cells_trials = !b->plan->gpu_batch_trials && v->n >= 4 * CU_MAX_BATCH_TRIALS ? CU_MAX_BATCH_TRIALS
+                                                                                     : v->batch_trials;
     MC_TRY(measure_energies(b, 0, err));
     for (int c = 0; c < v->nchains; c++)
         b->mirror[c].energy = b->chains[c]->energy_pair = b->h_energy[c];

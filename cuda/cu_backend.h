@@ -35,9 +35,10 @@ typedef struct cu_npt {
                                     exp(ln(V'/V) / 3), volume ratio exp(ln(V'/V)) */
 } cu_npt;
 
-/* Cell lists on the device for chains with a cutoff: one large chain (cu_cells.cu), or many chains
- * in the many-chain kernel (cu_chain_cells.cu; [nchains] grids of the same m). m^3 cells per chain,
- * at least one cutoff wide, each holding up to cap particle indices. */
+/* Cell lists on the device for chains with a cutoff: one large chain at a time (cu_cells.cu; one
+ * grid per chain, m from its own box), or many chains in the many-chain kernel (cu_chain_cells.cu;
+ * [nchains] grids of the same m). m^3 cells per chain, at least one cutoff wide, each holding up to
+ * cap particle indices. */
 typedef struct cu_cells_dev {
     int m, cap;                  /* cells per edge (0: no cell path), slots per cell */
     int *count;                  /* [nchains][m^3] */
@@ -64,7 +65,13 @@ typedef struct cu_view {
     size_t partial_len;          /* doubles in partial (and partial_host) */
     int sm_count;
     int batch_trials;            /* K: trial moves evaluated together on the batched path */
-    cu_cells_dev cells;          /* cell lists of the cell path (cells.m == 0: not used) */
+    /* The large-chain cell path: cells_of is a host array [nchains] of each chain's grid (m == 0:
+     * that chain runs the batched all-pairs path), NULL when no chain has one; the path takes the
+     * chains one at a time, each through the view cu_chain_view gives, whose `cells` is the
+     * chain's grid and whose batch_trials is cells_trials. */
+    cu_cells_dev *cells_of;
+    cu_cells_dev cells;
+    int cells_trials;
     cu_cells_dev chain_cells;    /* cell lists of the many-chain kernel (m == 0: all pairs) */
 } cu_view;
 
@@ -82,14 +89,21 @@ size_t cu_batched_scratch(const cu_view *v);
  * naming [run] gpu_batch_trials. */
 int cu_batched_fits(const cu_view *v, mc_err *err);
 
-/* Cell path: choose and allocate the cell lists for the chains' current positions (m stays 0 when
- * cells do not pay), free them; advance every chain by `moves` moves through them. */
-int cu_cells_setup(cu_view *v, const void *host_pos, double box_len, double cutoff, mc_err *err);
+/* Large-chain cell path: choose and build each chain's grid for its box (box_len[nchains]) and the
+ * host positions (host_pos: [nchains][3][n] in the kernel precision); v->cells_of stays NULL when
+ * no chain's grid pays. A chain's choice depends on its own box alone, never on the other chains
+ * of its rank. */
+int cu_cells_setup(cu_view *v, const void *host_pos, const double *box_len, double cutoff, mc_err *err);
 void cu_cells_free(cu_view *v);
-/* The lists of the one chain built again from host positions (in the kernel precision), after its
- * configuration was replaced (replica exchange). */
-int cu_cells_rebuild(cu_view *v, const void *host_pos, double box_len, mc_err *err);
+/* Chain c's grid chosen and built again for its box and host positions, after its configuration
+ * was replaced (replica exchange). */
+int cu_cells_rebuild(cu_view *v, int c, const void *host_pos, double box_len, double cutoff, mc_err *err);
+/* Chain c alone: one chain, its positions, its grid and the cell path's K. */
+cu_view cu_chain_view(const cu_view *v, int c);
+/* The functions below take a one-chain view (cu_chain_view) whose grid has m > 0. */
 int cu_sweep_cells(const cu_view *v, long long moves, double cutoff, mc_err *err);
+/* Whether a move overflowed the view's grid (sets an error naming its capacity). */
+int cu_cells_overflowed(const cu_view *v, mc_err *err);
 /* Cell lists (either path's, nchains grids) in canonical order (each cell's members ascending), as
  * a fresh set-up has them. */
 int cu_cells_sort_lists(const cu_cells_dev *g, int nchains, int n, mc_err *err);
@@ -109,7 +123,7 @@ int cu_chain_cells_overflowed(const cu_view *v, mc_err *err);
 void cu_chain_cells_free(cu_view *v);
 
 /* Widom insertion: per chain the sum of exp(-beta dU) over the draw's test positions (test
- * particles of `species`), into host sums[nchains]; the cell version serves the one chain of the
+ * particles of `species`), into host sums[nchains]; the cell version serves a one-chain view of the
  * cell path (pure fluids only). */
 int cu_widom_chains(const cu_view *v, int species, int insertions, long draw, double *sums,
                     mc_err *err);

@@ -8,7 +8,7 @@
 #include "cu_kernels.cuh"
 #include "mc_move.h"
 
-enum { BASE_THREADS = 256, RATE_THREADS = 256 };
+enum { BASE_THREADS = 256, RATE_THREADS = 512 };
 
 static double now_s(void)
 {
@@ -100,7 +100,12 @@ int cu_baseline_moves(double *x, double *y, double *z, int n, double box, double
  * and j == i as selects, the tile loop unrolled by 8. It is the pair term without the per-pair
  * bookkeeping a Monte Carlo move needs (species, the moved particle's own index, double sums of
  * rounded terms), so no move kernel can beat it; "fraction of the all-pairs rate" in mcens-bench
- * means fraction of this. Each thread sums in `real` and adds a tile's sum in double. */
+ * means fraction of this. Each thread sums in `real` and adds a tile's sum in double. The
+ * reciprocal is IEEE-rounded, as the engine's pair terms must be to match the CPU backend
+ * (__fdividef would give about 11% more in single). Block size, unroll depth and the number of
+ * positions were chosen by doc/device/ceiling-variants.cu: 512 threads (4% over 256); at least
+ * 2^20 positions (cu_pair_rate's caller), since at 2^16 only two blocks of 256 fit on each SM and
+ * the rate was 24% lower. */
 struct __align__(32) vec4d { double x, y, z, w; }; /* one 32-byte load (CUDA's double4 is deprecated) */
 template <typename real> struct vec4_of;
 template <> struct vec4_of<float> { typedef float4 type; };

@@ -399,17 +399,17 @@ int cu_sweep_cells(const cu_view *v, long long moves, double cutoff, mc_err *err
 
 /* ---- set-up and measurement ------------------------------------------------------------------ */
 
+/* Grid g's lists from one chain's host positions, in index order: the same lists every run. */
 template <typename real>
-static int build_cells(cu_view *v, const real *pos, double box_len, mc_err *err)
+static int build_cells(cu_cells_dev *g, const real *pos, int n, double box_len, mc_err *err)
 {
-    cu_cells_dev *g = &v->cells;
-    int n = v->n, m = g->m;
+    int m = g->m;
     size_t ncells = (size_t)m * m * m;
     int *count = (int *)calloc(ncells, sizeof(int)), *slot = (int *)malloc(ncells * g->cap * sizeof(int));
     int *cell_of = (int *)malloc(n * sizeof(int)), *slot_of = (int *)malloc(n * sizeof(int));
     int rc = count && slot && cell_of && slot_of ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
     real inv_w = (real)m / (real)box_len;
-    for (int i = 0; rc == MC_OK && i < n; i++) { /* in index order: the same lists every run */
+    for (int i = 0; rc == MC_OK && i < n; i++) {
         int c = cell_index(pos[i], pos[n + i], pos[2 * n + i], inv_w, m);
         if (count[c] == g->cap) rc = mc_err_set(err, MC_ECHECK, "more than %d particles in one cell", g->cap);
         else cell_of[i] = c, slot_of[i] = count[c], slot[c * g->cap + count[c]++] = i;
@@ -452,14 +452,29 @@ int cu_cells_sort_lists(const cu_cells_dev *g, int nchains, int n, mc_err *err)
     return MC_OK;
 }
 
-int cu_cells_setup(cu_view *v, const void *host_pos, double box_len, double cutoff, mc_err *err)
+static void free_grid(cu_cells_dev *g)
 {
-    cu_cells_dev *g = &v->cells;
+    cudaFree(g->count), cudaFree(g->slot), cudaFree(g->cell_of), cudaFree(g->slot_of);
+    cudaFree(g->trials), cudaFree(g->overflow);
     memset(g, 0, sizeof *g);
+}
+
+/* Cells per edge for a box: at least a cutoff wide, at least 4 per edge (else 0: all pairs pay
+ * better), and no more than about 8 per particle, beyond which wider cells only hold empty lists. */
+static int grid_edge(int n, double box_len, double cutoff)
+{
     int m = isfinite(cutoff) ? (int)floor(box_len / cutoff) : 0;
-    /* wider cells are as correct; beyond about 8 per particle they only hold empty lists */
-    if (m > (int)cbrt(8.0 * v->n)) m = (int)cbrt(8.0 * v->n);
-    if (v->nchains != 1 || m < 4) return MC_OK; /* one large chain per rank, 4+ cells per edge */
+    if (m > (int)cbrt(8.0 * n)) m = (int)cbrt(8.0 * n);
+    return m < 4 ? 0 : m;
+}
+
+/* Chain c's grid for its box, built from its slice of host_pos. */
+static int setup_grid(cu_view *v, int c, const void *host_pos, double box_len, double cutoff, mc_err *err)
+{
+    cu_cells_dev *g = &v->cells_of[c];
+    free_grid(g);
+    int m = grid_edge(v->n, box_len, cutoff);
+    if (!m) return MC_OK;
     double per_cell = (double)v->n / ((double)m * m * m);
     g->m = m;
     g->cap = (int)(4 * per_cell) + 32; /* room for density fluctuations; overflow is detected */
@@ -472,22 +487,54 @@ int cu_cells_setup(cu_view *v, const void *host_pos, double box_len, double cuto
     CU_TRY(cudaMalloc(&g->trials, table_bytes(CU_MAX_BATCH_TRIALS, real_size)), err);
     CU_TRY(cudaMalloc(&g->overflow, sizeof(int)), err);
     CU_TRY(cudaMemset(g->overflow, 0, sizeof(int)), err);
-    return v->single ? build_cells(v, (const float *)host_pos, box_len, err)
-                     : build_cells(v, (const double *)host_pos, box_len, err);
+    const char *slice = (const char *)host_pos + (size_t)c * 3 * v->n * real_size;
+    return v->single ? build_cells(g, (const float *)slice, v->n, box_len, err)
+                     : build_cells(g, (const double *)slice, v->n, box_len, err);
 }
 
-int cu_cells_rebuild(cu_view *v, const void *host_pos, double box_len, mc_err *err)
+int cu_cells_setup(cu_view *v, const void *host_pos, const double *box_len, double cutoff, mc_err *err)
 {
-    return v->single ? build_cells(v, (const float *)host_pos, box_len, err)
-                     : build_cells(v, (const double *)host_pos, box_len, err);
+    int any = 0;
+    for (int c = 0; c < v->nchains; c++) any |= grid_edge(v->n, box_len[c], cutoff) > 0;
+    if (!any) return MC_OK;
+    if (!(v->cells_of = (cu_cells_dev *)calloc(v->nchains, sizeof *v->cells_of)))
+        MC_FAIL(err, MC_ENOMEM, "out of host memory for the cell lists");
+    for (int c = 0; c < v->nchains; c++) MC_TRY(setup_grid(v, c, host_pos, box_len[c], cutoff, err));
+    return MC_OK;
+}
+
+int cu_cells_rebuild(cu_view *v, int c, const void *host_pos, double box_len, double cutoff, mc_err *err)
+{
+    return setup_grid(v, c, host_pos, box_len, cutoff, err);
 }
 
 void cu_cells_free(cu_view *v)
 {
-    cu_cells_dev *g = &v->cells;
-    cudaFree(g->count), cudaFree(g->slot), cudaFree(g->cell_of), cudaFree(g->slot_of);
-    cudaFree(g->trials), cudaFree(g->overflow);
-    memset(g, 0, sizeof *g);
+    for (int c = 0; v->cells_of && c < v->nchains; c++) free_grid(&v->cells_of[c]);
+    free(v->cells_of);
+    v->cells_of = NULL;
+}
+
+cu_view cu_chain_view(const cu_view *v, int c)
+{
+    cu_view one = *v;
+    size_t real_size = v->single ? sizeof(float) : sizeof(double);
+    one.nchains = 1;
+    one.chains = v->chains + c;
+    one.pos = (char *)v->pos + (size_t)c * 3 * v->n * real_size;
+    one.cells_of = NULL;
+    memset(&one.cells, 0, sizeof one.cells);
+    if (v->cells_of && v->cells_of[c].m) one.cells = v->cells_of[c], one.batch_trials = v->cells_trials;
+    return one;
+}
+
+int cu_cells_overflowed(const cu_view *v, mc_err *err)
+{
+    int overflow = 0;
+    CU_TRY(cudaMemcpy(&overflow, v->cells.overflow, sizeof overflow, cudaMemcpyDeviceToHost), err);
+    if (overflow)
+        MC_FAIL(err, MC_ECHECK, "a GPU cell list exceeded its capacity of %d particles", v->cells.cap);
+    return MC_OK;
 }
 
 size_t cu_cells_scratch(const cu_view *v)

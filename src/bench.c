@@ -359,7 +359,7 @@ int main(int argc, char **argv)
     int chains1 = chains_given ? chains_given : 32 * dev.sm_count; /* up to 32 resident blocks per SM */
     double rate[2] = {0, 0}; /* [single] all-pairs pair evaluations per second */
     for (int s = 0; s < 2; s++)
-        if (cu_pair_rate(1 << 16, s, &rate[s], &err) != MC_OK) goto fail;
+        if (cu_pair_rate(1 << 20, s, &rate[s], &err) != MC_OK) goto fail; /* enough blocks to fill every SM */
     fprintf(stderr, "measured: all-pairs rate %.4g (single), %.4g (double) pairs/s\n", rate[1], rate[0]);
 
     char ini[512];

@@ -537,7 +537,9 @@ static void exchange_same_decisions(int round, int k, const mc_chain *a, const m
                  (unsigned long long)b->accepted, (long long)b->walker, (unsigned long long)b->exchange_accepted);
 }
 
-static void exchange_in_step(const char *ini)
+/* Every chain of a plan through the run driver on both backends, round by round; with exchange,
+ * the chains must have traded (more than 10 swaps, walkers moved). */
+static void chains_in_step(const char *ini)
 {
     mc_plan *p = tu_plan(ini);
     mc_run *rc, *rg;
@@ -546,9 +548,9 @@ static void exchange_in_step(const char *ini)
     unsigned long long swaps = 0, moved = 0;
     for (int k = 0; k < p->nchains; k++)
         swaps += mc_run_chain(rc, k)->exchange_accepted, moved += mc_run_chain(rc, k)->walker != k;
-    printf("# exchange, %d chains, %d rounds: %llu swaps on both, %llu chains hold another's walker\n", p->nchains,
-           rounds, swaps, moved);
-    assert_true(swaps > 10 && moved > 0);
+    printf("# %s, %d chains, %d rounds: %llu swaps on both, %llu chains hold another's walker\n",
+           p->exchange_every ? "exchange" : "no exchange", p->nchains, rounds, swaps, moved);
+    if (p->exchange_every) assert_true(swaps > 10 && moved > 0);
     mc_run_destroy(rc);
     mc_run_destroy(rg);
     mc_plan_destroy(p);
@@ -558,38 +560,59 @@ static void exchange_in_step(const char *ini)
 static void exchange_chains_n256(void **state)
 {
     (void)state;
-    exchange_in_step("[system]\nn = 256\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.2:1.5:4\n"
-                     "density = 0.7\nreplicas = 2\nexchange_every = 2\n[run]\nseed = 41\nequilibration = 40\n"
-                     "production = 60\nsample_every = 10\n[moves]\nadapt_every = 10\n");
+    chains_in_step("[system]\nn = 256\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.2:1.5:4\n"
+                   "density = 0.7\nreplicas = 2\nexchange_every = 2\n[run]\nseed = 41\nequilibration = 40\n"
+                   "production = 60\nsample_every = 10\n[moves]\nadapt_every = 10\n");
 }
 
 /* ... with cell lists in the chain kernel (N = 1000, rc 2.1: 5 cells per edge): rebuilt after every trade */
 static void exchange_chain_cells_n1000(void **state)
 {
     (void)state;
-    exchange_in_step("[system]\nn = 1000\n[potential]\ncutoff = 2.1\n[ensemble]\ntemperature = 1.2:1.26:4\n"
-                     "density = 0.8\nexchange_every = 2\n[run]\nseed = 44\nequilibration = 20\n"
-                     "production = 30\nsample_every = 10\n[moves]\nadapt_every = 10\n");
+    chains_in_step("[system]\nn = 1000\n[potential]\ncutoff = 2.1\n[ensemble]\ntemperature = 1.2:1.26:4\n"
+                   "density = 0.8\nexchange_every = 2\n[run]\nseed = 44\nequilibration = 20\n"
+                   "production = 30\nsample_every = 10\n[moves]\nadapt_every = 10\n");
+}
+
+/* ... on the large-chain cell path: 4 chains of 4096 on one rank (rc 2.1: 8 cells per edge), each
+ * chain through its own grid in turn, the grids traded with the configurations */
+static void exchange_cells_n4096(void **state)
+{
+    (void)state;
+    chains_in_step("[system]\nn = 4096\n[potential]\ncutoff = 2.1\n[ensemble]\ntemperature = 1.2:1.23:4\n"
+                   "density = 0.8\nexchange_every = 2\n[run]\nseed = 45\nequilibration = 40\n"
+                   "production = 60\nsample_every = 10\n[moves]\nadapt_every = 10\n");
+}
+
+/* Two large chains on one rank whose boxes choose differently: rc 5 gives the rho 0.4 box (21.7)
+ * 4 cells per edge and the rho 0.8 box (17.2) 3, so one chain runs on its grid and the other over
+ * all pairs, each as it would alone on a rank of its own. */
+static void cells_and_all_pairs_n4096(void **state)
+{
+    (void)state;
+    chains_in_step("[system]\nn = 4096\n[potential]\ncutoff = 5\n[ensemble]\ntemperature = 1.5\n"
+                   "density = 0.4, 0.8\n[run]\nseed = 46\nequilibration = 10\nproduction = 20\n"
+                   "sample_every = 10\n[rdf]\nrmax = 4\n");
 }
 
 /* npt, a pressure ladder: the boxes travel with the configurations */
 static void exchange_npt_pressure(void **state)
 {
     (void)state;
-    exchange_in_step("[system]\nn = 256\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\ntemperature = 2\n"
-                     "pressure = 1.0, 1.2, 1.4\ndensity = 0.5\nexchange_every = 1\nexchange_axis = pressure\n"
-                     "[run]\nseed = 42\nequilibration = 40\nproduction = 60\nsample_every = 10\n"
-                     "[moves]\nadapt_every = 10\n");
+    chains_in_step("[system]\nn = 256\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\ntemperature = 2\n"
+                   "pressure = 1.0, 1.2, 1.4\ndensity = 0.5\nexchange_every = 1\nexchange_axis = pressure\n"
+                   "[run]\nseed = 42\nequilibration = 40\nproduction = 60\nsample_every = 10\n"
+                   "[moves]\nadapt_every = 10\n");
 }
 
 /* an open cluster on the rigid-body kernels */
 static void exchange_cluster(void **state)
 {
     (void)state;
-    exchange_in_step("[system]\nboundary = none\nlattice_constant = 1.55\n[molecules]\ntypes = ar\ncounts = 108\n"
-                     "geometry = Ar 0 0 0\n[potential]\ncutoff = 3\ntail_correction = no\n[wall]\nradius = 3\n"
-                     "strength = 5\n[ensemble]\ntemperature = 0.5, 0.55, 0.6\nexchange_every = 2\n[run]\nseed = 43\n"
-                     "equilibration = 40\nproduction = 60\nsample_every = 10\n[moves]\nadapt_every = 10\n");
+    chains_in_step("[system]\nboundary = none\nlattice_constant = 1.55\n[molecules]\ntypes = ar\ncounts = 108\n"
+                   "geometry = Ar 0 0 0\n[potential]\ncutoff = 3\ntail_correction = no\n[wall]\nradius = 3\n"
+                   "strength = 5\n[ensemble]\ntemperature = 0.5, 0.55, 0.6\nexchange_every = 2\n[run]\nseed = 43\n"
+                   "equilibration = 40\nproduction = 60\nsample_every = 10\n[moves]\nadapt_every = 10\n");
 }
 
 static void gibbs_same_decisions(int round, int k, const mc_chain *a, const mc_chain *b)
@@ -728,6 +751,7 @@ int main(void)
         cmocka_unit_test(rigid_hexagons_widom), cmocka_unit_test(rigid_diatomic_npt),
         cmocka_unit_test(rigid_morse_widom), cmocka_unit_test(rigid_cluster_morse),
         cmocka_unit_test(exchange_chains_n256), cmocka_unit_test(exchange_chain_cells_n1000),
+        cmocka_unit_test(exchange_cells_n4096), cmocka_unit_test(cells_and_all_pairs_n4096),
         cmocka_unit_test(exchange_npt_pressure),
         cmocka_unit_test(exchange_cluster), cmocka_unit_test(gibbs_lj), cmocka_unit_test(gibbs_mixture),
         cmocka_unit_test(gibbs_molecules),

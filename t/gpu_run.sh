@@ -4,7 +4,7 @@
 # Skips where there is no GPU.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || tap_skip_all "no GPU"
-tap_plan 16
+tap_plan 18
 sed 's/^seed = 11/seed = 11\nbackend = gpu/' "$T_SRCDIR/small.ini" > small.ini
 for np in 1 2; do
     run_np $np -q -o np$np.h5 small.ini > out$np.txt 2>&1; ok $? "backend = gpu under mpirun -np $np" || diag < out$np.txt
@@ -25,6 +25,17 @@ sed -e 's/^n = 64/n = 1024/' -e 's/^replicas = 2/replicas = 47/' -e 's/^equilibr
 for np in 1 2; do run_np $np -q -o many$np.h5 many.ini > out$np.txt 2>&1 || diag < out$np.txt; done
 h5check same many1.h5 many2.h5 chains/energy chains/pressure particles
 ok $? "141 chains of 1024 are bit-identical on 1 and 2 ranks"
+# large chains with a cutoff (4096 at two densities, rc 2: 9 and 8 cells per edge) on a temperature
+# ladder with exchange: each chain on its own grid whatever chains share its rank, the grid traded
+# with its configuration within a rank and rebuilt after a trade between ranks
+sed -e 's/^n = 64/n = 4096/' -e 's/^temperature = 1.5/temperature = 1.5, 1.51\nexchange_every = 2/' \
+    -e 's/^density = .*/density = 0.6, 0.8/' -e 's/^replicas = 2/replicas = 1/' -e 's/^equilibration = 100/equilibration = 4/' \
+    -e 's/^production = 200/production = 8/' -e 's/^sample_every = 10/sample_every = 2/' small.ini > large.ini
+for np in 1 2 4; do run_np $np -q -o large$np.h5 large.ini > out$np.txt 2>&1 || diag < out$np.txt; done
+for np in 2 4; do
+    h5check same large1.h5 large$np.h5 chains/energy chains/pressure particles
+    ok $? "large chains on cell grids, with exchange, are bit-identical on 1 and $np ranks"
+done
 
 sed 's/^seed = 3/seed = 3\nbackend = gpu/; s/^production = 6000/production = 24000/' "$T_SRCDIR/eos.ini" > eos.ini
 run_np 1 -q eos.ini > out.txt 2>&1 || diag < out.txt
