@@ -2,7 +2,8 @@
  * trial moves at once and accepts them so that the chain is exactly the sequential one, but every
  * energy runs over the 27 cells around a position, and trials are decided in parallel wherever
  * they cannot interact:
- *  D: one block draws the K trials, each particle's previous trial in the batch and multiplicity.
+ *  D: one block draws the K trials, each particle's previous trial in the batch and multiplicity
+ *     (cu_repeats.cuh).
  *  A: one warp per trial sums its energy change over the cells (batch-start configuration) and
  *     lists the earlier trials it may interact with: any whose particle's batch-start position is
  *     within rc + sqrt(3) max_disp (mult_k + mult_m), the farthest the two particles can reach
@@ -19,13 +20,20 @@
 #include "cu_check.h"
 #include "cu_cell_grid.cuh"
 #include "cu_kernels.cuh"
+#include "cu_repeats.cuh"
 #include "mc_move.h"
 
 enum { MAXC = 32, A_WARPS = 8, MEASURE_CELL_THREADS = 256, MAX_CELL_CHANGES = 256 };
+/* The grid around a trial as its batch starts, read by kernel A while its sums run and used by
+ * kernel B's cell moves: the particle's cell, its slot there, that cell's count and last member;
+ * the drawn new position's cell and its count. Random loads from the grid cost about 1000 cycles
+ * each, and in B's one block they were a chain of four at the batch's end (measured). */
+enum { G_HOME, G_SLOT, G_COUNT, G_LAST, G_NEW_CELL, G_NEW_COUNT, GRID_FIELDS };
 
 /* The trial table of one batch, carved out of cells.trials. */
 struct tables {
     int *p, *prev, *mult, *nconf, *conf; /* conf: [K][MAXC], ascending; nconf > MAXC: all earlier */
+    int *grid;                           /* [K][GRID_FIELDS]: read ahead by kernel A for B */
     double *threshold, *base, *d;        /* d: displacement [K][3] */
     double *base2;                       /* second occurrence of a particle: dE if the first moved */
     void *a, *b;                         /* real [K][3]: batch-start old position, drawn new one */
@@ -42,6 +50,7 @@ __host__ __device__ static inline tables table_at(void *buf, int K, size_t real_
     t.mult = (int *)c, c += K * sizeof(int);
     t.nconf = (int *)c, c += K * sizeof(int);
     t.conf = (int *)c, c += (size_t)K * MAXC * sizeof(int);
+    t.grid = (int *)c, c += (size_t)K * GRID_FIELDS * sizeof(int);
     t.threshold = (double *)c, c += K * sizeof(double); /* offsets so far are multiples of 8 */
     t.base = (double *)c, c += K * sizeof(double);
     t.d = (double *)c, c += 3 * K * sizeof(double);
@@ -53,7 +62,7 @@ __host__ __device__ static inline tables table_at(void *buf, int K, size_t real_
 
 static size_t table_bytes(int K, size_t real_size)
 {
-    return align8((4 + MAXC) * (size_t)K * sizeof(int)) + 6 * (size_t)K * sizeof(double) +
+    return align8((4 + MAXC + GRID_FIELDS) * (size_t)K * sizeof(int)) + 6 * (size_t)K * sizeof(double) +
            6 * (size_t)K * real_size;
 }
 
@@ -90,24 +99,19 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
     });
 }
 
-enum { HASH_BUCKETS = 2048, HASH_DEPTH = 4 }; /* 40 kB: fits beside the K ids under 48 kB */
-
-/* Kernel D. Repeats of a particle within a batch are rare (about K^2 / 2N), so instead of every
- * trial scanning all earlier ones, trials register in a shared hash of particle ids and only
- * compare with the trials in their own bucket (a full scan if the bucket overflows). */
+/* Kernel D: the K trials, each particle's previous trial in the batch and multiplicity. */
 template <typename real>
 __global__ void __launch_bounds__(1024)
     cells_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
                       unsigned long long seed)
 {
-    extern __shared__ int sp[];                   /* [K] particle of each trial */
-    __shared__ int bucket_fill[HASH_BUCKETS];
-    __shared__ int bucket[HASH_BUCKETS][HASH_DEPTH];
+    extern __shared__ int sp[]; /* [K] particle of each trial */
+    __shared__ repeat_table repeats;
     const int k = threadIdx.x;
     const real box = (real)cd->box;
-    for (int h = k; h < HASH_BUCKETS; h += blockDim.x) bucket_fill[h] = 0;
+    repeat_clear(repeats);
     __syncthreads();
-    int p = -1, h = 0;
+    int p = -1, bucket = 0;
     if (k < trials) {
         mc_trial tr = mc_trial_draw(seed, cd->id, cd->step + k, (uint32_t)n, cd->max_displacement);
         p = (int)tr.particle;
@@ -119,49 +123,37 @@ __global__ void __launch_bounds__(1024)
         t.d[3 * k] = tr.dx, t.d[3 * k + 1] = tr.dy, t.d[3 * k + 2] = tr.dz;
         t.threshold[k] = mc_accept_threshold(seed, cd->id, cd->step + k);
         t.p[k] = sp[k] = p;
-        h = (int)(((unsigned)p * 2654435761u) % HASH_BUCKETS);
-        int at = atomicAdd(&bucket_fill[h], 1);
-        if (at < HASH_DEPTH) bucket[h][at] = k;
+        bucket = repeat_register(repeats, k, p);
     }
     __syncthreads();
-    if (k < trials) {
-        int prev = -1, mult = 1, fill = bucket_fill[h];
-        if (fill > HASH_DEPTH) { /* rare: compare with every earlier trial */
-            for (int m = 0; m < k; m++)
-                if (sp[m] == p) prev = m, mult++;
-        } else {
-            for (int e = 0; e < fill; e++) { /* bucket order is arbitrary; the result is not */
-                int m = bucket[h][e];
-                if (m < k && sp[m] == p) prev = max(prev, m), mult++;
-            }
-        }
-        t.prev[k] = prev;
-        t.mult[k] = mult;
-    }
+    if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, bucket, &t.mult[k]);
 }
 
-/* Warp-summed energy change of particle p moved from o to nw (lane = neighbour cell). */
+/* Warp-summed energy of particle p placed at q (lane = neighbour cell), complete in lane 0. */
 template <typename real>
-__device__ double warp_move_energy(const cu_cells_dev &g, const real *pos, int n, int p, const real *o,
-                                   const real *nw, real box, real half, int lane,
-                                   const typename prec<real>::params &lj)
+__device__ double warp_energy(const cu_cells_dev &g, const real *pos, int n, int p, const real *q, real box,
+                              real half, int lane, const typename prec<real>::params &lj)
 {
-    double e = 0.0;
-    if (lane < 27)
-        e = cells_energy(g, pos, n, p, nw[0], nw[1], nw[2], box, half, lane, 32, lj) -
-            cells_energy(g, pos, n, p, o[0], o[1], o[2], box, half, lane, 32, lj);
+    double e = lane < 27 ? cells_energy(g, pos, n, p, q[0], q[1], q[2], box, half, lane, 32, lj) : 0.0;
     for (int off = 16; off > 0; off >>= 1) e += __shfl_down_sync(0xffffffffu, e, off);
-    return e; /* complete in lane 0 */
+    return e;
 }
 
+/* Kernel A: two warps per trial, one summing the energy at its new position and one at its old
+ * (a warp's pass is a long stream of instructions, and one warp per trial left 8 warps on an SM:
+ * each pass took about 10k cycles, 21k for the two in turn), and the two splitting the conflict
+ * scan over the earlier trials by alternate chunks of 32. */
 template <typename real>
 __global__ void __launch_bounds__(32 * A_WARPS)
     cells_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
                         cu_cells_dev g, typename prec<real>::params lj, double cutoff)
 {
+    enum { PER_BLOCK = A_WARPS / 2 };
     extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ unsigned s_hits[PER_BLOCK][CU_MAX_BATCH_TRIALS / 32]; /* conflict ballots per chunk */
+    __shared__ double s_old[PER_BLOCK][2];                            /* old-position energies */
     /* the trial table up to this block's last trial, staged for the conflict scan */
-    const int staged = min(trials, (int)(blockIdx.x + 1) * A_WARPS);
+    const int staged = min(trials, (int)(blockIdx.x + 1) * PER_BLOCK);
     real *sa = (real *)smem;
     int *sp = (int *)(sa + 3 * staged + 1), *smult = sp + staged;
     for (int m = threadIdx.x; m < staged; m += blockDim.x) {
@@ -169,15 +161,20 @@ __global__ void __launch_bounds__(32 * A_WARPS)
         for (int c = 0; c < 3; c++) sa[3 * m + c] = ((const real *)t.a)[3 * m + c];
     }
     __syncthreads();
-    const int lane = threadIdx.x & 31, k = blockIdx.x * A_WARPS + (threadIdx.x >> 5);
-    if (k >= trials) return; /* whole warps leave together */
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, slot = warp >> 1, old_half = warp & 1;
+    const int k = blockIdx.x * PER_BLOCK + slot;
+    const bool active = k < trials; /* whole warps: every warp still meets the barriers below */
     const real box = (real)cd->box, half = (real)cd->half_box;
-    const int p = sp[k], mult = smult[k];
+    const int p = active ? sp[k] : 0, mult = active ? smult[k] : 0;
     const real *a = sa, *b = (const real *)t.b;
     const double step = 1.7320508075688772 * cd->max_displacement; /* longest single move */
-    int count = 0;
-    for (int m0 = 0; m0 < k; m0 += 32) {
-        int m = m0 + lane;
+    /* the grid for kernel B (G_*), by lane 31 of the old position's warp (idle in the sums), its
+     * loads spread so that each has the scan or the sums to arrive in */
+    const bool reads_grid = active && old_half && lane == 31;
+    int grid[GRID_FIELDS];
+    if (reads_grid) grid[G_HOME] = g.cell_of[p], grid[G_SLOT] = g.slot_of[p];
+    for (int c = old_half; active && 32 * c < k; c += 2) {
+        int m = 32 * c + lane;
         bool hit = false;
         if (m < k) {
             if (sp[m] == p) {
@@ -190,33 +187,53 @@ __global__ void __launch_bounds__(32 * A_WARPS)
             }
         }
         unsigned ballot = __ballot_sync(0xffffffffu, hit);
+        if (lane == 0) s_hits[slot][c] = ballot;
+    }
+    if (reads_grid) {
+        grid[G_COUNT] = g.count[grid[G_HOME]];
+        grid[G_NEW_CELL] = cell_index(b[3 * k], b[3 * k + 1], b[3 * k + 2], (real)g.m / box, g.m);
+        grid[G_NEW_COUNT] = g.count[grid[G_NEW_CELL]];
+    }
+    /* as drawn: the particle's earlier trial, if any, was rejected; a third occurrence is
+     * evaluated in kernel B, from its true position */
+    double e = 0.0, e2 = 0.0;
+    if (active && mult <= 2) {
+        e = warp_energy(g, pos, n, p, (old_half ? a : b) + 3 * k, box, half, lane, lj);
+        if (mult == 2) { /* second occurrence: also the case that the first one was accepted and moved it there */
+            const real *o = b + 3 * t.prev[k];
+            real nw[3];
+            for (int c = 0; c < 3; c++) nw[c] = cu_displace(o[c], t.d[3 * k + c], box);
+            e2 = warp_energy(g, pos, n, p, old_half ? o : nw, box, half, lane, lj);
+        }
+        if (old_half && lane == 0) s_old[slot][0] = e, s_old[slot][1] = e2;
+    }
+    if (reads_grid) {
+        grid[G_LAST] = g.slot[(size_t)grid[G_HOME] * g.cap + grid[G_COUNT] - 1];
+        for (int f = 0; f < GRID_FIELDS; f++) t.grid[k * GRID_FIELDS + f] = grid[f];
+    }
+    __syncthreads();
+    if (!active || old_half) return;
+    int count = 0; /* the conflict list in ascending trial order, from the chunks' ballots */
+    for (int c = 0; 32 * c < k; c++) {
+        unsigned ballot = s_hits[slot][c];
         int at = count + __popc(ballot & ((1u << lane) - 1u));
-        if (hit && at < MAXC) t.conf[(size_t)k * MAXC + at] = m;
+        if ((ballot >> lane & 1u) && at < MAXC) t.conf[(size_t)k * MAXC + at] = 32 * c + lane;
         count += __popc(ballot);
     }
-    if (lane == 0) t.nconf[k] = count;
-    if (mult > 2) return; /* a third occurrence is evaluated in kernel B, from its true position */
-    /* as drawn: the particle's earlier trial, if any, was rejected */
-    double e = warp_move_energy(g, pos, n, p, a + 3 * k, b + 3 * k, box, half, lane, lj);
-    if (lane == 0) t.base[k] = e;
-    if (mult == 1) return;
-    /* second occurrence: also the case that the first one was accepted and moved it there */
-    int first = t.prev[k];
-    const real *o = b + 3 * first;
-    real nw[3];
-    for (int c = 0; c < 3; c++) nw[c] = cu_displace(o[c], t.d[3 * k + c], box);
-    e = warp_move_energy(g, pos, n, p, o, nw, box, half, lane, lj);
-    if (lane == 0) t.base2[k] = e;
+    if (lane != 0) return;
+    t.nconf[k] = count;
+    if (mult <= 2) t.base[k] = e - s_old[slot][0];
+    if (mult == 2) t.base2[k] = e2 - s_old[slot][1];
 }
 
-/* Move particle p from cell c to cell c2 (swap with the last slot; append). */
-__device__ static void cell_move(cu_cells_dev &g, int p, int c, int c2)
+/* Move particle p from cell c to another cell c2: its slot s in c takes c's last member q (c holds
+ * count_c), and it is appended to c2 at s2, c2's count. */
+__device__ static void cell_move_at(cu_cells_dev &g, int p, int c, int c2, int s, int count_c, int q, int s2)
 {
-    int s = g.slot_of[p], last = g.count[c] - 1, q = g.slot[(size_t)c * g.cap + last];
+    int last = count_c - 1;
     g.slot[(size_t)c * g.cap + s] = q;
     g.slot_of[q] = s;
     g.count[c] = last;
-    int s2 = g.count[c2];
     if (s2 >= g.cap) {
         *g.overflow = 1; /* reported by the host; the run stops */
         return;
@@ -225,6 +242,12 @@ __device__ static void cell_move(cu_cells_dev &g, int p, int c, int c2)
     g.count[c2] = s2 + 1;
     g.cell_of[p] = c2;
     g.slot_of[p] = s2;
+}
+
+__device__ static void cell_move(cu_cells_dev &g, int p, int c, int c2)
+{
+    int count_c = g.count[c];
+    cell_move_at(g, p, c, c2, g.slot_of[p], count_c, g.slot[(size_t)c * g.cap + count_c - 1], g.count[c2]);
 }
 
 template <typename real>
@@ -243,8 +266,12 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     const real box = (real)cd->box, half = (real)cd->half_box;
     const bool active = k < trials;
     int p = -1, prev = -1, mult = 1, nconf = 0;
+    /* the grid around p as the batch starts (G_*): a cell move that no other move of the batch
+     * touches finds it unchanged */
+    int grid[GRID_FIELDS] = {-1, 0, 0, 0, -1, 0};
     if (active) {
         p = t.p[k], prev = t.prev[k], mult = t.mult[k], nconf = t.nconf[k];
+        for (int f = 0; f < GRID_FIELDS; f++) grid[f] = t.grid[k * GRID_FIELDS + f];
         for (int c = 0; c < 3; c++) sa[3 * k + c] = ((real *)t.a)[3 * k + c], sb[3 * k + c] = ((real *)t.b)[3 * k + c];
     }
     level[k] = 0, next[k] = -1, acc[k] = 0, gain[k] = 0.0, chg_old[k] = chg_new[k] = -1;
@@ -309,7 +336,7 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
         if (m < 0) {
             pos[p] = sb[3 * k], pos[n + p] = sb[3 * k + 1], pos[2 * n + p] = sb[3 * k + 2];
             int c2 = cell_index(sb[3 * k], sb[3 * k + 1], sb[3 * k + 2], inv_w, g.m);
-            if (c2 != g.cell_of[p]) chg_old[k] = g.cell_of[p], chg_new[k] = c2;
+            if (c2 != grid[G_HOME]) chg_old[k] = grid[G_HOME], chg_new[k] = c2;
         }
     }
     __syncthreads();
@@ -343,7 +370,10 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
                 alone = chg_old[m] != chg_old[k] && chg_old[m] != chg_new[k] &&
                         chg_new[m] != chg_old[k] && chg_new[m] != chg_new[k];
         }
-        if (alone) cell_move(g, p, chg_old[k], chg_new[k]);
+        const int c2 = chg_new[k];
+        if (alone)
+            cell_move_at(g, p, grid[G_HOME], c2, grid[G_SLOT], grid[G_COUNT], grid[G_LAST],
+                         c2 == grid[G_NEW_CELL] ? grid[G_NEW_COUNT] : g.count[c2]);
     }
     if (__syncthreads_or(changes && !alone) && k == 0)
         for (int e = 0; e < (listed ? nchg : trials); e++) {
@@ -381,7 +411,7 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
         cells_draw_kernel<real><<<1, K, K * sizeof(int)>>>(v->chains, pos, v->n, trials, t, v->seed);
         CU_LAUNCHED(err);
         size_t smem_a = (3 * (size_t)trials + 1) * sizeof(real) + 2 * (size_t)trials * sizeof(int);
-        cells_trials_kernel<real><<<(trials + A_WARPS - 1) / A_WARPS, 32 * A_WARPS, smem_a>>>(
+        cells_trials_kernel<real><<<(trials + A_WARPS / 2 - 1) / (A_WARPS / 2), 32 * A_WARPS, smem_a>>>(
             v->chains, pos, v->n, trials, t, v->cells, lj, cutoff);
         CU_LAUNCHED(err);
         cells_accept_kernel<real><<<1, K, smem_b>>>(v->chains, pos, v->n, trials, t, v->cells, lj,

@@ -10,6 +10,7 @@
 #include "cu_backend.h"
 #include "cu_check.h"
 #include "cu_chain_move.cuh"
+#include "cu_repeats.cuh"
 
 enum { CHAIN_THREADS_MAX = 256 };
 
@@ -250,23 +251,22 @@ template <typename real> static batch_tables<real> batch_tables_of(const cu_view
 }
 
 /* The draw kernel: one block, thread k draws trial k (step0 + k) as the CPU does, and finds the
- * latest earlier trial of the same particle through a hash table of the batch's particles (only a
- * particle drawn twice scans the earlier trials). The first ALT_MAX repeated trials, in trial
+ * latest earlier trial of the same particle (cu_repeats.cuh). The first ALT_MAX repeated trials, in trial
  * order, get a row in alt: the trial's move made from the new position of its prev, which is where
  * the particle is if prev was accepted (and itself made from the batch start). */
 template <typename real>
 __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
-                                  int hash_size, unsigned long long seed, batch_tables<real> tb)
+                                  unsigned long long seed, batch_tables<real> tb)
 {
-    extern __shared__ int hash[]; /* keys [hash_size], counts [hash_size], particles [K] */
-    int *count = hash + hash_size, *sp = count + hash_size;
+    extern __shared__ int sp[]; /* [K] particle of each trial */
+    __shared__ repeat_table repeat;
     __shared__ int warp_repeats[32];
     const int k = threadIdx.x, K = blockDim.x, lane = k & 31, warp = k >> 5;
     const real box = (real)cd->box;
-    for (int e = k; e < hash_size; e += K) hash[e] = -1, count[e] = 0;
+    repeat_clear(repeat);
     __syncthreads();
     mc_trial t;
-    int slot = 0;
+    int bucket = 0;
     if (k < trials) {
         t = mc_trial_draw(seed, cd->id, cd->step + k, (uint32_t)n, cd->max_displacement);
         batch_trial<real> b;
@@ -276,18 +276,10 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_draw_kernel(const c
         tb.trial[k] = b;
         tb.threshold[k] = mc_accept_threshold(seed, cd->id, cd->step + k);
         sp[k] = b.particle;
-        slot = (int)((t.particle * 2654435761u) & (unsigned)(hash_size - 1));
-        for (;;) { /* linear probing; the table is at least twice the batch */
-            int key = atomicCAS(&hash[slot], -1, b.particle);
-            if (key == -1 || key == b.particle) break;
-            slot = (slot + 1) & (hash_size - 1);
-        }
-        atomicAdd(&count[slot], 1);
+        bucket = repeat_register(repeat, k, b.particle);
     }
     __syncthreads();
-    int prev = -1;
-    if (k < trials && count[slot] > 1)
-        for (int m = k - 1; m >= 0 && prev < 0; m--) prev = sp[m] == sp[k] ? m : -1;
+    const int prev = k < trials ? repeat_prev(repeat, sp, k, sp[k], bucket, NULL) : -1;
     const unsigned repeats = __ballot_sync(0xffffffffu, prev >= 0);
     if (lane == 0) warp_repeats[warp] = __popc(repeats);
     __syncthreads();
@@ -599,9 +591,7 @@ template <typename real, bool MIX>
 static int launch_batched(const cu_view *v, long long moves, mc_err *err)
 {
     const int K = v->batch_trials, chunk = batch_chunk(v), nblocks = (v->n + chunk - 1) / chunk;
-    int hash_size = 1;
-    while (hash_size < 2 * K) hash_size *= 2;
-    size_t smem_draw = (2 * (size_t)hash_size + K) * sizeof(int);
+    size_t smem_draw = (size_t)K * sizeof(int);
     size_t smem_a = 3 * (size_t)chunk * sizeof(real);
     size_t smem_b = accept_smem(K, sizeof(real));
     cu_pairs<real> lj = cu_pairs_of<real>(v);
@@ -617,7 +607,7 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
         real *pos = (real *)v->pos + (size_t)c * 3 * v->n;
         for (long long done = 0; done < moves; done += K) {
             int trials = (int)(moves - done < K ? moves - done : K);
-            batch_draw_kernel<real><<<1, K, smem_draw>>>(&v->chains[c], pos, v->n, trials, hash_size, v->seed, tb);
+            batch_draw_kernel<real><<<1, K, smem_draw>>>(&v->chains[c], pos, v->n, trials, v->seed, tb);
             CU_LAUNCHED(err);
             /* alt rows, pair sums, then a block per row of corrections (trial m < trials - 1) */
             batch_trials_kernel<real, MIX><<<ALT_MAX + nblocks + trials - 1, K, smem_a>>>(
