@@ -244,6 +244,38 @@ __device__ static void cell_move_at(cu_cells_dev &g, int p, int c, int c2, int s
     g.slot_of[p] = s2;
 }
 
+/* The cells that a batch's cell moves touch, counted in a shared hash (linear probing): a move is
+ * alone, and commutes with every other, when its two cells are touched once each. A batch's moves
+ * touch at most 2 K <= 2048 cells. Before, each move compared itself with every other; at about
+ * 45 moves a batch that was a few thousand cycles of kernel B's one block. */
+enum { CELL_HASH = 4096 };
+struct cell_uses {
+    int key[CELL_HASH], uses[CELL_HASH];
+};
+
+__device__ static int cell_slot(const cell_uses &h, int cell)
+{
+    int e = (int)(((unsigned)cell * 2654435761u) & (CELL_HASH - 1));
+    while (h.key[e] != cell) e = (e + 1) & (CELL_HASH - 1); /* present: it was added */
+    return e;
+}
+
+__device__ static void cell_use(cell_uses &h, int cell)
+{
+    int e = (int)(((unsigned)cell * 2654435761u) & (CELL_HASH - 1));
+    for (;;) {
+        int key = atomicCAS(&h.key[e], -1, cell);
+        if (key == -1 || key == cell) break;
+        e = (e + 1) & (CELL_HASH - 1);
+    }
+    atomicAdd(&h.uses[e], 1);
+}
+
+__device__ static bool cells_alone(const cell_uses &h, int c, int c2)
+{
+    return h.uses[cell_slot(h, c)] == 1 && h.uses[cell_slot(h, c2)] == 1;
+}
+
 __device__ static void cell_move(cu_cells_dev &g, int p, int c, int c2)
 {
     int count_c = g.count[c];
@@ -275,6 +307,8 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
         for (int c = 0; c < 3; c++) sa[3 * k + c] = ((real *)t.a)[3 * k + c], sb[3 * k + c] = ((real *)t.b)[3 * k + c];
     }
     level[k] = 0, next[k] = -1, acc[k] = 0, gain[k] = 0.0, chg_old[k] = chg_new[k] = -1;
+    __shared__ cell_uses touched;
+    for (int e = k; e < CELL_HASH; e += K) touched.key[e] = -1, touched.uses[e] = 0;
     if (k == 0) s_max_level = 0;
     __syncthreads();
     if (active && prev >= 0) next[prev] = k;
@@ -345,6 +379,7 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     __shared__ int s_nchg, s_chg[MAX_CELL_CHANGES];
     __shared__ int s_warp_chg[32];
     const int changes = chg_old[k] >= 0;
+    if (changes) cell_use(touched, chg_old[k]), cell_use(touched, chg_new[k]);
     unsigned mask = __ballot_sync(0xffffffffu, changes);
     if ((k & 31) == 0) s_warp_chg[k >> 5] = __popc(mask);
     __syncthreads();
@@ -362,14 +397,8 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     const bool listed = nchg <= MAX_CELL_CHANGES;
     if (changes && listed) s_chg[s_warp_chg[k >> 5] + __popc(mask & ((1u << (k & 31)) - 1u))] = k;
     __syncthreads();
-    int alone = 1;
+    const bool alone = !changes || cells_alone(touched, chg_old[k], chg_new[k]);
     if (changes) {
-        for (int e = 0; e < (listed ? nchg : trials) && alone; e++) {
-            int m = listed ? s_chg[e] : e;
-            if (m != k && chg_old[m] >= 0)
-                alone = chg_old[m] != chg_old[k] && chg_old[m] != chg_new[k] &&
-                        chg_new[m] != chg_old[k] && chg_new[m] != chg_new[k];
-        }
         const int c2 = chg_new[k];
         if (alone)
             cell_move_at(g, p, grid[G_HOME], c2, grid[G_SLOT], grid[G_COUNT], grid[G_LAST],
@@ -378,15 +407,8 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     if (__syncthreads_or(changes && !alone) && k == 0)
         for (int e = 0; e < (listed ? nchg : trials); e++) {
             int m = listed ? s_chg[e] : e;
-            if (chg_old[m] < 0) continue;
-            int others = 0;
-            for (int f = 0; f < (listed ? nchg : trials) && !others; f++) {
-                int q = listed ? s_chg[f] : f;
-                others = q != m && chg_old[q] >= 0 &&
-                         (chg_old[q] == chg_old[m] || chg_old[q] == chg_new[m] ||
-                          chg_new[q] == chg_old[m] || chg_new[q] == chg_new[m]);
-            }
-            if (others) cell_move(g, t.p[m], chg_old[m], chg_new[m]);
+            if (chg_old[m] >= 0 && !cells_alone(touched, chg_old[m], chg_new[m]))
+                cell_move(g, t.p[m], chg_old[m], chg_new[m]);
         }
     if (k == 0) {
         cd->step += trials;
@@ -401,9 +423,9 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
     const int K = v->batch_trials;
     tables t = table_at(v->cells.trials, K, sizeof(real));
     size_t smem_b = 6 * (size_t)K * sizeof(real) + 8 + (size_t)K * (sizeof(double) + 4 * sizeof(int) + 1);
-    if (smem_b > 48 * 1024)
-        CU_TRY(cudaFuncSetAttribute(cells_accept_kernel<real>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b), err);
+    /* with its 33 kB of static tables (cell_uses) the block passes 48 kB from K = 512 on */
+    CU_TRY(cudaFuncSetAttribute(cells_accept_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b),
+           err);
     typename prec<real>::params lj = prec<real>::make(v->pair);
     real *pos = (real *)v->pos;
     for (long long done = 0; done < moves; done += K) {
