@@ -2,8 +2,7 @@
 # GPU call for the large-chain cell path (issue 14, shape F, and the rank-count fix: each chain on
 # its own grid, the rank's chains one after another): build; t/gpu_parity, t/gpu_run.sh and
 # t/restart.sh through the GPU; compute-sanitizer on two large chains with a cutoff and exchange;
-# mcens-bench --case 3 and 1 (the ceiling is printed by both); then, unless NO_NCU is set, Nsight
-# Compute on one launch of each cell kernel in place (caches and clocks as the run has them).
+# mcens-bench --case 3 and 1, or the cases in CASES (the ceiling is printed by each).
 set -uo pipefail
 . doc/device/build.sh
 . doc/device/sanitize.sh
@@ -18,12 +17,3 @@ done
 echo "sanitizers done at $SECONDS s"
 for c in ${CASES:-3 1}; do ./mcens-bench --case $c > b$c.txt 2>&1; grep -E "^[0-9] |all-pairs rate" b$c.txt | cut -c1-130; done
 echo "bench done at $SECONDS s"
-[ -n "${NO_NCU:-}" ] && exit 0
-printf '[run]\nseed = 8\nprecision = single\nequilibration = 0\nproduction = 4\nsample_every = 4\n[system]\nn = 1000000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\n' > f.ini
-NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2> /dev/null)
-for k in cells_draw_kernel cells_trials_kernel cells_accept_kernel; do
-  rm -f f.h5; timeout 200 "$NCU" --cache-control none --clock-control none --kernel-name regex:$k --launch-skip 1500 --launch-count 1 \
-    --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats ./mcens -q -o f.h5 f.ini > "$out/ncu-$k.txt" 2>&1
-  echo "== $k"; grep -E "SM Frequency|Duration|Compute \(SM\) Throughput|Achieved Occupancy|Issued Warp Per|No Eligible" "$out/ncu-$k.txt" | head -8
-done
-echo "done at $SECONDS s"

@@ -52,7 +52,7 @@ if clocks:
     sub("""    const bool active = k < trials;
     int p = -1, prev = -1, mult = 1, nconf = 0;""", """    const bool active = k < trials;
     const bool show = k == 0 && (cd->step / K) % 200 == 7;
-    long long ck[12]; int nck = 0, iters = 0; ck[nck++] = clock64();
+    long long ck[8]; int nck = 0, iters = 0; ck[nck++] = clock64();
 #define CK() do { if (show) ck[nck++] = clock64(); } while (0)
     int p = -1, prev = -1, mult = 1, nconf = 0;""")
     sub("""    if (k == 0) s_max_level = 0;
@@ -81,22 +81,13 @@ if clocks:
     __syncthreads();""", """    if (changes && listed) s_chg[s_warp_chg[k >> 5] + __popc(mask & ((1u << (k & 31)) - 1u))] = k;
     __syncthreads();
     CK();""")
-    if '--moves' in sys.argv: # the moves phase split: the alone scans, the parallel moves, the serial ones
-        sub("""        const int c2 = chg_new[k];
-        if (alone)""", """        const int c2 = chg_new[k];
-        __syncthreads_count(0); if (show) ck[nck++] = clock64();
-        if (alone)""")
-        sub("""    if (__syncthreads_or(changes && !alone) && k == 0)""", """    if (!changes) { __syncthreads_count(0); if (show) ck[nck++] = clock64(); }
-    __syncthreads(); if (show) ck[nck++] = clock64();
-    if (__syncthreads_or(changes && !alone) && k == 0)""")
     sub("""    if (k == 0) {
         cd->step += trials;
         cd->accepted += accepted;""", """    __syncthreads();
     CK();
-    if (show && nck > 8) printf("phases B moves: alone scans %lld moves %lld serial %lld\\n", ck[7] - ck[6], ck[8] - ck[7], ck[9] - ck[8]);
     if (show)
         printf("phases B: load %lld levels %lld decide %lld sum %lld positions %lld list %lld moves %lld; iterations %d max level %d changes %d\\n",
-               ck[1] - ck[0], ck[2] - ck[1], ck[3] - ck[2], ck[4] - ck[3], ck[5] - ck[4], ck[6] - ck[5], ck[nck - 1] - ck[6], iters,
+               ck[1] - ck[0], ck[2] - ck[1], ck[3] - ck[2], ck[4] - ck[3], ck[5] - ck[4], ck[6] - ck[5], ck[7] - ck[6], iters,
                s_max_level, nchg);
     if (k == 0) {
         cd->step += trials;
