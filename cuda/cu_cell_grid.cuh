@@ -1,4 +1,4 @@
-/* cu_cell_grid: the cell grid that both cell-list paths share (cu_cells.cu, one large chain;
+/* cu_cell_grid: the cell grid that both cell-list paths share (cu_cells.cu, large chains one at a time;
  * cu_chain_cells.cu, many chains): m^3 cells per chain box, at least one cutoff wide, so that every
  * partner within the cutoff of a point lies in the 27 cells around the point's own. A particle's
  * cell is always computed from its stored coordinates by cell_index, on the host and the device

@@ -1,13 +1,14 @@
-/* cu_cells: the large-chain path with a cutoff. Like cu_sweep_batched it evaluates K consecutive
- * trial moves at once and accepts them so that the chain is exactly the sequential one, but every
- * energy runs over the 27 cells around a position, and trials are decided in parallel wherever
- * they cannot interact:
+/* cu_cells: the large-chain path with a cutoff, one chain at a time, each on its own grid. Like
+ * cu_sweep_batched it evaluates K consecutive trial moves at once and accepts them so that the
+ * chain is exactly the sequential one, but every energy runs over the 27 cells around a position,
+ * and trials are decided in parallel wherever they cannot interact:
  *  D: one block draws the K trials, each particle's previous trial in the batch and multiplicity
  *     (cu_repeats.cuh).
- *  A: one warp per trial sums its energy change over the cells (batch-start configuration) and
- *     lists the earlier trials it may interact with: any whose particle's batch-start position is
- *     within rc + sqrt(3) max_disp (mult_k + mult_m), the farthest the two particles can reach
- *     within the batch; every other pair's correction is exactly zero.
+ *  A: two warps per trial (its new and its old position) sum its energy change over the cells
+ *     (batch-start configuration) and list the earlier trials it may interact with: any whose
+ *     particle's batch-start position is within rc + sqrt(3) max_disp (mult_k + mult_m), the
+ *     farthest the two particles can reach within the batch; every other pair's correction is
+ *     exactly zero.
  *  B: one block assigns dependency levels over those lists and decides level by level; a trial
  *     whose particle already moved in the batch recomputes its energy change from its true old
  *     position. Positions are written and cell lists updated at the end, in a deterministic order.
@@ -423,7 +424,9 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
     const int K = v->batch_trials;
     tables t = table_at(v->cells.trials, K, sizeof(real));
     size_t smem_b = 6 * (size_t)K * sizeof(real) + 8 + (size_t)K * (sizeof(double) + 4 * sizeof(int) + 1);
-    /* with its 33 kB of static tables (cell_uses) the block passes 48 kB from K = 512 on */
+    /* with its 33 kB of static tables (cell_uses) the block passes 48 kB from K = 224 (double) or
+     * 320 (float) on; at K = 1024 in double it needs about 109 kB, more than GPUs of compute
+     * capability 8.6 and 8.9 give a block (a fit check is not written yet) */
     CU_TRY(cudaFuncSetAttribute(cells_accept_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b),
            err);
     typename prec<real>::params lj = prec<real>::make(v->pair);
