@@ -48,23 +48,29 @@ void mc_rigid_set(const mc_plan *p, mc_chain *c, int m, const double centre[3], 
 /* The closest site pair of molecule m with molecules 0 .. m - 1 (of its box, in the Gibbs ensemble),
  * as r / sigma_ab (0 inside a hard core); *with names the other molecule. The search stops at the
  * first pair at or below `floor` (what the caller already has): the value returned is then no
- * better than floor, which is all the caller needs to know of it. */
-static double overlap_ratio(const mc_plan *p, const mc_chain *c, int m, double floor, int *with)
+ * better than floor, which is all the caller needs to know of it. A molecule whose centre is so
+ * far from m's that no pair of their sites can come closer than the closest found so far is passed
+ * over (gap: centre_gaps): its pairs could not change what is returned, and at a liquid's density
+ * most molecules are that far. */
+static double overlap_ratio(const mc_plan *p, const mc_chain *c, int m, double floor, const double *gap, int *with)
 {
     const mc_molecules *mol = &p->mol;
     double worst = INFINITY, box = mc_rigid_box_len(p, c, m);
     for (int s = mol->first[m]; s < mol->first[m + 1]; s++)
-        for (int j = 0; j < mol->first[m]; j++) {
-            int a = mol->site_species[s], b = mol->site_species[j];
-            if (p->species.pair_epsilon[a][b] == 0.0 && mol->hard_core2[a][b] == 0.0) continue; /* ideal pair */
-            if (c->in_box && c->in_box[j] != c->in_box[s]) continue;
-            double dx = mc_rigid_separation(c->x[s] - c->x[j], box);
-            double dy = mc_rigid_separation(c->y[s] - c->y[j], box);
-            double dz = mc_rigid_separation(c->z[s] - c->z[j], box);
-            double r2 = dx * dx + dy * dy + dz * dz;
-            double ratio = r2 < mol->hard_core2[a][b] ? 0.0 : sqrt(r2) / p->species.pair_sigma[a][b];
-            if (ratio < worst) worst = ratio, *with = mol->site_mol[j];
-            if (worst <= floor) return worst;
+        for (int other = 0; other < m; other++) {
+            if (gap[other] >= worst) continue;
+            for (int j = mol->first[other]; j < mol->first[other + 1]; j++) {
+                int a = mol->site_species[s], b = mol->site_species[j];
+                if (p->species.pair_epsilon[a][b] == 0.0 && mol->hard_core2[a][b] == 0.0) continue; /* ideal pair */
+                if (c->in_box && c->in_box[j] != c->in_box[s]) continue;
+                double dx = mc_rigid_separation(c->x[s] - c->x[j], box);
+                double dy = mc_rigid_separation(c->y[s] - c->y[j], box);
+                double dz = mc_rigid_separation(c->z[s] - c->z[j], box);
+                double r2 = dx * dx + dy * dy + dz * dz;
+                double ratio = r2 < mol->hard_core2[a][b] ? 0.0 : sqrt(r2) / p->species.pair_sigma[a][b];
+                if (ratio < worst) worst = ratio, *with = other;
+                if (worst <= floor) return worst;
+            }
         }
     return worst;
 }
@@ -167,17 +173,38 @@ static int copy_start(const mc_plan *p, mc_chain *c, mc_err *err)
     return MC_OK;
 }
 
+/* For each molecule before m, a ratio that none of its site pairs with m's can be below, whatever
+ * the orientations: the distance of the centres less twice the largest site radius
+ * (mc_molecules_radius), over the largest sigma; 0 where that could fall inside a hard core. */
+static void centre_gaps(const mc_plan *p, const mc_chain *c, int m, double *gap)
+{
+    double box = mc_rigid_box_len(p, c, m), sigma_max = 0.0, core2_max = 0.0;
+    for (int a = 0; a < p->species.n; a++)
+        for (int b = 0; b < p->species.n; b++)
+            sigma_max = fmax(sigma_max, p->species.pair_sigma[a][b]), core2_max = fmax(core2_max, p->mol.hard_core2[a][b]);
+    /* the slack covers the rounding of the sites' positions */
+    const double reach = 2.0 * mc_molecules_radius(&p->mol) * (1.0 + 1e-9) + 1e-9;
+    for (int other = 0; other < m; other++) {
+        double dx = mc_rigid_separation(c->cx[m] - c->cx[other], box);
+        double dy = mc_rigid_separation(c->cy[m] - c->cy[other], box);
+        double dz = mc_rigid_separation(c->cz[m] - c->cz[other], box);
+        double d = sqrt(dx * dx + dy * dy + dz * dz) - reach;
+        gap[other] = d > 0.0 && d * d >= core2_max && sigma_max > 0.0 ? d / sigma_max * (1.0 - 1e-12) : 0.0;
+    }
+}
+
 /* Place molecule m at its centre in the best orientation found (see COMFORT_SIGMA); -1 when it
- * overlaps none placed before, else the molecule it overlaps. */
-static int place_without_overlap(const mc_plan *p, mc_chain *c, int m)
+ * overlaps none placed before, else the molecule it overlaps. gap: scratch of m doubles. */
+static int place_without_overlap(const mc_plan *p, mc_chain *c, int m, double *gap)
 {
     double centre[3] = {c->cx[m], c->cy[m], c->cz[m]}, best = -1.0;
     int with = -1, best_with = -1, fixed = start_given(p) || p->mol.first[m + 1] - p->mol.first[m] == 1;
     mc_quat best_q = mc_chain_quat(c, m);
+    centre_gaps(p, c, m, gap);
     for (long t = 0; t < (fixed ? 1 : ORIENTATION_TRIES) && best < COMFORT_SIGMA; t++) {
         mc_quat q = fixed ? mc_chain_quat(c, m) : random_orientation(p->seed, (uint32_t)c->id, setup_key(1, t, c->nmol, m));
         mc_rigid_set(p, c, m, centre, q);
-        double ratio = overlap_ratio(p, c, m, best, &with);
+        double ratio = overlap_ratio(p, c, m, best, gap, &with);
         if (ratio > best) best = ratio, best_q = q, best_with = with;
     }
     mc_rigid_set(p, c, m, centre, best_q);
@@ -216,15 +243,19 @@ int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err)
 
 int mc_rigid_orient(const mc_plan *p, mc_chain *c, mc_err *err)
 {
-    for (int m = 0; m < c->nmol; m++) {
-        int with = place_without_overlap(p, c, m);
+    double *gap = malloc(((size_t)c->nmol + 1) * sizeof *gap);
+    if (!gap) MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's start", c->id);
+    int rc = MC_OK;
+    for (int m = 0; m < c->nmol && rc == MC_OK; m++) {
+        int with = place_without_overlap(p, c, m, gap);
         if (with >= 0)
-            MC_FAIL(err, MC_EINVAL, "chain %d: molecule %d (%s) overlaps molecule %d at the start (sites closer "
-                    "than %.2f sigma or their hard cores%s); lower the density or give another start",
-                    c->id, m, p->mol.type[p->mol.mol_type[m]].name, with, OVERLAP_SIGMA,
-                    start_given(p) ? "" : ", in every orientation tried");
+            rc = mc_err_set(err, MC_EINVAL, "chain %d: molecule %d (%s) overlaps molecule %d at the start (sites "
+                            "closer than %.2f sigma or their hard cores%s); lower the density or give another start",
+                            c->id, m, p->mol.type[p->mol.mol_type[m]].name, with, OVERLAP_SIGMA,
+                            start_given(p) ? "" : ", in every orientation tried");
     }
-    return MC_OK;
+    free(gap);
+    return rc;
 }
 
 double mc_rigid_move_energy(const mc_plan *p, const mc_chain *c, int m, const double *old_pos,
