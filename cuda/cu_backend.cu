@@ -315,7 +315,6 @@ static int sweep_launch(mc_backend *b, long nsweeps, mc_err *err)
     return MC_OK;
 }
 
-
 /* Energy and virial (and, when add_rdf, pair counts) through the cells where the chain has them. */
 static int measure_energies(mc_backend *b, int add_rdf, mc_err *err)
 {
