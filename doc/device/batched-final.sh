@@ -10,10 +10,7 @@ set -uo pipefail
 gpu_tests "t/gpu_parity t/gpu_run.sh t/restart.sh"
 grep -h "^not ok" t/*.log | cut -c1-160
 echo "tests done at $SECONDS s"
-for prec in single double; do
-  printf '[run]\nseed = 3\nequilibration = 0\nproduction = 2\nsample_every = 1\nprecision = %s\ngpu_batch_trials = 1024\n[system]\nn = 4096\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 1.0\ndensity = 0.8\n' $prec > san.ini
-  sanitize san.ini 2>&1 | grep "^sanitizer"
-done
+sanitize_precisions '[run]\nseed = 3\nequilibration = 0\nproduction = 2\nsample_every = 1\nprecision = %s\ngpu_batch_trials = 1024\n[system]\nn = 4096\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 1.0\ndensity = 0.8\n'
 echo "sanitizers done at $SECONDS s"
 for c in 2 3 1; do ./mcens-bench --case $c > b$c.txt 2>&1; grep -E "^[0-9] |^case|^GPU" b$c.txt | cut -c1-130; done
 echo "all done at $SECONDS s"

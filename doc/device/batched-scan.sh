@@ -14,10 +14,7 @@ set -uo pipefail
 . doc/device/sanitize.sh
 GPU_PARITY_ONLY="${ONLY:-*batched*}" gpu_tests "t/gpu_parity"
 grep -h "^# \|^ok\|^not ok" t/gpu_parity.log | cut -c1-160 | tail -12
-for prec in single double; do
-  printf '[run]\nseed = 3\nequilibration = 0\nproduction = 2\nsample_every = 1\nprecision = %s\ngpu_batch_trials = 1024\n[system]\nn = 4096\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 1.0\ndensity = 0.8\n' $prec > san.ini
-  sanitize san.ini 2>&1 | grep "^sanitizer"
-done
+sanitize_precisions '[run]\nseed = 3\nequilibration = 0\nproduction = 2\nsample_every = 1\nprecision = %s\ngpu_batch_trials = 1024\n[system]\nn = 4096\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 1.0\ndensity = 0.8\n'
 echo "tests and sanitizers done at $SECONDS s"
 row() { grep -E "^2 N" "$1" | awk '{printf "%s %s  ", $(NF-5), $(NF-4)}'; echo; }
 trees=.; [ -n "${BASE:-}" ] && { base_build_wait; trees=". $base"; }

@@ -10,10 +10,7 @@ gpu_tests "${TESTS:-t/gpu_parity t/gpu_run.sh t/restart.sh}"
 grep -h "^not ok" t/*.log | cut -c1-160
 grep -h "exchange, [0-9]* chains" t/gpu_parity.log | cut -c1-160
 echo "tests done at $SECONDS s"
-for prec in single double; do
-  printf '[run]\nseed = 3\nequilibration = 0\nproduction = 4\nsample_every = 2\nprecision = %s\n[system]\nn = 4096\n[potential]\ncutoff = 2.1\n[ensemble]\ntemperature = 1.2, 1.21\ndensity = 0.8\nexchange_every = 1\n' $prec > san.ini
-  sanitize san.ini 2>&1 | grep "^sanitizer"
-done
+sanitize_precisions '[run]\nseed = 3\nequilibration = 0\nproduction = 4\nsample_every = 2\nprecision = %s\n[system]\nn = 4096\n[potential]\ncutoff = 2.1\n[ensemble]\ntemperature = 1.2, 1.21\ndensity = 0.8\nexchange_every = 1\n'
 echo "sanitizers done at $SECONDS s"
 for c in ${CASES:-3 1}; do ./mcens-bench --case $c > b$c.txt 2>&1; grep -E "^[0-9] |all-pairs rate" b$c.txt | cut -c1-130; done
 echo "bench done at $SECONDS s"

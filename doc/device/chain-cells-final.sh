@@ -12,10 +12,7 @@ gpu_tests "t/gpu_parity t/gpu_run.sh t/restart.sh"
 grep -h "^# " t/gpu_parity.log | grep -i "sweeps\|exchange" | cut -c1-160
 cp t/gpu_parity.log "$out/"
 echo "tests done at $SECONDS s"
-for prec in single double; do
-  printf '[run]\nseed = 3\nequilibration = 4\nproduction = 4\nsample_every = 4\nprecision = %s\n[system]\nn = 1000\n[potential]\ncutoff = 2.1\n[ensemble]\ntemperature = 1.0, 1.05\ndensity = 0.8\nexchange_every = 2\n' $prec > san.ini
-  sanitize san.ini
-done
+sanitize_precisions '[run]\nseed = 3\nequilibration = 4\nproduction = 4\nsample_every = 4\nprecision = %s\n[system]\nn = 1000\n[potential]\ncutoff = 2.1\n[ensemble]\ntemperature = 1.0, 1.05\ndensity = 0.8\nexchange_every = 2\n'
 echo "sanitizers done at $SECONDS s"
 ./mcens-bench --case 7 --out "$out/bench7.tsv" > "$out/bench7.txt" 2>&1; tail -6 "$out/bench7.txt"
 ./mcens-bench --case 1 > "$out/bench1.txt" 2>&1; tail -3 "$out/bench1.txt"

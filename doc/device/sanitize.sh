@@ -7,3 +7,12 @@ sanitize() {
     echo "sanitizer $tool: status $?: $(grep -h 'SUMMARY' "$out/san-$tool.txt" | sort | uniq -c | tr '\n' ' ')"; tail -2 "$out/san-$tool.txt"
   done
 }
+# sanitize_precisions TEMPLATE: the config TEMPLATE (printf format, one %s for the precision) in
+# single and in double precision, each through sanitize; prints the tools' status lines.
+sanitize_precisions() {
+  local prec
+  for prec in single double; do
+    printf "$1" $prec > san.ini
+    sanitize san.ini 2>&1 | grep "^sanitizer"
+  done
+}
