@@ -154,20 +154,24 @@ template <typename real> static int pair_rate(int n, double *rate, mc_err *err)
         h[i].z = (real)(box * mc_rng_uniform(mc_rng_block(7, 0, 0, 3 * i + 2).v[0]));
         h[i].w = 0;
     }
-    int rc = MC_OK;
+    int rc = MC_OK, events = 0;
     cudaEvent_t a, b;
     float ms = 0;
     if (cudaMalloc(&d, (size_t)n * sizeof(vec4)) != cudaSuccess || cudaMalloc(&out, n * sizeof(double)) != cudaSuccess ||
         cudaMemcpy(d, h, (size_t)n * sizeof(vec4), cudaMemcpyHostToDevice) != cudaSuccess ||
-        cudaEventCreate(&a) != cudaSuccess || cudaEventCreate(&b) != cudaSuccess)
+        cudaEventCreate(&a) != cudaSuccess || (events = 1, cudaEventCreate(&b) != cudaSuccess))
         rc = mc_err_set(err, MC_ECUDA, "pair rate: set-up failed");
+    else
+        events = 2;
     for (int rep = 0; rc == MC_OK && rep < 2; rep++) { /* the first launch warms up */
-        cudaEventRecord(a);
+        if (cudaEventRecord(a) != cudaSuccess) rc = mc_err_set(err, MC_ECUDA, "pair rate: event failed");
         pair_rate_kernel<real><<<n / RATE_THREADS, RATE_THREADS>>>(d, n, (real)box, (real)(cutoff * cutoff), out);
-        cudaEventRecord(b);
-        if (cudaEventSynchronize(b) != cudaSuccess) rc = mc_err_set(err, MC_ECUDA, "pair rate kernel failed");
-        cudaEventElapsedTime(&ms, a, b);
+        if (rc == MC_OK && (cudaGetLastError() != cudaSuccess || cudaEventRecord(b) != cudaSuccess ||
+                            cudaEventSynchronize(b) != cudaSuccess || cudaEventElapsedTime(&ms, a, b) != cudaSuccess))
+            rc = mc_err_set(err, MC_ECUDA, "pair rate kernel failed");
     }
+    if (events > 0) cudaEventDestroy(a);
+    if (events > 1) cudaEventDestroy(b);
     *rate = (double)n * n / (ms * 1e-3);
     cudaFree(d);
     cudaFree(out);

@@ -89,7 +89,7 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
                 real u[4];
                 for (int q = 0; q < 4; q++) j[q] = s + q < count ? members[s + q] : -1;
                 for (int q = 0; q < 4; q++) {
-                    int jj = j[q] < 0 ? p : j[q];
+                    int jj = j[q] >= 0 ? j[q] : max(p, 0); /* padding: any particle (Widom's p is -1) */
                     u[q] = prec<real>::energy(cu_dist2(qx, qy, qz, x[jj], y[jj], z[jj], box, half), pp);
                 }
                 for (int q = 0; q < 4; q++)
@@ -150,6 +150,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
                         cu_cells_dev g, typename prec<real>::params lj, double cutoff)
 {
     enum { PER_BLOCK = A_WARPS / 2 };
+    if (*g.overflow) return; /* a cell overflowed: the grid is broken, the run stops after the launch */
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ unsigned s_hits[PER_BLOCK][CU_MAX_BATCH_TRIALS / 32]; /* conflict ballots per chunk */
     __shared__ double s_old[PER_BLOCK][2];                            /* old-position energies */
@@ -247,9 +248,11 @@ __device__ static void cell_move_at(cu_cells_dev &g, int p, int c, int c2, int s
 
 /* The cells that a batch's cell moves touch, counted in a shared hash (linear probing): a move is
  * alone, and commutes with every other, when its two cells are touched once each. A batch's moves
- * touch at most 2 K <= 2048 cells. Before, each move compared itself with every other; at about
- * 45 moves a batch that was a few thousand cycles of kernel B's one block. */
-enum { CELL_HASH = 4096 };
+ * touch at most 2 K <= 2048 cells, so the table never fills (at about 45 moves a batch it is nearly
+ * empty); 16 kB keep kernel B within the 99 kB a block gets on compute capability 8.6 and 8.9 at
+ * K = 1024 in double. Before, each move compared itself with every other: at about 45 moves a
+ * batch, a few thousand cycles of kernel B's one block. */
+enum { CELL_HASH = 2 * CU_MAX_BATCH_TRIALS };
 struct cell_uses {
     int key[CELL_HASH], uses[CELL_HASH];
 };
@@ -288,6 +291,7 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
                                     cu_cells_dev g, typename prec<real>::params lj,
                                     unsigned long long seed)
 {
+    if (*g.overflow) return; /* as in kernel A */
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x;
     real *sa = (real *)smem, *sb = sa + 3 * K;
@@ -424,9 +428,8 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
     const int K = v->batch_trials;
     tables t = table_at(v->cells.trials, K, sizeof(real));
     size_t smem_b = 6 * (size_t)K * sizeof(real) + 8 + (size_t)K * (sizeof(double) + 4 * sizeof(int) + 1);
-    /* with its 33 kB of static tables (cell_uses) the block passes 48 kB from K = 224 (double) or
-     * 320 (float) on; at K = 1024 in double it needs about 109 kB, more than GPUs of compute
-     * capability 8.6 and 8.9 give a block (a fit check is not written yet) */
+    /* with its 17 kB of static tables (cell_uses) the block passes 48 kB from K = 448 (double) or
+     * 640 (float) on; at K = 1024 in double it needs about 92 kB */
     CU_TRY(cudaFuncSetAttribute(cells_accept_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b),
            err);
     typename prec<real>::params lj = prec<real>::make(v->pair);
