@@ -1,8 +1,10 @@
 /* cu_rigid: molecules on the GPU (the CUDA backend's path for plan->rigid), under the same
  * contract as the CPU backend's molecule moves: after `moves` moves a chain is the CPU chain, draw
- * for draw. One resident block per chain; per move thread 0 draws the trial (mc_rigid.h) and places
- * the moved molecule's sites in shared memory, every thread sums the energy change over its share
- * of the other sites (energy decomposition over sites), and thread 0 decides. Positions, centres,
+ * for draw. Many chains: one resident block per chain; per move thread 0 draws the trial
+ * (mc_rigid.h) and places the moved molecule's sites in shared memory, every thread sums the energy
+ * change over its share of the other sites (energy decomposition over sites), and thread 0
+ * decides. A few chains (fewer than the GPU has SMs) of many molecules take cu_rigid_batch.cu's
+ * batched trials instead, K trials of a chain evaluated over the whole GPU at once. Positions, centres,
  * orientations and every sum are double; with precision = single each site pair's energy is
  * evaluated in float (the atomic kernels' convention), and the full recomputation of energy and
  * virial (rigid_measure_kernel) evaluates the same float terms, so the drift check keeps its
@@ -21,37 +23,9 @@
 #include <string.h>
 
 #include "cu_check.h"
-#include "cu_kernels.cuh"
+#include "cu_rigid.cuh"
 #include "cu_rigid.h"
-#include "mc_move.h"
-#include "mc_rigid.h"
 #include "mc_rigid_host.h"
-
-enum { RIGID_THREADS = 256 };
-
-/* One chain as the kernel sees it; mirrored from and back into the host chain around a sweep. */
-typedef struct rigid_chain_dev {
-    double box, beta, max_displacement, max_rotation, energy;
-    unsigned long long step, accepted, rotations, rotations_accepted;
-    unsigned int id, pad_;
-} rigid_chain_dev;
-
-/* The plan's constants for the kernel: pair table, hard cores, wall. Plain data, by value. */
-typedef struct rigid_consts {
-    pair_params pair[MC_MAX_SPECIES][MC_MAX_SPECIES];
-    pair_params_f pair_f[MC_MAX_SPECIES][MC_MAX_SPECIES]; /* the same in float */
-    double hard_core2[MC_MAX_SPECIES][MC_MAX_SPECIES];
-    double wall_radius, wall_strength;
-    unsigned long long seed;
-} rigid_consts;
-
-/* The molecule tables on the device (read-only). */
-typedef struct rigid_tables {
-    const int *first;               /* [nmol + 1] */
-    const unsigned char *species;   /* [n] */
-    const double *body;             /* [3 n] */
-    const int *site_mol;            /* [n] molecule of each site */
-} rigid_tables;
 
 struct cu_rigid {
     const mc_plan *plan;
@@ -69,6 +43,7 @@ struct cu_rigid {
     double *h_trial_pos, *h_trial_centre, *d_trial_pos, *d_trial_centre, *h_trial_quat;
     rigid_chain_dev *h_trial_chains, *d_trial_chains;
     size_t smem;                       /* dynamic shared bytes; 0: sites read from global */
+    rigid_batch batch;                 /* the batched path; batch.trials == 0: the resident kernel */
     int single;                        /* pair terms in float */
     /* samples on the device: a sample's RDF counts (copied to the host chains at once), and an
      * open cluster's per-pair Lindemann sums (kept here; brought back by cu_rigid_fetch_sums) */
@@ -88,75 +63,6 @@ typedef struct rigid_sample {
     size_t pairs;
 } rigid_sample;
 
-/* A site pair's energy with its pair constants in the run's precision (+infinity inside the
- * hard core, where any move is rejected), and its virial r . F; the sums stay double. */
-template <typename real> __device__ __forceinline__ double rigid_pair_energy(double r2, int a, int b, const rigid_consts &k);
-template <> __device__ __forceinline__ double rigid_pair_energy<double>(double r2, int a, int b, const rigid_consts &k)
-{
-    return mc_site_pair_energy(r2, &k.pair[a][b], k.hard_core2[a][b]);
-}
-template <> __device__ __forceinline__ double rigid_pair_energy<float>(double r2, int a, int b, const rigid_consts &k)
-{
-    return r2 < k.hard_core2[a][b] ? INFINITY : (double)pair_energy_f((float)r2, &k.pair_f[a][b]);
-}
-template <typename real> __device__ __forceinline__ double rigid_pair_virial(double r2, int a, int b, const rigid_consts &k);
-template <> __device__ __forceinline__ double rigid_pair_virial<double>(double r2, int a, int b, const rigid_consts &k)
-{
-    return pair_virial(r2, &k.pair[a][b]);
-}
-template <> __device__ __forceinline__ double rigid_pair_virial<float>(double r2, int a, int b, const rigid_consts &k)
-{
-    return (double)pair_virial_f((float)r2, &k.pair_f[a][b]);
-}
-
-/* The energy change of molecule sites [f0, f0 + ns) moving from old to nw, summed over sites j =
- * tid, tid + stride, ... of other molecules; in double, the CPU's arithmetic. */
-template <typename real>
-__device__ double rigid_energy_part(const double *x, const double *y, const double *z,
-                                    const unsigned char *species, int n, int f0, int ns, const double *old,
-                                    const double *nw, const int *spec, double box, const rigid_consts &k)
-{
-    double e_new = 0.0, e_old = 0.0;
-    for (int j = threadIdx.x; j < n; j += blockDim.x) {
-        if (j >= f0 && j < f0 + ns) continue;
-        int b = species[j];
-        for (int s = 0; s < ns; s++) {
-            double dx = mc_rigid_separation(old[3 * s] - x[j], box), dy = mc_rigid_separation(old[3 * s + 1] - y[j], box),
-                   dz = mc_rigid_separation(old[3 * s + 2] - z[j], box);
-            e_old += rigid_pair_energy<real>(dx * dx + dy * dy + dz * dz, spec[s], b, k);
-            dx = mc_rigid_separation(nw[3 * s] - x[j], box), dy = mc_rigid_separation(nw[3 * s + 1] - y[j], box),
-            dz = mc_rigid_separation(nw[3 * s + 2] - z[j], box);
-            e_new += rigid_pair_energy<real>(dx * dx + dy * dy + dz * dz, spec[s], b, k);
-        }
-    }
-    return e_new - e_old;
-}
-
-/* Thread 0: the trial of this step, the moved molecule's old and new sites and its wall energy
- * change into shared memory (the CPU's attempt_move, step for step). */
-__device__ void rigid_trial(rigid_chain_dev *cd, const rigid_tables &t, const rigid_consts &k, int nmol,
-                            const double *x, const double *y, const double *z, const double *centre,
-                            const double *quat, mc_rigid_trial *tr, double *old, double *nw, int *spec,
-                            double *nc, mc_quat *nq, double *wall_dE)
-{
-    *tr = mc_rigid_trial_draw(k.seed, cd->id, cd->step, (uint32_t)nmol, t.first, cd->max_displacement,
-                              cd->max_rotation);
-    int m = (int)tr->molecule, f0 = t.first[m], ns = t.first[m + 1] - f0;
-    double oc[3] = {centre[m], centre[nmol + m], centre[2 * nmol + m]};
-    mc_quat q = {quat[4 * m], quat[4 * m + 1], quat[4 * m + 2], quat[4 * m + 3]};
-    nc[0] = mc_rigid_shift(oc[0], tr->dx, cd->box);
-    nc[1] = mc_rigid_shift(oc[1], tr->dy, cd->box);
-    nc[2] = mc_rigid_shift(oc[2], tr->dz, cd->box);
-    *nq = tr->rotate ? mc_quat_normalize(mc_quat_multiply(tr->turn, q)) : q;
-    for (int s = 0; s < ns; s++) {
-        old[3 * s] = x[f0 + s], old[3 * s + 1] = y[f0 + s], old[3 * s + 2] = z[f0 + s];
-        mc_rigid_site(nc, *nq, &t.body[3 * (f0 + s)], cd->box, &nw[3 * s]);
-        spec[s] = t.species[f0 + s];
-    }
-    *wall_dE = mc_wall_energy(nc[0], nc[1], nc[2], k.wall_radius, k.wall_strength) -
-               mc_wall_energy(oc[0], oc[1], oc[2], k.wall_radius, k.wall_strength);
-}
-
 template <typename real>
 __global__ void __launch_bounds__(RIGID_THREADS)
     rigid_sweep_kernel(rigid_chain_dev *chains, double *pos, double *centres, double *quats, rigid_tables t,
@@ -164,7 +70,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ double old[3 * MC_MAX_SITES], nw[3 * MC_MAX_SITES], nc[3], warp_sum[32], wall_dE;
-    __shared__ int spec[MC_MAX_SITES];
+    __shared__ unsigned char spec[MC_MAX_SITES];
     __shared__ mc_rigid_trial tr;
     __shared__ mc_quat nq;
     rigid_chain_dev *cd = &chains[blockIdx.x];
@@ -179,10 +85,11 @@ __global__ void __launch_bounds__(RIGID_THREADS)
     double *y = x + n, *z = y + n;
     for (long long mv = 0; mv < moves; mv++) {
         __syncthreads(); /* the last move's sites are written */
-        if (threadIdx.x == 0) rigid_trial(cd, t, k, nmol, x, y, z, centre, quat, &tr, old, nw, spec, nc, &nq, &wall_dE);
+        if (threadIdx.x == 0)
+            rigid_trial(cd, cd->step, t, k, nmol, x, y, z, centre, quat, &tr, old, nw, spec, nc, &nq, &wall_dE);
         __syncthreads();
         int m = (int)tr.molecule, f0 = t.first[m], ns = t.first[m + 1] - f0;
-        double part = rigid_energy_part<real>(x, y, z, species, n, f0, ns, old, nw, spec, cd->box, k);
+        double part = rigid_energy_part<real>(x, y, z, species, 0, n, f0, ns, old, nw, spec, cd->box, k);
         for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
         if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x >> 5] = part;
         __syncthreads();
@@ -297,11 +204,9 @@ int cu_rigid_upload(cu_rigid *b, int positions, mc_err *err)
     return MC_OK;
 }
 
-int cu_rigid_sweep(cu_rigid *b, long nsweeps, mc_err *err)
+/* `moves` moves of every chain by the resident kernel, one block per chain. */
+static int resident_sweep(cu_rigid *b, const rigid_tables &t, long long moves, mc_err *err)
 {
-    MC_TRY(cu_rigid_upload(b, 0, err)); /* steps adapted on the host, energy reset by a measurement */
-    rigid_tables t = {b->d_first, b->d_species, b->d_body, b->d_site_mol};
-    long long moves = (long long)nsweeps * b->nmol;
     if (b->single)
         rigid_sweep_kernel<float><<<b->nchains, RIGID_THREADS, b->smem>>>(b->d_chains, b->d_pos, b->d_centre,
                                                                           b->d_quat, t, b->k, b->n, b->nmol, moves,
@@ -311,6 +216,19 @@ int cu_rigid_sweep(cu_rigid *b, long nsweeps, mc_err *err)
                                                                            b->d_quat, t, b->k, b->n, b->nmol, moves,
                                                                            b->smem > 0);
     CU_LAUNCHED(err);
+    return MC_OK;
+}
+
+int cu_rigid_sweep(cu_rigid *b, long nsweeps, mc_err *err)
+{
+    MC_TRY(cu_rigid_upload(b, 0, err)); /* steps adapted on the host, energy reset by a measurement */
+    rigid_tables t = {b->d_first, b->d_species, b->d_body, b->d_site_mol};
+    long long moves = (long long)nsweeps * b->nmol;
+    if (b->batch.trials)
+        MC_TRY(rigid_batch_sweep(&b->batch, b->d_chains, b->d_pos, b->d_centre, b->d_quat, t, b->k, b->n, b->nmol,
+                                 b->nchains, moves, b->single, err));
+    else
+        MC_TRY(resident_sweep(b, t, moves, err));
     CU_TRY(cudaMemcpy(b->h_chains, b->d_chains, b->nchains * sizeof *b->h_chains, cudaMemcpyDeviceToHost), err);
     for (int k = 0; k < b->nchains; k++) {
         mc_chain *c = b->chains[k];
@@ -441,6 +359,7 @@ void cu_rigid_destroy(cu_rigid *b)
     free(b->h_trial_chains), free(b->h_trial_quat);
     cudaFreeHost(b->h_pos), cudaFreeHost(b->h_centre);
     free(b->h_chains);
+    rigid_batch_free(&b->batch);
     free(b);
 }
 
@@ -516,9 +435,11 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
         }
     }
     MC_TRY(rigid_tables_upload(b, err));
-    int dev, max_optin = 0;
+    int dev, max_optin = 0, sm_count = 0;
     CU_TRY(cudaGetDevice(&dev), err);
     CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
+    CU_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev), err);
+    MC_TRY(rigid_batch_setup(&b->batch, p, b->nchains, sm_count, max_optin, err));
     size_t bytes = 3 * n * sizeof(double) + n;
     b->smem = bytes + 4096 <= (size_t)max_optin ? bytes : 0; /* else sites from global (L1/L2) */
     if (b->smem > 48 * 1024) {

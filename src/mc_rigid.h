@@ -21,6 +21,13 @@ typedef struct mc_rigid_trial {
     mc_quat turn;      /* rotation about the centre (identity for a translation) */
 } mc_rigid_trial;
 
+/* The molecule a step moves, from that step's MC_RNG_TRIAL block r: mc_rigid_trial_draw's own
+ * choice, alone (the GPU's batched trials find a molecule's earlier trials in a batch by it). */
+MC_HD uint32_t mc_rigid_trial_molecule(mc_rng4 r, uint32_t nmol)
+{
+    return mc_rng_index(r.v[0], nmol);
+}
+
 /* first: the molecules' first sites [nmol + 1] (its nsites decide whether it may rotate). */
 MC_HD mc_rigid_trial mc_rigid_trial_draw(uint64_t seed, uint32_t chain, uint64_t step, uint32_t nmol,
                                          const int *first, double max_displacement, double max_rotation)
@@ -28,7 +35,7 @@ MC_HD mc_rigid_trial mc_rigid_trial_draw(uint64_t seed, uint32_t chain, uint64_t
     mc_rng4 r = mc_rng_block(seed, chain, MC_RNG_TRIAL, step);
     mc_rng4 s = mc_rng_block(seed, chain, MC_RNG_RIGID, step);
     mc_rigid_trial t;
-    t.molecule = mc_rng_index(r.v[0], nmol);
+    t.molecule = mc_rigid_trial_molecule(r, nmol);
     t.rotate = first[t.molecule + 1] - first[t.molecule] > 1 && (r.v[1] >> 31);
     double u0 = mc_rng_uniform(s.v[0]), u1 = mc_rng_uniform(s.v[1]), u2 = mc_rng_uniform(s.v[2]);
     t.dx = t.dy = t.dz = 0.0;

@@ -5,7 +5,8 @@
  * batched large-chain kernel, also with batches so long that particles repeat within
  * them, and on the cell-list path for large chains with a cutoff; NPT volume moves through the
  * run driver. The NIST configuration 4 and RDF counts through the GPU measurement. Molecules (hard
- * cores, an open cluster in a wall, Widom test molecules, npt, Morse). Replica exchange on atoms,
+ * cores, an open cluster in a wall, Widom test molecules, npt, Morse), on the resident and the
+ * batched kernels (one chain of 150 hexagons; 32, 64 and 256 trials a batch). Replica exchange on atoms,
  * along a pressure ladder and in a cluster. Skips without a GPU. */
 #include "testutil.h"
 
@@ -525,6 +526,44 @@ static void rigid_morse_widom(void **state)
                   "[moves]\nadapt_every = 10\n", 1);
 }
 
+/* The batched path for molecules (cu_rigid_batch.cu: fewer chains than the GPU has SMs, and at
+ * least 4 K molecules or [run] gpu_batch_trials set). 150 hexagons in one chain, no cutoff: issue
+ * 14's shape D, 32 trials a batch (the default). */
+static void rigid_hexagons_batched(void **state)
+{
+    (void)state;
+    rigid_in_step("[molecules]\ntypes = hex\ncounts = 150\ngeometry = C 0.37 0 0; C 0.185 0.3204 0; "
+                  "C -0.185 0.3204 0; C -0.37 0 0; C -0.185 -0.3204 0; C 0.185 -0.3204 0\n"
+                  "[mixture]\nspecies = C\nsigma = 1\nepsilon = 1\n[potential]\ncutoff = none\n"
+                  "[ensemble]\ntemperature = 2.5\ndensity = 0.15\n[run]\nseed = 41\n"
+                  "equilibration = 20\nproduction = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 1);
+}
+
+/* batched: a diatomic mixture with hard cores and a cutoff under npt, two replicas, 64 trials a
+ * batch (a molecule moved twice in a batch is evaluated afresh; a trial that meets a hard core is
+ * rejected whatever moved before it) */
+static void rigid_diatomic_npt_batched_k64(void **state)
+{
+    (void)state;
+    rigid_in_step("[molecules]\ntypes = AB, C\ncounts = 120, 60\ngeometry = A 0 0 0; B 0 0 0.6 | C 0 0 0\n"
+                  "[mixture]\nspecies = A, B, C\nsigma = 1, 1.1, 0.9\nepsilon = 1, 0.8, 1.2\n"
+                  "hard_core = 0.3, 0.3, 0.3\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\n"
+                  "temperature = 2\npressure = 1.0\ndensity = 0.3\nreplicas = 2\n[run]\nseed = 42\n"
+                  "gpu_batch_trials = 64\nequilibration = 40\nproduction = 40\nsample_every = 10\n"
+                  "[moves]\nadapt_every = 10\n", 2);
+}
+
+/* batched: an open cluster of 108 atoms in a wall at two temperatures, 256 trials a batch, so
+ * that most trials move a molecule moved earlier in the batch (evaluated afresh) */
+static void rigid_cluster_batched_k256(void **state)
+{
+    (void)state;
+    rigid_in_step("[system]\nboundary = none\nlattice_constant = 1.55\n[molecules]\ntypes = ar\ncounts = 108\n"
+                  "geometry = Ar 0 0 0\n[potential]\ncutoff = 3\ntail_correction = no\n[wall]\nradius = 3\n"
+                  "strength = 5\n[ensemble]\ntemperature = 0.3, 1.2\n[run]\nseed = 43\ngpu_batch_trials = 256\n"
+                  "equilibration = 40\nproduction = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 2);
+}
+
 /* Replica exchange through the run driver, every chain in one process: the same swaps on both
  * backends (walkers and swap counts after every round), so the GPU's trades within a rank
  * (cu_swap) are exact; trades between ranks are t/gpu_run.sh's. */
@@ -750,6 +789,8 @@ int main(void)
         cmocka_unit_test(rigid_diatomic_mixture), cmocka_unit_test(rigid_cluster_wall),
         cmocka_unit_test(rigid_hexagons_widom), cmocka_unit_test(rigid_diatomic_npt),
         cmocka_unit_test(rigid_morse_widom), cmocka_unit_test(rigid_cluster_morse),
+        cmocka_unit_test(rigid_hexagons_batched), cmocka_unit_test(rigid_diatomic_npt_batched_k64),
+        cmocka_unit_test(rigid_cluster_batched_k256),
         cmocka_unit_test(exchange_chains_n256), cmocka_unit_test(exchange_chain_cells_n1000),
         cmocka_unit_test(exchange_cells_n4096), cmocka_unit_test(cells_and_all_pairs_n4096),
         cmocka_unit_test(exchange_npt_pressure),
