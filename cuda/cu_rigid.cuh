@@ -160,8 +160,10 @@ typedef struct rigid_batch {
     int parts;                 /* kernel A's blocks per trial (each a range of the sites) */
     int max_sites;             /* sites of the largest molecule */
     size_t smem;               /* kernel B's dynamic shared bytes */
+    int pairs_shared;          /* kernel B holds kernel A's pair terms in shared memory */
     rigid_trial_dev *d_trials; /* [chain][K] */
     double *d_partial;         /* [chain][K][parts] */
+    double *d_pairs;           /* [chain][2][K][K]: every two trials' pair terms (kernel A) */
 } rigid_batch;
 
 /* Chooses the path for nchains chains of this plan on this GPU (sm_count SMs, max_smem bytes of

@@ -4,17 +4,18 @@
  *
  * - kernel A, one block per (range of sites, trial, chain), against the configuration at the
  *   batch's start: the trial of step step0 + k drawn and placed as the CPU does (every block of
- *   the trial alike), its energy change summed over the block's range of sites, and, in the
- *   trial's first block, its acceptance threshold and the latest earlier trial of the batch that
- *   moves the same molecule;
- * - kernel B, one block per chain, decides the trials in order. The molecules moved so far in the
- *   batch are kept in a table with their sites at the batch's start and now. The energy change of
- *   a trial whose molecule has not moved in the batch is kernel A's sum plus, for each moved
- *   molecule, the trial's pair terms with its present sites less those with its start sites
- *   (4 x sites^2 pair terms a moved molecule). A trial whose molecule has moved in the batch (its
- *   start is no longer the batch's), or whose sum met a hard core while other molecules have
- *   moved, is drawn, placed and summed afresh against the present configuration, as the resident
- *   kernel does.
+ *   the trial alike), its energy change summed over the block's range of sites, its site-pair
+ *   terms with every earlier trial of the batch (that trial's molecule at its start sites and at
+ *   its moved sites), and, in the trial's first block, its acceptance threshold and the latest
+ *   earlier trial of the batch that moves the same molecule;
+ * - kernel B, one block per chain: warp 0 decides the trials in order. The molecules moved so far
+ *   in the batch are kept in a table. The energy change of a trial whose molecule has not moved in
+ *   the batch is kernel A's sum plus, for each moved molecule, kernel A's terms with its present
+ *   sites less those with its start sites (for a molecule moved twice, the present sites' terms
+ *   summed by the warp). A trial whose molecule has moved in the batch (its start is no longer
+ *   the batch's), or whose start sum met a hard core or a term too large to take out again
+ *   exactly while other molecules have moved, is the whole block's: placed from the present pose
+ *   and summed afresh over every other site, as the resident kernel does.
  *
  * Every decision is the CPU's: the same draws, and energy changes equal to the CPU's to rounding.
  * The running energy is the CPU's to rounding too (a sample's recomputation resets it). Both
@@ -32,7 +33,11 @@ enum {
     RIGID_A_BLOCKS_PER_SM = 4   /* kernel A's parts per trial aim at this many blocks per SM */
 };
 
-static_assert(2 * MC_MAX_SITES * MC_MAX_SITES <= RIGID_ACCEPT_THREADS, "kernel B: a (site, site) pair a thread");
+/* A trial whose batch-start energy change exceeds this many kT (or is not finite: a hard core)
+ * once other molecules have moved is summed afresh: its start sum may hold a huge pair term with
+ * a site since vacated, which the corrections would take out again, leaving the rounding of the
+ * huge term (its last bit, 1e-16 of it) in dE; below 1e6 kT that is under 1e-10 kT. */
+static const double RIGID_CANCEL_LIMIT = 1e6;
 
 /* A trial of a batch, as kernel A leaves it for kernel B. */
 struct rigid_trial_dev {
@@ -51,31 +56,43 @@ struct trial_sh {
     mc_quat nq;
     mc_rigid_trial draw;
     int f0, ns, prev;
-    int slot;          /* the moved table's slot of the trial's molecule once the trial is decided; -1: none */
-    int placed_afresh; /* placed from the molecule's pose after an earlier move in the batch */
+    int slot; /* the moved table's slot of the trial's molecule once the trial is decided; -1: none */
 };
 struct moved_sh {
     double centre[3]; /* its present pose */
     mc_quat q;
-    int first, ns;
+    int first, ns; /* its first site and sites */
+    int trial;     /* its first accepted trial of the batch, whose sites kernel A's pair terms took */
+    int moves;     /* accepted moves in the batch */
 };
 
-/* Kernel B's dynamic shared memory for K trials of molecules of at most ms sites: byte offsets. */
+/* Kernel B's dynamic shared memory for K trials of molecules of at most ms sites: byte offsets;
+ * kernel A's pair terms of every two trials (2 K^2 doubles) too where with_pairs. */
 struct accept_layout {
-    size_t t_old, t_nw, m_start, m_now; /* sites [K][3 ms]: trials' at the start and moved; moved molecules' */
-    size_t trials, moved;               /* trial_sh [K], moved_sh [K] */
-    size_t t_spec, m_spec;              /* site species [K][ms] */
+    size_t t_old, t_nw, m_now; /* sites [K][3 ms]: the trials' at the start and moved; moved molecules' now */
+    size_t pairs;              /* [2][K][K], or none */
+    size_t trials, moved;      /* trial_sh [K], moved_sh [K] */
+    size_t multi;              /* int [K]: the slots of molecules moved more than once */
+    size_t t_spec, m_spec;     /* site species [K][ms] */
     size_t bytes;
 };
-__host__ __device__ inline accept_layout accept_layout_of(int K, int ms)
+__host__ __device__ inline accept_layout accept_layout_of(int K, int ms, bool with_pairs)
 {
     accept_layout l;
     const size_t sites = (size_t)K * 3 * ms * sizeof(double);
-    l.t_old = 0, l.t_nw = sites, l.m_start = 2 * sites, l.m_now = 3 * sites;
-    l.trials = 4 * sites, l.moved = l.trials + K * sizeof(trial_sh);
-    l.t_spec = l.moved + K * sizeof(moved_sh), l.m_spec = l.t_spec + (size_t)K * ms;
+    l.t_old = 0, l.t_nw = sites, l.m_now = 2 * sites, l.pairs = 3 * sites;
+    l.trials = l.pairs + (with_pairs ? 2 * (size_t)K * K * sizeof(double) : 0);
+    l.moved = l.trials + K * sizeof(trial_sh), l.multi = l.moved + K * sizeof(moved_sh);
+    l.t_spec = l.multi + K * sizeof(int), l.m_spec = l.t_spec + (size_t)K * ms;
     l.bytes = l.m_spec + (size_t)K * ms;
     return l;
+}
+
+/* A warp's sum of its lanes' values, for lane 0 (a fixed tree). */
+__device__ inline double warp_sum_for_lane0(double v)
+{
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    return v;
 }
 
 /* A block's sum of its threads' values for thread 0: each warp's by shuffles, then warp 0 adds
@@ -83,13 +100,11 @@ __host__ __device__ inline accept_layout accept_layout_of(int K, int ms)
  * barrier protects it. */
 __device__ inline double block_sum_for_thread0(double v, double *warp_sum)
 {
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    v = warp_sum_for_lane0(v);
     if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x >> 5] = v;
     __syncthreads();
     if (threadIdx.x >= 32) return 0.0;
-    v = threadIdx.x < (blockDim.x >> 5) ? warp_sum[threadIdx.x] : 0.0;
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-    return v;
+    return warp_sum_for_lane0(threadIdx.x < (blockDim.x >> 5) ? warp_sum[threadIdx.x] : 0.0);
 }
 
 /* A site pair's energy from the sites' coordinates (p and q, 3 each). */
@@ -121,19 +136,25 @@ __device__ double energy_items(const double *x, const double *y, const double *z
     return e;
 }
 
+enum { PAIR_CHUNK = RIGID_THREADS / 32 }; /* kernel A: earlier trials a block takes at once, a warp each */
+
 /* Kernel A: grid (parts, trials, chains). Every thread draws the trial (arithmetic, and the
- * molecule table); thread s places site s, so the block waits for one round of loads. */
+ * molecule table); thread s places site s, so the block waits for one round of loads. Then the
+ * trial's pair terms with each earlier trial i of the batch (i = part, part + parts, ...), for
+ * kernel B: with i's molecule at its start sites, pairs[0][k][i] = sum u(new, start_i) - u(old,
+ * start_i), and at i's moved sites, pairs[1][k][i] likewise (0 where i moves the same molecule). */
 template <typename real>
 __global__ void __launch_bounds__(RIGID_THREADS)
     rigid_batch_trials_kernel(const rigid_chain_dev *chains, const double *pos, const double *centres,
                               const double *quats, rigid_tables t, rigid_consts k, int n, int nmol, int K,
-                              rigid_trial_dev *trials, double *partial)
+                              rigid_trial_dev *trials, double *partial, double *pairs)
 {
     __shared__ double old[3 * MC_MAX_SITES], nw[3 * MC_MAX_SITES], warp_sum[32];
+    __shared__ double i_old[PAIR_CHUNK][3 * MC_MAX_SITES], i_nw[PAIR_CHUNK][3 * MC_MAX_SITES];
     __shared__ rigid_pairs<real> sp;
-    __shared__ unsigned char spec[MC_MAX_SITES];
-    __shared__ int prev;
-    const int part = blockIdx.x, trial = blockIdx.y, c = blockIdx.z;
+    __shared__ unsigned char spec[MC_MAX_SITES], i_spec[PAIR_CHUNK][MC_MAX_SITES];
+    __shared__ int prev, i_ns[PAIR_CHUNK], i_same[PAIR_CHUNK];
+    const int part = blockIdx.x, parts = gridDim.x, trial = blockIdx.y, c = blockIdx.z;
     const rigid_chain_dev *cd = &chains[c];
     const double *x = pos + (size_t)c * 3 * n, *y = x + n, *z = y + n;
     const double *centre = centres + (size_t)c * 3 * nmol, *quat = quats + (size_t)c * 4 * nmol;
@@ -159,50 +180,94 @@ __global__ void __launch_bounds__(RIGID_THREADS)
         for (int u = threadIdx.x; u < trial; u += blockDim.x)
             if ((int)mc_rigid_trial_molecule(mc_rng_block(k.seed, cd->id, MC_RNG_TRIAL, step0 + u), (uint32_t)nmol) == m)
                 atomicMax(&prev, u);
-    const int chunk = (n + gridDim.x - 1) / gridDim.x, j0 = part * chunk, j1 = min(n, j0 + chunk);
+    const int chunk = (n + parts - 1) / parts, j0 = part * chunk, j1 = min(n, j0 + chunk);
     double dE = block_sum_for_thread0(energy_items<real>(x, y, z, t.species, j0, j1, f0, ns, old, nw, spec, box, sp),
                                       warp_sum);
     rigid_trial_dev *r = &trials[(size_t)c * K + trial];
     if (part == 0 && threadIdx.x < 3 * ns) r->old[threadIdx.x] = old[threadIdx.x], r->nw[threadIdx.x] = nw[threadIdx.x];
-    if (threadIdx.x != 0) return;
-    partial[((size_t)c * K + trial) * gridDim.x + part] = dE;
-    if (part != 0) return;
-    r->nc[0] = nc[0], r->nc[1] = nc[1], r->nc[2] = nc[2];
-    r->wall_dE = mc_wall_energy(nc[0], nc[1], nc[2], k.wall_radius, k.wall_strength) -
-                 mc_wall_energy(oc[0], oc[1], oc[2], k.wall_radius, k.wall_strength);
-    r->threshold = mc_accept_threshold(k.seed, cd->id, step0 + trial);
-    r->nq = nq, r->draw = tr, r->prev = prev;
+    if (threadIdx.x == 0) {
+        partial[((size_t)c * K + trial) * parts + part] = dE;
+        if (part == 0) {
+            r->nc[0] = nc[0], r->nc[1] = nc[1], r->nc[2] = nc[2];
+            r->wall_dE = mc_wall_energy(nc[0], nc[1], nc[2], k.wall_radius, k.wall_strength) -
+                         mc_wall_energy(oc[0], oc[1], oc[2], k.wall_radius, k.wall_strength);
+            r->threshold = mc_accept_threshold(k.seed, cd->id, step0 + trial);
+            r->nq = nq, r->draw = tr, r->prev = prev;
+        }
+    }
+    /* the pair terms with earlier trials, PAIR_CHUNK at a time: each placed as its own block
+     * places it (the same arithmetic, so the same bits), then a warp sums one */
+    double *pair_start = pairs + ((size_t)c * 2 * K + trial) * K, *pair_moved = pair_start + (size_t)K * K;
+    for (int base = part; base < trial; base += PAIR_CHUNK * parts) {
+        __syncthreads(); /* the last chunk's sites are read */
+        for (int e = threadIdx.x; e < PAIR_CHUNK * MC_MAX_SITES; e += blockDim.x) {
+            const int il = e / MC_MAX_SITES, s = e % MC_MAX_SITES, i = base + il * parts;
+            if (i >= trial) continue;
+            const mc_rigid_trial ti = mc_rigid_trial_draw(k.seed, cd->id, step0 + i, (uint32_t)nmol, t.first,
+                                                          cd->max_displacement, cd->max_rotation);
+            const int mi = (int)ti.molecule, g0 = t.first[mi], nsi = t.first[mi + 1] - g0;
+            if (s == 0) i_ns[il] = nsi, i_same[il] = mi == m;
+            if (s >= nsi) continue;
+            double ic[3] = {centre[mi], centre[nmol + mi], centre[2 * nmol + mi]}, inc[3];
+            mc_quat inq;
+            rigid_moved_pose(ti, ic, mc_quat{quat[4 * mi], quat[4 * mi + 1], quat[4 * mi + 2], quat[4 * mi + 3]}, box,
+                             inc, &inq);
+            mc_rigid_site(inc, inq, &t.body[3 * (g0 + s)], box, &i_nw[il][3 * s]);
+            i_old[il][3 * s] = x[g0 + s], i_old[il][3 * s + 1] = y[g0 + s], i_old[il][3 * s + 2] = z[g0 + s];
+            i_spec[il][s] = t.species[g0 + s];
+        }
+        __syncthreads();
+        const int il = threadIdx.x >> 5, lane = threadIdx.x & 31, i = base + il * parts;
+        if (i >= trial) continue;
+        double to_start = 0.0, to_moved = 0.0;
+        for (int it = lane; !i_same[il] && it < ns * i_ns[il]; it += 32) {
+            const int s = it / i_ns[il], w = it % i_ns[il], a = spec[s], b = i_spec[il][w];
+            to_start += site_pair<real>(nw + 3 * s, &i_old[il][3 * w], a, b, box, sp) -
+                        site_pair<real>(old + 3 * s, &i_old[il][3 * w], a, b, box, sp);
+            to_moved += site_pair<real>(nw + 3 * s, &i_nw[il][3 * w], a, b, box, sp) -
+                        site_pair<real>(old + 3 * s, &i_nw[il][3 * w], a, b, box, sp);
+        }
+        to_start = warp_sum_for_lane0(to_start), to_moved = warp_sum_for_lane0(to_moved);
+        if (lane == 0) pair_start[i] = to_start, pair_moved[i] = to_moved;
+    }
 }
 
-/* Kernel B: one block per chain; its dynamic shared memory is accept_layout_of(K, ms) (ms: sites
- * of the largest molecule). The trials' data are copied to shared memory first, and thread 0
- * keeps the chain's counters in registers, so that a decision waits on no global load. Thread 0
- * decides; the block's threads then apply an accepted move together (tables, global sites and
- * pose) before the next trial. */
+/* Kernel B: one block per chain; its dynamic shared memory is accept_layout_of(K, ms, pairs in
+ * shared memory) (ms: sites of the largest molecule). Warp 0 decides the trials in order: a trial
+ * whose molecule has not moved in the batch is kernel A's sum plus, for each molecule q moved
+ * earlier, kernel A's pair terms with q's first accepted trial (its moved sites less its start
+ * sites), or for a molecule moved twice the terms with its present sites summed by the warp. A
+ * trial whose molecule has moved in the batch (or whose sum met a hard core while others moved)
+ * is the block's: placed from the molecule's present pose and summed afresh over every other site.
+ * Warp 0 applies each accepted move (its sites and pose in the tables and in global memory). */
 template <typename real>
 __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
     rigid_batch_accept_kernel(rigid_chain_dev *chains, double *pos, double *centres, double *quats, rigid_tables t,
                               rigid_consts k, int n, int nmol, int K, int trials, int parts, int ms,
-                              const rigid_trial_dev *in, const double *partial)
+                              const rigid_trial_dev *in, const double *partial, const double *pairs,
+                              int pairs_shared)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    const accept_layout L = accept_layout_of(K, ms);
-    double *t_old = (double *)(smem + L.t_old), *t_nw = (double *)(smem + L.t_nw);
-    double *m_start = (double *)(smem + L.m_start), *m_now = (double *)(smem + L.m_now);
+    const accept_layout L = accept_layout_of(K, ms, pairs_shared);
+    double *t_old = (double *)(smem + L.t_old), *t_nw = (double *)(smem + L.t_nw), *m_now = (double *)(smem + L.m_now);
     trial_sh *ts = (trial_sh *)(smem + L.trials);
     moved_sh *mv = (moved_sh *)(smem + L.moved);
+    int *multi = (int *)(smem + L.multi);
     unsigned char *t_spec = smem + L.t_spec, *m_spec = smem + L.m_spec;
     __shared__ double warp_sum[32];
     __shared__ rigid_pairs<real> sp;
     __shared__ double f_nw[3 * MC_MAX_SITES], f_nc[3]; /* a trial placed afresh */
     __shared__ mc_quat f_nq;
-    __shared__ int moved;   /* molecules in the moved table */
-    __shared__ int pending; /* an accepted trial to apply before the next; -1: none */
-    const int c = blockIdx.x, stride = 3 * ms;
+    __shared__ int moved, nmulti; /* molecules in the moved table; of them moved more than once */
+    __shared__ int job;           /* the trial the block evaluates afresh; -1: the batch is decided */
+    const int c = blockIdx.x, stride = 3 * ms, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     rigid_chain_dev *cd = &chains[c];
     double *x = pos + (size_t)c * 3 * n, *y = x + n, *z = y + n;
     double *centre = centres + (size_t)c * 3 * nmol, *quat = quats + (size_t)c * 4 * nmol;
     const rigid_trial_dev *r = in + (size_t)c * K;
+    const double *pair_g = pairs + (size_t)c * 2 * K * K;
+    const double *pair_start = pairs_shared ? (const double *)(smem + L.pairs) : pair_g;
+    const double *pair_moved = pair_start + (size_t)K * K;
     const double box = cd->box, beta = cd->beta;
     const unsigned long long step0 = cd->step;
     for (int u = threadIdx.x; u < trials; u += blockDim.x) {
@@ -214,8 +279,11 @@ __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
         q->nq = r[u].nq, q->draw = r[u].draw, q->prev = r[u].prev;
         q->f0 = t.first[q->draw.molecule], q->ns = t.first[q->draw.molecule + 1] - q->f0;
     }
+    if (pairs_shared)
+        for (int e = threadIdx.x; e < 2 * K * K; e += blockDim.x)
+            if (e % (K * K) / K < trials) ((double *)(smem + L.pairs))[e] = pair_g[e]; /* rows of this batch */
     rigid_pairs_load(&sp, k);
-    if (threadIdx.x == 0) moved = 0, pending = -1;
+    if (threadIdx.x == 0) moved = 0, nmulti = 0;
     __syncthreads();
     for (int i = threadIdx.x; i < trials * stride; i += blockDim.x) {
         int u = i / stride, w = i % stride;
@@ -225,93 +293,94 @@ __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
         int u = i / ms, s = i % ms;
         if (s < ts[u].ns) t_spec[i] = t.species[ts[u].f0 + s];
     }
-    /* this thread's share of a trial's pair terms with the moved molecules: moved site s against
-     * site w of molecules item_q, item_q + item_step, ..., with their present (item_then = 0) or
-     * start sites (1); per = 2 ms^2 <= 512 = the block, so every thread has at most one (s, w) */
-    const int per = 2 * ms * ms, item_step = blockDim.x / per;
-    const int item_q = threadIdx.x < item_step * per ? threadIdx.x / per : nmol; /* nmol: none */
-    const int item_s = threadIdx.x % per / (2 * ms), item_w = threadIdx.x % (2 * ms) / 2, item_then = threadIdx.x & 1;
+    __syncthreads(); /* the tables, before warp 0 decides */
     double energy = cd->energy; /* thread 0's, with the counters */
     unsigned long long accepted = 0, rotations = 0, rotations_accepted = 0;
-    for (int u = 0; u < trials; u++) {
-        __syncthreads(); /* the tables, and the last trial's decision */
-        if (pending >= 0) { /* apply it: the moved table's slot q, the sites and pose in global memory */
-            const trial_sh &tp = ts[pending];
-            const int q = tp.slot, f0 = tp.f0, ns = tp.ns;
-            const double *o = tp.placed_afresh ? m_now + (size_t)q * stride : t_old + (size_t)pending * stride;
-            const double *nw = tp.placed_afresh ? f_nw : t_nw + (size_t)pending * stride;
-            const double *nc = tp.placed_afresh ? f_nc : tp.nc;
-            const mc_quat nq = tp.placed_afresh ? f_nq : tp.nq;
-            const int i = threadIdx.x, m = (int)tp.draw.molecule;
-            if (i < 3 * ns) {
-                if (!tp.placed_afresh) m_start[(size_t)q * stride + i] = o[i]; /* first move in the batch */
-                m_now[(size_t)q * stride + i] = nw[i];
-                (i % 3 == 0 ? x : i % 3 == 1 ? y : z)[f0 + i / 3] = nw[i];
-            }
-            if (i < ns && !tp.placed_afresh) m_spec[q * ms + i] = t_spec[pending * ms + i];
-            if (i < 3) mv[q].centre[i] = nc[i], centre[i * nmol + m] = nc[i];
-            if (i == 3) mv[q].q = nq, mv[q].first = f0, mv[q].ns = ns;
-            if (i >= 4 && i < 8) quat[4 * m + i - 4] = i == 4 ? nq.w : i == 5 ? nq.x : i == 6 ? nq.y : nq.z;
-            __syncthreads();
-        }
+    /* warp 0: decide trial u from dE; on acceptance apply it (slot: its molecule's, or -1) */
+    auto decide = [&](int u, int slot, double dE, const double *nw, const double *nc, mc_quat nq) {
         const trial_sh &tu = ts[u];
-        const int f0 = tu.f0, ns = tu.ns, nmoved = moved;
-        const int slot = tu.prev >= 0 ? ts[tu.prev].slot : -1;
-        const bool placed_afresh = slot >= 0, afresh = placed_afresh || (nmoved > 0 && !isfinite(tu.dE_start));
-        const double *o = t_old + (size_t)u * stride, *nw = t_nw + (size_t)u * stride;
-        double sum = 0.0;
-        if (placed_afresh) { /* its molecule moved earlier in the batch: placed from its present pose */
+        const int q = slot >= 0 ? slot : moved, f0 = tu.f0, ns = tu.ns, m = (int)tu.draw.molecule;
+        const bool accept = mc_metropolis_test(dE, beta, tu.threshold);
+        __syncwarp();
+        if (lane == 0) {
+            rotations += tu.draw.rotate;
+            ts[u].slot = accept ? q : slot;
+        }
+        if (!accept) return;
+        if (lane < 3 * ns) {
+            m_now[(size_t)q * stride + lane] = nw[lane];
+            (lane % 3 == 0 ? x : lane % 3 == 1 ? y : z)[f0 + lane / 3] = nw[lane];
+        }
+        if (lane < ns && slot < 0) m_spec[q * ms + lane] = t_spec[u * ms + lane];
+        if (lane < 3) centre[lane * nmol + m] = nc[lane];
+        if (lane >= 4 && lane < 8) quat[4 * m + lane - 4] = lane == 4 ? nq.w : lane == 5 ? nq.x : lane == 6 ? nq.y : nq.z;
+        if (lane == 0) {
+            mv[q].centre[0] = nc[0], mv[q].centre[1] = nc[1], mv[q].centre[2] = nc[2], mv[q].q = nq;
+            if (slot < 0) {
+                mv[q].first = f0, mv[q].ns = ns, mv[q].trial = u, mv[q].moves = 1;
+                moved = q + 1;
+            } else if (++mv[q].moves == 2) {
+                multi[nmulti++] = q;
+            }
+            energy += dE;
+            accepted++;
+            rotations_accepted += tu.draw.rotate;
+        }
+    };
+    int u = 0; /* warp 0's next trial */
+    for (;;) {
+        if (warp == 0) {
+            for (; u < trials; u++) {
+                const trial_sh &tu = ts[u];
+                const int nmoved = moved, slot = tu.prev >= 0 ? ts[tu.prev].slot : -1;
+                if (slot >= 0 || (nmoved > 0 && !(fabs(tu.dE_start) * beta < RIGID_CANCEL_LIMIT))) break; /* the block's */
+                const double *o = t_old + (size_t)u * stride, *nw = t_nw + (size_t)u * stride;
+                const double *row_start = pair_start + (size_t)u * K, *row_moved = pair_moved + (size_t)u * K;
+                double sum = 0.0;
+                for (int q = lane; q < nmoved; q += 32)
+                    sum += (mv[q].moves == 1 ? row_moved[mv[q].trial] : 0.0) - row_start[mv[q].trial];
+                for (int e = 0; e < nmulti; e++) { /* molecules moved twice: their present sites */
+                    const int q = multi[e], nsq = mv[q].ns;
+                    for (int it = lane; it < tu.ns * nsq; it += 32) {
+                        const int s = it / nsq, w = it % nsq, a = t_spec[u * ms + s], b = m_spec[q * ms + w];
+                        const double *now = m_now + (size_t)q * stride + 3 * w;
+                        sum += site_pair<real>(nw + 3 * s, now, a, b, box, sp) - site_pair<real>(o + 3 * s, now, a, b, box, sp);
+                    }
+                }
+                sum = __shfl_sync(0xffffffffu, warp_sum_for_lane0(sum), 0);
+                decide(u, -1, (tu.dE_start + sum) + tu.wall_dE, nw, tu.nc, tu.nq);
+                __syncwarp();
+            }
+            if (lane == 0) job = u < trials ? u : -1;
+        }
+        __syncthreads();
+        const int j = job;
+        if (j < 0) break;
+        const trial_sh &tj = ts[j];
+        const int slot = tj.prev >= 0 ? ts[tj.prev].slot : -1;
+        const double *o = t_old + (size_t)j * stride, *nw = t_nw + (size_t)j * stride;
+        if (slot >= 0) { /* its molecule moved earlier in the batch: placed from its present pose */
             o = m_now + (size_t)slot * stride, nw = f_nw;
-            if (threadIdx.x < ns) {
+            if (threadIdx.x < tj.ns) {
                 double nc[3];
                 mc_quat nq;
-                rigid_moved_pose(tu.draw, mv[slot].centre, mv[slot].q, box, nc, &nq);
-                mc_rigid_site(nc, nq, &t.body[3 * (f0 + threadIdx.x)], box, &f_nw[3 * threadIdx.x]);
+                rigid_moved_pose(tj.draw, mv[slot].centre, mv[slot].q, box, nc, &nq);
+                mc_rigid_site(nc, nq, &t.body[3 * (tj.f0 + threadIdx.x)], box, &f_nw[3 * threadIdx.x]);
                 if (threadIdx.x == 0) f_nc[0] = nc[0], f_nc[1] = nc[1], f_nc[2] = nc[2], f_nq = nq;
             }
             __syncthreads();
         }
-        if (afresh) { /* against every other site of the present configuration */
-            sum = energy_items<real>(x, y, z, t.species, 0, n, f0, ns, o, nw, t_spec + (size_t)u * ms, box, sp);
-        } else if (item_s < ns) { /* kernel A's sum, and the pair terms with each moved molecule: now less at the start */
-            for (int q = item_q; q < nmoved; q += item_step) {
-                if (item_w >= mv[q].ns) continue;
-                int a = t_spec[u * ms + item_s], b = m_spec[q * ms + item_w];
-                const double *other = (item_then ? m_start : m_now) + (size_t)q * stride + 3 * item_w;
-                double d = site_pair<real>(nw + 3 * item_s, other, a, b, box, sp) -
-                           site_pair<real>(o + 3 * item_s, other, a, b, box, sp);
-                sum += item_then ? -d : d;
-            }
-        }
-        sum = block_sum_for_thread0(sum, warp_sum);
-        if (threadIdx.x != 0) continue;
-        const double wall = placed_afresh ? mc_wall_energy(f_nc[0], f_nc[1], f_nc[2], k.wall_radius, k.wall_strength) -
-                                                mc_wall_energy(mv[slot].centre[0], mv[slot].centre[1],
-                                                               mv[slot].centre[2], k.wall_radius, k.wall_strength)
-                                          : tu.wall_dE;
-        const double dE = afresh ? sum + wall : (tu.dE_start + sum) + wall;
-        rotations += tu.draw.rotate;
-        ts[u].slot = slot;
-        ts[u].placed_afresh = placed_afresh;
-        pending = -1;
-        if (!mc_metropolis_test(dE, beta, tu.threshold)) continue;
-        if (slot < 0) ts[u].slot = moved++; /* the molecule's first move in the batch */
-        pending = u;
-        energy += dE;
-        accepted++;
-        rotations_accepted += tu.draw.rotate;
-    }
-    __syncthreads();
-    if (pending >= 0) { /* the last trial's, as in the loop */
-        const trial_sh &tp = ts[pending];
-        const int q = tp.slot, f0 = tp.f0, ns = tp.ns, i = threadIdx.x, m = (int)tp.draw.molecule;
-        const double *nw = tp.placed_afresh ? f_nw : t_nw + (size_t)pending * stride;
-        const double *nc = tp.placed_afresh ? f_nc : tp.nc;
-        const mc_quat nq = tp.placed_afresh ? f_nq : tp.nq;
-        (void)q;
-        if (i < 3 * ns) (i % 3 == 0 ? x : i % 3 == 1 ? y : z)[f0 + i / 3] = nw[i];
-        if (i < 3) centre[i * nmol + m] = nc[i];
-        if (i >= 4 && i < 8) quat[4 * m + i - 4] = i == 4 ? nq.w : i == 5 ? nq.x : i == 6 ? nq.y : nq.z;
+        double sum = block_sum_for_thread0(
+            energy_items<real>(x, y, z, t.species, 0, n, tj.f0, tj.ns, o, nw, t_spec + (size_t)j * ms, box, sp), warp_sum);
+        if (warp != 0) continue;
+        sum = __shfl_sync(0xffffffffu, sum, 0);
+        const double wall = slot < 0 ? tj.wall_dE
+                                     : mc_wall_energy(f_nc[0], f_nc[1], f_nc[2], k.wall_radius, k.wall_strength) -
+                                           mc_wall_energy(mv[slot].centre[0], mv[slot].centre[1], mv[slot].centre[2],
+                                                          k.wall_radius, k.wall_strength);
+        decide(j, slot, sum + wall, nw, slot < 0 ? tj.nc : f_nc, slot < 0 ? tj.nq : f_nq);
+        __syncwarp();
+        u = j + 1;
     }
     if (threadIdx.x == 0) {
         cd->step = step0 + trials, cd->energy = energy, cd->accepted += accepted;
@@ -327,21 +396,28 @@ int rigid_batch_setup(rigid_batch *rb, const mc_plan *p, int nchains, int sm_cou
     memset(rb, 0, sizeof *rb);
     const int set = p->gpu_batch_trials, K = set ? set : RIGID_DEFAULT_TRIALS, ms = p->mol.max_sites;
     if (p->nchains >= sm_count || (!set && p->nmol < 4 * K)) return MC_OK; /* the resident kernel (as atoms: n >= 4 K) */
-    const size_t per_trial = accept_layout_of(1, ms).bytes + 16, smem = accept_layout_of(K, ms).bytes;
-    if (K > RIGID_BATCH_MAX || smem + accept_static_smem > (size_t)max_smem) {
+    /* kernel A's pair terms in kernel B's shared memory where they fit (2 K^2 doubles), else read
+     * from global memory */
+    const size_t room = (size_t)max_smem - accept_static_smem, per_trial = accept_layout_of(1, ms, false).bytes + 16;
+    const int pairs_shared = accept_layout_of(K, ms, true).bytes <= room;
+    const size_t smem = accept_layout_of(K, ms, pairs_shared).bytes;
+    if (K > RIGID_BATCH_MAX || smem > room) {
         if (!set) return MC_OK;
-        size_t fit = ((size_t)max_smem - accept_static_smem) / per_trial / 32 * 32;
+        size_t fit = room / per_trial / 32 * 32;
         MC_FAIL(err, MC_EINVAL,
                 "[run] gpu_batch_trials = %d: molecules of %d sites take at most %zu trials a batch on this GPU "
                 "(%d bytes of shared memory a block); set 0 to choose by size",
                 K, ms, fit < RIGID_BATCH_MAX ? fit : (size_t)RIGID_BATCH_MAX, max_smem);
     }
-    int parts = (RIGID_A_BLOCKS_PER_SM * sm_count + K * nchains - 1) / (K * nchains);
+    /* from the run's chains, not the rank's: kernel A's ranges of sites group the partial sums, so
+     * they must be the same whatever the rank count, like the path itself */
+    int parts = (RIGID_A_BLOCKS_PER_SM * sm_count + K * p->nchains - 1) / (K * p->nchains);
     int most = (p->n * ms + RIGID_THREADS - 1) / RIGID_THREADS; /* a (site, moved site) pair a thread */
     rb->parts = parts < 1 ? 1 : parts > most ? most : parts;
-    rb->trials = K, rb->max_sites = ms, rb->smem = smem;
+    rb->trials = K, rb->max_sites = ms, rb->smem = smem, rb->pairs_shared = pairs_shared;
     CU_TRY(cudaMalloc(&rb->d_trials, (size_t)nchains * K * sizeof *rb->d_trials), err);
     CU_TRY(cudaMalloc(&rb->d_partial, (size_t)nchains * K * rb->parts * sizeof(double)), err);
+    CU_TRY(cudaMalloc(&rb->d_pairs, (size_t)nchains * 2 * K * K * sizeof(double)), err);
     CU_TRY(cudaFuncSetAttribute(rigid_batch_accept_kernel<float>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)smem), err);
     CU_TRY(cudaFuncSetAttribute(rigid_batch_accept_kernel<double>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -351,8 +427,8 @@ int rigid_batch_setup(rigid_batch *rb, const mc_plan *p, int nchains, int sm_cou
 
 void rigid_batch_free(rigid_batch *rb)
 {
-    cudaFree(rb->d_trials), cudaFree(rb->d_partial);
-    rb->d_trials = NULL, rb->d_partial = NULL, rb->trials = 0;
+    cudaFree(rb->d_trials), cudaFree(rb->d_partial), cudaFree(rb->d_pairs);
+    rb->d_trials = NULL, rb->d_partial = NULL, rb->d_pairs = NULL, rb->trials = 0;
 }
 
 template <typename real>
@@ -364,11 +440,11 @@ static int batch_sweep(const rigid_batch *rb, rigid_chain_dev *chains, double *p
     for (long long done = 0; done < moves; done += K) {
         const int trials = moves - done < K ? (int)(moves - done) : K;
         rigid_batch_trials_kernel<real><<<dim3(rb->parts, trials, nchains), RIGID_THREADS>>>(
-            chains, pos, centres, quats, t, k, n, nmol, K, rb->d_trials, rb->d_partial);
+            chains, pos, centres, quats, t, k, n, nmol, K, rb->d_trials, rb->d_partial, rb->d_pairs);
         CU_LAUNCHED(err);
         rigid_batch_accept_kernel<real><<<nchains, RIGID_ACCEPT_THREADS, rb->smem>>>(
             chains, pos, centres, quats, t, k, n, nmol, K, trials, rb->parts, rb->max_sites, rb->d_trials,
-            rb->d_partial);
+            rb->d_partial, rb->d_pairs, rb->pairs_shared);
         CU_LAUNCHED(err);
     }
     return MC_OK;

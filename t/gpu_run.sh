@@ -4,7 +4,7 @@
 # Skips where there is no GPU.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || tap_skip_all "no GPU"
-tap_plan 18
+tap_plan 19
 sed 's/^seed = 11/seed = 11\nbackend = gpu/' "$T_SRCDIR/small.ini" > small.ini
 for np in 1 2; do
     run_np $np -q -o np$np.h5 small.ini > out$np.txt 2>&1; ok $? "backend = gpu under mpirun -np $np" || diag < out$np.txt
@@ -36,6 +36,34 @@ for np in 2 4; do
     h5check same large1.h5 large$np.h5 chains/energy chains/pressure particles
     ok $? "large chains on cell grids, with exchange, are bit-identical on 1 and $np ranks"
 done
+
+# molecules on the batched path (two chains of 150 hexagons, fewer than the SMs): kernel A's ranges
+# of sites come from the run's chains, so one rank with both chains and two with one each agree
+cat > hexagons.ini <<EOF
+[run]
+seed = 12
+backend = gpu
+equilibration = 10
+production = 20
+sample_every = 5
+[molecules]
+types = hex
+counts = 150
+geometry = C 0.37 0 0; C 0.185 0.3204 0; C -0.185 0.3204 0; C -0.37 0 0; C -0.185 -0.3204 0; C 0.185 -0.3204 0
+[mixture]
+species = C
+sigma = 1
+epsilon = 1
+[potential]
+cutoff = none
+[ensemble]
+temperature = 2.5
+density = 0.15
+replicas = 2
+EOF
+for np in 1 2; do run_np $np -q -o hex$np.h5 hexagons.ini > out$np.txt 2>&1 || diag < out$np.txt; done
+h5check same hex1.h5 hex2.h5 chains/energy chains/pressure particles
+ok $? "molecules on the batched path are bit-identical on 1 and 2 ranks"
 
 sed 's/^seed = 3/seed = 3\nbackend = gpu/; s/^production = 6000/production = 24000/' "$T_SRCDIR/eos.ini" > eos.ini
 run_np 1 -q eos.ini > out.txt 2>&1 || diag < out.txt
