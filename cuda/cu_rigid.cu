@@ -27,6 +27,8 @@
 #include "cu_rigid.h"
 #include "mc_rigid_host.h"
 
+enum { RIGID_MEASURE_PARTS_MAX = 64 }; /* a sample's blocks per chain at most */
+
 struct cu_rigid {
     const mc_plan *plan;
     mc_chain **chains;
@@ -39,6 +41,8 @@ struct cu_rigid {
     unsigned char *d_species;
     double *d_body;
     double *d_energy, *d_virial, *h_energy, *h_virial; /* [chain] full recomputations */
+    double *h_parts;                   /* [2][chain][measure_parts]: their blocks' sums */
+    int measure_parts;                 /* the measurement kernel's blocks per chain */
     /* npt: the chains scaled to their trial volumes, on the host (pinned) and the device */
     double *h_trial_pos, *h_trial_centre, *d_trial_pos, *d_trial_centre, *h_trial_quat;
     rigid_chain_dev *h_trial_chains, *d_trial_chains;
@@ -112,25 +116,29 @@ __global__ void __launch_bounds__(RIGID_THREADS)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = x[j];
 }
 
-/* Full recomputation, one block per chain: every intermolecular site pair once (site i with the
- * sites of later molecules) in the run's pair precision, the wall, and the molecular virial
- * sum_ab (r_ab . F_ab)(r_ab . R_IJ) / r_ab^2 (periodic only), into energy[chain] and
- * virial[chain]. Thread partial sums, then the warps' in a fixed order: deterministic. The CPU's
- * twin is mc_rigid_measure (equal to 1e-10 in double: t/gpu_parity.c). */
+/* Full recomputation, gridDim.x blocks per chain (blockIdx.y): every intermolecular site pair
+ * once (site i with the sites of later molecules; block p takes partners p, p + gridDim.x, ...
+ * of every row) in the run's pair precision, the wall, and the molecular virial sum_ab (r_ab .
+ * F_ab)(r_ab . R_IJ) / r_ab^2 (periodic only), into energy[chain][p] and virial[chain][p] (the
+ * host adds the blocks' in order). Thread partial sums, then the warps' in a fixed order:
+ * deterministic. The CPU's twin is mc_rigid_measure (equal to 1e-10 in double:
+ * t/gpu_parity.c). A few chains take many blocks each, so that a sample of one chain is not one
+ * SM's work. */
 template <typename real>
 __global__ void __launch_bounds__(RIGID_THREADS)
     rigid_measure_kernel(const rigid_chain_dev *chains, const double *pos, const double *centres, rigid_tables t,
                          rigid_consts k, int n, int nmol, double *energy, double *virial, rigid_sample smp)
 {
     __shared__ double warp_e[32], warp_w[32];
-    double box = chains[blockIdx.x].box;
-    const double *x = pos + (size_t)blockIdx.x * 3 * n, *y = x + n, *z = y + n;
-    const double *cx = centres + (size_t)blockIdx.x * 3 * nmol, *cy = cx + nmol, *cz = cy + nmol;
-    unsigned long long *counts = smp.counts ? smp.counts + (size_t)blockIdx.x * smp.rows * smp.bins : NULL;
+    const int c = blockIdx.y, part = blockIdx.x, parts = gridDim.x;
+    double box = chains[c].box;
+    const double *x = pos + (size_t)c * 3 * n, *y = x + n, *z = y + n;
+    const double *cx = centres + (size_t)c * 3 * nmol, *cy = cx + nmol, *cz = cy + nmol;
+    unsigned long long *counts = smp.counts ? smp.counts + (size_t)c * smp.rows * smp.bins : NULL;
     double e = 0.0, w = 0.0;
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
         int a = t.species[i], mi = t.site_mol[i];
-        for (int j = t.first[mi + 1]; j < n; j++) {
+        for (int j = t.first[mi + 1] + part; j < n; j += parts) {
             int b = t.species[j], mj = t.site_mol[j];
             double dx = mc_rigid_separation(x[i] - x[j], box), dy = mc_rigid_separation(y[i] - y[j], box),
                    dz = mc_rigid_separation(z[i] - z[j], box);
@@ -149,10 +157,10 @@ __global__ void __launch_bounds__(RIGID_THREADS)
     }
     if (counts) { /* the centres' row; an open cluster's Lindemann sums, each pair's by one thread */
         unsigned long long *row = counts + (size_t)(smp.rows - 1) * smp.bins;
-        double *lr = smp.lindemann ? smp.lindemann + (size_t)blockIdx.x * 2 * smp.pairs : NULL;
+        double *lr = smp.lindemann ? smp.lindemann + (size_t)c * 2 * smp.pairs : NULL;
         for (int i = threadIdx.x; i < nmol - 1; i += blockDim.x) {
-            size_t q = (size_t)i * nmol - (size_t)i * (i + 1) / 2; /* pair (i, i + 1) in row order */
-            for (int j = i + 1; j < nmol; j++, q++) {
+            size_t q = (size_t)i * nmol - (size_t)i * (i + 1) / 2 + part; /* pair (i, i + 1 + part) in row order */
+            for (int j = i + 1 + part; j < nmol; j += parts, q += parts) {
                 double dx = mc_rigid_separation(cx[i] - cx[j], box), dy = mc_rigid_separation(cy[i] - cy[j], box),
                        dz = mc_rigid_separation(cz[i] - cz[j], box);
                 double r = sqrt(dx * dx + dy * dy + dz * dz);
@@ -162,7 +170,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
             }
         }
     }
-    for (int m = threadIdx.x; m < nmol; m += blockDim.x)
+    for (int m = threadIdx.x; part == 0 && m < nmol; m += blockDim.x)
         e += mc_wall_energy(cx[m], cy[m], cz[m], k.wall_radius, k.wall_strength);
     for (int off = 16; off > 0; off >>= 1) {
         e += __shfl_down_sync(0xffffffffu, e, off);
@@ -173,7 +181,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
     if (threadIdx.x != 0) return;
     double E = 0.0, W = 0.0;
     for (int v = 0; v < (int)(blockDim.x >> 5); v++) E += warp_e[v], W += warp_w[v];
-    energy[blockIdx.x] = E, virial[blockIdx.x] = W;
+    energy[(size_t)c * parts + part] = E, virial[(size_t)c * parts + part] = W;
 }
 
 int cu_rigid_upload(cu_rigid *b, int positions, mc_err *err)
@@ -245,15 +253,23 @@ static int measure_kernel(cu_rigid *b, const rigid_chain_dev *chains, const doub
                           rigid_sample smp, mc_err *err)
 {
     rigid_tables t = {b->d_first, b->d_species, b->d_body, b->d_site_mol};
+    const int P = b->measure_parts;
+    const dim3 grid(P, b->nchains);
     if (b->single)
-        rigid_measure_kernel<float><<<b->nchains, RIGID_THREADS>>>(chains, pos, centres, t, b->k, b->n, b->nmol,
-                                                                   b->d_energy, b->d_virial, smp);
+        rigid_measure_kernel<float><<<grid, RIGID_THREADS>>>(chains, pos, centres, t, b->k, b->n, b->nmol, b->d_energy,
+                                                             b->d_virial, smp);
     else
-        rigid_measure_kernel<double><<<b->nchains, RIGID_THREADS>>>(chains, pos, centres, t, b->k, b->n, b->nmol,
-                                                                    b->d_energy, b->d_virial, smp);
+        rigid_measure_kernel<double><<<grid, RIGID_THREADS>>>(chains, pos, centres, t, b->k, b->n, b->nmol,
+                                                              b->d_energy, b->d_virial, smp);
     CU_LAUNCHED(err);
-    CU_TRY(cudaMemcpy(b->h_energy, b->d_energy, b->nchains * sizeof(double), cudaMemcpyDeviceToHost), err);
-    CU_TRY(cudaMemcpy(b->h_virial, b->d_virial, b->nchains * sizeof(double), cudaMemcpyDeviceToHost), err);
+    const size_t C = (size_t)b->nchains;
+    CU_TRY(cudaMemcpy(b->h_parts, b->d_energy, C * P * sizeof(double), cudaMemcpyDeviceToHost), err);
+    CU_TRY(cudaMemcpy(b->h_parts + C * P, b->d_virial, C * P * sizeof(double), cudaMemcpyDeviceToHost), err);
+    for (size_t k = 0; k < C; k++) { /* the blocks' sums in order */
+        double E = b->h_parts[k * P], W = b->h_parts[(C + k) * P];
+        for (int p = 1; p < P; p++) E += b->h_parts[k * P + p], W += b->h_parts[(C + k) * P + p];
+        b->h_energy[k] = E, b->h_virial[k] = W;
+    }
     return MC_OK;
 }
 
@@ -352,7 +368,7 @@ void cu_rigid_destroy(cu_rigid *b)
     cudaFree(b->d_chains), cudaFree(b->d_pos), cudaFree(b->d_centre), cudaFree(b->d_quat);
     cudaFree(b->d_first), cudaFree(b->d_species), cudaFree(b->d_body), cudaFree(b->d_site_mol);
     cudaFree(b->d_energy), cudaFree(b->d_virial);
-    free(b->h_energy), free(b->h_virial);
+    free(b->h_energy), free(b->h_virial), free(b->h_parts);
     cudaFree(b->d_rdf), cudaFreeHost(b->h_rdf), cudaFree(b->d_lindemann);
     cudaFree(b->d_trial_pos), cudaFree(b->d_trial_centre), cudaFree(b->d_trial_chains);
     cudaFreeHost(b->h_trial_pos), cudaFreeHost(b->h_trial_centre);
@@ -396,11 +412,22 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     CU_TRY(cudaMalloc(&b->d_species, n), err);
     CU_TRY(cudaMalloc(&b->d_body, 3 * n * sizeof(double)), err);
     CU_TRY(cudaMalloc(&b->d_site_mol, n * sizeof(int)), err);
-    CU_TRY(cudaMalloc(&b->d_energy, C * sizeof(double)), err);
-    CU_TRY(cudaMalloc(&b->d_virial, C * sizeof(double)), err);
+    int dev, max_optin = 0, sm_count = 0;
+    CU_TRY(cudaGetDevice(&dev), err);
+    CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
+    CU_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev), err);
+    /* a sample's blocks per chain: about two blocks per SM over the run's chains (not the rank's,
+     * so that the sums' grouping, and their last bits, do not depend on the rank count), one each
+     * from 2 x SMs chains */
+    b->measure_parts = (2 * sm_count + p->nchains - 1) / p->nchains;
+    if (b->measure_parts > RIGID_MEASURE_PARTS_MAX) b->measure_parts = RIGID_MEASURE_PARTS_MAX;
+    const size_t P = (size_t)b->measure_parts;
+    CU_TRY(cudaMalloc(&b->d_energy, C * P * sizeof(double)), err);
+    CU_TRY(cudaMalloc(&b->d_virial, C * P * sizeof(double)), err);
     b->h_energy = (double *)calloc(C, sizeof(double));
     b->h_virial = (double *)calloc(C, sizeof(double));
-    if (!b->h_energy || !b->h_virial) MC_FAIL(err, MC_ENOMEM, "out of memory");
+    b->h_parts = (double *)calloc(2 * C * P, sizeof(double));
+    if (!b->h_energy || !b->h_virial || !b->h_parts) MC_FAIL(err, MC_ENOMEM, "out of memory");
     if (p->npt) {
         CU_TRY(cudaMalloc(&b->d_trial_pos, C * 3 * n * sizeof(double)), err);
         CU_TRY(cudaMalloc(&b->d_trial_centre, C * 3 * M * sizeof(double)), err);
@@ -435,10 +462,6 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
         }
     }
     MC_TRY(rigid_tables_upload(b, err));
-    int dev, max_optin = 0, sm_count = 0;
-    CU_TRY(cudaGetDevice(&dev), err);
-    CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
-    CU_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev), err);
     MC_TRY(rigid_batch_setup(&b->batch, p, b->nchains, sm_count, max_optin, err));
     size_t bytes = 3 * n * sizeof(double) + n;
     b->smem = bytes + 4096 <= (size_t)max_optin ? bytes : 0; /* else sites from global (L1/L2) */

@@ -30,7 +30,8 @@ enum {
     RIGID_BATCH_MAX = 256,      /* most trials per batch */
     RIGID_ACCEPT_THREADS = 512, /* kernel B's block */
     RIGID_DEFAULT_TRIALS = 32,  /* the fastest of 32, 64 and 128 on shape D (doc/performance.md version 19) */
-    RIGID_A_BLOCKS_PER_SM = 4   /* kernel A's parts per trial aim at this many blocks per SM */
+    RIGID_A_BLOCKS_PER_SM = 4,  /* kernel A's parts per trial aim at this many blocks per SM */
+    RIGID_BATCH_MAX_SITES = 10  /* molecules of more sites keep to the resident kernel (rigid_batch_setup) */
 };
 
 /* A trial whose batch-start energy change exceeds this many kT (or is not finite: a hard core)
@@ -396,6 +397,10 @@ int rigid_batch_setup(rigid_batch *rb, const mc_plan *p, int nchains, int sm_cou
     memset(rb, 0, sizeof *rb);
     const int set = p->gpu_batch_trials, K = set ? set : RIGID_DEFAULT_TRIALS, ms = p->mol.max_sites;
     if (p->nchains >= sm_count || (!set && p->nmol < 4 * K)) return MC_OK; /* the resident kernel (as atoms: n >= 4 K) */
+    /* kernel B's warp 0 writes an accepted molecule's coordinates a lane each: 3 x 10 of its 32
+     * lanes. Larger molecules keep to the resident kernel until the loop that writes all 48 has
+     * run on a GPU (branch next/rigid-mends). */
+    if (ms > RIGID_BATCH_MAX_SITES) return MC_OK;
     /* kernel A's pair terms in kernel B's shared memory where they fit (2 K^2 doubles), else read
      * from global memory */
     const size_t room = (size_t)max_smem - accept_static_smem, per_trial = accept_layout_of(1, ms, false).bytes + 16;
