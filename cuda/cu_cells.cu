@@ -248,8 +248,8 @@ __device__ static void cell_move_at(cu_cells_dev &g, int p, int c, int c2, int s
 
 /* The cells that a batch's cell moves touch, counted in a shared hash (linear probing): a move is
  * alone, and commutes with every other, when its two cells are touched once each. A batch's moves
- * touch at most 2 K <= 2048 cells, so the table never fills (at about 45 moves a batch it is nearly
- * empty); 16 kB keep kernel B within the 99 kB a block gets on compute capability 8.6 and 8.9 at
+ * touch at most 2 K <= 2048 cells, so the table never overflows (at about 45 moves a batch it is
+ * nearly empty); 16 kB keep kernel B within the 99 kB a block gets on compute capability 8.6 and 8.9 at
  * K = 1024 in double. Before, each move compared itself with every other: at about 45 moves a
  * batch, a few thousand cycles of kernel B's one block. */
 enum { CELL_HASH = 2 * CU_MAX_BATCH_TRIALS };
@@ -429,7 +429,7 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
     tables t = table_at(v->cells.trials, K, sizeof(real));
     size_t smem_b = 6 * (size_t)K * sizeof(real) + 8 + (size_t)K * (sizeof(double) + 4 * sizeof(int) + 1);
     /* with its 17 kB of static tables (cell_uses) the block passes 48 kB from K = 448 (double) or
-     * 640 (float) on; at K = 1024 in double it needs about 92 kB */
+     * 672 (float) on; at K = 1024 in double it needs about 92 kB */
     CU_TRY(cudaFuncSetAttribute(cells_accept_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b),
            err);
     typename prec<real>::params lj = prec<real>::make(v->pair);

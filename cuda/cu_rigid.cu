@@ -3,8 +3,9 @@
  * for draw. Many chains: one resident block per chain; per move thread 0 draws the trial
  * (mc_rigid.h) and places the moved molecule's sites in shared memory, every thread sums the energy
  * change over its share of the other sites (energy decomposition over sites), and thread 0
- * decides. A few chains (fewer than the GPU has SMs) of many molecules take cu_rigid_batch.cu's
- * batched trials instead, K trials of a chain evaluated over the whole GPU at once. Positions, centres,
+ * decides. A few chains (fewer than the GPU has SMs) of many molecules (at least 4 K, of at most 10
+ * sites) take cu_rigid_batch.cu's batched trials instead, K trials of a chain evaluated over the
+ * whole GPU at once (rigid_batch_setup chooses). Positions, centres,
  * orientations and every sum are double; with precision = single each site pair's energy is
  * evaluated in float (the atomic kernels' convention), and the full recomputation of energy and
  * virial (rigid_measure_kernel) evaluates the same float terms, so the drift check keeps its
@@ -416,9 +417,9 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     CU_TRY(cudaGetDevice(&dev), err);
     CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
     CU_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev), err);
-    /* a sample's blocks per chain: about two blocks per SM over the run's chains (not the rank's,
-     * so that the sums' grouping, and their last bits, do not depend on the rank count), one each
-     * from 2 x SMs chains */
+    /* a sample's blocks per chain: ceil(2 x SMs / the run's chains) (the run's, not the rank's, so
+     * that the sums' grouping, and their last bits, do not depend on the rank count), at most 64
+     * (one chain: 64 blocks); one each from 2 x SMs chains */
     b->measure_parts = (2 * sm_count + p->nchains - 1) / p->nchains;
     if (b->measure_parts > RIGID_MEASURE_PARTS_MAX) b->measure_parts = RIGID_MEASURE_PARTS_MAX;
     const size_t P = (size_t)b->measure_parts;

@@ -1,9 +1,10 @@
-/* cu_rigid.cuh: what the molecule kernels share: the resident chains of cu_rigid.cu (one block per
- * chain, a move at a time) and the batched trials of cu_rigid_batch.cu (a few chains, K trials of
- * a chain evaluated over the whole GPU, then decided in order). The chain, the plan's constants and
- * the molecule tables as the kernels see them; a site pair's energy in the run's precision; a
- * block's share of a move's energy change; the trial of a step, drawn and placed as the CPU does.
- * Files that include it are built with -fmad=false (cu_rigid.cu says why). */
+/* cu_rigid.cuh: the molecule kernels' common ground: the resident chains of cu_rigid.cu (one block
+ * per chain, a move at a time) and the batched trials of cu_rigid_batch.cu (a few chains, K trials
+ * of a chain evaluated over the whole GPU, then decided in order). Both use the chain, the plan's
+ * constants and the molecule tables as the kernels see them, and the pose of a moved molecule;
+ * the resident kernels take a site pair's energy from the kernel's constants, with their share of
+ * a move and the trial of a step; the batched ones from a shared copy of the constants
+ * (rigid_pairs). Files that include it are built with -fmad=false (cu_rigid.cu says why). */
 #ifndef CU_RIGID_CUH
 #define CU_RIGID_CUH
 

@@ -238,8 +238,9 @@ __global__ void __launch_bounds__(RIGID_THREADS)
  * whose molecule has not moved in the batch is kernel A's sum plus, for each molecule q moved
  * earlier, kernel A's pair terms with q's first accepted trial (its moved sites less its start
  * sites), or for a molecule moved twice the terms with its present sites summed by the warp. A
- * trial whose molecule has moved in the batch (or whose sum met a hard core while others moved)
- * is the block's: placed from the molecule's present pose and summed afresh over every other site.
+ * trial whose molecule has moved in the batch, or whose start sum is not finite or not below
+ * RIGID_CANCEL_LIMIT kT while others have moved, is the block's: placed from the molecule's
+ * present pose (or kernel A's placement) and summed afresh over every other site.
  * Warp 0 applies each accepted move (its sites and pose in the tables and in global memory). */
 template <typename real>
 __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)

@@ -6,7 +6,8 @@
  * them, and on the cell-list path for large chains with a cutoff; NPT volume moves through the
  * run driver. The NIST configuration 4 and RDF counts through the GPU measurement. Molecules (hard
  * cores, an open cluster in a wall, Widom test molecules, npt, Morse), on the resident and the
- * batched kernels (one chain of 150 hexagons; 32, 64 and 256 trials a batch). Replica exchange on atoms,
+ * batched kernels (150 hexagons in one chain at 32 trials a batch, a diatomic mixture at 64, a
+ * cluster at 256). Replica exchange on atoms,
  * along a pressure ladder and in a cluster. Skips without a GPU. */
 #include "testutil.h"
 
@@ -527,7 +528,7 @@ static void rigid_morse_widom(void **state)
 }
 
 /* The batched path for molecules (cu_rigid_batch.cu: fewer chains than the GPU has SMs, and at
- * least 4 K molecules or [run] gpu_batch_trials set). 150 hexagons in one chain, no cutoff: issue
+ * least 4 K molecules or [run] gpu_batch_trials set, molecules of at most 10 sites). 150 hexagons in one chain, no cutoff: issue
  * 14's shape D, 32 trials a batch (the default). */
 static void rigid_hexagons_batched(void **state)
 {
@@ -540,8 +541,8 @@ static void rigid_hexagons_batched(void **state)
 }
 
 /* batched: a diatomic mixture with hard cores and a cutoff under npt, two replicas, 64 trials a
- * batch (a molecule moved twice in a batch is evaluated afresh; a trial that meets a hard core is
- * rejected whatever moved before it) */
+ * batch (a molecule moved twice in a batch is evaluated afresh; so is a trial whose start sum meets a
+ * hard core once others have moved) */
 static void rigid_diatomic_npt_batched_k64(void **state)
 {
     (void)state;

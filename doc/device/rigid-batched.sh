@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # GPU call for molecules' batched trials (issue 14, shape D; cuda/cu_rigid_batch.cu): build; the
 # molecule cases of t/gpu_parity, resident and batched (or the tests in TESTS, with GPU_PARITY_ONLY
-# as given, all for every case); compute-sanitizer on one chain of 150 hexagons (batched, K = 64) in single and
-# double; then one chain of examples/benzene.ini's molecules (shape D, 2000 sweeps) at each K in
-# KS (gpu_batch_trials; 0 chooses), moves/s from /parameters@moves_per_second; then mcens-bench
-# for the cases in CASES (none unless set).
+# as given, all for every case); compute-sanitizer on one chain of 150 hexagons (batched, K = 32) in single and
+# double; then one chain of examples/benzene.ini's molecules (shape D, 2000 sweeps) in single and
+# double at each K in KS (gpu_batch_trials; 0 chooses), moves/s from /parameters@moves_per_second;
+# then mcens-bench for the cases in CASES (none unless set).
 set -uo pipefail
 . doc/device/build.sh
 . doc/device/sanitize.sh
