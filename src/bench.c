@@ -25,6 +25,11 @@
  *           engine's shape; pairs inside the cutoff counted in its starting crystal
  *   case 9: issue 14's shapes C and D: rigid benzene (150 molecules of 6 sites, no cutoff) with 4
  *           chains per SM and alone, single and double, through the run driver; molecule moves/s
+ *   case 10: the sizes of seed 000's thesis (its Tables 5.3 and 5.4: N_a = 1000 to 50,000 sites,
+ *           100 cycles, single and double): one chain of case 9's benzene at 1002, 4998, 10,002 and
+ *           49,998 sites, 100 sweeps through the run driver, against the serial CPU backend at each
+ *           size in the same run (rows T1 to T4, one sweep each), the thesis's own speedups printed
+ *           beside (its molecule is not in this repository's data, so the rows take case 9's)
  *   case cpu: the serial CPU backend alone at the shapes RASPA3 and FEASST were measured on (N =
  *           500, rho 0.776, T 0.85, rc 3, all pairs; N = 4000, rc 2.5, cell lists), at the x86-64
  *           level its loops were dispatched to (cpu_isa.h), a Gibbs-ensemble chain of 500 at the state
@@ -48,6 +53,8 @@
 #include "mc_chain.h"
 #include "mc_plan.h"
 #include "mc_run.h"
+
+enum { MAX_ROWS = 64 }; /* every case's rows in one full run (about 50) */
 
 typedef struct row {
     const char *name;
@@ -185,11 +192,12 @@ static double inside_pairs_per_move(const mc_plan *p)
 
 /* Issue 14's shapes C and D: rigid benzene as examples/benzene.ini (150 molecules of 6 united-atom
  * CH sites, no cutoff, 298 K, real units), the geometry inline; %d sweeps, %s precision, %d
- * replicas. A molecule move evaluates 2 x 6 x 894 site pairs. */
+ * molecules (150 for the example's), %d replicas. A molecule move evaluates 2 x 6 x (n - 6) site
+ * pairs. */
 #define BENZENE                                                                                                   \
     "[run]\nequilibration = 0\nproduction = %d\nsample_every = 20\nprecision = %s\n[system]\nunits = real\n"     \
     "[mixture]\nspecies = CH\nsigma = 0.375\nepsilon = 0.46\nmass = 13.019\n[molecules]\ntypes = benzene\n"       \
-    "counts = 150\ngeometry = CH 0.139 0 0; CH 0.0695 0.120378 0; CH -0.0695 0.120378 0; CH -0.139 0 0; "          \
+    "counts = %d\ngeometry = CH 0.139 0 0; CH 0.0695 0.120378 0; CH -0.0695 0.120378 0; CH -0.139 0 0; "          \
     "CH -0.0695 -0.120378 0; CH 0.0695 -0.120378 0\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 298\n" \
     "density = 6.73707\nreplicas = %d\n"
 
@@ -243,7 +251,7 @@ static int cpu_shapes(row *rows, int *nrows, mc_err *err)
     /* the molecular rows of GPU cases 9 and 8, one chain each: D1, case 9's benzene; K1, case 8's
      * argon cluster (at 20 K, the crystal) */
     char text[2][900];
-    snprintf(text[0], sizeof text[0], BENZENE, 20, "double", 1);
+    snprintf(text[0], sizeof text[0], BENZENE, 20, "double", 150, 1);
     snprintf(text[1], sizeof text[1], ARGON_CLUSTER, 1);
     static const struct { const char *name; long moves; } molecular[] = {
         {"D1 benzene 150 x 6 sites, serial CPU", 20000}, {"K1 argon cluster N=864 at 20 K, serial CPU", 100000}};
@@ -262,6 +270,37 @@ static int cpu_shapes(row *rows, int *nrows, mc_err *err)
     return MC_OK;
 }
 
+/* Case 10: seed 000's thesis sizes (the file's head says which). For each size the serial CPU
+ * row first (one sweep: a fifth of a minute at 50,000 sites on a 1e8 pairs/s core), then the GPU
+ * in single and double with their speedups over it. rate: the all-pairs rates [double, single]. */
+static int thesis_sizes(row *rows, int *nrows, const double rate[2], mc_err *err)
+{
+    static const int molecules[] = {167, 833, 1667, 8333}; /* 6 sites each */
+    static char names[12][80];                                /* the rows keep pointers to them */
+    for (int s = 0; s < 4; s++) {
+        double cpu = 0.0;
+        for (int g = 0; g < 3; g++) { /* the CPU, then the GPU in single and double */
+            static const char *const precision[] = {"double", "single", "double"};
+            char text[900];
+            snprintf(text, sizeof text, BENZENE, 100, precision[g], molecules[s], 1);
+            mc_plan *p = plan_of(text, err);
+            if (!p) return err->code;
+            char *name = names[3 * s + g];
+            if (g == 0) snprintf(name, sizeof names[0], "T%d N_a=%d benzene, serial CPU", s + 1, p->n);
+            else snprintf(name, sizeof names[0], "10 N_a=%d benzene, one chain, GPU %s", p->n, precision[g]);
+            row r = {name, 0, 2.0 * 6 * (p->n - 6), g ? rate[g == 1] : 0, cpu, 0};
+            int rc = g ? time_run(p, &r.moves_per_s, err) : time_cpu(p, 0, 1, &r.moves_per_s, err);
+            mc_plan_destroy(p);
+            MC_TRY(rc);
+            if (g == 0) cpu = r.cpu_moves_per_s = r.moves_per_s;
+            add_row(rows, nrows, r);
+        }
+    }
+    printf("case 10: seed 000's thesis (a GTX 1080 Ti against its serial CPU code, its own molecule) gave 640x "
+           "(single) and 172x (double) at N_a = 50,000\n");
+    return MC_OK;
+}
+
 /* Rows of GPU case `gpu_case` take their speedup from the CPU row named `cpu_row`: the same
  * chains, one on one core. */
 static void speedup_from(row *rows, int nrows, char gpu_case, const char *cpu_row)
@@ -275,6 +314,10 @@ static void speedup_from(row *rows, int nrows, char gpu_case, const char *cpu_ro
 /* Each row as soon as it is measured, so a long or failing run still shows what it has. */
 static void add_row(row *rows, int *nrows, row r)
 {
+    if (*nrows == MAX_ROWS) { /* a case added without raising MAX_ROWS: say so rather than overrun */
+        fprintf(stderr, "mcens-bench: more than %d rows; %s not kept\n", MAX_ROWS, r.name);
+        return;
+    }
     rows[(*nrows)++] = r;
     fprintf(stderr, "measured: ");
     print_row(stderr, &r, 0);
@@ -304,8 +347,8 @@ static void print_row(FILE *f, const row *r, int tsv)
 static const char usage_text[] =
     "usage: mcens-bench [--out FILE] [--case N] [--chains C] [--batch-trials K]\n"
     "  --out FILE          also write the table as tab-separated values\n"
-    "  --case N            measure case N (1 to 9) alone, without its serial CPU row; cpu: the serial\n"
-    "                      CPU backend's rows alone (no GPU needed)\n"
+    "  --case N            measure case N (1 to 10) alone, without its serial CPU row (case 10 has its\n"
+    "                      own); cpu: the serial CPU backend's rows alone (no GPU needed)\n"
     "  --chains C          chains of case 1 (default 32 per SM)\n"
     "  --batch-trials K    [run] gpu_batch_trials of cases 2 and 3 (default 0: chosen by size)\n";
 
@@ -330,11 +373,11 @@ int main(int argc, char **argv)
         }
     }
     if (optind != argc ||
-        (only && !(strlen(only) == 1 && only[0] >= '1' && only[0] <= '9') && strcmp(only, "cpu")) ||
+        (only && !(strlen(only) == 1 && only[0] >= '1' && only[0] <= '9') && strcmp(only, "10") && strcmp(only, "cpu")) ||
         chains_given < 0 || batch_trials < 0)
         return fputs(usage_text, stderr), 2;
     mc_err err = {0, ""};
-    row rows[48];
+    row rows[MAX_ROWS];
     int nrows = 0;
     if (only && !strcmp(only, "cpu")) { /* no GPU needed */
         if (cpu_shapes(rows, &nrows, &err) != MC_OK) return fprintf(stderr, "mcens-bench: %s\n", err.msg), 1;
@@ -571,7 +614,7 @@ int main(int argc, char **argv)
         {"9 D benzene 150 mol, one chain, GPU double", "double", 0, 1000}};
     for (int g = 0; g < 4 && !(only && strcmp(only, "9") != 0); g++) {
         char text[900];
-        snprintf(text, sizeof text, BENZENE, case9[g].sweeps, case9[g].precision,
+        snprintf(text, sizeof text, BENZENE, case9[g].sweeps, case9[g].precision, 150,
                  case9[g].per_sm ? case9[g].per_sm * dev.sm_count : 1);
         mc_plan *p = plan_of(text, &err);
         row r = {case9[g].name, 0, p ? 2.0 * 6 * (p->n - 6) : 0, rate[!strcmp(case9[g].precision, "single")], 0, 0};
@@ -582,6 +625,8 @@ int main(int argc, char **argv)
         add_row(rows, &nrows, r);
         mc_plan_destroy(p);
     }
+
+    if (!(only && strcmp(only, "10") != 0) && thesis_sizes(rows, &nrows, rate, &err) != MC_OK) goto fail;
 
     if (!only && cpu_shapes(rows, &nrows, &err) != MC_OK) goto fail;
     speedup_from(rows, nrows, '8', "K1");
