@@ -133,6 +133,33 @@ static void attempt_atom_move(const mc_plan *plan, mc_chain *c, cpu_cells *g)
     if (g->ncell) cpu_cells_move(g, i, cpu_cells_index(g, nx, ny, nz));
 }
 
+/* A molecule move's energy change (old_pos to new_pos, centre oc to nc). Molecules of one species
+ * without hard cores (united-atom benzene, argon clusters) take the vectorised loop of atoms: each
+ * moved site against the sites before its molecule's and after them (an open cluster's box of 0
+ * makes the minimum image the plain difference, as mc_rigid_separation does); the wall as
+ * mc_rigid_move_energy adds it. Other molecules (hard cores, mixed species) take
+ * mc_rigid_move_energy, site pair by site pair. */
+static double molecule_move_energy(const mc_plan *p, const mc_chain *c, int m, const double *old_pos,
+                                   const double *new_pos, const double oc[3], const double nc[3])
+{
+    const mc_molecules *mol = &p->mol;
+    if (p->species.n != 1 || mol->hard_core2[0][0] != 0.0)
+        return mc_rigid_move_energy(p, c, m, old_pos, new_pos, oc, nc);
+    const pair_params *pp = &p->species.pair[0][0];
+    const int f0 = mol->first[m], f1 = mol->first[m + 1];
+    const double box = c->box_len, half = 0.5 * box;
+    double u_old = 0.0, u_new = 0.0;
+    for (int s = 0; s < f1 - f0; s++) {
+        const double *o = &old_pos[3 * s], *nw = &new_pos[3 * s];
+        u_old += energy_range(c->x, c->y, c->z, box, half, pp, 0, f0, o[0], o[1], o[2]) +
+                 energy_range(c->x, c->y, c->z, box, half, pp, f1, c->n, o[0], o[1], o[2]);
+        u_new += energy_range(c->x, c->y, c->z, box, half, pp, 0, f0, nw[0], nw[1], nw[2]) +
+                 energy_range(c->x, c->y, c->z, box, half, pp, f1, c->n, nw[0], nw[1], nw[2]);
+    }
+    return (u_new + mc_wall_energy(nc[0], nc[1], nc[2], p->wall_radius, p->wall_strength)) -
+           (u_old + mc_wall_energy(oc[0], oc[1], oc[2], p->wall_radius, p->wall_strength));
+}
+
 /* A rigid-body move of one molecule (mc_rigid.h): translation, or rotation about its centre. */
 static void attempt_molecule_move(mc_backend *b, mc_chain *c)
 {
@@ -153,7 +180,7 @@ static void attempt_molecule_move(mc_backend *b, mc_chain *c)
         mc_rigid_site(centre, q, &mol->site_body[3 * (f0 + k)], c->box_len, &b->new_pos[3 * k]);
     }
     c->rotations += t.rotate;
-    double dE = mc_rigid_move_energy(p, c, m, b->old_pos, b->new_pos, old_centre, centre);
+    double dE = molecule_move_energy(p, c, m, b->old_pos, b->new_pos, old_centre, centre);
     if (!mc_metropolis_accept(dE, c->beta, p->seed, (uint32_t)c->id, step)) return;
     c->cx[m] = centre[0], c->cy[m] = centre[1], c->cz[m] = centre[2];
     c->q[4 * m] = q.w, c->q[4 * m + 1] = q.x, c->q[4 * m + 2] = q.y, c->q[4 * m + 3] = q.z;
