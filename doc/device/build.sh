@@ -9,9 +9,10 @@ SECONDS=0
 bash .devkit/gpu-check all > "$out/gpu-check.txt" 2>&1 || { tail -30 "$out/gpu-check.txt"; exit 1; }
 echo "built in $SECONDS s"
 # gpu_tests DEFAULT: make check of $TESTS (else of DEFAULT) on the GPU machine, its log in
-# $out/tests.log; prints the failures and the counts
+# $out/tests.log; prints the failures (the scripts' and their TAP lines) and the counts
 gpu_tests() {
   make -j8 check TESTS="${TESTS:-$1}" > "$out/tests.log" 2>&1
   grep -E "^(FAIL|ERROR|XFAIL)" "$out/tests.log" | cut -c1-200
+  grep -h "^not ok" t/*.log 2>/dev/null | cut -c1-160
   echo "$(grep -c '^PASS' "$out/tests.log") passed, $(grep -c '^FAIL' "$out/tests.log") failed, $(grep -c '^SKIP' "$out/tests.log") skipped"
 }
