@@ -556,6 +556,22 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
     return b;
 }
 
+/* The kernel shapes of doc/performance.md by name: many-chains (npt: with its volume moves),
+ * many-chains-cells, large-chain and large-chain-cells (per chain, so both can be listed),
+ * molecules-resident, molecules-batched, gibbs. */
+static const char *cu_path(const mc_backend *b)
+{
+    if (b->gibbs) return "gibbs";
+    if (b->rigid) return cu_rigid_path(b->rigid);
+    if (b->batched) {
+        int cells = 0, pairs = 0;
+        for (int c = 0; c < b->v.nchains; c++) b->v.cells_of && b->v.cells_of[c].m ? cells++ : pairs++;
+        return cells && pairs ? "large-chain-cells+large-chain" : cells ? "large-chain-cells" : "large-chain";
+    }
+    if (b->v.chain_cells.m) return "many-chains-cells";
+    return cu_moves_volume(b) ? "many-chains-npt" : "many-chains";
+}
+
 extern "C" const mc_backend_ops mc_backend_cuda = {
     "gpu", cu_create, cu_sweep, cu_measure_all, cu_widom_all, cu_volume_energy_all, cu_volume_apply,
-    cu_fetch, cu_swap, cu_fetch_some, cu_reload, cu_destroy, cu_moves_volume_op};
+    cu_fetch, cu_swap, cu_fetch_some, cu_reload, cu_destroy, cu_moves_volume_op, cu_path};

@@ -363,6 +363,8 @@ int cu_rigid_fetch(cu_rigid *b, mc_err *err)
     return MC_OK;
 }
 
+const char *cu_rigid_path(const cu_rigid *b) { return b->batch.trials ? "molecules-batched" : "molecules-resident"; }
+
 void cu_rigid_destroy(cu_rigid *b)
 {
     if (!b) return;

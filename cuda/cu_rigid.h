@@ -14,6 +14,8 @@ typedef struct cu_rigid cu_rigid;
  * chains' running energies are set from a host recomputation. NULL on failure. */
 cu_rigid *cu_rigid_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err);
 void cu_rigid_destroy(cu_rigid *r);
+/* molecules-batched (cu_rigid_batch.cu) or molecules-resident: mc_backend_ops.path's word */
+const char *cu_rigid_path(const cu_rigid *r);
 
 /* nsweeps sweeps of nmol molecule moves on every chain; the chains' counters and running energies
  * come back to the host. */

@@ -158,6 +158,7 @@ static int write_parameters(h5out *f, const h5out_info *info, mc_err *err)
     if (rc == MC_OK) rc = h5out_set_string_attr(dset, "hosts", info->hosts, err);
     if (rc == MC_OK) rc = h5out_set_string_attr(dset, "backend", info->backend, err);
     if (rc == MC_OK) rc = h5out_set_string_attr(dset, "cpu_isa", info->cpu_isas, err);
+    if (rc == MC_OK) rc = h5out_set_string_attr(dset, "paths", info->paths, err);
     if (rc == MC_OK)
         rc = h5out_set_scalar_attr(dset, "run_seconds", H5T_NATIVE_DOUBLE, &info->run_seconds, err);
     if (rc == MC_OK)

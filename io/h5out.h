@@ -21,6 +21,7 @@ typedef struct h5out_info {
     const char *config_text, *config_file;
     const char *version, *git_revision, *hosts, *backend, *units;
     const char *cpu_isas; /* each rank's CPU loop level (cpu_isa.h), space separated */
+    const char *paths;    /* each rank's kernels or loops (mc_backend_ops.path), space separated */
     int nranks;
     double run_seconds;      /* wall time of the rounds this invocation ran (a restart: its own), checkpoints excluded */
     double moves_per_second; /* attempted moves of all chains over run_seconds */

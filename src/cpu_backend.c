@@ -481,8 +481,19 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
     return b;
 }
 
+/* all-pairs, cells, both (chains of several boxes), molecules or gibbs: see mc_backend_ops.path */
+static const char *cpu_path(const mc_backend *b)
+{
+    if (b->gibbs) return "gibbs";
+    if (b->plan->rigid) return "molecules";
+    int cells = 0, pairs = 0;
+    for (int k = 0; k < b->nchains; k++) b->scratch[k].move_cells.ncell ? cells++ : pairs++;
+    return cells && pairs ? "cells+all-pairs" : cells ? "cells" : "all-pairs";
+}
+
 const mc_backend_ops mc_backend_cpu = {"cpu",          cpu_create,        cpu_sweep,
                                        cpu_measure,    cpu_widom,         cpu_volume_energy,
                                        cpu_volume_apply, cpu_fetch,       cpu_swap,
                                        cpu_fetch_some, cpu_reload,        cpu_destroy,
-                                       NULL /* npt: the run driver makes the volume moves */};
+                                       NULL /* npt: the run driver makes the volume moves */,
+                                       cpu_path};

@@ -283,6 +283,7 @@ typedef struct job {
     options opt;
     const mc_backend_ops *backend;
     char *text, *hosts, *cpu_isas; /* hosts and CPU levels (cpu_isa.h) of all ranks */
+    char *paths;                   /* the kernels or loops of all ranks (mc_backend_ops.path) */
     cfg config;
     int have_config;
     mc_plan *plan;
@@ -515,6 +516,8 @@ static int run_and_write(job *j, mc_err *err)
         j->run = mc_run_create(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, err);
     }
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->run ? MC_OK : err->code, err));
+    MC_TRY(gather_words(&j->layout, mc_run_path(j->run), &j->paths, err));
+    if (!j->opt.quiet && j->layout.rank == 0) printf("paths by rank: %s\n", j->paths);
     MC_TRY(ens_agree(MPI_COMM_WORLD, ens_exchange_attach(&j->exchange, &j->layout, j->run,
                                                          j->config.run.stall_timeout_s, err), err));
     int resumed = j->resume_from != NULL;
@@ -554,7 +557,7 @@ static int run_and_write(job *j, mc_err *err)
         fflush(stdout);
     }
     h5out_info info = {j->text, j->opt.config_path, PACKAGE_VERSION, MCENS_GIT_REVISION,
-                       j->hosts, j->backend->name, j->plan->units.system, j->cpu_isas, j->layout.size,
+                       j->hosts, j->backend->name, j->plan->units.system, j->cpu_isas, j->paths, j->layout.size,
                        done.seconds, moves_per_second};
     /* the write is collective, so rank 0's clock spans every rank's share of it */
     double write_start = MPI_Wtime();
@@ -586,6 +589,7 @@ static void job_fini(job *j)
     free(j->text);
     free(j->hosts);
     free(j->cpu_isas);
+    free(j->paths);
 }
 
 int main(int argc, char **argv)

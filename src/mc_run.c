@@ -501,6 +501,7 @@ int mc_run_round(mc_run *r, mc_err *err)
 
 int mc_run_finished(const mc_run *r) { return r->sweeps_done >= mc_run_sweeps_total(r); }
 long mc_run_sweeps_done(const mc_run *r) { return r->sweeps_done; }
+const char *mc_run_path(const mc_run *r) { return r->ops->path(r->backend); }
 long mc_run_sweeps_total(const mc_run *r)
 {
     return r->plan->equilibration_sweeps + r->plan->production_sweeps;

@@ -54,6 +54,7 @@ void mc_run_set_exchange_transport(mc_run *r, const mc_run_exchange_transport *t
 int mc_run_round(mc_run *r, mc_err *err);
 int mc_run_finished(const mc_run *r);
 long mc_run_sweeps_done(const mc_run *r);  /* per chain, both phases */
+const char *mc_run_path(const mc_run *r);  /* the backend's path (mc_backend_ops.path) */
 long mc_run_sweeps_total(const mc_run *r); /* per chain, both phases */
 
 /* Whether the round just run was the last of equilibration (a checkpoint is due). */

@@ -110,8 +110,7 @@ if mount -t tmpfs -o size=64k tmpfs tiny 2> /dev/null && mount -t tmpfs -o size=
     ok $? "... space freed, --restart finishes the run" || diag < fill2.txt
     umount tiny small
 else
-    for c in 1 2 3; do echo "ok $((tap_n + c)) # SKIP cannot mount a tmpfs here"; done
-    tap_n=$((tap_n + 3))
+    for c in 1 2 3; do skip "cannot mount a tmpfs here"; done
 fi
 
 # NPT at a pressure that squeezes the box to the smallest the cutoff allows: a clear stop, not

@@ -168,6 +168,18 @@ def parameters_text(path, config):
         print(f"# /parameters holds {len(stored)} bytes of config text")
 
 
+def paths(path, expected):
+    """Every rank's path (/parameters@paths, mc_backend_ops.path) is the expected one (or one of
+    several, separated by |, for a config that either backend may run)."""
+    with h5py.File(path, "r") as f:
+        got = f["parameters"].attrs["paths"]
+        got = got.decode() if isinstance(got, bytes) else str(got)
+    ranks = got.split()
+    if not ranks or any(r not in expected.split("|") for r in ranks):
+        fail(f"{path}: /parameters@paths is '{got}'; expected '{expected}' on every rank")
+    print(f"# {path}: every rank ran {expected}")
+
+
 def rows(path):
     with open(path) as fh:
         return list(csv.DictReader(line for line in fh if not line.startswith("#")))
@@ -681,7 +693,7 @@ if __name__ == "__main__":
     # a check that fails exits 1; a checker that breaks (unknown command, missing dataset) exits 2,
     # so that a negative control (expecting 1) cannot pass on a crash
     sys.excepthook = lambda kind, value, tb: (sys.__excepthook__(kind, value, tb), sys.exit(2))
-    {"h5md": h5md, "mdanalysis": mdanalysis, "layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "eos": eos,
+    {"h5md": h5md, "mdanalysis": mdanalysis, "layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "paths": paths, "eos": eos,
      "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent,
      "value": value, "mixture_pure": mixture_pure, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal,
      "wall": wall, "rigid_layout": rigid_layout, "widom_diatomic": widom_diatomic,

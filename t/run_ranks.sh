@@ -2,7 +2,7 @@
 # The same config on 1, 2 and 3 ranks: complete layout, bit-identical per-chain data and pooled
 # results (chains depend only on seed and chain index), different seeds differ; the ideal-gas limit.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 10
+tap_plan 11
 cp "$T_SRCDIR/small.ini" "$T_SRCDIR/ideal.ini" .
 
 for np in 1 2 3; do
@@ -12,6 +12,7 @@ done
 h5check layout np2.h5 3 6 64 50 20; ok $? "np2.h5 has the documented layout, units and descriptions"
 h5check same np1.h5 np3.h5 chains/energy chains/pressure particles chains/acceptance
 ok $? "-np 1 and -np 3 give bit-identical per-chain data"
+h5check paths np3.h5 "all-pairs|many-chains"; ok $? "every rank records its path: all pairs (CPU) or the many-chain kernel (GPU)"
 h5check same np1.h5 np2.h5 chains/energy results/energy/mean results/pressure/stderr results/rdf/g
 ok $? "-np 1 and -np 2 give bit-identical per-chain data and pooled results"
 sed 's/^seed = 11/seed = 12/' small.ini > seed12.ini

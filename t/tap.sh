@@ -8,6 +8,7 @@ ok() { # ok STATUS DESCRIPTION; returns STATUS, so a caller can add diagnostics 
     if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=1; fi
     return "$1"
 }
+skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $1"; } # skip REASON: one test, numbered
 diag() { sed 's/^/# /'; }
 : "${MCENS:?MCENS must name the mcens binary (make check sets it)}"
 : "${MPIRUN:=mpirun}" "${PYTHON3:=python3}" "${T_SRCDIR:=$(cd "$(dirname "$0")" && pwd)}"
