@@ -3,8 +3,7 @@
  * for draw. Many chains: one resident block per chain; per move thread 0 draws the trial
  * (mc_rigid.h) and places the moved molecule's sites in shared memory, every thread sums the energy
  * change over its share of the other sites (energy decomposition over sites), and thread 0
- * decides. A few chains (fewer than the GPU has SMs) of many molecules (at least 4 K, of at most 10
- * sites) take cu_rigid_batch.cu's batched trials instead, K trials of a chain evaluated over the
+ * decides. A few chains (fewer than the GPU has SMs) of many molecules (at least 4 K) take cu_rigid_batch.cu's batched trials instead, K trials of a chain evaluated over the
  * whole GPU at once (rigid_batch_setup chooses). Positions, centres,
  * orientations and every sum are double; with precision = single each site pair's energy is
  * evaluated in float (the atomic kernels' convention), and the full recomputation of energy and

@@ -169,7 +169,7 @@ typedef struct rigid_batch {
 
 /* Chooses the path for nchains chains of this plan on this GPU (sm_count SMs, max_smem bytes of
  * shared memory a block may opt into) and allocates the batched path's buffers: batched where
- * the run has fewer chains than the GPU has SMs and at least 4 K molecules of at most 10 sites,
+ * the run has fewer chains than the GPU has SMs and at least 4 K molecules,
  * K = [run] gpu_batch_trials or 32; with gpu_batch_trials set, whatever the molecule count. An error
  * names gpu_batch_trials when a K set there does not fit. */
 int rigid_batch_setup(rigid_batch *rb, const mc_plan *p, int nchains, int sm_count, int max_smem, mc_err *err);

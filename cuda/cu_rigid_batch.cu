@@ -30,14 +30,14 @@ enum {
     RIGID_BATCH_MAX = 256,      /* most trials per batch */
     RIGID_ACCEPT_THREADS = 512, /* kernel B's block */
     RIGID_DEFAULT_TRIALS = 32,  /* the fastest of 32, 64 and 128 on shape D (doc/performance.md version 19) */
-    RIGID_A_BLOCKS_PER_SM = 4,  /* kernel A's parts per trial aim at this many blocks per SM */
-    RIGID_BATCH_MAX_SITES = 10  /* molecules of more sites keep to the resident kernel (rigid_batch_setup) */
+    RIGID_A_BLOCKS_PER_SM = 4   /* kernel A's parts per trial aim at this many blocks per SM */
 };
 
-/* A trial whose batch-start energy change exceeds this many kT (or is not finite: a hard core)
- * once other molecules have moved is summed afresh: its start sum may hold a huge pair term with
- * a site since vacated, which the corrections would take out again, leaving the rounding of the
- * huge term (its last bit, 1e-16 of it) in dE; below 1e6 kT that is under 1e-10 kT. */
+/* A trial whose batch-start energy change, or whose terms with a moved molecule's start sites,
+ * exceed this many kT (or are not finite: a hard core) once other molecules have moved is summed
+ * afresh: its start sum may hold a huge pair term with a site since vacated, which the
+ * corrections would take out again, leaving the rounding of the huge term (its last bit, 1e-16
+ * of it) in dE; below 1e6 kT that is under 1e-10 kT. */
 static const double RIGID_CANCEL_LIMIT = 1e6;
 
 /* A trial of a batch, as kernel A leaves it for kernel B. */
@@ -62,7 +62,7 @@ struct trial_sh {
 struct moved_sh {
     double centre[3]; /* its present pose */
     mc_quat q;
-    int first, ns; /* its first site and sites */
+    int ns;        /* its sites */
     int trial;     /* its first accepted trial of the batch, whose sites kernel A's pair terms took */
     int moves;     /* accepted moves in the batch */
 };
@@ -283,7 +283,8 @@ __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
     }
     if (pairs_shared)
         for (int e = threadIdx.x; e < 2 * K * K; e += blockDim.x)
-            if (e % (K * K) / K < trials) ((double *)(smem + L.pairs))[e] = pair_g[e]; /* rows of this batch */
+            if (e % (K * K) / K < trials && e % K < e % (K * K) / K) /* this batch's rows, earlier trials */
+                ((double *)(smem + L.pairs))[e] = pair_g[e];
     rigid_pairs_load(&sp, k);
     if (threadIdx.x == 0) moved = 0, nmulti = 0;
     __syncthreads();
@@ -309,9 +310,9 @@ __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
             ts[u].slot = accept ? q : slot;
         }
         if (!accept) return;
-        if (lane < 3 * ns) {
-            m_now[(size_t)q * stride + lane] = nw[lane];
-            (lane % 3 == 0 ? x : lane % 3 == 1 ? y : z)[f0 + lane / 3] = nw[lane];
+        for (int i = lane; i < 3 * ns; i += 32) { /* up to 48 coordinates */
+            m_now[(size_t)q * stride + i] = nw[i];
+            (i % 3 == 0 ? x : i % 3 == 1 ? y : z)[f0 + i / 3] = nw[i];
         }
         if (lane < ns && slot < 0) m_spec[q * ms + lane] = t_spec[u * ms + lane];
         if (lane < 3) centre[lane * nmol + m] = nc[lane];
@@ -319,7 +320,7 @@ __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
         if (lane == 0) {
             mv[q].centre[0] = nc[0], mv[q].centre[1] = nc[1], mv[q].centre[2] = nc[2], mv[q].q = nq;
             if (slot < 0) {
-                mv[q].first = f0, mv[q].ns = ns, mv[q].trial = u, mv[q].moves = 1;
+                mv[q].ns = ns, mv[q].trial = u, mv[q].moves = 1;
                 moved = q + 1;
             } else if (++mv[q].moves == 2) {
                 multi[nmulti++] = q;
@@ -335,9 +336,11 @@ __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
             for (; u < trials; u++) {
                 const trial_sh &tu = ts[u];
                 const int nmoved = moved, slot = tu.prev >= 0 ? ts[tu.prev].slot : -1;
-                if (slot >= 0 || (nmoved > 0 && !(fabs(tu.dE_start) * beta < RIGID_CANCEL_LIMIT))) break; /* the block's */
-                const double *o = t_old + (size_t)u * stride, *nw = t_nw + (size_t)u * stride;
                 const double *row_start = pair_start + (size_t)u * K, *row_moved = pair_moved + (size_t)u * K;
+                bool huge = nmoved > 0 && !(fabs(tu.dE_start) * beta < RIGID_CANCEL_LIMIT);
+                for (int q = lane; q < nmoved; q += 32) huge |= !(fabs(row_start[mv[q].trial]) * beta < RIGID_CANCEL_LIMIT);
+                if (slot >= 0 || __any_sync(0xffffffffu, huge)) break; /* the block's */
+                const double *o = t_old + (size_t)u * stride, *nw = t_nw + (size_t)u * stride;
                 double sum = 0.0;
                 for (int q = lane; q < nmoved; q += 32)
                     sum += (mv[q].moves == 1 ? row_moved[mv[q].trial] : 0.0) - row_start[mv[q].trial];
@@ -398,10 +401,6 @@ int rigid_batch_setup(rigid_batch *rb, const mc_plan *p, int nchains, int sm_cou
     memset(rb, 0, sizeof *rb);
     const int set = p->gpu_batch_trials, K = set ? set : RIGID_DEFAULT_TRIALS, ms = p->mol.max_sites;
     if (p->nchains >= sm_count || (!set && p->nmol < 4 * K)) return MC_OK; /* the resident kernel (as atoms: n >= 4 K) */
-    /* kernel B's warp 0 writes an accepted molecule's coordinates a lane each: 3 x 10 of its 32
-     * lanes. Larger molecules keep to the resident kernel until the loop that writes all 48 has
-     * run on a GPU (branch next/rigid-mends). */
-    if (ms > RIGID_BATCH_MAX_SITES) return MC_OK;
     /* kernel A's pair terms in kernel B's shared memory where they fit (2 K^2 doubles), else read
      * from global memory */
     const size_t room = (size_t)max_smem - accept_static_smem, per_trial = accept_layout_of(1, ms, false).bytes + 16;

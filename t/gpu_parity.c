@@ -7,7 +7,7 @@
  * run driver. The NIST configuration 4 and RDF counts through the GPU measurement. Molecules (hard
  * cores, an open cluster in a wall, Widom test molecules, npt, Morse), on the resident and the
  * batched kernels (150 hexagons in one chain at 32 trials a batch, a diatomic mixture at 64, a
- * cluster at 256). Replica exchange on atoms,
+ * cluster at 256; 130 molecules of 12 sites at 32). Replica exchange on atoms,
  * along a pressure ladder and in a cluster. Skips without a GPU. */
 #include "testutil.h"
 
@@ -528,7 +528,7 @@ static void rigid_morse_widom(void **state)
 }
 
 /* The batched path for molecules (cu_rigid_batch.cu: fewer chains than the GPU has SMs, and at
- * least 4 K molecules or [run] gpu_batch_trials set, molecules of at most 10 sites). 150 hexagons in one chain, no cutoff: issue
+ * least 4 K molecules or [run] gpu_batch_trials set). 150 hexagons in one chain, no cutoff: issue
  * 14's shape D, 32 trials a batch (the default). */
 static void rigid_hexagons_batched(void **state)
 {
@@ -538,6 +538,19 @@ static void rigid_hexagons_batched(void **state)
                   "[mixture]\nspecies = C\nsigma = 1\nepsilon = 1\n[potential]\ncutoff = none\n"
                   "[ensemble]\ntemperature = 2.5\ndensity = 0.15\n[run]\nseed = 41\n"
                   "equilibration = 20\nproduction = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 1);
+}
+
+/* batched: 130 planar molecules of 12 sites (two rings of two species, as an all-atom benzene),
+ * more coordinates (36) than a warp has lanes, with a cutoff, 32 trials a batch */
+static void rigid_twelve_sites_batched(void **state)
+{
+    (void)state;
+    rigid_in_step("[molecules]\ntypes = ring\ncounts = 130\ngeometry = C .37 0 0;C .185 .32 0;C -.185 .32 0;"
+                  "C -.37 0 0;C -.185 -.32 0;C .185 -.32 0;H .66 0 0;H .33 .57 0;H -.33 .57 0;H -.66 0 0;"
+                  "H -.33 -.57 0;H .33 -.57 0\n"
+                  "[mixture]\nspecies = C, H\nsigma = 1, 0.7\nepsilon = 1, 0.3\n[potential]\ncutoff = 3\n"
+                  "[ensemble]\ntemperature = 3\ndensity = 0.08\n[run]\nseed = 44\n"
+                  "equilibration = 20\nproduction = 20\nsample_every = 10\n[moves]\nadapt_every = 10\n", 1);
 }
 
 /* batched: a diatomic mixture with hard cores and a cutoff under npt, two replicas, 64 trials a
@@ -791,7 +804,7 @@ int main(void)
         cmocka_unit_test(rigid_hexagons_widom), cmocka_unit_test(rigid_diatomic_npt),
         cmocka_unit_test(rigid_morse_widom), cmocka_unit_test(rigid_cluster_morse),
         cmocka_unit_test(rigid_hexagons_batched), cmocka_unit_test(rigid_diatomic_npt_batched_k64),
-        cmocka_unit_test(rigid_cluster_batched_k256),
+        cmocka_unit_test(rigid_cluster_batched_k256), cmocka_unit_test(rigid_twelve_sites_batched),
         cmocka_unit_test(exchange_chains_n256), cmocka_unit_test(exchange_chain_cells_n1000),
         cmocka_unit_test(exchange_cells_n4096), cmocka_unit_test(cells_and_all_pairs_n4096),
         cmocka_unit_test(exchange_npt_pressure),
