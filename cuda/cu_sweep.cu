@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
         double part = move_energy_part<MIX>(x, y, z, (int)threadIdx.x, n, (int)blockDim.x, i, ox, oy,
                                        oz, nx, ny, nz, box, half, lj);
-        double dE = block_total(part, warp_sum);
+        double dE = cu_block_sum(part, warp_sum);
         if (threadIdx.x == 0 && mc_metropolis_test(dE, beta, next.threshold[slot])) {
             x[i] = nx, y[i] = ny, z[i] = nz;
             s_energy += dE;
@@ -157,9 +157,9 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
             for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) sx[j] = cu_scaled(x[j], scale, sbox);
             __syncthreads();
         }
-        double e_new = block_total(sx ? scaled_energy_part<MIX>(sx, sy, sz, n, 1.0, sbox, shalf, lj)
-                                      : scaled_energy_part<MIX>(x, y, z, n, scale, sbox, shalf, lj),
-                                   warp_sum);
+        double e_new = cu_block_sum(sx ? scaled_energy_part<MIX>(sx, sy, sz, n, 1.0, sbox, shalf, lj)
+                                       : scaled_energy_part<MIX>(x, y, z, n, scale, sbox, shalf, lj),
+                                    warp_sum);
         /* nvcc may fuse a product and a sum of the cost that the host keeps apart: the last bit of dh,
          * which decides only a tie within an ulp of the threshold */
         if (threadIdx.x == 0) {
@@ -342,7 +342,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
         const batch_trial<real> a = tb.alt[block];
         double part = move_energy_part<MIX>(x, y, z, k, n, K, a.particle, a.o[0], a.o[1], a.o[2], a.nw[0], a.nw[1],
                                             a.nw[2], box, half, lj);
-        double total = block_total(part, warp_sum);
+        double total = cu_block_sum(part, warp_sum);
         if (k == 0) tb.alt_dE[block] = total;
         return;
     }
