@@ -39,27 +39,26 @@ __device__ double move_energy_part(const real *x, const real *y, const real *z, 
     });
 }
 
-/* The pair energy of the chain with its box and positions scaled by s (edge sbox): this thread's
+/* The pair energy of the chain with its box and positions scaled by s (edge sbox; SCALE false:
+ * positions already scaled, s unused): this thread's
  * share, rows i = threadIdx.x, + blockDim.x, ..., every pair's energy rounded once in real and
  * added in double (the measurement's convention). Row i takes the h_i partners after it cyclically,
  * j = i + 1, ..., i + h_i (mod n), with h_i = (n - 1) / 2, one more for i < n / 2 when n is even:
  * every pair once, and all rows of one length to within one. Rows of the partners j > i (lengths
  * n - 1 down to 0) left the lanes of a warp idle while its first lane finished, and thread 0 a
  * tenth more pairs than the mean at n = 500 and 64 threads. */
-template <bool MIX, typename real>
+template <bool MIX, bool SCALE, typename real>
 __device__ double scaled_energy_part(const real *x, const real *y, const real *z, int n, double s, real sbox,
                                      real shalf, const cu_pairs<real> &pr)
 {
     typedef typename prec<real>::params params;
+    auto at = [&](const real *c, int j) { return SCALE ? cu_scaled(c[j], s, sbox) : c[j]; };
     double e = 0.0;
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
-        real xi = cu_scaled(x[i], s, sbox), yi = cu_scaled(y[i], s, sbox), zi = cu_scaled(z[i], s, sbox);
+        const real xi = at(x, i), yi = at(y, i), zi = at(z, i);
         const int h = (n - 1) / 2 + (n % 2 == 0 && i < n / 2);
         auto pair_at = [&](int j, const params &p) {
-            return (double)prec<real>::energy(
-                cu_dist2(xi, yi, zi, cu_scaled(x[j], s, sbox), cu_scaled(y[j], s, sbox), cu_scaled(z[j], s, sbox),
-                         sbox, shalf),
-                p);
+            return (double)prec<real>::energy(cu_dist2(xi, yi, zi, at(x, j), at(y, j), at(z, j), sbox, shalf), p);
         };
         if (!MIX || pr.n == 1) { /* one loop, the index wrapped, so that no lane waits at the wrap */
             e += cu_specialised(pr.one, [&](const params &pp) {
@@ -116,8 +115,6 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
     if (staged)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = g[j];
     real *y = x + n, *z = y + n;
-    /* npt, staged: a trial volume's scaled coordinates, computed once instead of for every pair */
-    real *sx = npt.on && staged == 2 ? x + 3 * n : NULL, *sy = sx ? sx + n : NULL, *sz = sx ? sy + n : NULL;
     if (threadIdx.x == 0) {
         s_energy = cd->energy;
         s_accepted = cd->accepted;
@@ -153,12 +150,16 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
             continue;
         }
         real sbox = (real)new_box, shalf = (real)(0.5 * new_box);
-        if (sx) {
-            for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) sx[j] = cu_scaled(x[j], scale, sbox);
+        /* staged: the trial volume's coordinates take the chain's place in shared memory, the
+         * chain's own kept in its global slice g until the decision, each by the thread that
+         * restores it (a second shared copy beside them cut the blocks an SM holds from 29 to 16
+         * at n = 500 in single); else each pair scales its coordinates itself */
+        if (staged) {
+            for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = x[j], x[j] = cu_scaled(x[j], scale, sbox);
             __syncthreads();
         }
-        double e_new = cu_block_sum(sx ? scaled_energy_part<MIX>(sx, sy, sz, n, 1.0, sbox, shalf, lj)
-                                       : scaled_energy_part<MIX>(x, y, z, n, scale, sbox, shalf, lj),
+        double e_new = cu_block_sum(staged ? scaled_energy_part<MIX, false>(x, y, z, n, 1.0, sbox, shalf, lj)
+                                           : scaled_energy_part<MIX, true>(x, y, z, n, scale, sbox, shalf, lj),
                                     warp_sum);
         /* nvcc may fuse a product and a sum of the cost that the host keeps apart: the last bit of dh,
          * which decides only a tie within an ulp of the threshold */
@@ -170,8 +171,13 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
             if (s_scale) s_energy = e_new, s_volume_accepted++;
         }
         __syncthreads(); /* the decision seen by all */
-        if (!s_scale) continue;
-        for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = sx ? sx[j] : cu_scaled(x[j], scale, sbox);
+        if (!s_scale) {
+            if (staged) /* the next move's first barrier comes before any other thread reads these */
+                for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = g[j];
+            continue;
+        }
+        if (!staged)
+            for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = cu_scaled(x[j], scale, sbox);
         box_d = new_box, box = sbox, half = shalf;
         double capped = cd->max_step > 0.5 * box_d ? 0.5 * box_d : cd->max_step;
         if (capped != max_disp) max_disp = capped, redraw = 1;
@@ -207,11 +213,8 @@ static int launch_chains(const cu_view *v, long long moves, const cu_npt *npt, m
     int max_optin = 0, dev;
     CU_TRY(cudaGetDevice(&dev), err);
     CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
-    /* staging pays only while several blocks still fit on an SM; else read from L1/L2. npt: staged
-     * 2 when a trial volume's coordinates fit beside them (twice the bytes) */
-    int staged = bytes <= 64 * 1024 && bytes + sizeof(draws) + 1024 <= (size_t)max_optin;
-    if (staged && npt->on && 2 * bytes <= 64 * 1024 && 2 * bytes + sizeof(draws) + 1024 <= (size_t)max_optin)
-        staged = 2, bytes *= 2;
+    /* staging pays only while several blocks still fit on an SM; else read from L1/L2 */
+    const int staged = bytes <= 64 * 1024 && bytes + sizeof(draws) + 1024 <= (size_t)max_optin;
     if (staged && bytes > 48 * 1024 - sizeof(draws) - 512)
         CU_TRY(cudaFuncSetAttribute(sweep_chains_kernel<real, MIX>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), err);
