@@ -21,6 +21,7 @@
 #include "cu_check.h"
 #include "cu_cell_grid.cuh"
 #include "cu_kernels.cuh"
+#include "cu_launch.cuh"
 #include "cu_repeats.cuh"
 #include "mc_move.h"
 
@@ -106,6 +107,7 @@ __global__ void __launch_bounds__(1024)
     cells_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
                       unsigned long long seed)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ int sp[]; /* [K] particle of each trial */
     __shared__ repeat_table repeats;
     const int k = threadIdx.x;
@@ -149,6 +151,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
     cells_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
                         cu_cells_dev g, typename prec<real>::params lj, double cutoff)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     enum { PER_BLOCK = A_WARPS / 2 };
     if (*g.overflow) return; /* a cell overflowed: the grid is broken, the run stops after the launch */
     extern __shared__ __align__(16) unsigned char smem[];
@@ -291,6 +294,7 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
                                     cu_cells_dev g, typename prec<real>::params lj,
                                     unsigned long long seed)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     if (*g.overflow) return; /* as in kernel A */
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x;
@@ -434,17 +438,17 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
            err);
     typename prec<real>::params lj = prec<real>::make(v->pair);
     real *pos = (real *)v->pos;
+    int chained = 0;
+    MC_TRY(cu_chained_launches(&chained, err));
     for (long long done = 0; done < moves; done += K) {
         int trials = (int)(moves - done < K ? moves - done : K);
-        cells_draw_kernel<real><<<1, K, K * sizeof(int)>>>(v->chains, pos, v->n, trials, t, v->seed);
-        CU_LAUNCHED(err);
+        CU_TRY(cu_launch(chained, cells_draw_kernel<real>, 1, K, K * sizeof(int), v->chains, pos, v->n, trials, t,
+                         v->seed), err);
         size_t smem_a = (3 * (size_t)trials + 1) * sizeof(real) + 2 * (size_t)trials * sizeof(int);
-        cells_trials_kernel<real><<<(trials + A_WARPS / 2 - 1) / (A_WARPS / 2), 32 * A_WARPS, smem_a>>>(
-            v->chains, pos, v->n, trials, t, v->cells, lj, cutoff);
-        CU_LAUNCHED(err);
-        cells_accept_kernel<real><<<1, K, smem_b>>>(v->chains, pos, v->n, trials, t, v->cells, lj,
-                                                    v->seed);
-        CU_LAUNCHED(err);
+        CU_TRY(cu_launch(chained, cells_trials_kernel<real>, (trials + A_WARPS / 2 - 1) / (A_WARPS / 2), 32 * A_WARPS,
+                         smem_a, v->chains, pos, v->n, trials, t, v->cells, lj, cutoff), err);
+        CU_TRY(cu_launch(chained, cells_accept_kernel<real>, 1, K, smem_b, v->chains, pos, v->n, trials, t, v->cells, lj,
+                         v->seed), err);
     }
     return MC_OK;
 }

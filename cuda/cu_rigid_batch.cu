@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cu_check.h"
+#include "cu_launch.cuh"
 #include "cu_rigid.cuh"
 
 enum {
@@ -150,6 +151,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
                               const double *quats, rigid_tables t, rigid_consts k, int n, int nmol, int K,
                               rigid_trial_dev *trials, double *partial, double *pairs)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     __shared__ double old[3 * MC_MAX_SITES], nw[3 * MC_MAX_SITES], warp_sum[32];
     __shared__ double i_old[PAIR_CHUNK][3 * MC_MAX_SITES], i_nw[PAIR_CHUNK][3 * MC_MAX_SITES];
     __shared__ rigid_pairs<real> sp;
@@ -249,6 +251,7 @@ __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
                               const rigid_trial_dev *in, const double *partial, const double *pairs,
                               int pairs_shared)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ __align__(16) unsigned char smem[];
     const accept_layout L = accept_layout_of(K, ms, pairs_shared);
     double *t_old = (double *)(smem + L.t_old), *t_nw = (double *)(smem + L.t_nw), *m_now = (double *)(smem + L.m_now);
@@ -442,15 +445,17 @@ static int batch_sweep(const rigid_batch *rb, rigid_chain_dev *chains, double *p
                        mc_err *err)
 {
     const int K = rb->trials;
+    int chained = 0;
+    MC_TRY(cu_chained_launches(&chained, err));
     for (long long done = 0; done < moves; done += K) {
         const int trials = moves - done < K ? (int)(moves - done) : K;
-        rigid_batch_trials_kernel<real><<<dim3(rb->parts, trials, nchains), RIGID_THREADS>>>(
-            chains, pos, centres, quats, t, k, n, nmol, K, rb->d_trials, rb->d_partial, rb->d_pairs);
-        CU_LAUNCHED(err);
-        rigid_batch_accept_kernel<real><<<nchains, RIGID_ACCEPT_THREADS, rb->smem>>>(
-            chains, pos, centres, quats, t, k, n, nmol, K, trials, rb->parts, rb->max_sites, rb->d_trials,
-            rb->d_partial, rb->d_pairs, rb->pairs_shared);
-        CU_LAUNCHED(err);
+        CU_TRY(cu_launch(chained, rigid_batch_trials_kernel<real>, dim3(rb->parts, trials, nchains), RIGID_THREADS, 0,
+                         chains, pos, centres, quats, t, k, n, nmol, K, rb->d_trials, rb->d_partial, rb->d_pairs),
+               err);
+        CU_TRY(cu_launch(chained, rigid_batch_accept_kernel<real>, nchains, RIGID_ACCEPT_THREADS, rb->smem, chains, pos,
+                         centres, quats, t, k, n, nmol, K, trials, rb->parts, rb->max_sites, rb->d_trials,
+                         rb->d_partial, rb->d_pairs, rb->pairs_shared),
+               err);
     }
     return MC_OK;
 }

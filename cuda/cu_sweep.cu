@@ -10,6 +10,7 @@
 #include "cu_backend.h"
 #include "cu_check.h"
 #include "cu_chain_move.cuh"
+#include "cu_launch.cuh"
 #include "cu_repeats.cuh"
 
 enum { CHAIN_THREADS_MAX = 256 };
@@ -279,6 +280,7 @@ template <typename real>
 __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
                                   unsigned long long seed, batch_tables<real> tb)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ int sp[]; /* [K] particle of each trial */
     __shared__ repeat_table repeat;
     __shared__ int warp_repeats[32];
@@ -334,6 +336,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
                                     int chunk, int pair_blocks, cu_pairs<real> lj, double *partial,
                                     double *corr, batch_tables<real> tb)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ double warp_sum[32];
     const int k = threadIdx.x, K = blockDim.x;
@@ -395,6 +398,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
                                     cu_pairs<real> lj, unsigned long long seed, const double *partial,
                                     const double *corr, batch_tables<real> tb)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x, lane = k & 31;
     double *sdE = (double *)smem, *sthreshold = sdE + K;  /* energy change so far, -ln u */
@@ -624,19 +628,19 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
     if (smem_b > 48 * 1024)
         CU_TRY(cudaFuncSetAttribute(batch_accept_kernel<real, MIX>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b), err);
+    int chained = 0;
+    MC_TRY(cu_chained_launches(&chained, err));
     for (int c = 0; c < v->nchains; c++) {
         real *pos = (real *)v->pos + (size_t)c * 3 * v->n;
         for (long long done = 0; done < moves; done += K) {
             int trials = (int)(moves - done < K ? moves - done : K);
-            batch_draw_kernel<real><<<1, K, smem_draw>>>(&v->chains[c], pos, v->n, trials, v->seed, tb);
-            CU_LAUNCHED(err);
+            CU_TRY(cu_launch(chained, batch_draw_kernel<real>, 1, K, smem_draw, &v->chains[c], pos, v->n, trials,
+                             v->seed, tb), err);
             /* alt rows, pair sums, then a block per row of corrections (trial m < trials - 1) */
-            batch_trials_kernel<real, MIX><<<ALT_MAX + nblocks + trials - 1, K, smem_a>>>(
-                &v->chains[c], pos, v->n, trials, chunk, nblocks, lj, v->partial, corr, tb);
-            CU_LAUNCHED(err);
-            batch_accept_kernel<real, MIX><<<1, K, smem_b>>>(&v->chains[c], pos, v->n, trials, nblocks, lj,
-                                                             v->seed, v->partial, corr, tb);
-            CU_LAUNCHED(err);
+            CU_TRY(cu_launch(chained, batch_trials_kernel<real, MIX>, ALT_MAX + nblocks + trials - 1, K, smem_a,
+                             &v->chains[c], pos, v->n, trials, chunk, nblocks, lj, v->partial, corr, tb), err);
+            CU_TRY(cu_launch(chained, batch_accept_kernel<real, MIX>, 1, K, smem_b, &v->chains[c], pos, v->n, trials,
+                             nblocks, lj, v->seed, v->partial, corr, tb), err);
         }
     }
     return MC_OK;
