@@ -34,13 +34,6 @@ enum {
     RIGID_A_BLOCKS_PER_SM = 4   /* kernel A's parts per trial aim at this many blocks per SM */
 };
 
-/* A trial whose batch-start energy change, or whose terms with a moved molecule's start sites,
- * exceed this many kT (or are not finite: a hard core) once other molecules have moved is summed
- * afresh: its start sum may hold a huge pair term with a site since vacated, which the
- * corrections would take out again, leaving the rounding of the huge term (its last bit, 1e-16
- * of it) in dE; below 1e6 kT that is under 1e-10 kT. */
-static const double RIGID_CANCEL_LIMIT = 1e6;
-
 /* A trial of a batch, as kernel A leaves it for kernel B. */
 struct rigid_trial_dev {
     double old[3 * MC_MAX_SITES], nw[3 * MC_MAX_SITES]; /* its molecule's sites at the batch start, moved */
@@ -240,9 +233,10 @@ __global__ void __launch_bounds__(RIGID_THREADS)
  * whose molecule has not moved in the batch is kernel A's sum plus, for each molecule q moved
  * earlier, kernel A's pair terms with q's first accepted trial (its moved sites less its start
  * sites), or for a molecule moved twice the terms with its present sites summed by the warp. A
- * trial whose molecule has moved in the batch, or whose start sum is not finite or not below
- * RIGID_CANCEL_LIMIT kT while others have moved, is the block's: placed from the molecule's
- * present pose (or kernel A's placement) and summed afresh over every other site.
+ * trial whose molecule has moved in the batch, or whose start sum or terms with a moved molecule's
+ * start sites are not finite or not below CU_CANCEL_LIMIT kT (cu_kernels.cuh), is the block's:
+ * placed from the molecule's present pose (or kernel A's placement) and summed afresh over every
+ * other site.
  * Warp 0 applies each accepted move (its sites and pose in the tables and in global memory). */
 template <typename real>
 __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
@@ -340,8 +334,10 @@ __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
                 const trial_sh &tu = ts[u];
                 const int nmoved = moved, slot = tu.prev >= 0 ? ts[tu.prev].slot : -1;
                 const double *row_start = pair_start + (size_t)u * K, *row_moved = pair_moved + (size_t)u * K;
-                bool huge = nmoved > 0 && !(fabs(tu.dE_start) * beta < RIGID_CANCEL_LIMIT);
-                for (int q = lane; q < nmoved; q += 32) huge |= !(fabs(row_start[mv[q].trial]) * beta < RIGID_CANCEL_LIMIT);
+                /* a start sum, or terms with a moved molecule's start sites, beyond CU_CANCEL_LIMIT kT
+                 * (or not finite: a hard core) once others have moved: summed afresh (cu_kernels.cuh) */
+                bool huge = nmoved > 0 && !cu_carried(tu.dE_start, beta);
+                for (int q = lane; q < nmoved; q += 32) huge |= !cu_carried(row_start[mv[q].trial], beta);
                 if (slot >= 0 || __any_sync(0xffffffffu, huge)) break; /* the block's */
                 const double *o = t_old + (size_t)u * stride, *nw = t_nw + (size_t)u * stride;
                 double sum = 0.0;

@@ -6,7 +6,8 @@
  *    once (the draw kernel), evaluated at once against the batch-start configuration together
  *    with every pair of trials' corrections (kernel A, all SMs), then accepted in order (kernel B,
  *    one block), each trial corrected by its pair terms with the earlier accepted ones; a trial
- *    whose particle already moved in the batch is decided apart (below). */
+ *    whose particle already moved in the batch, or whose corrections meet a pair term too large to
+ *    take out exactly (CU_CANCEL_LIMIT), is decided apart (below). */
 #include "cu_backend.h"
 #include "cu_check.h"
 #include "cu_chain_move.cuh"
@@ -329,8 +330,9 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_draw_kernel(const c
  *    thread k sums trial k's energy change over them;
  *  - then one block per trial m < trials - 1: thread k > m writes corr[m K + k], what trial m, if
  *    accepted, adds to trial k's energy change (the four pair terms between their old and new
- *    positions), so that kernel B's sequential pass only adds numbers. (For trials of the same
- *    particle it is never used: the later one is decided from alt or recomputed.) */
+ *    positions), so that kernel B's sequential pass only adds numbers (NaN where a term cannot be
+ *    carried: cu_pair_correction). (For trials of the same particle it is never used: the later
+ *    one is decided from alt or recomputed.) */
 template <typename real, bool MIX>
 __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
                                     int chunk, int pair_blocks, cu_pairs<real> lj, double *partial,
@@ -360,6 +362,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
         corr[(size_t)m * K + k] =
             tk.particle == tm.particle ? 0.0
             : cu_pair_correction(tk.o[0], tk.o[1], tk.o[2], tk.nw[0], tk.nw[1], tk.nw[2], tm.o, tm.nw, box, half,
+                                 cd->beta,
                                  MIX ? lj.of(lj.species_of(tk.particle), lj.species_of(tm.particle)) : lj.one);
         return;
     }
@@ -386,11 +389,13 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
  * lanes add them from a 32 x 32 tile of corr staged in shared memory, and the other warps add them
  * to the blocks after it from corr itself. While warp 0 decides block b, the other warps also stage
  * the corner of corr inside block b + 1 and the tile from block b to block b + 1.
- * A trial whose particle already moved in the batch ends the window: the window's corrections are
- * added at once, then the trial is decided. If its prev was accepted from the batch start, its
- * energy change is kernel A's alt sum plus its pair terms with the other accepted trials; else the
- * block recomputes it in full against the current positions. Either way every later trial then
- * adds its pair terms with it, computed afresh. Every other trial's energy change is thus the sum
+ * A trial whose particle already moved in the batch, or whose sum so far is NaN (a correction with
+ * a term beyond CU_CANCEL_LIMIT kT: the start sum holds a huge term the corrections would take
+ * out again inexactly), ends the window: the window's corrections are added at once, then the
+ * trial is decided. If its particle's prev was accepted from the batch start, its energy change is
+ * kernel A's alt sum plus its pair terms with the other accepted trials, unless that is NaN too;
+ * else the block recomputes it in full against the current positions. Either way every later
+ * trial then adds its pair terms with it, computed afresh. Every other trial's energy change is thus the sum
  * of its kernel A partials and then of its corrections by the earlier accepted trials in their
  * order; one decided apart has its alt sum plus a block sum, or a block sum (fixed orders both). */
 template <typename real, bool MIX>
@@ -407,7 +412,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
     real *sa = (real *)(snext + 2 * WINDOW * WINDOW), *sb = sa + 3 * K; /* old and new position */
     int *sp = (int *)(sb + 3 * K), *sprev = sp + K, *salt = sprev + K; /* particle, prev, alt row */
     unsigned char *sacc = (unsigned char *)(salt + K), *sfull = sacc + K; /* accepted; decided apart */
-    __shared__ double red[32], s_energy;
+    __shared__ double red[2][32], s_energy; /* the alt sum's, then a recomputation's */
     __shared__ int s_end[2];         /* by window parity: a window ends with one barrier, */
     __shared__ unsigned s_mask[2];   /* so the next may be written while this one is read */
     __shared__ unsigned long long s_accepted;
@@ -494,7 +499,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
                 dE = dE0;
                 for (unsigned left = mask & ((1u << lane) - 1u); left; left &= left - 1u) /* in order */
                     dE += corner[(__ffs((int)left) - 1) * WINDOW + lane];
-                const bool full = mine && (moved_before || (same_in & mask));
+                const bool full = mine && (moved_before || (same_in & mask) || isnan(dE));
                 const bool accept = mine && !full && mc_metropolis_test(dE, beta, threshold);
                 const unsigned fulls = __ballot_sync(0xffffffffu, full);
                 const int first_full = fulls ? __ffs((int)fulls) - 1 : w;
@@ -519,27 +524,32 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
         __syncthreads();
         const int end = s_end[parity];
         const unsigned mask = s_mask[parity];
-        if (end < base + w) { /* uniform: trial `end`'s particle moved earlier in the batch */
+        if (end < base + w) { /* uniform: trial `end`'s particle moved earlier in the batch, or its sum is NaN */
             if (k >= base + WINDOW && k < trials && mask) add_window(base, mask); /* before the trial's own */
             late = -1;
             const int i = sp[end], m = sprev[end], row = salt[end];
             real o[3], nw[3];
-            double dE;
+            double dE = CUDART_NAN; /* uniform over the block, as every block sum */
             if (row >= 0 && sacc[m] && !sfull[m]) { /* it sits at prev's new position: alt holds it */
                 const batch_trial<real> a = tb.alt[row];
                 for (int d = 0; d < 3; d++) o[d] = a.o[d], nw[d] = a.nw[d];
                 double part = k < end && sacc[k] && sp[k] != i
                               ? cu_pair_correction(o[0], o[1], o[2], nw[0], nw[1], nw[2], sa + 3 * k, sb + 3 * k, box,
-                                                   half, MIX ? lj.of(lj.species_of(i), lj.species_of(sp[k])) : lj.one)
+                                                   half, beta,
+                                                   MIX ? lj.of(lj.species_of(i), lj.species_of(sp[k])) : lj.one)
                               : 0.0;
-                dE = tb.alt_dE[row] + cu_block_sum(part, red);
-            } else {
+                dE = tb.alt_dE[row] + cu_block_sum(part, red[0]);
+                if (k == 0 && isnan(dE)) CU_CANCEL_TRACE("large-chain alt", step0 + end);
+            } else if (k == 0 && isnan(sdE[end])) {
+                CU_CANCEL_TRACE("large-chain", step0 + end);
+            }
+            if (isnan(dE)) { /* no alt row, or a term of it beyond the limit */
                 mc_trial t = mc_trial_draw(seed, cd->id, step0 + end, (uint32_t)n, cd->max_displacement);
                 o[0] = x[i], o[1] = y[i], o[2] = z[i];
                 trial_position(t, o[0], o[1], o[2], box, &nw[0], &nw[1], &nw[2]);
                 dE = cu_block_sum(move_energy_part<MIX>(x, y, z, k, n, K, i, o[0], o[1], o[2], nw[0], nw[1], nw[2],
                                                         box, half, lj),
-                                  red);
+                                  red[1]);
             }
             if (k == 0) {
                 for (int d = 0; d < 3; d++) sa[3 * end + d] = o[d], sb[3 * end + d] = nw[d];
@@ -554,7 +564,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
             __syncthreads();
             if (sacc[end] && k > end && k < trials && sp[k] != i)
                 sdE[k] += cu_pair_correction(sa[3 * k], sa[3 * k + 1], sa[3 * k + 2], sb[3 * k], sb[3 * k + 1],
-                                             sb[3 * k + 2], sa + 3 * end, sb + 3 * end, box, half,
+                                             sb[3 * k + 2], sa + 3 * end, sb + 3 * end, box, half, beta,
                                              MIX ? lj.of(lj.species_of(sp[k]), lj.species_of(i)) : lj.one);
             s = end + 1;
             __syncthreads();
