@@ -244,11 +244,38 @@ static int cu_reload(mc_backend *b, const unsigned char *changed, mc_err *err)
     return any && b->v.chain_cells.m ? cu_chain_cells_rebuild(&b->v, err) : MC_OK;
 }
 
-/* npt in the chain kernel: each chain's volume draws for the next nsweeps sweeps, made here as
- * the run driver makes them (mc_volume_draw keyed by volume_moves, exp in glibc), uploaded once. */
-static int volume_draws(mc_backend *b, long nsweeps, cu_npt *npt, mc_err *err)
+/* npt in the chain kernel: each chain's volume draws for `nsweeps` sweeps from its volume move
+ * `first` on (counted from the host chain's volume_moves), made here as the run driver makes them
+ * (mc_volume_draw keyed by volume_moves, exp in glibc), at `offset` doubles into the draws'
+ * buffers, and queued for the device behind whatever runs there now (pinned memory: the copy is
+ * asynchronous, so the host can draw the next piece while the kernel runs). */
+static int volume_draws(mc_backend *b, long first, long nsweeps, size_t offset, cu_npt *npt, mc_err *err)
 {
-    size_t C = (size_t)b->v.nchains;
+    const size_t C = (size_t)b->v.nchains;
+    double *h = b->h_draws + offset;
+    for (size_t k = 0; k < C; k++) {
+        const mc_chain *c = b->chains[k];
+        for (long s = 0; s < nsweeps; s++) {
+            mc_volume_trial t = mc_volume_draw(b->plan->seed, (uint32_t)c->id, c->volume_moves + (uint64_t)(first + s),
+                                               c->max_volume_step);
+            double *d = h + (k * nsweeps + s) * 4;
+            d[0] = t.log_ratio, d[1] = t.threshold, d[2] = exp(t.log_ratio / 3.0), d[3] = exp(t.log_ratio);
+        }
+    }
+    CU_TRY(cudaMemcpyAsync(b->d_draws + offset, h, C * nsweeps * 4 * sizeof *h, cudaMemcpyHostToDevice), err);
+    *npt = (cu_npt){1, (int)nsweeps, b->plan->npt_tail, b->plan->min_box_len, (double)b->plan->nmol,
+                    b->d_draws + offset};
+    return MC_OK;
+}
+
+/* npt in the chain kernel: a launch of nsweeps sweeps in NPT_PIECES kernels, the host drawing each
+ * piece's volume moves while the kernel runs the piece before (4224 chains x 100 sweeps of draws
+ * took the host about as long as a tenth of the chains' volume moves, the GPU idle). The chain's
+ * state stays on the device between the pieces. */
+static int sweep_chains_npt(mc_backend *b, long nsweeps, mc_err *err)
+{
+    enum { NPT_PIECES = 4 };
+    const size_t C = (size_t)b->v.nchains;
     if (nsweeps > b->draw_sweeps) {
         cudaFree(b->d_draws), cudaFreeHost(b->h_draws);
         b->d_draws = NULL, b->h_draws = NULL, b->draw_sweeps = 0;
@@ -256,17 +283,13 @@ static int volume_draws(mc_backend *b, long nsweeps, cu_npt *npt, mc_err *err)
         CU_TRY(cudaMallocHost(&b->h_draws, C * nsweeps * 4 * sizeof *b->h_draws), err);
         b->draw_sweeps = nsweeps;
     }
-    for (size_t k = 0; k < C; k++) {
-        const mc_chain *c = b->chains[k];
-        for (long s = 0; s < nsweeps; s++) {
-            mc_volume_trial t = mc_volume_draw(b->plan->seed, (uint32_t)c->id, c->volume_moves + (uint64_t)s,
-                                               c->max_volume_step);
-            double *d = b->h_draws + (k * nsweeps + s) * 4;
-            d[0] = t.log_ratio, d[1] = t.threshold, d[2] = exp(t.log_ratio / 3.0), d[3] = exp(t.log_ratio);
-        }
+    const long piece = (nsweeps + NPT_PIECES - 1) / NPT_PIECES;
+    for (long done = 0; done < nsweeps; done += piece) {
+        const long sweeps = nsweeps - done < piece ? nsweeps - done : piece;
+        cu_npt npt;
+        MC_TRY(volume_draws(b, done, sweeps, C * (size_t)done * 4, &npt, err));
+        MC_TRY(cu_sweep_chains(&b->v, (long long)sweeps * b->v.n, &npt, err));
     }
-    CU_TRY(cudaMemcpy(b->d_draws, b->h_draws, C * nsweeps * 4 * sizeof *b->h_draws, cudaMemcpyHostToDevice), err);
-    *npt = (cu_npt){1, (int)nsweeps, b->plan->npt_tail, b->plan->min_box_len, (double)b->plan->nmol, b->d_draws};
     return MC_OK;
 }
 
@@ -300,12 +323,12 @@ static int sweep_launch(mc_backend *b, long nsweeps, mc_err *err)
 {
     MC_TRY(upload_chains(b, err));
     long long moves = (long long)nsweeps * b->v.n;
-    cu_npt npt = {0, 0, 0.0, 0.0, 0.0, NULL};
-    if (cu_moves_volume(b)) MC_TRY(volume_draws(b, nsweeps, &npt, err));
-    if (b->v.cells_of) MC_TRY(sweep_large_chains(b, moves, err));
+    const cu_npt nvt = {0, 0, 0.0, 0.0, 0.0, NULL};
+    if (cu_moves_volume(b)) MC_TRY(sweep_chains_npt(b, nsweeps, err));
+    else if (b->v.cells_of) MC_TRY(sweep_large_chains(b, moves, err));
     else if (b->batched) MC_TRY(cu_sweep_batched(&b->v, moves, err));
     else if (b->v.chain_cells.m) MC_TRY(cu_sweep_cells_chains(&b->v, moves, err));
-    else MC_TRY(cu_sweep_chains(&b->v, moves, &npt, err));
+    else MC_TRY(cu_sweep_chains(&b->v, moves, &nvt, err));
     MC_TRY(download_chains(b, err)); /* synchronises: a kernel fault surfaces here */
     if (b->v.chain_cells.m) MC_TRY(cu_chain_cells_overflowed(&b->v, err));
     for (int c = 0; b->v.cells_of && c < b->v.nchains; c++) {

@@ -11,7 +11,10 @@
  *     exactly zero.
  *  B: one block assigns dependency levels over those lists and decides level by level; a trial
  *     whose particle already moved in the batch recomputes its energy change from its true old
- *     position. Positions are written and cell lists updated at the end, in a deterministic order.
+ *     position. A trial whose corrections meet a pair term beyond CU_CANCEL_LIMIT kT ends the batch
+ *     before it: the next batch starts with it, against a start configuration that is the present
+ *     one (no correction, so nothing to cancel), and the host runs batches until every move is
+ *     made. Positions are written and cell lists updated at the end, in a deterministic order.
  * Cells hold particle indices in slots; moving between cells swaps with the last slot. */
 #include <math.h>
 #include <stdlib.h>
@@ -21,6 +24,7 @@
 #include "cu_check.h"
 #include "cu_cell_grid.cuh"
 #include "cu_kernels.cuh"
+#include "cu_launch.cuh"
 #include "cu_repeats.cuh"
 #include "mc_move.h"
 
@@ -37,6 +41,7 @@ struct tables {
     int *grid;                           /* [K][GRID_FIELDS]: read ahead by kernel A for B */
     double *threshold, *base, *d;        /* d: displacement [K][3] */
     double *base2;                       /* second occurrence of a particle: dE if the first moved */
+    unsigned long long *undecided;       /* trials kernel B left to later batches, since the host zeroed it */
     void *a, *b;                         /* real [K][3]: batch-start old position, drawn new one */
 };
 
@@ -56,6 +61,7 @@ __host__ __device__ static inline tables table_at(void *buf, int K, size_t real_
     t.base = (double *)c, c += K * sizeof(double);
     t.d = (double *)c, c += 3 * K * sizeof(double);
     t.base2 = (double *)c, c += K * sizeof(double);
+    t.undecided = (unsigned long long *)c, c += sizeof(unsigned long long);
     t.a = c, c += 3 * K * real_size;
     t.b = c;
     return t;
@@ -64,7 +70,7 @@ __host__ __device__ static inline tables table_at(void *buf, int K, size_t real_
 static size_t table_bytes(int K, size_t real_size)
 {
     return align8((4 + MAXC + GRID_FIELDS) * (size_t)K * sizeof(int)) + 6 * (size_t)K * sizeof(double) +
-           6 * (size_t)K * real_size;
+           sizeof(unsigned long long) + 6 * (size_t)K * real_size;
 }
 
 /* Energy of particle p placed at q with the members of neighbour cells k0, k0 + stride, ... < 27
@@ -106,6 +112,7 @@ __global__ void __launch_bounds__(1024)
     cells_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
                       unsigned long long seed)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ int sp[]; /* [K] particle of each trial */
     __shared__ repeat_table repeats;
     const int k = threadIdx.x;
@@ -149,6 +156,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
     cells_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
                         cu_cells_dev g, typename prec<real>::params lj, double cutoff)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     enum { PER_BLOCK = A_WARPS / 2 };
     if (*g.overflow) return; /* a cell overflowed: the grid is broken, the run stops after the launch */
     extern __shared__ __align__(16) unsigned char smem[];
@@ -291,6 +299,7 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
                                     cu_cells_dev g, typename prec<real>::params lj,
                                     unsigned long long seed)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     if (*g.overflow) return; /* as in kernel A */
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x;
@@ -299,8 +308,9 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     int *level = (int *)(gain + K), *next = level + K, *chg_old = next + K, *chg_new = chg_old + K;
     unsigned char *acc = (unsigned char *)(chg_new + K);
     __shared__ double red[32];
-    __shared__ int s_max_level;
+    __shared__ int s_max_level, s_stop; /* s_stop: the first trial left to the next batch */
     const real box = (real)cd->box, half = (real)cd->half_box;
+    const double beta = cd->beta;
     const bool active = k < trials;
     int p = -1, prev = -1, mult = 1, nconf = 0;
     /* the grid around p as the batch starts (G_*): a cell move that no other move of the batch
@@ -314,7 +324,7 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     level[k] = 0, next[k] = -1, acc[k] = 0, gain[k] = 0.0, chg_old[k] = chg_new[k] = -1;
     __shared__ cell_uses touched;
     for (int e = k; e < CELL_HASH; e += K) touched.key[e] = -1, touched.uses[e] = 0;
-    if (k == 0) s_max_level = 0;
+    if (k == 0) s_max_level = 0, s_stop = trials;
     __syncthreads();
     if (active && prev >= 0) next[prev] = k;
     const bool all_earlier = nconf > MAXC; /* list overflowed: depend on every earlier trial */
@@ -354,17 +364,28 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
                 dE = cells_energy(g, pos, n, p, nx, ny, nz, box, half, 0, 1, lj) -
                      cells_energy(g, pos, n, p, ox, oy, oz, box, half, 0, 1, lj);
             }
-            for (int c = 0; c < nlist; c++) { /* ascending m: a fixed order */
+            bool carried = true;
+            for (int c = 0; c < nlist && carried; c++) { /* ascending m: a fixed order */
                 int m = all_earlier ? c : t.conf[(size_t)k * MAXC + c];
                 if (!acc[m] || t.p[m] == p) continue;
-                dE += cu_pair_correction(ox, oy, oz, nx, ny, nz, sa + 3 * m, sb + 3 * m, box, half, lj);
+                const double corr =
+                    cu_pair_correction(ox, oy, oz, nx, ny, nz, sa + 3 * m, sb + 3 * m, box, half, beta, lj);
+                carried = !isnan(corr), dE += corr;
             }
             sa[3 * k] = ox, sa[3 * k + 1] = oy, sa[3 * k + 2] = oz;
             sb[3 * k] = nx, sb[3 * k + 1] = ny, sb[3 * k + 2] = nz;
-            if (mc_metropolis_test(dE, cd->beta, t.threshold[k])) acc[k] = 1, gain[k] = dE;
+            /* a term beyond the limit: the batch ends before k. Trial 0 has no corrections, so a
+             * batch always decides one trial at least. The smallest such k is the sequential
+             * chain's: every trial before it was decided as the sequential chain decides it. */
+            if (!carried) atomicMin(&s_stop, k);
+            else if (mc_metropolis_test(dE, beta, t.threshold[k])) acc[k] = 1, gain[k] = dE;
         }
         __syncthreads();
     }
+    /* trials from stop on are left to the next batch (their decisions here may rest on stop's,
+     * which was not made); the barriers of the two sums publish the cleared flags */
+    const int stop = s_stop;
+    if (k >= stop) acc[k] = 0, gain[k] = 0.0;
     double total = cu_block_sum(gain[k], red);
     int accepted = __syncthreads_count(acc[k]);
     /* the last accepted move of each particle sets its position and cell */
@@ -416,7 +437,11 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
                 cell_move(g, t.p[m], chg_old[m], chg_new[m]);
         }
     if (k == 0) {
-        cd->step += trials;
+        if (stop < trials) {
+            CU_CANCEL_TRACE("large-chain-cells", cd->step + stop);
+            *t.undecided += trials - stop;
+        }
+        cd->step += stop;
         cd->accepted += accepted;
         cd->energy += total;
     }
@@ -434,17 +459,23 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
            err);
     typename prec<real>::params lj = prec<real>::make(v->pair);
     real *pos = (real *)v->pos;
-    for (long long done = 0; done < moves; done += K) {
-        int trials = (int)(moves - done < K ? moves - done : K);
-        cells_draw_kernel<real><<<1, K, K * sizeof(int)>>>(v->chains, pos, v->n, trials, t, v->seed);
-        CU_LAUNCHED(err);
-        size_t smem_a = (3 * (size_t)trials + 1) * sizeof(real) + 2 * (size_t)trials * sizeof(int);
-        cells_trials_kernel<real><<<(trials + A_WARPS / 2 - 1) / (A_WARPS / 2), 32 * A_WARPS, smem_a>>>(
-            v->chains, pos, v->n, trials, t, v->cells, lj, cutoff);
-        CU_LAUNCHED(err);
-        cells_accept_kernel<real><<<1, K, smem_b>>>(v->chains, pos, v->n, trials, t, v->cells, lj,
-                                                    v->seed);
-        CU_LAUNCHED(err);
+    int chained = 0;
+    MC_TRY(cu_chained_launches(&chained, err));
+    /* rounds of batches: a batch that kernel B ended early leaves moves to the next round (rare:
+     * a pair term beyond CU_CANCEL_LIMIT kT; the round's one copy back is its only wait) */
+    for (unsigned long long left = (unsigned long long)moves; left > 0;) {
+        CU_TRY(cudaMemsetAsync(t.undecided, 0, sizeof *t.undecided), err);
+        for (unsigned long long done = 0; done < left; done += K) {
+            int trials = (int)(left - done < (unsigned long long)K ? left - done : K);
+            CU_TRY(cu_launch(chained, cells_draw_kernel<real>, 1, K, K * sizeof(int), v->chains, pos, v->n, trials, t,
+                             v->seed), err);
+            size_t smem_a = (3 * (size_t)trials + 1) * sizeof(real) + 2 * (size_t)trials * sizeof(int);
+            CU_TRY(cu_launch(chained, cells_trials_kernel<real>, (trials + A_WARPS / 2 - 1) / (A_WARPS / 2),
+                             32 * A_WARPS, smem_a, v->chains, pos, v->n, trials, t, v->cells, lj, cutoff), err);
+            CU_TRY(cu_launch(chained, cells_accept_kernel<real>, 1, K, smem_b, v->chains, pos, v->n, trials, t, v->cells,
+                             lj, v->seed), err);
+        }
+        CU_TRY(cudaMemcpy(&left, t.undecided, sizeof left, cudaMemcpyDeviceToHost), err);
     }
     return MC_OK;
 }

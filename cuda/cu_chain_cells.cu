@@ -155,10 +155,13 @@ template <typename real> struct batch_trial {
  * trial w of the batch over the cells against the configuration at the batch's start, then thread 0
  * decides the trials in order, each energy change corrected by its pair terms with the batch's
  * earlier accepted moves (cu_pair_correction: exact, the cells play no part in it). A trial whose
- * particle an earlier trial of the batch moved ends the batch before it: the next batch starts with
- * that trial, evaluated afresh. The chain is then the sequential one, draw for draw (the large-chain
- * paths' scheme, cu_sweep.cu and cu_cells.cu, here within a block): a move costs one warp's pass
- * over the cells and a share of one barrier, not a barrier and a block's reduction of its own.
+ * particle an earlier trial of the batch moved, or whose corrections meet a pair term beyond
+ * CU_CANCEL_LIMIT kT (its start sum holds a term they would take out inexactly), ends the batch
+ * before it: the next batch starts with that trial, evaluated afresh, without corrections (so it
+ * never ends a batch again, and every batch decides one trial at least). The chain is then the
+ * sequential one, draw for draw (the large-chain paths' scheme, cu_sweep.cu and cu_cells.cu, here
+ * within a block): a move costs one warp's pass over the cells and a share of one barrier, not a
+ * barrier and a block's reduction of its own.
  * Dynamic shared memory: the chain's cell counts (m^3 ints), then, when staged, its positions. */
 template <typename real, bool MIX>
 __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS) /* four chains per SM */
@@ -219,17 +222,21 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
                 const batch_trial<real> &tk = trial[k];
                 int moved = 0;
                 for (int a = 0; a < naccepted; a++) moved |= trial[accepted[a]].particle == tk.particle;
-                if (moved) { /* evaluated at a position it no longer has: first in the next batch */
-                    decided = k;
-                    break;
-                }
                 double dE = tk.dE;
-                for (int a = 0; a < naccepted; a++) {
+                bool carried = !moved; /* moved: evaluated at a position it no longer has */
+                for (int a = 0; a < naccepted && carried; a++) {
                     const batch_trial<real> &ta = trial[accepted[a]];
                     typename prec<real>::params p = pr.one;
                     if constexpr (MIX) p = pr.of(pr.species_of(tk.particle), pr.species_of(ta.particle));
-                    dE += cu_pair_correction(tk.old_pos[0], tk.old_pos[1], tk.old_pos[2], tk.new_pos[0], tk.new_pos[1],
-                                             tk.new_pos[2], ta.old_pos, ta.new_pos, box, half, p);
+                    const double corr = cu_pair_correction(tk.old_pos[0], tk.old_pos[1], tk.old_pos[2], tk.new_pos[0],
+                                                           tk.new_pos[1], tk.new_pos[2], ta.old_pos, ta.new_pos, box,
+                                                           half, beta, p);
+                    carried = !isnan(corr), dE += corr;
+                }
+                if (!carried) { /* first in the next batch */
+                    if (!moved) CU_CANCEL_TRACE("many-chains-cells", step0 + mv + k);
+                    decided = k;
+                    break;
                 }
                 if (!mc_metropolis_test(dE, beta, next.threshold[mv - base + k])) continue;
                 const int i = tk.particle;

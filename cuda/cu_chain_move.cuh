@@ -41,18 +41,6 @@ __device__ inline void draw_ahead(draws *next, unsigned long long seed, unsigned
     }
 }
 
-/* The warps' partial sums of part, added by thread 0 in a fixed order (the result is thread 0's). */
-__device__ inline double block_total(double part, double *warp_sum)
-{
-    for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
-    if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x >> 5] = part;
-    __syncthreads();
-    double total = 0.0;
-    if (threadIdx.x == 0)
-        for (int w = 0; w < (int)(blockDim.x >> 5); w++) total += warp_sum[w]; /* fixed order */
-    return total;
-}
-
 /* launch(real(), mix) with the view's precision and whether it is a mixture as template
  * arguments (std::integral_constant<bool, MIX> carries the flag): the four instantiations a
  * launcher needs, chosen in one place. */

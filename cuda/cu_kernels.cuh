@@ -3,6 +3,8 @@
 #ifndef CU_KERNELS_CUH
 #define CU_KERNELS_CUH
 
+#include <math_constants.h>
+
 #include "cu_backend.h"
 #include "mc_species.h"
 #include "pair.h"
@@ -126,20 +128,47 @@ __host__ __device__ inline real cu_displace(real x, double d, real box)
     return prec<real>::wrap((real)((double)x + d), box);
 }
 
+/* The batched paths (cu_sweep.cu, cu_cells.cu, cu_chain_cells.cu, cu_rigid_batch.cu) sum a trial's
+ * energy change against the batch-start configuration and correct it by its pair terms with the
+ * trials accepted before it. A start term with a particle that has moved since is taken out again
+ * by a correction, but its rounding stays in dE: 1e-16 of it in double, NaN (inf - inf) where a
+ * float term overflowed; the CPU, which sums against the present configuration, never meets it. So
+ * a term of this many kT or more, or not finite, is never carried through a batch: the trial is
+ * evaluated afresh, or first in the next batch. Below the limit the rounding is under 1e-10 kT. */
+static const double CU_CANCEL_LIMIT = 1e6;
+
+/* Whether a pair term u (energy) may be carried through a batch at inverse temperature beta. */
+__device__ inline bool cu_carried(double u, double beta) { return fabs(u) * beta < CU_CANCEL_LIMIT; }
+
+/* -DCU_TRACE_CANCEL: a line per trial that a path takes apart for a term beyond the limit (to
+ * count what t/gpu_parity.c's overlap cases exercise); compiled out otherwise. */
+#ifdef CU_TRACE_CANCEL
+#include <stdio.h>
+#define CU_CANCEL_TRACE(path, step) printf("# cancel guard: %s, step %llu\n", path, (unsigned long long)(step))
+#else
+#define CU_CANCEL_TRACE(path, step) ((void)0)
+#endif
+
 /* How an accepted move of another particle (a -> b) changes a later trial's energy change
  * (o -> nw): its new pair terms minus its old ones, each pair term rounded once in real and
- * added in double, as every other energy sum. */
+ * added in double, as every other energy sum. NaN where one of the four terms may not be carried
+ * (cu_carried; the two with a are terms of the trial's start sum): the flag travels in the value,
+ * through any sum it enters, and the caller sees it with isnan where it decides. */
 template <typename real>
 __device__ inline double cu_pair_correction(real ox, real oy, real oz, real nx, real ny, real nz,
-                                            const real *a, const real *b, real box, real half,
+                                            const real *a, const real *b, real box, real half, double beta,
                                             const typename prec<real>::params &lj)
 {
     typedef prec<real> P;
     return cu_specialised(lj, [&](const typename P::params &pp) {
-        return (double)P::energy(cu_dist2(nx, ny, nz, b[0], b[1], b[2], box, half), pp) -
-               (double)P::energy(cu_dist2(ox, oy, oz, b[0], b[1], b[2], box, half), pp) -
-               (double)P::energy(cu_dist2(nx, ny, nz, a[0], a[1], a[2], box, half), pp) +
-               (double)P::energy(cu_dist2(ox, oy, oz, a[0], a[1], a[2], box, half), pp);
+        const double new_b = (double)P::energy(cu_dist2(nx, ny, nz, b[0], b[1], b[2], box, half), pp),
+                     old_b = (double)P::energy(cu_dist2(ox, oy, oz, b[0], b[1], b[2], box, half), pp),
+                     new_a = (double)P::energy(cu_dist2(nx, ny, nz, a[0], a[1], a[2], box, half), pp),
+                     old_a = (double)P::energy(cu_dist2(ox, oy, oz, a[0], a[1], a[2], box, half), pp);
+        if (!(cu_carried(new_b, beta) && cu_carried(old_b, beta) && cu_carried(new_a, beta) &&
+              cu_carried(old_a, beta)))
+            return CUDART_NAN;
+        return new_b - old_b - new_a + old_a;
     });
 }
 

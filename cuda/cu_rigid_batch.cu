@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cu_check.h"
+#include "cu_launch.cuh"
 #include "cu_rigid.cuh"
 
 enum {
@@ -32,13 +33,6 @@ enum {
     RIGID_DEFAULT_TRIALS = 32,  /* the fastest of 32, 64 and 128 on shape D (doc/performance.md version 19) */
     RIGID_A_BLOCKS_PER_SM = 4   /* kernel A's parts per trial aim at this many blocks per SM */
 };
-
-/* A trial whose batch-start energy change, or whose terms with a moved molecule's start sites,
- * exceed this many kT (or are not finite: a hard core) once other molecules have moved is summed
- * afresh: its start sum may hold a huge pair term with a site since vacated, which the
- * corrections would take out again, leaving the rounding of the huge term (its last bit, 1e-16
- * of it) in dE; below 1e6 kT that is under 1e-10 kT. */
-static const double RIGID_CANCEL_LIMIT = 1e6;
 
 /* A trial of a batch, as kernel A leaves it for kernel B. */
 struct rigid_trial_dev {
@@ -150,6 +144,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
                               const double *quats, rigid_tables t, rigid_consts k, int n, int nmol, int K,
                               rigid_trial_dev *trials, double *partial, double *pairs)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     __shared__ double old[3 * MC_MAX_SITES], nw[3 * MC_MAX_SITES], warp_sum[32];
     __shared__ double i_old[PAIR_CHUNK][3 * MC_MAX_SITES], i_nw[PAIR_CHUNK][3 * MC_MAX_SITES];
     __shared__ rigid_pairs<real> sp;
@@ -238,9 +233,10 @@ __global__ void __launch_bounds__(RIGID_THREADS)
  * whose molecule has not moved in the batch is kernel A's sum plus, for each molecule q moved
  * earlier, kernel A's pair terms with q's first accepted trial (its moved sites less its start
  * sites), or for a molecule moved twice the terms with its present sites summed by the warp. A
- * trial whose molecule has moved in the batch, or whose start sum is not finite or not below
- * RIGID_CANCEL_LIMIT kT while others have moved, is the block's: placed from the molecule's
- * present pose (or kernel A's placement) and summed afresh over every other site.
+ * trial whose molecule has moved in the batch, or whose start sum or terms with a moved molecule's
+ * start sites are not finite or not below CU_CANCEL_LIMIT kT (cu_kernels.cuh), is the block's:
+ * placed from the molecule's present pose (or kernel A's placement) and summed afresh over every
+ * other site.
  * Warp 0 applies each accepted move (its sites and pose in the tables and in global memory). */
 template <typename real>
 __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
@@ -249,6 +245,7 @@ __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
                               const rigid_trial_dev *in, const double *partial, const double *pairs,
                               int pairs_shared)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ __align__(16) unsigned char smem[];
     const accept_layout L = accept_layout_of(K, ms, pairs_shared);
     double *t_old = (double *)(smem + L.t_old), *t_nw = (double *)(smem + L.t_nw), *m_now = (double *)(smem + L.m_now);
@@ -337,8 +334,10 @@ __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
                 const trial_sh &tu = ts[u];
                 const int nmoved = moved, slot = tu.prev >= 0 ? ts[tu.prev].slot : -1;
                 const double *row_start = pair_start + (size_t)u * K, *row_moved = pair_moved + (size_t)u * K;
-                bool huge = nmoved > 0 && !(fabs(tu.dE_start) * beta < RIGID_CANCEL_LIMIT);
-                for (int q = lane; q < nmoved; q += 32) huge |= !(fabs(row_start[mv[q].trial]) * beta < RIGID_CANCEL_LIMIT);
+                /* a start sum, or terms with a moved molecule's start sites, beyond CU_CANCEL_LIMIT kT
+                 * (or not finite: a hard core) once others have moved: summed afresh (cu_kernels.cuh) */
+                bool huge = nmoved > 0 && !cu_carried(tu.dE_start, beta);
+                for (int q = lane; q < nmoved; q += 32) huge |= !cu_carried(row_start[mv[q].trial], beta);
                 if (slot >= 0 || __any_sync(0xffffffffu, huge)) break; /* the block's */
                 const double *o = t_old + (size_t)u * stride, *nw = t_nw + (size_t)u * stride;
                 double sum = 0.0;
@@ -442,15 +441,17 @@ static int batch_sweep(const rigid_batch *rb, rigid_chain_dev *chains, double *p
                        mc_err *err)
 {
     const int K = rb->trials;
+    int chained = 0;
+    MC_TRY(cu_chained_launches(&chained, err));
     for (long long done = 0; done < moves; done += K) {
         const int trials = moves - done < K ? (int)(moves - done) : K;
-        rigid_batch_trials_kernel<real><<<dim3(rb->parts, trials, nchains), RIGID_THREADS>>>(
-            chains, pos, centres, quats, t, k, n, nmol, K, rb->d_trials, rb->d_partial, rb->d_pairs);
-        CU_LAUNCHED(err);
-        rigid_batch_accept_kernel<real><<<nchains, RIGID_ACCEPT_THREADS, rb->smem>>>(
-            chains, pos, centres, quats, t, k, n, nmol, K, trials, rb->parts, rb->max_sites, rb->d_trials,
-            rb->d_partial, rb->d_pairs, rb->pairs_shared);
-        CU_LAUNCHED(err);
+        CU_TRY(cu_launch(chained, rigid_batch_trials_kernel<real>, dim3(rb->parts, trials, nchains), RIGID_THREADS, 0,
+                         chains, pos, centres, quats, t, k, n, nmol, K, rb->d_trials, rb->d_partial, rb->d_pairs),
+               err);
+        CU_TRY(cu_launch(chained, rigid_batch_accept_kernel<real>, nchains, RIGID_ACCEPT_THREADS, rb->smem, chains, pos,
+                         centres, quats, t, k, n, nmol, K, trials, rb->parts, rb->max_sites, rb->d_trials,
+                         rb->d_partial, rb->d_pairs, rb->pairs_shared),
+               err);
     }
     return MC_OK;
 }

@@ -6,10 +6,12 @@
  *    once (the draw kernel), evaluated at once against the batch-start configuration together
  *    with every pair of trials' corrections (kernel A, all SMs), then accepted in order (kernel B,
  *    one block), each trial corrected by its pair terms with the earlier accepted ones; a trial
- *    whose particle already moved in the batch is decided apart (below). */
+ *    whose particle already moved in the batch, or whose corrections meet a pair term too large to
+ *    take out exactly (CU_CANCEL_LIMIT), is decided apart (below). */
 #include "cu_backend.h"
 #include "cu_check.h"
 #include "cu_chain_move.cuh"
+#include "cu_launch.cuh"
 #include "cu_repeats.cuh"
 
 enum { CHAIN_THREADS_MAX = 256 };
@@ -39,29 +41,46 @@ __device__ double move_energy_part(const real *x, const real *y, const real *z, 
     });
 }
 
-/* The pair energy of the chain with its box and positions scaled by s (edge sbox): this thread's
- * share, rows i = threadIdx.x, + blockDim.x, ..., each with its later partners, every pair's energy
- * rounded once in real and added in double (the measurement's convention). */
-template <bool MIX, typename real>
+/* The pair energy of the chain with its box and positions scaled by s (edge sbox; SCALE false:
+ * positions already scaled, s unused): this thread's
+ * share, rows i = threadIdx.x, + blockDim.x, ..., every pair's energy rounded once in real and
+ * added in double (the measurement's convention). Row i takes the h_i partners after it cyclically,
+ * j = i + 1, ..., i + h_i (mod n), with h_i = (n - 1) / 2, one more for i < n / 2 when n is even:
+ * every pair once, and all rows of one length to within one. Rows of the partners j > i (lengths
+ * n - 1 down to 0) left the lanes of a warp idle while its first lane finished, and thread 0 a
+ * tenth more pairs than the mean at n = 500 and 64 threads. */
+template <bool MIX, bool SCALE, typename real>
 __device__ double scaled_energy_part(const real *x, const real *y, const real *z, int n, double s, real sbox,
                                      real shalf, const cu_pairs<real> &pr)
 {
     typedef typename prec<real>::params params;
+    auto at = [&](const real *c, int j) { return SCALE ? cu_scaled(c[j], s, sbox) : c[j]; };
     double e = 0.0;
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
-        real xi = cu_scaled(x[i], s, sbox), yi = cu_scaled(y[i], s, sbox), zi = cu_scaled(z[i], s, sbox);
-        int a = MIX ? pr.species_of(i) : 0;
-        e += cu_by_species<MIX>(pr, a, i + 1, n, 1, 0, [&](int j0, int j1, const params &p) {
-            return cu_specialised(p, [&](const params &pp) {
+        const real xi = at(x, i), yi = at(y, i), zi = at(z, i);
+        const int h = (n - 1) / 2 + (n % 2 == 0 && i < n / 2);
+        auto pair_at = [&](int j, const params &p) {
+            return (double)prec<real>::energy(cu_dist2(xi, yi, zi, at(x, j), at(y, j), at(z, j), sbox, shalf), p);
+        };
+        if (!MIX || pr.n == 1) { /* one loop, the index wrapped, so that no lane waits at the wrap */
+            e += cu_specialised(pr.one, [&](const params &pp) {
                 double part = 0.0;
-                for (int j = j0; j < j1; j++)
-                    part += (double)prec<real>::energy(
-                        cu_dist2(xi, yi, zi, cu_scaled(x[j], s, sbox), cu_scaled(y[j], s, sbox), cu_scaled(z[j], s, sbox),
-                                 sbox, shalf),
-                        pp);
+                for (int k = 1, j = i + 1; k <= h; k++, j++) part += pair_at(j >= n ? j - n : j, pp);
                 return part;
             });
-        });
+            continue;
+        }
+        /* a mixture: the row's two contiguous runs, [i + 1, n) and [0, i + 1 + h - n), by species */
+        auto run = [&](int j0, int j1, const params &p) {
+            return cu_specialised(p, [&](const params &pp) {
+                double part = 0.0;
+                for (int j = j0; j < j1; j++) part += pair_at(j, pp);
+                return part;
+            });
+        };
+        const int a = pr.species_of(i), end = min(n, i + 1 + h), wrapped = i + 1 + h - end;
+        e += cu_by_species<MIX>(pr, a, i + 1, end, 1, 0, run);
+        if (wrapped > 0) e += cu_by_species<MIX>(pr, a, 0, wrapped, 1, 0, run);
     }
     return e;
 }
@@ -98,8 +117,6 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
     if (staged)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = g[j];
     real *y = x + n, *z = y + n;
-    /* npt, staged: a trial volume's scaled coordinates, computed once instead of for every pair */
-    real *sx = npt.on && staged == 2 ? x + 3 * n : NULL, *sy = sx ? sx + n : NULL, *sz = sx ? sy + n : NULL;
     if (threadIdx.x == 0) {
         s_energy = cd->energy;
         s_accepted = cd->accepted;
@@ -119,7 +136,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
         double part = move_energy_part<MIX>(x, y, z, (int)threadIdx.x, n, (int)blockDim.x, i, ox, oy,
                                        oz, nx, ny, nz, box, half, lj);
-        double dE = block_total(part, warp_sum);
+        double dE = cu_block_sum(part, warp_sum);
         if (threadIdx.x == 0 && mc_metropolis_test(dE, beta, next.threshold[slot])) {
             x[i] = nx, y[i] = ny, z[i] = nz;
             s_energy += dE;
@@ -135,13 +152,17 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
             continue;
         }
         real sbox = (real)new_box, shalf = (real)(0.5 * new_box);
-        if (sx) {
-            for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) sx[j] = cu_scaled(x[j], scale, sbox);
+        /* staged: the trial volume's coordinates take the chain's place in shared memory, the
+         * chain's own kept in its global slice g until the decision, each by the thread that
+         * restores it (a second shared copy beside them cut the blocks an SM holds from 29 to 16
+         * at n = 500 in single); else each pair scales its coordinates itself */
+        if (staged) {
+            for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = x[j], x[j] = cu_scaled(x[j], scale, sbox);
             __syncthreads();
         }
-        double e_new = block_total(sx ? scaled_energy_part<MIX>(sx, sy, sz, n, 1.0, sbox, shalf, lj)
-                                      : scaled_energy_part<MIX>(x, y, z, n, scale, sbox, shalf, lj),
-                                   warp_sum);
+        double e_new = cu_block_sum(staged ? scaled_energy_part<MIX, false>(x, y, z, n, 1.0, sbox, shalf, lj)
+                                           : scaled_energy_part<MIX, true>(x, y, z, n, scale, sbox, shalf, lj),
+                                    warp_sum);
         /* nvcc may fuse a product and a sum of the cost that the host keeps apart: the last bit of dh,
          * which decides only a tie within an ulp of the threshold */
         if (threadIdx.x == 0) {
@@ -152,8 +173,13 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
             if (s_scale) s_energy = e_new, s_volume_accepted++;
         }
         __syncthreads(); /* the decision seen by all */
-        if (!s_scale) continue;
-        for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = sx ? sx[j] : cu_scaled(x[j], scale, sbox);
+        if (!s_scale) {
+            if (staged) /* the next move's first barrier comes before any other thread reads these */
+                for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = g[j];
+            continue;
+        }
+        if (!staged)
+            for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = cu_scaled(x[j], scale, sbox);
         box_d = new_box, box = sbox, half = shalf;
         double capped = cd->max_step > 0.5 * box_d ? 0.5 * box_d : cd->max_step;
         if (capped != max_disp) max_disp = capped, redraw = 1;
@@ -189,11 +215,8 @@ static int launch_chains(const cu_view *v, long long moves, const cu_npt *npt, m
     int max_optin = 0, dev;
     CU_TRY(cudaGetDevice(&dev), err);
     CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
-    /* staging pays only while several blocks still fit on an SM; else read from L1/L2. npt: staged
-     * 2 when a trial volume's coordinates fit beside them (twice the bytes) */
-    int staged = bytes <= 64 * 1024 && bytes + sizeof(draws) + 1024 <= (size_t)max_optin;
-    if (staged && npt->on && 2 * bytes <= 64 * 1024 && 2 * bytes + sizeof(draws) + 1024 <= (size_t)max_optin)
-        staged = 2, bytes *= 2;
+    /* staging pays only while several blocks still fit on an SM; else read from L1/L2 */
+    const int staged = bytes <= 64 * 1024 && bytes + sizeof(draws) + 1024 <= (size_t)max_optin;
     if (staged && bytes > 48 * 1024 - sizeof(draws) - 512)
         CU_TRY(cudaFuncSetAttribute(sweep_chains_kernel<real, MIX>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), err);
@@ -258,6 +281,7 @@ template <typename real>
 __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
                                   unsigned long long seed, batch_tables<real> tb)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ int sp[]; /* [K] particle of each trial */
     __shared__ repeat_table repeat;
     __shared__ int warp_repeats[32];
@@ -306,13 +330,15 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_draw_kernel(const c
  *    thread k sums trial k's energy change over them;
  *  - then one block per trial m < trials - 1: thread k > m writes corr[m K + k], what trial m, if
  *    accepted, adds to trial k's energy change (the four pair terms between their old and new
- *    positions), so that kernel B's sequential pass only adds numbers. (For trials of the same
- *    particle it is never used: the later one is decided from alt or recomputed.) */
+ *    positions), so that kernel B's sequential pass only adds numbers (NaN where a term cannot be
+ *    carried: cu_pair_correction). (For trials of the same particle it is never used: the later
+ *    one is decided from alt or recomputed.) */
 template <typename real, bool MIX>
 __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
                                     int chunk, int pair_blocks, cu_pairs<real> lj, double *partial,
                                     double *corr, batch_tables<real> tb)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ double warp_sum[32];
     const int k = threadIdx.x, K = blockDim.x;
@@ -324,7 +350,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
         const batch_trial<real> a = tb.alt[block];
         double part = move_energy_part<MIX>(x, y, z, k, n, K, a.particle, a.o[0], a.o[1], a.o[2], a.nw[0], a.nw[1],
                                             a.nw[2], box, half, lj);
-        double total = block_total(part, warp_sum);
+        double total = cu_block_sum(part, warp_sum);
         if (k == 0) tb.alt_dE[block] = total;
         return;
     }
@@ -336,6 +362,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
         corr[(size_t)m * K + k] =
             tk.particle == tm.particle ? 0.0
             : cu_pair_correction(tk.o[0], tk.o[1], tk.o[2], tk.nw[0], tk.nw[1], tk.nw[2], tm.o, tm.nw, box, half,
+                                 cd->beta,
                                  MIX ? lj.of(lj.species_of(tk.particle), lj.species_of(tm.particle)) : lj.one);
         return;
     }
@@ -362,11 +389,13 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
  * lanes add them from a 32 x 32 tile of corr staged in shared memory, and the other warps add them
  * to the blocks after it from corr itself. While warp 0 decides block b, the other warps also stage
  * the corner of corr inside block b + 1 and the tile from block b to block b + 1.
- * A trial whose particle already moved in the batch ends the window: the window's corrections are
- * added at once, then the trial is decided. If its prev was accepted from the batch start, its
- * energy change is kernel A's alt sum plus its pair terms with the other accepted trials; else the
- * block recomputes it in full against the current positions. Either way every later trial then
- * adds its pair terms with it, computed afresh. Every other trial's energy change is thus the sum
+ * A trial whose particle already moved in the batch, or whose sum so far is NaN (a correction with
+ * a term beyond CU_CANCEL_LIMIT kT: the start sum holds a huge term the corrections would take
+ * out again inexactly), ends the window: the window's corrections are added at once, then the
+ * trial is decided. If its particle's prev was accepted from the batch start, its energy change is
+ * kernel A's alt sum plus its pair terms with the other accepted trials, unless that is NaN too;
+ * else the block recomputes it in full against the current positions. Either way every later
+ * trial then adds its pair terms with it, computed afresh. Every other trial's energy change is thus the sum
  * of its kernel A partials and then of its corrections by the earlier accepted trials in their
  * order; one decided apart has its alt sum plus a block sum, or a block sum (fixed orders both). */
 template <typename real, bool MIX>
@@ -374,6 +403,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
                                     cu_pairs<real> lj, unsigned long long seed, const double *partial,
                                     const double *corr, batch_tables<real> tb)
 {
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x, lane = k & 31;
     double *sdE = (double *)smem, *sthreshold = sdE + K;  /* energy change so far, -ln u */
@@ -382,7 +412,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
     real *sa = (real *)(snext + 2 * WINDOW * WINDOW), *sb = sa + 3 * K; /* old and new position */
     int *sp = (int *)(sb + 3 * K), *sprev = sp + K, *salt = sprev + K; /* particle, prev, alt row */
     unsigned char *sacc = (unsigned char *)(salt + K), *sfull = sacc + K; /* accepted; decided apart */
-    __shared__ double red[32], s_energy;
+    __shared__ double red[2][32], s_energy; /* the alt sum's, then a recomputation's */
     __shared__ int s_end[2];         /* by window parity: a window ends with one barrier, */
     __shared__ unsigned s_mask[2];   /* so the next may be written while this one is read */
     __shared__ unsigned long long s_accepted;
@@ -469,7 +499,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
                 dE = dE0;
                 for (unsigned left = mask & ((1u << lane) - 1u); left; left &= left - 1u) /* in order */
                     dE += corner[(__ffs((int)left) - 1) * WINDOW + lane];
-                const bool full = mine && (moved_before || (same_in & mask));
+                const bool full = mine && (moved_before || (same_in & mask) || isnan(dE));
                 const bool accept = mine && !full && mc_metropolis_test(dE, beta, threshold);
                 const unsigned fulls = __ballot_sync(0xffffffffu, full);
                 const int first_full = fulls ? __ffs((int)fulls) - 1 : w;
@@ -494,27 +524,32 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
         __syncthreads();
         const int end = s_end[parity];
         const unsigned mask = s_mask[parity];
-        if (end < base + w) { /* uniform: trial `end`'s particle moved earlier in the batch */
+        if (end < base + w) { /* uniform: trial `end`'s particle moved earlier in the batch, or its sum is NaN */
             if (k >= base + WINDOW && k < trials && mask) add_window(base, mask); /* before the trial's own */
             late = -1;
             const int i = sp[end], m = sprev[end], row = salt[end];
             real o[3], nw[3];
-            double dE;
+            double dE = CUDART_NAN; /* uniform over the block, as every block sum */
             if (row >= 0 && sacc[m] && !sfull[m]) { /* it sits at prev's new position: alt holds it */
                 const batch_trial<real> a = tb.alt[row];
                 for (int d = 0; d < 3; d++) o[d] = a.o[d], nw[d] = a.nw[d];
                 double part = k < end && sacc[k] && sp[k] != i
                               ? cu_pair_correction(o[0], o[1], o[2], nw[0], nw[1], nw[2], sa + 3 * k, sb + 3 * k, box,
-                                                   half, MIX ? lj.of(lj.species_of(i), lj.species_of(sp[k])) : lj.one)
+                                                   half, beta,
+                                                   MIX ? lj.of(lj.species_of(i), lj.species_of(sp[k])) : lj.one)
                               : 0.0;
-                dE = tb.alt_dE[row] + cu_block_sum(part, red);
-            } else {
+                dE = tb.alt_dE[row] + cu_block_sum(part, red[0]);
+                if (k == 0 && isnan(dE)) CU_CANCEL_TRACE("large-chain alt", step0 + end);
+            } else if (k == 0 && isnan(sdE[end])) {
+                CU_CANCEL_TRACE("large-chain", step0 + end);
+            }
+            if (isnan(dE)) { /* no alt row, or a term of it beyond the limit */
                 mc_trial t = mc_trial_draw(seed, cd->id, step0 + end, (uint32_t)n, cd->max_displacement);
                 o[0] = x[i], o[1] = y[i], o[2] = z[i];
                 trial_position(t, o[0], o[1], o[2], box, &nw[0], &nw[1], &nw[2]);
                 dE = cu_block_sum(move_energy_part<MIX>(x, y, z, k, n, K, i, o[0], o[1], o[2], nw[0], nw[1], nw[2],
                                                         box, half, lj),
-                                  red);
+                                  red[1]);
             }
             if (k == 0) {
                 for (int d = 0; d < 3; d++) sa[3 * end + d] = o[d], sb[3 * end + d] = nw[d];
@@ -529,7 +564,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
             __syncthreads();
             if (sacc[end] && k > end && k < trials && sp[k] != i)
                 sdE[k] += cu_pair_correction(sa[3 * k], sa[3 * k + 1], sa[3 * k + 2], sb[3 * k], sb[3 * k + 1],
-                                             sb[3 * k + 2], sa + 3 * end, sb + 3 * end, box, half,
+                                             sb[3 * k + 2], sa + 3 * end, sb + 3 * end, box, half, beta,
                                              MIX ? lj.of(lj.species_of(sp[k]), lj.species_of(i)) : lj.one);
             s = end + 1;
             __syncthreads();
@@ -603,19 +638,19 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
     if (smem_b > 48 * 1024)
         CU_TRY(cudaFuncSetAttribute(batch_accept_kernel<real, MIX>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b), err);
+    int chained = 0;
+    MC_TRY(cu_chained_launches(&chained, err));
     for (int c = 0; c < v->nchains; c++) {
         real *pos = (real *)v->pos + (size_t)c * 3 * v->n;
         for (long long done = 0; done < moves; done += K) {
             int trials = (int)(moves - done < K ? moves - done : K);
-            batch_draw_kernel<real><<<1, K, smem_draw>>>(&v->chains[c], pos, v->n, trials, v->seed, tb);
-            CU_LAUNCHED(err);
+            CU_TRY(cu_launch(chained, batch_draw_kernel<real>, 1, K, smem_draw, &v->chains[c], pos, v->n, trials,
+                             v->seed, tb), err);
             /* alt rows, pair sums, then a block per row of corrections (trial m < trials - 1) */
-            batch_trials_kernel<real, MIX><<<ALT_MAX + nblocks + trials - 1, K, smem_a>>>(
-                &v->chains[c], pos, v->n, trials, chunk, nblocks, lj, v->partial, corr, tb);
-            CU_LAUNCHED(err);
-            batch_accept_kernel<real, MIX><<<1, K, smem_b>>>(&v->chains[c], pos, v->n, trials, nblocks, lj,
-                                                             v->seed, v->partial, corr, tb);
-            CU_LAUNCHED(err);
+            CU_TRY(cu_launch(chained, batch_trials_kernel<real, MIX>, ALT_MAX + nblocks + trials - 1, K, smem_a,
+                             &v->chains[c], pos, v->n, trials, chunk, nblocks, lj, v->partial, corr, tb), err);
+            CU_TRY(cu_launch(chained, batch_accept_kernel<real, MIX>, 1, K, smem_b, &v->chains[c], pos, v->n, trials,
+                             nblocks, lj, v->seed, v->partial, corr, tb), err);
         }
     }
     return MC_OK;

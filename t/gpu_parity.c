@@ -3,8 +3,10 @@
  * to 1e-10 relative, on the all-pairs and cell-list (CPU side) shapes at N = 500 over 10^4 sweeps,
  * on the many-chain kernel's cell lists (a pure fluid, replica exchange), on the
  * batched large-chain kernel, also with batches so long that particles repeat within
- * them, and on the cell-list path for large chains with a cutoff; NPT volume moves through the
- * run driver. The NIST configuration 4 and RDF counts through the GPU measurement. Molecules (hard
+ * them, and on the cell-list path for large chains with a cutoff; those three paths, which correct
+ * a batch's trials, again from overlapping pairs whose terms are too large to carry through a
+ * batch (CU_CANCEL_LIMIT); NPT volume moves through the run driver. The NIST configuration 4 and
+ * RDF counts through the GPU measurement. Molecules (hard
  * cores, an open cluster in a wall, Widom test molecules, npt, Morse), on the resident and the
  * batched kernels (150 hexagons in one chain at 32 trials a batch, a diatomic mixture at 64, a
  * cluster at 256; 130 molecules of 12 sites at 32). Replica exchange on atoms,
@@ -26,11 +28,25 @@ typedef struct pair_of_runs {
     mc_plan *plan;
     mc_chain *cpu, *gpu;
     mc_backend *bc, *bg;
+    int remeasure; /* run_in_step compares energies recomputed after each block (overlap cases) */
 } pair_of_runs;
 
+/* The overlap cases' start: particle 2q + 1 (q < pairs) OVERLAP_GAP sigma from particle 2q along
+ * x, an LJ term of 1e33 kT at T = 1 (4 gap^-12), so that batches meet pair terms beyond the GPU's
+ * CU_CANCEL_LIMIT (1e6 kT, cuda/cu_kernels.cuh). */
+#define OVERLAP_GAP 0.002
+static void overlap_pairs(mc_chain *c, int pairs)
+{
+    for (int q = 0; q < pairs; q++) {
+        const int a = 2 * q, b = 2 * q + 1;
+        c->x[b] = mc_wrap(c->x[a] + OVERLAP_GAP, c->box_len), c->y[b] = c->y[a], c->z[b] = c->z[a];
+    }
+}
+
 /* trials: the batch size K for the large-chain paths ([run] gpu_batch_trials; 0 for the default).
- * with trials, ini must end in its [run] section, which the key joins. */
-static void pair_create_k(pair_of_runs *r, const char *ini, int chain, int trials)
+ * with trials, ini must end in its [run] section, which the key joins. overlaps: pairs placed by
+ * overlap_pairs before the backends take the chains. */
+static void pair_create_with(pair_of_runs *r, const char *ini, int chain, int trials, int overlaps)
 {
     mc_err err = {0, ""};
     char text[1024];
@@ -40,9 +56,16 @@ static void pair_create_k(pair_of_runs *r, const char *ini, int chain, int trial
     r->cpu = mc_chain_create(r->plan, chain, &err);
     r->gpu = mc_chain_create(r->plan, chain, &err);
     if (!r->cpu || !r->gpu) fail_msg("chain: %s", err.msg);
+    overlap_pairs(r->cpu, overlaps), overlap_pairs(r->gpu, overlaps);
+    r->remeasure = overlaps > 0;
     r->bc = mc_backend_cpu.create(r->plan, &r->cpu, 1, &err);
     r->bg = mc_backend_cuda.create(r->plan, &r->gpu, 1, &err);
     if (!r->bc || !r->bg) fail_msg("backend: %s", err.msg);
+}
+
+static void pair_create_k(pair_of_runs *r, const char *ini, int chain, int trials)
+{
+    pair_create_with(r, ini, chain, trials, 0);
 }
 
 static void pair_create(pair_of_runs *r, const char *ini, int chain) { pair_create_k(r, ini, chain, 0); }
@@ -56,7 +79,10 @@ static void pair_destroy(pair_of_runs *r)
     mc_plan_destroy(r->plan);
 }
 
-/* Run both for `total` sweeps in blocks, comparing after each; max_displacement is set alike. */
+/* Run both for `total` sweeps in blocks, comparing after each; max_displacement is set alike.
+ * With r->remeasure the energies compared are recomputations, which also restart both running
+ * sums: an accepted move out of an overlap (dE ~ -1e33) leaves its rounding (~1e17) in each
+ * backend's running sum, summed in another order on each. */
 static void run_in_step(pair_of_runs *r, long total, long block, double step)
 {
     mc_err err = {0, ""};
@@ -68,10 +94,16 @@ static void run_in_step(pair_of_runs *r, long total, long block, double step)
             fail_msg("after %ld sweeps: cpu %llu/%llu accepted, gpu %llu/%llu", done + block,
                      (unsigned long long)r->cpu->accepted, (unsigned long long)r->cpu->step,
                      (unsigned long long)r->gpu->accepted, (unsigned long long)r->gpu->step);
-        double rel = fabs(r->cpu->energy_pair - r->gpu->energy_pair) / fabs(r->cpu->energy_pair);
+        double ec = r->cpu->energy_pair, eg = r->gpu->energy_pair;
+        if (r->remeasure) {
+            mc_measurement mc, mg;
+            assert_int_equal(mc_backend_cpu.measure(r->bc, 0, &mc, &err), MC_OK);
+            assert_int_equal(mc_backend_cuda.measure(r->bg, 0, &mg, &err), MC_OK);
+            ec = mc.energy_pair, eg = mg.energy_pair;
+        }
+        double rel = fabs(ec - eg) / fabs(ec);
         if (!(rel < 1e-10))
-            fail_msg("after %ld sweeps: energy cpu %.15g gpu %.15g (rel %.3g)", done + block,
-                     r->cpu->energy_pair, r->gpu->energy_pair, rel);
+            fail_msg("after %ld sweeps: energy cpu %.15g gpu %.15g (rel %.3g)", done + block, ec, eg, rel);
     }
     mc_measurement mc, mg;
     assert_int_equal(mc_backend_cpu.measure(r->bc, 0, &mc, &err), MC_OK);
@@ -242,6 +274,48 @@ static void cells_dense_overflow(void **state)
                       "density = 0.8\n[run]\nseed = 25\n", 0, 512);
     run_in_step(&r, 40, 10, 0.12);
     pair_destroy(&r);
+}
+
+/* The guard against pair terms too large to carry through a batch (CU_CANCEL_LIMIT), on the three
+ * atom paths that correct a batch's trials by the earlier accepted ones: pairs start OVERLAP_GAP
+ * apart (overlap_pairs). When one of a pair moves away (accepted: dE ~ -1e33 kT) and the other's
+ * trial comes later in the same batch, that trial's start sum holds the 1e33 kT term and a
+ * correction takes it out again, leaving its rounding, ~1e17 kT, to decide. The counts below are
+ * from a host emulation of each path's batches along the CPU's chain (the same draws, and the CPU
+ * backend's accepted counts and positions): the trials that take the guard, and of them those that
+ * start sum plus corrections (the path without the guard, summed in the emulation's order) decide
+ * otherwise than the CPU; any one of those parts the accepted counts. Built with
+ * CPPFLAGS=-DCU_TRACE_CANCEL, the GPU prints a line per trial that takes the guard. */
+
+/* Chain `chain` of a plan of `replicas` chains of n at rho 0.8, T = 1, cutoff rc ("none" or a
+ * length), K = trials (0: the default), `pairs` overlapping pairs: 20 sweeps in step with the CPU. */
+static void overlapping(int n, const char *rc, int trials, int pairs, int seed, int replicas, int chain)
+{
+    char ini[256];
+    snprintf(ini, sizeof ini, "[system]\nn = %d\n[potential]\ncutoff = %s\n[ensemble]\ntemperature = 1\n"
+             "density = 0.8\nreplicas = %d\n[run]\nseed = %d\n", n, rc, replicas, seed);
+    pair_of_runs r;
+    pair_create_with(&r, ini, chain, trials, pairs);
+    run_in_step(&r, 20, 5, 0.12);
+    pair_destroy(&r);
+}
+
+/* The batched path (one chain of 1024, no cutoff, K = 256): 165 trials are evaluated afresh by
+ * kernel B; without the guard 13 of them would be decided otherwise. */
+static void overlap_batched(void **state) { (void)state; overlapping(1024, "none", 256, 256, 51, 1, 0); }
+
+/* The large-chain cell path (one chain of 4096, rc 2.5: 6 cells per edge, K = 1024): 153 trials
+ * end their batch, the next starting with them (the host runs further rounds of batches for the
+ * moves left); without the guard 4 of them would be decided otherwise. */
+static void overlap_cells(void **state) { (void)state; overlapping(4096, "2.5", 1024, 1024, 52, 1, 0); }
+
+/* The chain kernel's cell lists (chains of 500, rc 1.6: 5 cells per edge, batches of 8 trials),
+ * the 32 chains of the plan each on a backend pair of its own: 337 trials end their batch; without
+ * the guard 13 of them, in 11 of the chains, would be decided otherwise. */
+static void overlap_chain_cells(void **state)
+{
+    (void)state;
+    for (int chain = 0; chain < 32; chain++) overlapping(500, "1.6", 0, 250, 53, 32, chain);
 }
 
 /* One plan on a CPU and a GPU backend through the run driver, round by round. After every round
@@ -798,7 +872,8 @@ int main(void)
         cmocka_unit_test(mixture_batched_n4096), cmocka_unit_test(mixture_chain_cells_n2000),
         cmocka_unit_test(batched_k256), cmocka_unit_test(batched_k32_n128),
         cmocka_unit_test(batched_k1024_repeats), cmocka_unit_test(cells_n20000),
-        cmocka_unit_test(cells_dense_overflow), cmocka_unit_test(npt_chains_n500),
+        cmocka_unit_test(cells_dense_overflow), cmocka_unit_test(overlap_batched),
+        cmocka_unit_test(overlap_cells), cmocka_unit_test(overlap_chain_cells), cmocka_unit_test(npt_chains_n500),
         cmocka_unit_test(npt_batched_n4096), cmocka_unit_test(rigid_hexagons),
         cmocka_unit_test(rigid_diatomic_mixture), cmocka_unit_test(rigid_cluster_wall),
         cmocka_unit_test(rigid_hexagons_widom), cmocka_unit_test(rigid_diatomic_npt),

@@ -128,17 +128,19 @@ if command -v compute-sanitizer > /dev/null; then
     printf '[run]\nbackend = gpu\nequilibration = 2\nproduction = 2\nsample_every = 1\n[molecules]\ntypes = AB\ncounts = 32\ngeometry = A 0 0 0; B 0 0 0.5\n[mixture]\nspecies = A, B\nsigma = 1, 1.1\nepsilon = 1, 0.8\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\ntemperature = 3\npressure = 1\ndensity = 0.2\nreplicas = 2\n' > molecules.ini
     sed 's/^backend = gpu/backend = gpu\nprecision = single/' molecules.ini > molecules_single.ini
     sed 's/^temperature = 1/temperature = 1, 1.1\nexchange_every = 1/' chains.ini > exchange.ini
+    # npt on the chain kernel: each sweep's volume move in the kernel, the trial coordinates in place
+    sed 's/^temperature = 1/type = npt\npressure = 1\ntemperature = 1/' chains.ini > npt_chains.ini
     # the chain kernel's cell lists (N = 1000, rc 2.1: 5 cells per edge), rebuilt after trades
     sed -e 's/^n = 108/n = 1000/' -e 's/^cutoff = 2.5/cutoff = 2.1/' exchange.ini > chain_cells.ini
     for tool in memcheck racecheck; do
         bad=0
-        for cfg in chains batched cells molecules molecules_single exchange chain_cells; do
+        for cfg in chains npt_chains batched cells molecules molecules_single exchange chain_cells; do
             rm -f mcens.h5 mcens.h5.ckpt
             compute-sanitizer --tool $tool --error-exitcode 9 "$MCENS" -q $cfg.ini > san.txt 2>&1 || bad=1
             grep -q "ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards" san.txt || bad=1
             [ $bad -eq 0 ] || diag < san.txt
         done
-        ok $bad "compute-sanitizer $tool: no errors on the chain, batched, cell and molecule kernels, with exchange, and on the chain kernel's cell lists"
+        ok $bad "compute-sanitizer $tool: no errors on the chain kernel (nvt, npt), the batched, cell and molecule kernels, with exchange, and on the chain kernel's cell lists"
     done
 else
     skip "compute-sanitizer not installed"; skip "compute-sanitizer not installed"
