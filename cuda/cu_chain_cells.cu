@@ -152,9 +152,11 @@ template <typename real> struct batch_trial {
 };
 
 /* One block per chain, `moves` moves, in batches of BATCH consecutive trials: warp w evaluates
- * trial w of the batch over the cells against the configuration at the batch's start, then thread 0
- * decides the trials in order, each energy change corrected by its pair terms with the batch's
- * earlier accepted moves (cu_pair_correction: exact, the cells play no part in it). A trial whose
+ * trial w of the batch over the cells against the configuration at the batch's start, warp 0 sums
+ * every pair of trials' corrections at once (cu_pair_correction: exact, the cells play no part in
+ * it), then thread 0 decides the trials in order, each energy change corrected by those of the
+ * batch's earlier accepted moves. Thread 0 works while the block waits at its barrier: the profile
+ * of version 20 found half the warps' stalled cycles at the kernel's barriers. A trial whose
  * particle an earlier trial of the batch moved, or whose corrections meet a pair term beyond
  * CU_CANCEL_LIMIT kT (its start sum holds a term they would take out inexactly), ends the batch
  * before it: the next batch starts with that trial, evaluated afresh, without corrections (so it
@@ -172,6 +174,7 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
     __shared__ draws next;
     __shared__ warp_cells<real> wcells[BATCH];
     __shared__ batch_trial<real> trial[BATCH];
+    __shared__ double corr[BATCH][BATCH]; /* [k][a], a < k: trial k's pair terms with trial a's move */
     __shared__ double s_energy;
     __shared__ unsigned long long s_accepted;
     __shared__ int s_overflow, s_decided;
@@ -216,6 +219,19 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
                 trial[w] = batch_trial<real>{part, {ox, oy, oz}, {nx, ny, nz}, i, from, to};
         }
         __syncthreads(); /* the batch's evaluations visible */
+        if (w == 0) { /* the corrections of every pair of the batch's trials, a pair a lane: the same whichever
+                         earlier trials are accepted, and thread 0 then only adds them as it decides */
+            for (int e = lane; e < BATCH * BATCH; e += 32) {
+                const int k = e / BATCH, a = e % BATCH;
+                if (a >= k || k >= batch) continue;
+                const batch_trial<real> &tk = trial[k], &ta = trial[a];
+                typename prec<real>::params p = pr.one;
+                if constexpr (MIX) p = pr.of(pr.species_of(tk.particle), pr.species_of(ta.particle));
+                corr[k][a] = cu_pair_correction(tk.old_pos[0], tk.old_pos[1], tk.old_pos[2], tk.new_pos[0],
+                                                tk.new_pos[1], tk.new_pos[2], ta.old_pos, ta.new_pos, box, half, beta, p);
+            }
+            __syncwarp();
+        }
         if (threadIdx.x == 0) {
             int accepted[BATCH], naccepted = 0, decided = batch;
             for (int k = 0; k < batch; k++) {
@@ -225,13 +241,8 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
                 double dE = tk.dE;
                 bool carried = !moved; /* moved: evaluated at a position it no longer has */
                 for (int a = 0; a < naccepted && carried; a++) {
-                    const batch_trial<real> &ta = trial[accepted[a]];
-                    typename prec<real>::params p = pr.one;
-                    if constexpr (MIX) p = pr.of(pr.species_of(tk.particle), pr.species_of(ta.particle));
-                    const double corr = cu_pair_correction(tk.old_pos[0], tk.old_pos[1], tk.old_pos[2], tk.new_pos[0],
-                                                           tk.new_pos[1], tk.new_pos[2], ta.old_pos, ta.new_pos, box,
-                                                           half, beta, p);
-                    carried = !isnan(corr), dE += corr;
+                    const double c = corr[k][accepted[a]];
+                    carried = !isnan(c), dE += c;
                 }
                 if (!carried) { /* first in the next batch */
                     if (!moved) CU_CANCEL_TRACE("many-chains-cells", step0 + mv + k);
