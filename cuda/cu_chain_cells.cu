@@ -32,7 +32,10 @@
 #ifndef LOADS_IN_FLIGHT
 #define LOADS_IN_FLIGHT 4 /* members a lane fetches at once */
 #endif
-enum { BATCH = CELL_CHAIN_THREADS / 32 }; /* trials evaluated at once: one per warp */
+#ifndef TRIALS_PER_WARP
+#define TRIALS_PER_WARP 1 /* a batch's trials a warp evaluates, one after another */
+#endif
+enum { WARPS = CELL_CHAIN_THREADS / 32, BATCH = TRIALS_PER_WARP * WARPS }; /* trials evaluated per batch */
 static_assert((int)BATCH <= (int)DRAW_AHEAD, "a batch's draws come from one draw-ahead");
 
 /* The image shift of a neighbour cell's members: added to a separation from the home cell, it gives
@@ -172,7 +175,7 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ draws next;
-    __shared__ warp_cells<real> wcells[BATCH];
+    __shared__ warp_cells<real> wcells[WARPS];
     __shared__ batch_trial<real> trial[BATCH];
     __shared__ double corr[BATCH][BATCH]; /* [k][a], a < k: trial k's pair terms with trial a's move */
     __shared__ double s_energy;
@@ -201,8 +204,8 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
         }
         __syncthreads(); /* draws written, the last batch's moves and cells visible */
         if (s_overflow) break;
-        if (w < batch) {
-            const mc_trial t = next.trial[mv - base + w];
+        for (int tw = w; tw < batch; tw += WARPS) {
+            const mc_trial t = next.trial[mv - base + tw];
             const int i = (int)t.particle;
             real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
             trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
@@ -216,7 +219,7 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
             double part = e_new - e_old; /* the warp's lanes added in a fixed order */
             for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
             if (lane == 0)
-                trial[w] = batch_trial<real>{part, {ox, oy, oz}, {nx, ny, nz}, i, from, to};
+                trial[tw] = batch_trial<real>{part, {ox, oy, oz}, {nx, ny, nz}, i, from, to};
         }
         __syncthreads(); /* the batch's evaluations visible */
         if (w == 0) { /* the corrections of every pair of the batch's trials, a pair a lane: the same whichever
