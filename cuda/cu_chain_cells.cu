@@ -33,7 +33,8 @@
 #define LOADS_IN_FLIGHT 4 /* members a lane fetches at once */
 #endif
 #ifndef TRIALS_PER_WARP
-#define TRIALS_PER_WARP 1 /* a batch's trials a warp evaluates, one after another */
+#define TRIALS_PER_WARP 1 /* a batch's trials a warp evaluates, one after another: 2 (batches of 16) gave
+                             1.30e8 / 1.29e8 on case 7 against 2.21e8 / 1.27e8 (doc/performance.md version 20) */
 #endif
 enum { WARPS = CELL_CHAIN_THREADS / 32, BATCH = TRIALS_PER_WARP * WARPS }; /* trials evaluated per batch */
 static_assert((int)BATCH <= (int)DRAW_AHEAD, "a batch's draws come from one draw-ahead");
