@@ -460,7 +460,7 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
     typename prec<real>::params lj = prec<real>::make(v->pair);
     real *pos = (real *)v->pos;
     int chained = 0;
-    MC_TRY(cu_chained_launches(&chained, err));
+    MC_TRY(cu_chained_launches(cells_draw_kernel<real>, &chained, err));
     /* rounds of batches: a batch that kernel B ended early leaves moves to the next round (rare:
      * a pair term beyond CU_CANCEL_LIMIT kT; the round's one copy back is its only wait) */
     for (unsigned long long left = (unsigned long long)moves; left > 0;) {

@@ -134,7 +134,8 @@ __host__ __device__ inline real cu_displace(real x, double d, real box)
  * by a correction, but its rounding stays in dE: 1e-16 of it in double, NaN (inf - inf) where a
  * float term overflowed; the CPU, which sums against the present configuration, never meets it. So
  * a term of this many kT or more, or not finite, is never carried through a batch: the trial is
- * evaluated afresh, or first in the next batch. Below the limit the rounding is under 1e-10 kT. */
+ * evaluated afresh, or first in the next batch. Below the limit each addition made while such a
+ * term is in a sum rounds by at most about 1e-10 kT. */
 static const double CU_CANCEL_LIMIT = 1e6;
 
 /* Whether a pair term u (energy) may be carried through a batch at inverse temperature beta. */

@@ -25,13 +25,18 @@ __device__ __forceinline__ void cu_after_previous(void)
 #endif
 }
 
-/* Whether the current device takes programmatic dependent launches (compute capability 9.0 on). */
-static inline int cu_chained_launches(int *chained, mc_err *err)
+/* Whether `kernel` may be launched chained: the device takes programmatic dependent launches
+ * (compute capability 9.0 on) and the kernel was compiled with its wait (for 9.0 on: a build for
+ * an older CUDA_ARCH runs on a newer GPU from PTX in which cu_after_previous is empty). */
+template <typename... Params>
+static inline int cu_chained_launches(void (*kernel)(Params...), int *chained, mc_err *err)
 {
     int dev, major = 0;
+    cudaFuncAttributes attr;
     CU_TRY(cudaGetDevice(&dev), err);
     CU_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), err);
-    *chained = major >= 9;
+    CU_TRY(cudaFuncGetAttributes(&attr, kernel), err);
+    *chained = major >= 9 && attr.ptxVersion >= 90;
     return MC_OK;
 }
 

@@ -442,7 +442,7 @@ static int batch_sweep(const rigid_batch *rb, rigid_chain_dev *chains, double *p
 {
     const int K = rb->trials;
     int chained = 0;
-    MC_TRY(cu_chained_launches(&chained, err));
+    MC_TRY(cu_chained_launches(rigid_batch_trials_kernel<real>, &chained, err));
     for (long long done = 0; done < moves; done += K) {
         const int trials = moves - done < K ? (int)(moves - done) : K;
         CU_TRY(cu_launch(chained, rigid_batch_trials_kernel<real>, dim3(rb->parts, trials, nchains), RIGID_THREADS, 0,

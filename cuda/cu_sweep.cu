@@ -639,7 +639,7 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
         CU_TRY(cudaFuncSetAttribute(batch_accept_kernel<real, MIX>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b), err);
     int chained = 0;
-    MC_TRY(cu_chained_launches(&chained, err));
+    MC_TRY(cu_chained_launches(batch_draw_kernel<real>, &chained, err));
     for (int c = 0; c < v->nchains; c++) {
         real *pos = (real *)v->pos + (size_t)c * 3 * v->n;
         for (long long done = 0; done < moves; done += K) {

@@ -267,9 +267,11 @@ static int gather_words(const ens_layout *l, const char *mine, char **words, mc_
     enum { WORD = 256 };
     char own[WORD], *all = malloc((size_t)l->size * WORD);
     *words = malloc((size_t)l->size * WORD);
-    if (!all || !*words) return free(all), mc_err_set(err, MC_ENOMEM, "out of memory");
+    /* agreed before the collective: a rank that cannot allocate must not leave the others in it */
+    int rc = ens_agree(l->comm, all && *words ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory"), err);
+    if (rc != MC_OK) return free(all), rc;
     snprintf(own, sizeof own, "%s", mine);
-    int rc = ens_mpi_check(MPI_Allgather(own, WORD, MPI_CHAR, all, WORD, MPI_CHAR, l->comm), "MPI_Allgather", err);
+    rc = ens_mpi_check(MPI_Allgather(own, WORD, MPI_CHAR, all, WORD, MPI_CHAR, l->comm), "MPI_Allgather", err);
     (*words)[0] = '\0';
     for (int r = 0; rc == MC_OK && r < l->size; r++) {
         if (r) strcat(*words, " ");

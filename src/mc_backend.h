@@ -62,9 +62,10 @@ typedef struct mc_backend_ops {
      * leaving box_len, energy_pair and the volume counters current on the host; NULL or 0: the
      * driver makes them through volume_energy and volume_apply. */
     int (*moves_volume)(const mc_backend *b);
-    /* The kernels (GPU) or loops (CPU) that move this rank's chains, as one word or several joined
-     * by '+' (no spaces): logged and kept in /parameters@paths, so that a run and a test can tell
-     * which path a configuration took (the choice depends on the chains' sizes and the device). */
+    /* The kernels (GPU) or loops (CPU) that move this rank's chains at the start of the run, as one
+     * word or several joined by '+' (no spaces): logged and kept in /parameters@paths, so that a run
+     * and a test can tell which path a configuration took (the choice depends on the chains' sizes
+     * and the device; on the CPU an npt chain's box can later take it between all pairs and cells). */
     const char *(*path)(const mc_backend *b);
 } mc_backend_ops;
 

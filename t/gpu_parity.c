@@ -288,26 +288,29 @@ static void cells_dense_overflow(void **state)
  * CPPFLAGS=-DCU_TRACE_CANCEL, the GPU prints a line per trial that takes the guard. */
 
 /* Chain `chain` of a plan of `replicas` chains of n at rho 0.8, T = 1, cutoff rc ("none" or a
- * length), K = trials (0: the default), `pairs` overlapping pairs: 20 sweeps in step with the CPU. */
-static void overlapping(int n, const char *rc, int trials, int pairs, int seed, int replicas, int chain)
+ * length), K = trials (0: the default), `pairs` overlapping pairs, on the GPU path `path` (checked,
+ * so that a change of the path rules cannot leave the guard untested): 20 sweeps in step with the CPU. */
+static void overlapping(int n, const char *rc, int trials, int pairs, int seed, int replicas, int chain,
+                        const char *path)
 {
     char ini[256];
     snprintf(ini, sizeof ini, "[system]\nn = %d\n[potential]\ncutoff = %s\n[ensemble]\ntemperature = 1\n"
              "density = 0.8\nreplicas = %d\n[run]\nseed = %d\n", n, rc, replicas, seed);
     pair_of_runs r;
     pair_create_with(&r, ini, chain, trials, pairs);
+    assert_string_equal(mc_backend_cuda.path(r.bg), path);
     run_in_step(&r, 20, 5, 0.12);
     pair_destroy(&r);
 }
 
 /* The batched path (one chain of 1024, no cutoff, K = 256): 165 trials are evaluated afresh by
  * kernel B; without the guard 13 of them would be decided otherwise. */
-static void overlap_batched(void **state) { (void)state; overlapping(1024, "none", 256, 256, 51, 1, 0); }
+static void overlap_batched(void **state) { (void)state; overlapping(1024, "none", 256, 256, 51, 1, 0, "large-chain"); }
 
 /* The large-chain cell path (one chain of 4096, rc 2.5: 6 cells per edge, K = 1024): 153 trials
  * end their batch, the next starting with them (the host runs further rounds of batches for the
  * moves left); without the guard 4 of them would be decided otherwise. */
-static void overlap_cells(void **state) { (void)state; overlapping(4096, "2.5", 1024, 1024, 52, 1, 0); }
+static void overlap_cells(void **state) { (void)state; overlapping(4096, "2.5", 1024, 1024, 52, 1, 0, "large-chain-cells"); }
 
 /* The chain kernel's cell lists (chains of 500, rc 1.6: 5 cells per edge, batches of 8 trials),
  * the 32 chains of the plan each on a backend pair of its own: 337 trials end their batch; without
@@ -315,7 +318,7 @@ static void overlap_cells(void **state) { (void)state; overlapping(4096, "2.5", 
 static void overlap_chain_cells(void **state)
 {
     (void)state;
-    for (int chain = 0; chain < 32; chain++) overlapping(500, "1.6", 0, 250, 53, 32, chain);
+    for (int chain = 0; chain < 32; chain++) overlapping(500, "1.6", 0, 250, 53, 32, chain, "many-chains-cells");
 }
 
 /* One plan on a CPU and a GPU backend through the run driver, round by round. After every round
