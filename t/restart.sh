@@ -8,7 +8,7 @@
 # mixtures of atoms and of molecules); --extend
 # equals a longer run; checkpoints that cannot continue the run are refused and left as they are.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 26
+tap_plan 27
 
 # a random sweep in [lo, hi), printed so that a failure can be replayed
 random_sweep() { echo $(( $1 + $(od -An -N2 -tu2 /dev/urandom) % ($2 - $1) )); }
@@ -143,6 +143,9 @@ snapshot_every = 5
 EOF
 
 restart_case cells 120
+# the restarted run records the path it continued on: cells (the CPU backend) or the chain
+# kernel's cell lists (the GPU)
+h5check paths cells.h5 "cells|many-chains-cells"; ok $? "a restarted run records each rank's path: cell lists"
 # one large chain per rank in single precision: on a GPU, the cell-list kernels (whose cell
 # order is made canonical at every round's end, so that a restart rebuilds the same lists)
 sed -e 's/^n = 1000/n = 4000/' -e 's/^replicas = 2/replicas = 1/' -e 's/^seed = 3/seed = 3\nprecision = single/' -e 's/^production = 80/production = 40/' \
