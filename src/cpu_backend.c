@@ -136,8 +136,8 @@ static void attempt_atom_move(const mc_plan *plan, mc_chain *c, cpu_cells *g)
 /* A molecule move's energy change (old_pos to new_pos, centre oc to nc). Molecules of one species
  * without hard cores (united-atom benzene, argon clusters) take the vectorised loop of atoms: each
  * moved site against the sites before its molecule's and after them (an open cluster's box of 0
- * makes the minimum image the plain difference, as mc_rigid_separation does); the wall as
- * mc_rigid_move_energy adds it. Other molecules (hard cores, mixed species) take
+ * makes the minimum image the plain difference, as mc_rigid_separation does); the wall through
+ * mc_rigid_move_total, as mc_rigid_move_energy adds it. Other molecules (hard cores, mixed species) take
  * mc_rigid_move_energy, site pair by site pair. */
 static double molecule_move_energy(const mc_plan *p, const mc_chain *c, int m, const double *old_pos,
                                    const double *new_pos, const double oc[3], const double nc[3])
@@ -156,8 +156,7 @@ static double molecule_move_energy(const mc_plan *p, const mc_chain *c, int m, c
         u_new += energy_range(c->x, c->y, c->z, box, half, pp, 0, f0, nw[0], nw[1], nw[2]) +
                  energy_range(c->x, c->y, c->z, box, half, pp, f1, c->n, nw[0], nw[1], nw[2]);
     }
-    return (u_new + mc_wall_energy(nc[0], nc[1], nc[2], p->wall_radius, p->wall_strength)) -
-           (u_old + mc_wall_energy(oc[0], oc[1], oc[2], p->wall_radius, p->wall_strength));
+    return mc_rigid_move_total(p, u_old, u_new, oc, nc);
 }
 
 /* A rigid-body move of one molecule (mc_rigid.h): translation, or rotation about its centre. */

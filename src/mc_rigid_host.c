@@ -284,6 +284,12 @@ double mc_rigid_move_energy(const mc_plan *p, const mc_chain *c, int m, const do
             u_new += mc_site_pair_energy(dx * dx + dy * dy + dz * dz, pp, hc2);
         }
     }
+    return mc_rigid_move_total(p, u_old, u_new, old_centre, new_centre);
+}
+
+double mc_rigid_move_total(const mc_plan *p, double u_old, double u_new, const double old_centre[3],
+                           const double new_centre[3])
+{
     return (u_new + mc_wall_energy(new_centre[0], new_centre[1], new_centre[2], p->wall_radius, p->wall_strength)) -
            (u_old + mc_wall_energy(old_centre[0], old_centre[1], old_centre[2], p->wall_radius, p->wall_strength));
 }

@@ -46,6 +46,12 @@ static inline mc_quat mc_chain_quat(const mc_chain *c, int m)
 /* Put molecule m's centre and orientation into the chain and place its sites from them. */
 void mc_rigid_set(const mc_plan *p, mc_chain *c, int m, const double centre[3], mc_quat q);
 
+/* A molecule move's energy change from its pair energies with the other sites before (u_old) and
+ * after (u_new): each plus the wall energy of its centre there, new minus old (every CPU molecule
+ * move sums it so, whichever loop gave u_old and u_new). */
+double mc_rigid_move_total(const mc_plan *p, double u_old, double u_new, const double old_centre[3],
+                           const double new_centre[3]);
+
 /* The energy change of moving molecule m from its sites at old_pos[3 k + d] (k over its sites)
  * and centre old_centre to new_pos and new_centre: its pair energy with the sites of every other
  * molecule plus its wall energy, new minus old, both placements in one pass over the others. */
