@@ -10,6 +10,7 @@
 
 #include "cu_backend.h"
 #include "cu_check.h"
+#include "cu_device.h"
 #include "cu_kernels.cuh"
 #include "cu_gibbs.h"
 #include "cu_rigid.h"
@@ -244,37 +245,12 @@ static int cu_reload(mc_backend *b, const unsigned char *changed, mc_err *err)
     return any && b->v.chain_cells.m ? cu_chain_cells_rebuild(&b->v, err) : MC_OK;
 }
 
-/* npt in the chain kernel: each chain's volume draws for `nsweeps` sweeps from its volume move
- * `first` on (counted from the host chain's volume_moves), made here as the run driver makes them
- * (mc_volume_draw keyed by volume_moves, exp in glibc), at `offset` doubles into the draws'
- * buffers, and queued for the device behind whatever runs there now (pinned memory: the copy is
- * asynchronous, so the host can draw the next piece while the kernel runs). */
-static int volume_draws(mc_backend *b, long first, long nsweeps, size_t offset, cu_npt *npt, mc_err *err)
-{
-    const size_t C = (size_t)b->v.nchains;
-    double *h = b->h_draws + offset;
-    for (size_t k = 0; k < C; k++) {
-        const mc_chain *c = b->chains[k];
-        for (long s = 0; s < nsweeps; s++) {
-            mc_volume_trial t = mc_volume_draw(b->plan->seed, (uint32_t)c->id, c->volume_moves + (uint64_t)(first + s),
-                                               c->max_volume_step);
-            double *d = h + (k * nsweeps + s) * 4;
-            d[0] = t.log_ratio, d[1] = t.threshold, d[2] = exp(t.log_ratio / 3.0), d[3] = exp(t.log_ratio);
-        }
-    }
-    CU_TRY(cudaMemcpyAsync(b->d_draws + offset, h, C * nsweeps * 4 * sizeof *h, cudaMemcpyHostToDevice), err);
-    *npt = (cu_npt){1, (int)nsweeps, b->plan->npt_tail, b->plan->min_box_len, (double)b->plan->nmol,
-                    b->d_draws + offset};
-    return MC_OK;
-}
-
-/* npt in the chain kernel: a launch of nsweeps sweeps in NPT_PIECES kernels, the host drawing each
- * piece's volume moves while the kernel runs the piece before (4224 chains x 100 sweeps of draws
- * took the host about as long as a tenth of the chains' volume moves, the GPU idle). The chain's
- * state stays on the device between the pieces. */
+/* npt in the chain kernel: a launch of nsweeps sweeps with each chain's volume draws for them,
+ * made here as the run driver makes them (mc_volume_draw keyed by the host chain's volume_moves,
+ * exp in glibc). Drawing a quarter of the sweeps while the kernel ran the quarter before measured
+ * no gain (doc/performance.md version 20: 3.124e8 against 3.139e8 moves/s) and was taken out. */
 static int sweep_chains_npt(mc_backend *b, long nsweeps, mc_err *err)
 {
-    enum { NPT_PIECES = 4 };
     const size_t C = (size_t)b->v.nchains;
     if (nsweeps > b->draw_sweeps) {
         cudaFree(b->d_draws), cudaFreeHost(b->h_draws);
@@ -283,14 +259,18 @@ static int sweep_chains_npt(mc_backend *b, long nsweeps, mc_err *err)
         CU_TRY(cudaMallocHost(&b->h_draws, C * nsweeps * 4 * sizeof *b->h_draws), err);
         b->draw_sweeps = nsweeps;
     }
-    const long piece = (nsweeps + NPT_PIECES - 1) / NPT_PIECES;
-    for (long done = 0; done < nsweeps; done += piece) {
-        const long sweeps = nsweeps - done < piece ? nsweeps - done : piece;
-        cu_npt npt;
-        MC_TRY(volume_draws(b, done, sweeps, C * (size_t)done * 4, &npt, err));
-        MC_TRY(cu_sweep_chains(&b->v, (long long)sweeps * b->v.n, &npt, err));
+    for (size_t k = 0; k < C; k++) {
+        const mc_chain *c = b->chains[k];
+        for (long s = 0; s < nsweeps; s++) {
+            mc_volume_trial t = mc_volume_draw(b->plan->seed, (uint32_t)c->id, c->volume_moves + (uint64_t)s,
+                                               c->max_volume_step);
+            double *d = b->h_draws + (k * nsweeps + s) * 4;
+            d[0] = t.log_ratio, d[1] = t.threshold, d[2] = exp(t.log_ratio / 3.0), d[3] = exp(t.log_ratio);
+        }
     }
-    return MC_OK;
+    CU_TRY(cudaMemcpy(b->d_draws, b->h_draws, C * nsweeps * 4 * sizeof *b->h_draws, cudaMemcpyHostToDevice), err);
+    const cu_npt npt = {1, (int)nsweeps, b->plan->npt_tail, b->plan->min_box_len, (double)b->plan->nmol, b->d_draws};
+    return cu_sweep_chains(&b->v, (long long)nsweeps * b->v.n, &npt, err);
 }
 
 enum { NPT_SWEEPS_PER_LAUNCH = 1024 }; /* bounds the draws' buffers whatever sample_every is */
@@ -502,9 +482,7 @@ static int allocate(mc_backend *b, mc_err *err)
 static int setup(mc_backend *b, mc_err *err)
 {
     cu_view *v = &b->v;
-    int dev;
-    CU_TRY(cudaGetDevice(&dev), err);
-    CU_TRY(cudaDeviceGetAttribute(&v->sm_count, cudaDevAttrMultiProcessorCount, dev), err);
+    MC_TRY(cu_shape_gpu(b->plan, &v->sm_count, NULL, err));
     /* K = 512 measured best at N = 50,000 (doc/performance.md); smaller chains take 256, so that
      * repeats of a particle within a batch (about K^2 / 2N) stay rare */
     v->batch_trials = b->plan->gpu_batch_trials ? b->plan->gpu_batch_trials : v->n >= 16384 ? 512 : 256;

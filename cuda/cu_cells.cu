@@ -3,7 +3,8 @@
  * chain is exactly the sequential one, but every energy runs over the 27 cells around a position,
  * and trials are decided in parallel wherever they cannot interact:
  *  D: one block draws the K trials, each particle's previous trial in the batch and multiplicity
- *     (cu_repeats.cuh).
+ *     (cu_repeats.cuh): kernel D for the first batch of a round of batches, kernel B of the batch
+ *     before for every other (a kernel boundary fewer per batch).
  *  A: two warps per trial (its new and its old position) sum its energy change over the cells
  *     (batch-start configuration) and list the earlier trials it may interact with: any whose
  *     particle's batch-start position is within rc + sqrt(3) max_disp (mult_k + mult_m), the
@@ -106,7 +107,36 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
     });
 }
 
-/* Kernel D: the K trials, each particle's previous trial in the batch and multiplicity. */
+/* The draws of a batch of `trials` <= blockDim.x trials from move `step` on, by the whole block
+ * (a barrier inside): the trials, each particle's previous trial in the batch and multiplicity.
+ * sp: shared [blockDim.x] ints. */
+template <typename real>
+__device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, const real *pos, int n, int trials,
+                           tables t, unsigned long long seed, int *sp, repeat_table &repeats)
+{
+    const int k = threadIdx.x;
+    const real box = (real)cd->box;
+    repeat_clear(repeats);
+    __syncthreads();
+    int p = -1, bucket = 0;
+    if (k < trials) {
+        mc_trial tr = mc_trial_draw(seed, cd->id, step + k, (uint32_t)n, cd->max_displacement);
+        p = (int)tr.particle;
+        real *a = (real *)t.a + 3 * k, *b = (real *)t.b + 3 * k;
+        a[0] = pos[p], a[1] = pos[n + p], a[2] = pos[2 * n + p];
+        b[0] = cu_displace(a[0], tr.dx, box);
+        b[1] = cu_displace(a[1], tr.dy, box);
+        b[2] = cu_displace(a[2], tr.dz, box);
+        t.d[3 * k] = tr.dx, t.d[3 * k + 1] = tr.dy, t.d[3 * k + 2] = tr.dz;
+        t.threshold[k] = mc_accept_threshold(seed, cd->id, step + k);
+        t.p[k] = sp[k] = p;
+        bucket = repeat_register(repeats, k, p);
+    }
+    __syncthreads();
+    if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, bucket, &t.mult[k]);
+}
+
+/* Kernel D: the draws of a round's first batch (kernel B draws those of the batches after it). */
 template <typename real>
 __global__ void __launch_bounds__(1024)
     cells_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
@@ -115,26 +145,7 @@ __global__ void __launch_bounds__(1024)
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ int sp[]; /* [K] particle of each trial */
     __shared__ repeat_table repeats;
-    const int k = threadIdx.x;
-    const real box = (real)cd->box;
-    repeat_clear(repeats);
-    __syncthreads();
-    int p = -1, bucket = 0;
-    if (k < trials) {
-        mc_trial tr = mc_trial_draw(seed, cd->id, cd->step + k, (uint32_t)n, cd->max_displacement);
-        p = (int)tr.particle;
-        real *a = (real *)t.a + 3 * k, *b = (real *)t.b + 3 * k;
-        a[0] = pos[p], a[1] = pos[n + p], a[2] = pos[2 * n + p];
-        b[0] = cu_displace(a[0], tr.dx, box);
-        b[1] = cu_displace(a[1], tr.dy, box);
-        b[2] = cu_displace(a[2], tr.dz, box);
-        t.d[3 * k] = tr.dx, t.d[3 * k + 1] = tr.dy, t.d[3 * k + 2] = tr.dz;
-        t.threshold[k] = mc_accept_threshold(seed, cd->id, cd->step + k);
-        t.p[k] = sp[k] = p;
-        bucket = repeat_register(repeats, k, p);
-    }
-    __syncthreads();
-    if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, bucket, &t.mult[k]);
+    draw_batch(cd, cd->step, pos, n, trials, t, seed, sp, repeats);
 }
 
 /* Warp-summed energy of particle p placed at q (lane = neighbour cell), complete in lane 0. */
@@ -294,13 +305,17 @@ __device__ static void cell_move(cu_cells_dev &g, int p, int c, int c2)
     cell_move_at(g, p, c, c2, g.slot_of[p], count_c, g.slot[(size_t)c * g.cap + count_c - 1], g.count[c2]);
 }
 
+/* Kernel B (the file's head says what it decides), then the next batch's draws (next_trials of
+ * them; 0: none, the host's loop ends or the next round starts with kernel D). Drawn here they
+ * cost no kernel boundary of their own: a batch is two kernels, not three. */
 template <typename real>
 __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, tables t,
                                     cu_cells_dev g, typename prec<real>::params lj,
-                                    unsigned long long seed)
+                                    unsigned long long seed, int next_trials)
 {
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     if (*g.overflow) return; /* as in kernel A */
+    const unsigned long long step0 = cd->step; /* thread 0 advances cd->step at the end */
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x;
     real *sa = (real *)smem, *sb = sa + 3 * K;
@@ -441,9 +456,14 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
             CU_CANCEL_TRACE("large-chain-cells", cd->step + stop);
             *t.undecided += trials - stop;
         }
-        cd->step += stop;
+        cd->step = step0 + stop;
         cd->accepted += accepted;
         cd->energy += total;
+    }
+    if (next_trials > 0) {
+        __syncthreads(); /* this batch's tables and shared memory used, its positions written */
+        draw_batch(cd, step0 + stop, pos, n, next_trials, t, seed, (int *)(smem + sizeof(repeat_table)),
+                   *(repeat_table *)smem);
     }
 }
 
@@ -453,6 +473,8 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
     const int K = v->batch_trials;
     tables t = table_at(v->cells.trials, K, sizeof(real));
     size_t smem_b = 6 * (size_t)K * sizeof(real) + 8 + (size_t)K * (sizeof(double) + 4 * sizeof(int) + 1);
+    const size_t smem_draws = sizeof(repeat_table) + (size_t)K * sizeof(int); /* over B's own at its end */
+    if (smem_b < smem_draws) smem_b = smem_draws;
     /* with its 17 kB of static tables (cell_uses) the block passes 48 kB from K = 448 (double) or
      * 672 (float) on; at K = 1024 in double it needs about 92 kB */
     CU_TRY(cudaFuncSetAttribute(cells_accept_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b),
@@ -466,14 +488,17 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
     for (unsigned long long left = (unsigned long long)moves; left > 0;) {
         CU_TRY(cudaMemsetAsync(t.undecided, 0, sizeof *t.undecided), err);
         for (unsigned long long done = 0; done < left; done += K) {
-            int trials = (int)(left - done < (unsigned long long)K ? left - done : K);
-            CU_TRY(cu_launch(chained, cells_draw_kernel<real>, 1, K, K * sizeof(int), v->chains, pos, v->n, trials, t,
-                             v->seed), err);
+            const int trials = (int)(left - done < (unsigned long long)K ? left - done : K);
+            const unsigned long long after = left - done - trials;
+            const int next_trials = (int)(after < (unsigned long long)K ? after : K);
+            if (done == 0)
+                CU_TRY(cu_launch(chained, cells_draw_kernel<real>, 1, K, K * sizeof(int), v->chains, pos, v->n, trials,
+                                 t, v->seed), err);
             size_t smem_a = (3 * (size_t)trials + 1) * sizeof(real) + 2 * (size_t)trials * sizeof(int);
             CU_TRY(cu_launch(chained, cells_trials_kernel<real>, (trials + A_WARPS / 2 - 1) / (A_WARPS / 2),
                              32 * A_WARPS, smem_a, v->chains, pos, v->n, trials, t, v->cells, lj, cutoff), err);
             CU_TRY(cu_launch(chained, cells_accept_kernel<real>, 1, K, smem_b, v->chains, pos, v->n, trials, t, v->cells,
-                             lj, v->seed), err);
+                             lj, v->seed, next_trials), err);
         }
         CU_TRY(cudaMemcpy(&left, t.undecided, sizeof left, cudaMemcpyDeviceToHost), err);
     }

@@ -25,5 +25,22 @@ int cu_device_bind(int local_rank, cu_device_info *info, mc_err *err)
              prop.pciBusID, prop.pciDeviceID);
     info->memory_gib = prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0);
     info->sm_count = prop.multiProcessorCount;
+    info->smem_per_block = (int)prop.sharedMemPerBlockOptin;
+    return MC_OK;
+}
+
+int cu_shape_gpu(const mc_plan *plan, int *sm_count, int *smem_per_block, mc_err *err)
+{
+    int dev, smem = plan->gpu_smem_per_block;
+    *sm_count = plan->gpu_sm_count;
+    cudaError_t rc = cudaSuccess;
+    if (*sm_count <= 0 || smem <= 0) { /* no agreed values: this GPU's */
+        rc = cudaGetDevice(&dev);
+        if (rc == cudaSuccess) rc = cudaDeviceGetAttribute(sm_count, cudaDevAttrMultiProcessorCount, dev);
+        if (rc == cudaSuccess) rc = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    }
+    if (rc != cudaSuccess)
+        MC_FAIL(err, MC_ECUDA, "cannot read the GPU's SM count and shared memory: %s", cudaGetErrorString(rc));
+    if (smem_per_block) *smem_per_block = smem;
     return MC_OK;
 }

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cu_check.h"
+#include "cu_device.h"
 #include "cu_rigid.cuh"
 #include "cu_rigid.h"
 #include "mc_rigid_host.h"
@@ -414,10 +415,8 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     CU_TRY(cudaMalloc(&b->d_species, n), err);
     CU_TRY(cudaMalloc(&b->d_body, 3 * n * sizeof(double)), err);
     CU_TRY(cudaMalloc(&b->d_site_mol, n * sizeof(int)), err);
-    int dev, max_optin = 0, sm_count = 0;
-    CU_TRY(cudaGetDevice(&dev), err);
-    CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
-    CU_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev), err);
+    int max_optin = 0, sm_count = 0;
+    MC_TRY(cu_shape_gpu(p, &sm_count, &max_optin, err));
     /* a sample's blocks per chain: ceil(2 x SMs / the run's chains) (the run's, not the rank's, so
      * that the sums' grouping, and their last bits, do not depend on the rank count), at most 64
      * (one chain: 64 blocks); one each from 2 x SMs chains */

@@ -62,15 +62,7 @@ __device__ double scaled_energy_part(const real *x, const real *y, const real *z
         auto pair_at = [&](int j, const params &p) {
             return (double)prec<real>::energy(cu_dist2(xi, yi, zi, at(x, j), at(y, j), at(z, j), sbox, shalf), p);
         };
-        if (!MIX || pr.n == 1) { /* one loop, the index wrapped, so that no lane waits at the wrap */
-            e += cu_specialised(pr.one, [&](const params &pp) {
-                double part = 0.0;
-                for (int k = 1, j = i + 1; k <= h; k++, j++) part += pair_at(j >= n ? j - n : j, pp);
-                return part;
-            });
-            continue;
-        }
-        /* a mixture: the row's two contiguous runs, [i + 1, n) and [0, i + 1 + h - n), by species */
+        /* the row's two contiguous runs, [i + 1, n) and [0, i + 1 + h - n), by species (a mixture) */
         auto run = [&](int j0, int j1, const params &p) {
             return cu_specialised(p, [&](const params &pp) {
                 double part = 0.0;

@@ -12,7 +12,7 @@
 #include "mc_chain_state.h"
 
 static const char FORMAT[] = "mcens checkpoint";
-enum { FORMAT_VERSION = 1, TEXT = 128 };
+enum { FORMAT_VERSION = 2, TEXT = 128 }; /* 2: the GPU the kernel shapes were chosen for */
 
 _Static_assert(sizeof(long) == 8 && sizeof(double) == 8, "the checkpoint stores 8-byte values");
 
@@ -22,6 +22,7 @@ struct ckpt {
     char *path, *config_text;
     char version[TEXT], git_revision[TEXT], backend[TEXT], precision[TEXT];
     long sweeps_done, nsamples, production_sweeps, nchains, n, nmol;
+    long gpu_sm_count, gpu_smem_per_block;
     const mc_plan *plan; /* set by ckpt_bind */
     int first_chain;
 };
@@ -69,7 +70,7 @@ static int write_header(h5out *f, const ckpt_info *info, const mc_plan *p, long 
     const struct { const char *name; const long *value; } longs[] = {
         {"format_version", &format_version}, {"sweeps_done", &sweeps_done}, {"nsamples", &nsamples},
         {"production_sweeps", &info->production_sweeps}, {"nchains", &nchains}, {"n", &n},
-        {"nmol", &nmol}};
+        {"nmol", &nmol}, {"gpu_sm_count", &info->gpu_sm_count}, {"gpu_smem_per_block", &info->gpu_smem_per_block}};
     const struct { const char *name, *value; } strings[] = {
         {"format", FORMAT}, {"mcens_version", info->version}, {"git_revision", info->git_revision},
         {"backend", info->backend}, {"precision", info->precision}};
@@ -209,7 +210,7 @@ static int read_header(ckpt *c, mc_err *err)
     const struct { const char *name; long *value; } longs[] = {
         {"sweeps_done", &c->sweeps_done}, {"nsamples", &c->nsamples},
         {"production_sweeps", &c->production_sweeps}, {"nchains", &c->nchains}, {"n", &c->n},
-        {"nmol", &c->nmol}};
+        {"nmol", &c->nmol}, {"gpu_sm_count", &c->gpu_sm_count}, {"gpu_smem_per_block", &c->gpu_smem_per_block}};
     for (size_t i = 0; i < sizeof longs / sizeof longs[0]; i++)
         MC_TRY(read_long_attr(c, longs[i].name, longs[i].value, err));
     return read_config(c, err);
@@ -255,6 +256,10 @@ void ckpt_close(ckpt *c)
 
 long ckpt_production_sweeps(const ckpt *c) { return c->production_sweeps; }
 long ckpt_sweeps_done(const ckpt *c) { return c->sweeps_done; }
+void ckpt_gpu_shape(const ckpt *c, long *sm_count, long *smem_per_block)
+{
+    *sm_count = c->gpu_sm_count, *smem_per_block = c->gpu_smem_per_block;
+}
 int ckpt_finished(const ckpt *c, long equilibration_sweeps)
 {
     return c->sweeps_done >= equilibration_sweeps + c->production_sweeps;

@@ -18,6 +18,7 @@ typedef struct ckpt_info {
     const char *config_text;      /* the config file as given */
     const char *version, *git_revision, *backend, *precision;
     long production_sweeps;       /* the run's production, extensions included */
+    long gpu_sm_count, gpu_smem_per_block; /* the GPU its kernel shapes were chosen for (mc_plan) */
 } ckpt_info;
 
 /* OUTPUT.ckpt for an output path (malloc'd; NULL when out of memory). */
@@ -38,6 +39,9 @@ void ckpt_close(ckpt *c);
 long ckpt_production_sweeps(const ckpt *c);
 int ckpt_finished(const ckpt *c, long equilibration_sweeps);
 long ckpt_sweeps_done(const ckpt *c);
+
+/* The GPU the checkpointed run's kernel shapes were chosen for (mc_plan.gpu_sm_count; 0: none). */
+void ckpt_gpu_shape(const ckpt *c, long *sm_count, long *smem_per_block);
 
 /* Refuse a checkpoint that this run cannot continue bit for bit: another config text (the first
  * differing line is named), mcens version or revision, backend or precision. */

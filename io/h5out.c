@@ -159,6 +159,9 @@ static int write_parameters(h5out *f, const h5out_info *info, mc_err *err)
     if (rc == MC_OK) rc = h5out_set_string_attr(dset, "backend", info->backend, err);
     if (rc == MC_OK) rc = h5out_set_string_attr(dset, "cpu_isa", info->cpu_isas, err);
     if (rc == MC_OK) rc = h5out_set_string_attr(dset, "paths", info->paths, err);
+    long gpu[2] = {info->gpu_sm_count, info->gpu_smem_per_block};
+    if (rc == MC_OK) rc = h5out_set_scalar_attr(dset, "gpu_sm_count", H5T_NATIVE_LONG, &gpu[0], err);
+    if (rc == MC_OK) rc = h5out_set_scalar_attr(dset, "gpu_smem_per_block", H5T_NATIVE_LONG, &gpu[1], err);
     if (rc == MC_OK)
         rc = h5out_set_scalar_attr(dset, "run_seconds", H5T_NATIVE_DOUBLE, &info->run_seconds, err);
     if (rc == MC_OK)

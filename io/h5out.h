@@ -23,6 +23,7 @@ typedef struct h5out_info {
     const char *cpu_isas; /* each rank's CPU loop level (cpu_isa.h), space separated */
     const char *paths;    /* each rank's kernels or loops (mc_backend_ops.path), space separated */
     int nranks;
+    int gpu_sm_count, gpu_smem_per_block; /* the GPU the kernels were shaped for (mc_plan; 0: none) */
     double run_seconds;      /* wall time of the rounds this invocation ran (a restart: its own), checkpoints excluded */
     double moves_per_second; /* attempted moves of all chains over run_seconds */
 } h5out_info;

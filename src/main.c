@@ -1,6 +1,7 @@
 /* mcens: Monte Carlo ensemble runner. main() is the one place that reports errors and ends the job:
  * config -> plan -> layout and device binding -> output file -> rounds -> pooling -> write -> rename. */
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,14 +106,18 @@ static int parse_options(int argc, char **argv, options *o, int rank)
     return 0;
 }
 
-/* One line per rank: where it runs, its chains, its backend and device. */
-static int log_binding(const ens_layout *l, const char *backend, int have_gpu,
-                       const cu_device_info *dev, const char *no_gpu_reason, mc_err *err)
+/* One line per rank: where it runs, its chains, its backend and device (and the GPU its kernels
+ * are shaped for, where that is another: agree_gpu_shape). */
+static int log_binding(const ens_layout *l, const char *backend, int have_gpu, const cu_device_info *dev,
+                       const mc_plan *plan, const char *no_gpu_reason, mc_err *err)
 {
-    char line[700], device[320];
+    char line[800], device[420], shaped[100] = "";
+    if (have_gpu && (plan->gpu_sm_count != dev->sm_count || plan->gpu_smem_per_block != dev->smem_per_block))
+        snprintf(shaped, sizeof shaped, ", kernels shaped for %d SMs and %d bytes of shared memory a block",
+                 plan->gpu_sm_count, plan->gpu_smem_per_block);
     if (have_gpu)
-        snprintf(device, sizeof device, "GPU %d of %d: %s [%s] %.1f GiB", dev->index, dev->count,
-                 dev->name, dev->pci_bus, dev->memory_gib);
+        snprintf(device, sizeof device, "GPU %d of %d: %s [%s] %.1f GiB%s", dev->index, dev->count,
+                 dev->name, dev->pci_bus, dev->memory_gib, shaped);
     else
         snprintf(device, sizeof device, "no GPU (%s)", no_gpu_reason);
     snprintf(line, sizeof line, "rank %d/%d on %s (local rank %d): chains %d-%d, backend %s, %s",
@@ -309,7 +314,7 @@ static ckpt_info checkpoint_info(const job *j)
 {
     ckpt_info info = {j->text, PACKAGE_VERSION, MCENS_GIT_REVISION, j->backend->name,
                       j->backend != &mc_backend_cpu && j->plan->precision == CFG_PRECISION_SINGLE ? "single" : "double",
-                      j->plan->production_sweeps};
+                      j->plan->production_sweeps, j->plan->gpu_sm_count, j->plan->gpu_smem_per_block};
     return info;
 }
 
@@ -340,6 +345,28 @@ static int choose_backend(job *j, int have_gpu, const char *no_gpu_reason, mc_er
                 j->layout.host, no_gpu_reason);
     if (j->config.run.backend != CFG_BACKEND_CPU && have_gpu)
         j->backend = &mc_backend_cuda;
+    return MC_OK;
+}
+
+/* The GPU that every rank chooses its kernel shapes for (mc_plan.gpu_sm_count): the smallest SM
+ * count and shared memory a block of the run's GPUs; a restart keeps the checkpointed run's
+ * (a larger SM count only launches more blocks than fit at once), and its shared memory where
+ * this run's GPUs have as much. Collective, after the ranks agreed on their binding. */
+static int agree_gpu_shape(job *j, const cu_device_info *dev, mc_err *err)
+{
+    int mine[2] = {dev ? dev->sm_count : INT_MAX, dev ? dev->smem_per_block : INT_MAX}, least[2];
+    MC_TRY(ens_mpi_check(MPI_Allreduce(mine, least, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce", err));
+    if (least[0] == INT_MAX) return MC_OK; /* no rank has a GPU */
+    mc_plan *p = j->plan;
+    p->gpu_sm_count = least[0], p->gpu_smem_per_block = least[1];
+    long sm_then = 0, smem_then = 0;
+    if (j->resume_from) ckpt_gpu_shape(j->resume_from, &sm_then, &smem_then);
+    if (sm_then > 0) p->gpu_sm_count = (int)sm_then;
+    if (smem_then > 0 && smem_then <= least[1]) p->gpu_smem_per_block = (int)smem_then;
+    else if (smem_then > least[1] && j->layout.rank == 0)
+        fprintf(stderr, "mcens: warning: the checkpointed run chose its GPU kernels for %ld bytes of shared memory "
+                "a block, this run's GPUs allow %d: molecules may take another path, and their last bits differ "
+                "from those of the run uninterrupted\n", smem_then, least[1]);
     return MC_OK;
 }
 
@@ -376,6 +403,7 @@ static int setup(job *j, mc_err *err)
     int bind_rc = have_gpu || dev_err.code == MC_ENODEV ? MC_OK : mc_err_set(err, dev_err.code, "%s", dev_err.msg);
     if (bind_rc == MC_OK) bind_rc = choose_backend(j, have_gpu, dev_err.msg, err);
     MC_TRY(ens_agree(MPI_COMM_WORLD, bind_rc, err));
+    MC_TRY(agree_gpu_shape(j, have_gpu ? &dev : NULL, err));
     char backend[64];
     if (j->backend == &mc_backend_cpu)
         snprintf(backend, sizeof backend, "cpu (double, %s loops)", mc_cpu_isa());
@@ -383,7 +411,7 @@ static int setup(job *j, mc_err *err)
         snprintf(backend, sizeof backend, "%s (%s)", j->backend->name,
                  j->plan->precision == CFG_PRECISION_SINGLE ? "single" : "double");
     if (!j->opt.quiet || j->opt.dry_run)
-        MC_TRY(log_binding(&j->layout, backend, have_gpu, &dev, dev_err.msg, err));
+        MC_TRY(log_binding(&j->layout, backend, have_gpu, &dev, j->plan, dev_err.msg, err));
     if (j->resume_from) {
         ckpt_info now = checkpoint_info(j);
         MC_TRY(ckpt_check(j->resume_from, &now, j->opt.config_path, err));
@@ -560,7 +588,7 @@ static int run_and_write(job *j, mc_err *err)
     }
     h5out_info info = {j->text, j->opt.config_path, PACKAGE_VERSION, MCENS_GIT_REVISION,
                        j->hosts, j->backend->name, j->plan->units.system, j->cpu_isas, j->paths, j->layout.size,
-                       done.seconds, moves_per_second};
+                       j->plan->gpu_sm_count, j->plan->gpu_smem_per_block, done.seconds, moves_per_second};
     /* the write is collective, so rank 0's clock spans every rank's share of it */
     double write_start = MPI_Wtime();
     MC_TRY(h5out_write(j->out, &info, j->plan, j->run, j->layout.first_chain, j->results, err));

@@ -87,6 +87,11 @@ typedef struct mc_plan {
     int precision;        /* enum cfg_precision */
     int gpu_batch_trials; /* GPU batched paths: trials per batch; 0 = chosen by size */
     int gpu_cell_lists;   /* enum cfg_gpu_cell_lists: the many-chain kernel may use cell lists */
+    /* The GPU that kernel shapes are chosen for, agreed by all ranks (main.c): the smallest SM
+     * count and shared memory a block (bytes) of the run's GPUs, or the checkpointed run's. The
+     * shapes group a chain's sums, so a chain takes the same path to the same last bits on any mix
+     * of GPU models and after a restart on other GPUs. 0: this rank's GPU (mcens-bench). */
+    int gpu_sm_count, gpu_smem_per_block;
     mc_units units;
     mc_species species;          /* one for a pure fluid; the pair constants of every pair */
     pair_params pair;            /* a pure fluid's pair constants: species.pair[0][0] */

@@ -180,6 +180,25 @@ def paths(path, expected):
     print(f"# {path}: every rank ran {expected}")
 
 
+def set_gpu_sm_count(ckpt, sm_count):
+    """Edit a checkpoint's SM count (the GPU its kernels were shaped for) to sm_count where it has
+    one (a GPU run), and print the value it holds now: 0 for a run without a GPU."""
+    with h5py.File(ckpt, "r+") as f:
+        if int(f.attrs["gpu_sm_count"]) > 0:
+            f.attrs["gpu_sm_count"] = np.int64(sm_count)
+        print(int(f.attrs["gpu_sm_count"]))
+
+
+def gpu_sm_count(path, expected):
+    """/parameters@gpu_sm_count, the SM count the run's kernels were shaped for, is the expected one,
+    and the shared memory beside it is set with it (both 0 without a GPU)."""
+    with h5py.File(path, "r") as f:
+        sm, smem = (int(f["parameters"].attrs[k]) for k in ("gpu_sm_count", "gpu_smem_per_block"))
+    if sm != int(expected) or (sm > 0) != (smem > 0):
+        fail(f"{path}: kernels shaped for {sm} SMs and {smem} bytes of shared memory a block; expected {expected} SMs")
+    print(f"# {path}: kernels shaped for {sm} SMs, {smem} bytes of shared memory a block")
+
+
 def rows(path):
     with open(path) as fh:
         return list(csv.DictReader(line for line in fh if not line.startswith("#")))
@@ -693,7 +712,7 @@ if __name__ == "__main__":
     # a check that fails exits 1; a checker that breaks (unknown command, missing dataset) exits 2,
     # so that a negative control (expecting 1) cannot pass on a crash
     sys.excepthook = lambda kind, value, tb: (sys.__excepthook__(kind, value, tb), sys.exit(2))
-    {"h5md": h5md, "mdanalysis": mdanalysis, "layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "paths": paths, "eos": eos,
+    {"h5md": h5md, "mdanalysis": mdanalysis, "layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "paths": paths, "set_gpu_sm_count": set_gpu_sm_count, "gpu_sm_count": gpu_sm_count, "eos": eos,
      "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent,
      "value": value, "mixture_pure": mixture_pure, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal,
      "wall": wall, "rigid_layout": rigid_layout, "widom_diatomic": widom_diatomic,
