@@ -41,6 +41,7 @@ typedef struct cu_npt {
  * cap particle indices. */
 typedef struct cu_cells_dev {
     int m, cap;                  /* cells per edge (0: no cell path), slots per cell */
+    double cutoff;               /* the pair cutoff the cells are at least as wide as */
     int *count;                  /* [nchains][m^3] (a large chain's grid: nchains = 1) */
     int *slot;                   /* [nchains][m^3][cap] */
     int *cell_of, *slot_of;      /* [nchains][n] (cell_of: the one-chain path only) */

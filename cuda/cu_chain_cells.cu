@@ -70,13 +70,17 @@ __device__ __forceinline__ real shifted_dist2(real ax, real ay, real az, real bx
     return dx * dx + dy * dy + dz * dz;
 }
 
-/* The calling warp's pair energies of particle i placed at a (want & 1) and at b (want & 2) with
- * the members j != i of the 27 cells around `home`, this lane's share: every pair term rounded
+/* The calling warp's pair energies of particle i placed at a (want & A_SUM) and at b (want & B_SUM)
+ * with the members j != i of the 27 cells around `home`, this lane's share: every pair term rounded
  * once in real and added in double, as the all-pairs kernel adds them. A pair beyond the cutoff
- * adds an exact zero, so summing b over a's cells (want 3: a and b share their cell) is exact. The
+ * adds an exact zero, so summing b over a's cells is exact wherever they hold every partner of b
+ * within the cutoff (b_covered); B_FOLDED: b is across the box's edge from a's cells, and its
+ * separations take cu_dist2's fold instead of the stencil's shifts. The
  * warp flattens the cells' members into one run, which keeps its lanes busy however the members
  * fall in cells, and each lane fetches LOADS_IN_FLIGHT members' indices before it uses any (they
  * come from L2). */
+enum { A_SUM = 1, B_SUM = 2, B_FOLDED = 4 };
+
 template <bool MIX, typename real>
 __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, const real *z, const int *count,
                                                   const int *slots, int cap, int m, cell3 home, int i, real ax,
@@ -132,11 +136,13 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
                 real xj = x[j[q]], yj = y[j[q]], zj = z[j[q]];
                 if constexpr (uses_shift<real>()) {
                     const shift s = wc->shift[kq[q]];
-                    if (want & 1) sa += (double)prec<real>::energy(shifted_dist2(ax, ay, az, xj, yj, zj, s), p);
-                    if (want & 2) sb += (double)prec<real>::energy(shifted_dist2(bx, by, bz, xj, yj, zj, s), p);
+                    if (want & A_SUM) sa += (double)prec<real>::energy(shifted_dist2(ax, ay, az, xj, yj, zj, s), p);
+                    if (want & B_SUM)
+                        sb += (double)prec<real>::energy(want & B_FOLDED ? cu_dist2(bx, by, bz, xj, yj, zj, box, half)
+                                                                         : shifted_dist2(bx, by, bz, xj, yj, zj, s), p);
                 } else {
-                    if (want & 1) sa += (double)prec<real>::energy(cu_dist2(ax, ay, az, xj, yj, zj, box, half), p);
-                    if (want & 2) sb += (double)prec<real>::energy(cu_dist2(bx, by, bz, xj, yj, zj, box, half), p);
+                    if (want & A_SUM) sa += (double)prec<real>::energy(cu_dist2(ax, ay, az, xj, yj, zj, box, half), p);
+                    if (want & B_SUM) sb += (double)prec<real>::energy(cu_dist2(bx, by, bz, xj, yj, zj, box, half), p);
                 }
             }
         }
@@ -145,6 +151,30 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
     };
     if constexpr (MIX) sum([&](int j) { return pr.of(a_species, pr.species_of(j)); });
     else cu_specialised(pr.one, [&](const params &pp) { return sum([&](int) { return pp; }); });
+}
+
+/* Whether the 27 cells around cell c hold every partner within the cutoff of a point displaced
+ * by d from o (o in c; cells of width w): in every dimension the point lies no farther outside c
+ * than w exceeds the cutoff, less a thousandth of w for the rounding of cell_axis. Then one pass
+ * over them sums the trial's old and new positions, also when the move leaves the cell, which
+ * most such moves do by a small fraction of the cell (examples/phase_diagram.ini: cells 2.85 wide,
+ * cutoff 2.5, moves under 0.2): before, such a trial took a second pass, around its new cell, and
+ * a batch with one of them kept the block waiting for that warp. *folded: the displaced point as
+ * stored (n, wrapped into the box) is across the box's edge from o. */
+template <typename real>
+__device__ __forceinline__ bool b_covered(cell3 c, const real o[3], const real n[3], const mc_trial &t, double w,
+                                          double cutoff, real half, bool *folded)
+{
+    const double slack = w - cutoff - 1e-3 * w, d[3] = {t.dx, t.dy, t.dz};
+    const int k[3] = {c.x, c.y, c.z};
+    bool covered = slack >= 0.0, wrapped = false;
+    for (int a = 0; a < 3; a++) {
+        const double u = (double)o[a] + d[a], lo = k[a] * w, hi = lo + w; /* u: not wrapped */
+        covered = covered && u >= lo - slack && u <= hi + slack;
+        wrapped = wrapped || fabs((double)(n[a] - o[a])) > (double)half; /* moves are shorter than half a box */
+    }
+    *folded = wrapped;
+    return covered;
 }
 
 /* A trial of the batch as its warp evaluated it: the energy change against the batch's starting
@@ -186,6 +216,7 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
     const unsigned id = cd->id;
     const double beta = cd->beta, max_disp = cd->max_displacement;
     const real box = (real)cd->box, half = (real)cd->half_box, inv_w = (real)g.m / box;
+    const double cell_width = (double)box / g.m;
     const unsigned long long step0 = cd->step;
     const int m = g.m, ncells = m * m * m, cap = g.cap, w = threadIdx.x >> 5, lane = threadIdx.x & 31;
     int *count = (int *)smem, *g_count = g.count + (size_t)blockIdx.x * ncells;
@@ -212,11 +243,16 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
             trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
             const cell3 from3 = cell3_of(ox, oy, oz, inv_w, m), to3 = cell3_of(nx, ny, nz, inv_w, m);
             const int from = cell3_index(from3, m), to = cell3_index(to3, m);
-            /* one pass over the cells around both positions when they share a cell, else one around each */
+            /* one pass over the cells around the old position where they hold the new one's partners
+             * too (b_covered), else one around each */
+            bool folded = false;
+            const real o3[3] = {ox, oy, oz}, n3[3] = {nx, ny, nz};
+            const bool one_pass = from == to || b_covered(from3, o3, n3, t, cell_width, g.cutoff, half, &folded);
+            const int both = A_SUM | B_SUM | (folded ? B_FOLDED : 0);
             double e_old = 0.0, e_new = 0.0;
-            for (int pass = 0; pass < (from == to ? 1 : 2); pass++)
+            for (int pass = 0; pass < (one_pass ? 1 : 2); pass++)
                 cells_pair_energy<MIX>(x, y, z, count, slots, cap, m, pass ? to3 : from3, i, ox, oy, oz, nx, ny, nz,
-                                       from == to ? 3 : pass ? 2 : 1, box, half, pr, &wcells[w], &e_old, &e_new);
+                                       one_pass ? both : pass ? B_SUM : A_SUM, box, half, pr, &wcells[w], &e_old, &e_new);
             double part = e_new - e_old; /* the warp's lanes added in a fixed order */
             for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
             if (lane == 0)
@@ -366,7 +402,7 @@ int cu_chain_cells_setup(cu_view *v, double min_box, double cutoff, mc_err *err)
     /* decided from the plan alone (never from the memory free on the device, which would make the
      * kernel, and so a chain's last bits, depend on the rank's other chains): too little memory is
      * an error that names the way out */
-    g->m = m, g->cap = cap;
+    g->m = m, g->cap = cap, g->cutoff = cutoff;
     if (cudaMalloc(&g->count, C * ncells * sizeof(int)) != cudaSuccess ||
         cudaMalloc(&g->slot, C * ncells * cap * sizeof(int)) != cudaSuccess ||
         cudaMalloc(&g->slot_of, C * v->n * sizeof(int)) != cudaSuccess) {
