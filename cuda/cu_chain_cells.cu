@@ -18,6 +18,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "cu_backend.h"
 #include "cu_cell_grid.cuh"
 #include "cu_chain_move.cuh"
@@ -70,21 +72,25 @@ __device__ __forceinline__ real shifted_dist2(real ax, real ay, real az, real bx
     return dx * dx + dy * dy + dz * dz;
 }
 
-/* The calling warp's pair energies of particle i placed at a (want & A_SUM) and at b (want & B_SUM)
+/* The calling warp's pair energies of particle i placed at a (WANT & A_SUM) and at b (WANT & B_SUM)
  * with the members j != i of the 27 cells around `home`, this lane's share: every pair term rounded
  * once in real and added in double, as the all-pairs kernel adds them. A pair beyond the cutoff
  * adds an exact zero, so summing b over a's cells is exact wherever they hold every partner of b
- * within the cutoff (b_covered); B_FOLDED: b is across the box's edge from a's cells, and its
- * separations take cu_dist2's fold instead of the stencil's shifts. The
+ * within the cutoff (b_covered); b_folded: b is across the box's edge from a's cells, and its
+ * separations take cu_dist2's fold instead of the stencil's shifts. WANT is a template argument
+ * for a pure fluid: tested at run time per member, the two sums' branches cost about a tenth of
+ * the loop's instructions (doc/performance.md version 21). A mixture's kernel, with the species
+ * lookups, spilled kilobytes of registers with three copies of the loop: it passes want at run
+ * time (WANT_AT_RUN_TIME). The
  * warp flattens the cells' members into one run, which keeps its lanes busy however the members
  * fall in cells, and each lane fetches LOADS_IN_FLIGHT members' indices before it uses any (they
  * come from L2). */
-enum { A_SUM = 1, B_SUM = 2, B_FOLDED = 4 };
+enum { A_SUM = 1, B_SUM = 2, WANT_AT_RUN_TIME = -1 };
 
-template <bool MIX, typename real>
+template <bool MIX, int WANT, typename real>
 __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, const real *z, const int *count,
                                                   const int *slots, int cap, int m, cell3 home, int i, real ax,
-                                                  real ay, real az, real bx, real by, real bz, int want, real box,
+                                                  real ay, real az, real bx, real by, real bz, int want_now, bool b_folded, real box,
                                                   real half, const cu_pairs<real> &pr, warp_cells<real> *wc,
                                                   double *ea, double *eb)
 {
@@ -114,6 +120,7 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
     if (lane == 0) wc->start[27] = total;
     __syncwarp();
     const int a_species = MIX ? pr.species_of(i) : 0;
+    const int want = WANT == WANT_AT_RUN_TIME ? want_now : WANT; /* a constant where WANT is one */
     auto sum = [&](auto params_of) {
         double sa = 0.0, sb = 0.0;
         int k = 0; /* the cell of run index f; f only grows */
@@ -136,13 +143,16 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
                 real xj = x[j[q]], yj = y[j[q]], zj = z[j[q]];
                 if constexpr (uses_shift<real>()) {
                     const shift s = wc->shift[kq[q]];
-                    if (want & A_SUM) sa += (double)prec<real>::energy(shifted_dist2(ax, ay, az, xj, yj, zj, s), p);
+                    if (want & A_SUM)
+                        sa += (double)prec<real>::energy(shifted_dist2(ax, ay, az, xj, yj, zj, s), p);
                     if (want & B_SUM)
-                        sb += (double)prec<real>::energy(want & B_FOLDED ? cu_dist2(bx, by, bz, xj, yj, zj, box, half)
-                                                                         : shifted_dist2(bx, by, bz, xj, yj, zj, s), p);
+                        sb += (double)prec<real>::energy(b_folded ? cu_dist2(bx, by, bz, xj, yj, zj, box, half)
+                                                                  : shifted_dist2(bx, by, bz, xj, yj, zj, s), p);
                 } else {
-                    if (want & A_SUM) sa += (double)prec<real>::energy(cu_dist2(ax, ay, az, xj, yj, zj, box, half), p);
-                    if (want & B_SUM) sb += (double)prec<real>::energy(cu_dist2(bx, by, bz, xj, yj, zj, box, half), p);
+                    if (want & A_SUM)
+                        sa += (double)prec<real>::energy(cu_dist2(ax, ay, az, xj, yj, zj, box, half), p);
+                    if (want & B_SUM)
+                        sb += (double)prec<real>::energy(cu_dist2(bx, by, bz, xj, yj, zj, box, half), p);
                 }
             }
         }
@@ -199,10 +209,10 @@ template <typename real> struct batch_trial {
  * within a block): a move costs one warp's pass over the cells and a share of one barrier, not a
  * barrier and a block's reduction of its own.
  * Dynamic shared memory: the chain's cell counts (m^3 ints), then, when staged, its positions. */
-template <typename real, bool MIX>
+template <typename real, bool MIX, bool STAGED>
 __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS) /* four chains per SM */
     cells_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves, cu_pairs<real> pr,
-                        unsigned long long seed, int staged, cu_cells_dev g)
+                        unsigned long long seed, cu_cells_dev g)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ draws next;
@@ -222,9 +232,11 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
     int *count = (int *)smem, *g_count = g.count + (size_t)blockIdx.x * ncells;
     int *slots = g.slot + (size_t)blockIdx.x * ncells * cap, *slot_of = g.slot_of + (size_t)blockIdx.x * n;
     real *gx = pos + (size_t)blockIdx.x * 3 * n;
-    real *x = staged ? (real *)(smem + (ncells * sizeof(int) + 15) / 16 * 16) : gx, *y = x + n, *z = y + n;
+    /* STAGED a template argument: the compiler then knows x's memory (shared loads with 32-bit
+     * addresses, not generic ones with 64-bit addresses, in the loop over a cell's members) */
+    real *x = STAGED ? (real *)(smem + (ncells * sizeof(int) + 15) / 16 * 16) : gx, *y = x + n, *z = y + n;
     for (int c = threadIdx.x; c < ncells; c += blockDim.x) count[c] = g_count[c];
-    if (staged)
+    if (STAGED)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = gx[j];
     if (threadIdx.x == 0) s_energy = cd->energy, s_accepted = cd->accepted, s_overflow = 0;
     long long base = -DRAW_AHEAD; /* the move the draws in `next` start at */
@@ -248,11 +260,23 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
             bool folded = false;
             const real o3[3] = {ox, oy, oz}, n3[3] = {nx, ny, nz};
             const bool one_pass = from == to || b_covered(from3, o3, n3, t, cell_width, g.cutoff, half, &folded);
-            const int both = A_SUM | B_SUM | (folded ? B_FOLDED : 0);
             double e_old = 0.0, e_new = 0.0;
-            for (int pass = 0; pass < (one_pass ? 1 : 2); pass++)
-                cells_pair_energy<MIX>(x, y, z, count, slots, cap, m, pass ? to3 : from3, i, ox, oy, oz, nx, ny, nz,
-                                       one_pass ? both : pass ? B_SUM : A_SUM, box, half, pr, &wcells[w], &e_old, &e_new);
+            if (!one_pass) folded = false; /* b around its own cell: the stencil's shifts are its minimum images */
+            auto pass = [&](auto want, cell3 around, int want_now) {
+                cells_pair_energy<MIX, decltype(want)::value>(x, y, z, count, slots, cap, m, around, i, ox, oy, oz, nx,
+                                                              ny, nz, want_now, folded, box, half, pr, &wcells[w],
+                                                              &e_old, &e_new);
+            };
+            if constexpr (MIX) { /* one copy of the loop (above) */
+                for (int second = 0; second < (one_pass ? 1 : 2); second++)
+                    pass(std::integral_constant<int, WANT_AT_RUN_TIME>(), second ? to3 : from3,
+                         one_pass ? A_SUM | B_SUM : second ? B_SUM : A_SUM);
+            } else if (one_pass) {
+                pass(std::integral_constant<int, A_SUM | B_SUM>(), from3, 0);
+            } else {
+                pass(std::integral_constant<int, A_SUM>(), from3, 0);
+                pass(std::integral_constant<int, B_SUM>(), to3, 0);
+            }
             double part = e_new - e_old; /* the warp's lanes added in a fixed order */
             for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
             if (lane == 0)
@@ -309,7 +333,7 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
     }
     __syncthreads();
     for (int c = threadIdx.x; c < ncells; c += blockDim.x) g_count[c] = count[c];
-    if (staged)
+    if (STAGED)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) gx[j] = x[j];
     if (threadIdx.x == 0) cd->step = step0 + moves, cd->accepted = s_accepted, cd->energy = s_energy;
 }
@@ -320,22 +344,22 @@ template <typename real, bool MIX>
 static int launch_cells_chains(const cu_view *v, long long moves, mc_err *err)
 {
     const cu_cells_dev *g = &v->chain_cells;
-    auto kernel = cells_chains_kernel<real, MIX>;
     cudaFuncAttributes attr;
     int max_optin = 0, dev;
-    CU_TRY(cudaFuncGetAttributes(&attr, kernel), err);
+    CU_TRY(cudaFuncGetAttributes(&attr, cells_chains_kernel<real, MIX, true>), err); /* static shared: as unstaged */
     CU_TRY(cudaGetDevice(&dev), err);
     CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
     /* positions staged while about four chains still fit on an SM (cu_sweep_chains's rule) */
     size_t positions = 3 * (size_t)v->n * sizeof(real), bytes = count_bytes(g);
     int staged = positions <= 64 * 1024 && bytes + positions + attr.sharedSizeBytes <= (size_t)max_optin;
     if (staged) bytes += positions;
+    auto kernel = staged ? cells_chains_kernel<real, MIX, true> : cells_chains_kernel<real, MIX, false>;
     if (bytes + attr.sharedSizeBytes > (size_t)max_optin)
         MC_FAIL(err, MC_ECHECK, "internal: %zu bytes of cell counts exceed the GPU's shared memory", bytes);
     if (bytes + attr.sharedSizeBytes > 48 * 1024)
         CU_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), err);
     kernel<<<v->nchains, CELL_CHAIN_THREADS, bytes>>>(v->chains, (real *)v->pos, v->n, moves, cu_pairs_of<real>(v),
-                                                      v->seed, staged, *g);
+                                                      v->seed, *g);
     CU_LAUNCHED(err);
     return MC_OK;
 }
