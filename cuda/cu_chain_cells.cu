@@ -132,7 +132,7 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
                 j[q] = -1;
                 if (f < total) {
                     while (wc->start[k + 1] <= f) k++;
-                    j[q] = slots[wc->base[k] + f];
+                    j[q] = slots[(unsigned)(wc->base[k] + f)]; /* >= 0: unsigned spares a sign extension */
                 }
                 kq[q] = k;
             }
@@ -140,7 +140,8 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
             for (int q = 0; q < LOADS_IN_FLIGHT; q++) {
                 if (j[q] < 0 || j[q] == i) continue;
                 const params p = params_of(j[q]);
-                real xj = x[j[q]], yj = y[j[q]], zj = z[j[q]];
+                const unsigned jj = (unsigned)j[q];
+                real xj = x[jj], yj = y[jj], zj = z[jj];
                 if constexpr (uses_shift<real>()) {
                     const shift s = wc->shift[kq[q]];
                     if (want & A_SUM)
