@@ -243,11 +243,11 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
     long long base = -DRAW_AHEAD; /* the move the draws in `next` start at */
     for (long long mv = 0; mv < moves;) {
         const int batch = moves - mv < BATCH ? (int)(moves - mv) : BATCH;
-        if (mv + batch > base + DRAW_AHEAD) {
+        if (mv + batch > base + DRAW_AHEAD) { /* the first batch too: base starts below */
             base = mv;
             draw_ahead(&next, seed, id, step0 + mv, moves - mv, n, max_disp);
-        }
-        __syncthreads(); /* draws written, the last batch's moves and cells visible */
+            __syncthreads(); /* draws written (the first batch: the staged counts and positions too) */
+        } /* else the last batch's closing barrier published its moves, cells and s_decided */
         if (s_overflow) break;
         for (int tw = w; tw < batch; tw += WARPS) {
             const mc_trial t = next.trial[mv - base + tw];
