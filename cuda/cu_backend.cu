@@ -247,8 +247,9 @@ static int cu_reload(mc_backend *b, const unsigned char *changed, mc_err *err)
 
 /* npt in the chain kernel: a launch of nsweeps sweeps with each chain's volume draws for them,
  * made here as the run driver makes them (mc_volume_draw keyed by the host chain's volume_moves,
- * exp in glibc). Drawing a quarter of the sweeps while the kernel ran the quarter before measured
- * no gain (doc/performance.md version 20: 3.124e8 against 3.139e8 moves/s) and was taken out. */
+ * exp in glibc). Drawing a quarter of the sweeps while the kernel ran the quarter before, measured
+ * together with another change, gained nothing (doc/performance.md version 20: 3.124e8 against
+ * 3.139e8 moves/s), and was taken out (version 21). */
 static int sweep_chains_npt(mc_backend *b, long nsweeps, mc_err *err)
 {
     const size_t C = (size_t)b->v.nchains;

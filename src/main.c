@@ -112,7 +112,7 @@ static int log_binding(const ens_layout *l, const char *backend, int have_gpu, c
                        const mc_plan *plan, const char *no_gpu_reason, mc_err *err)
 {
     char line[800], device[420], shaped[100] = "";
-    if (have_gpu && (plan->gpu_sm_count != dev->sm_count || plan->gpu_smem_per_block != dev->smem_per_block))
+    if (have_gpu && plan->gpu_sm_count > 0 && (plan->gpu_sm_count != dev->sm_count || plan->gpu_smem_per_block != dev->smem_per_block))
         snprintf(shaped, sizeof shaped, ", kernels shaped for %d SMs and %d bytes of shared memory a block",
                  plan->gpu_sm_count, plan->gpu_smem_per_block);
     if (have_gpu)
@@ -361,6 +361,9 @@ static int agree_gpu_shape(job *j, const cu_device_info *dev, mc_err *err)
     p->gpu_sm_count = least[0], p->gpu_smem_per_block = least[1];
     long sm_then = 0, smem_then = 0;
     if (j->resume_from) ckpt_gpu_shape(j->resume_from, &sm_then, &smem_then);
+    if (sm_then < 0 || sm_then > INT_MAX || smem_then < 0 || smem_then > INT_MAX) /* the same on every rank */
+        MC_FAIL(err, MC_EINVAL, "%s: its GPU of %ld SMs and %ld bytes of shared memory a block is out of range "
+                "(corrupt checkpoint?)", j->ckpt_file, sm_then, smem_then);
     if (sm_then > 0) p->gpu_sm_count = (int)sm_then;
     if (smem_then > 0 && smem_then <= least[1]) p->gpu_smem_per_block = (int)smem_then;
     else if (smem_then > least[1] && j->layout.rank == 0)
@@ -403,7 +406,9 @@ static int setup(job *j, mc_err *err)
     int bind_rc = have_gpu || dev_err.code == MC_ENODEV ? MC_OK : mc_err_set(err, dev_err.code, "%s", dev_err.msg);
     if (bind_rc == MC_OK) bind_rc = choose_backend(j, have_gpu, dev_err.msg, err);
     MC_TRY(ens_agree(MPI_COMM_WORLD, bind_rc, err));
-    MC_TRY(agree_gpu_shape(j, have_gpu ? &dev : NULL, err));
+    /* a rank that runs the CPU backend beside a GPU shapes no kernels */
+    const int uses_gpu = have_gpu && j->backend == &mc_backend_cuda;
+    MC_TRY(agree_gpu_shape(j, uses_gpu ? &dev : NULL, err));
     char backend[64];
     if (j->backend == &mc_backend_cpu)
         snprintf(backend, sizeof backend, "cpu (double, %s loops)", mc_cpu_isa());

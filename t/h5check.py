@@ -180,22 +180,28 @@ def paths(path, expected):
     print(f"# {path}: every rank ran {expected}")
 
 
-def set_gpu_sm_count(ckpt, sm_count):
-    """Edit a checkpoint's SM count (the GPU its kernels were shaped for) to sm_count where it has
-    one (a GPU run), and print the value it holds now: 0 for a run without a GPU."""
+def set_gpu_shape(ckpt, sm_count, smem_per_block):
+    """Edit the GPU a checkpoint's kernels were shaped for (SM count, shared memory a block in
+    bytes) where it has one (a GPU run), and print the pair it holds now: "0 0" without a GPU."""
     with h5py.File(ckpt, "r+") as f:
         if int(f.attrs["gpu_sm_count"]) > 0:
             f.attrs["gpu_sm_count"] = np.int64(sm_count)
-        print(int(f.attrs["gpu_sm_count"]))
+            f.attrs["gpu_smem_per_block"] = np.int64(smem_per_block)
+        print(int(f.attrs["gpu_sm_count"]), int(f.attrs["gpu_smem_per_block"]))
 
 
-def gpu_sm_count(path, expected):
-    """/parameters@gpu_sm_count, the SM count the run's kernels were shaped for, is the expected one,
-    and the shared memory beside it is set with it (both 0 without a GPU)."""
+def gpu_shape(path, sm_count, smem_per_block):
+    """/parameters@gpu_sm_count and gpu_smem_per_block, the GPU the run's kernels were shaped for,
+    are the expected ones; smem_per_block "below:B" asks for one in (0, B): this run's own GPU."""
     with h5py.File(path, "r") as f:
         sm, smem = (int(f["parameters"].attrs[k]) for k in ("gpu_sm_count", "gpu_smem_per_block"))
-    if sm != int(expected) or (sm > 0) != (smem > 0):
-        fail(f"{path}: kernels shaped for {sm} SMs and {smem} bytes of shared memory a block; expected {expected} SMs")
+    if smem_per_block.startswith("below:"):
+        smem_ok = 0 < smem < int(smem_per_block[6:])
+    else:
+        smem_ok = smem == int(smem_per_block)
+    if sm != int(sm_count) or not smem_ok:
+        fail(f"{path}: kernels shaped for {sm} SMs and {smem} bytes of shared memory a block; expected "
+             f"{sm_count} and {smem_per_block}")
     print(f"# {path}: kernels shaped for {sm} SMs, {smem} bytes of shared memory a block")
 
 
@@ -712,7 +718,7 @@ if __name__ == "__main__":
     # a check that fails exits 1; a checker that breaks (unknown command, missing dataset) exits 2,
     # so that a negative control (expecting 1) cannot pass on a crash
     sys.excepthook = lambda kind, value, tb: (sys.__excepthook__(kind, value, tb), sys.exit(2))
-    {"h5md": h5md, "mdanalysis": mdanalysis, "layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "paths": paths, "set_gpu_sm_count": set_gpu_sm_count, "gpu_sm_count": gpu_sm_count, "eos": eos,
+    {"h5md": h5md, "mdanalysis": mdanalysis, "layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "paths": paths, "set_gpu_shape": set_gpu_shape, "gpu_shape": gpu_shape, "eos": eos,
      "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent,
      "value": value, "mixture_pure": mixture_pure, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal,
      "wall": wall, "rigid_layout": rigid_layout, "widom_diatomic": widom_diatomic,

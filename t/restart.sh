@@ -6,10 +6,10 @@
 # cell lists, a mixture with Widom, NPT, molecules in NPT with Widom, an open cluster, and replica
 # exchange among atoms with cell lists, along a pressure ladder and in a cluster, and Gibbs-ensemble
 # mixtures of atoms and of molecules); --extend
-# equals a longer run; a continued run keeps the GPU its kernels were shaped for; checkpoints that
-# cannot continue the run are refused and left as they are.
+# equals a longer run; checkpoints that cannot continue the run are refused and left as they are
+# (t/gpu_shape.sh: a continued run keeps the GPU its kernels were shaped for).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 28
+tap_plan 27
 
 # a random sweep in [lo, hi), printed so that a failure can be replayed
 random_sweep() { echo $(( $1 + $(od -An -N2 -tu2 /dev/urandom) % ($2 - $1) )); }
@@ -293,12 +293,6 @@ ok $? "--extend 30 after 60 sweeps of production equals a run of 90" || diag < e
 run_np 1 -q --extend 7 -o ext60.h5 mixture.ini > extend2.txt 2>&1
 [ $? -eq 1 ] && grep -q "multiple of \[run\] sample_every = 3" extend2.txt
 ok $? "--extend by a number of sweeps that is not a multiple of sample_every is refused" || diag < extend2.txt
-# the GPU the kernels are shaped for (their grouping of sums) is the checkpointed run's: an SM
-# count edited into the checkpoint is the one the continued run records (on a GPU; without one, 0)
-cp mixture-full.h5 shape.h5 && cp mixture-full.h5.ckpt shape.h5.ckpt
-want=$("$PYTHON3" "$T_SRCDIR/h5check.py" set_gpu_sm_count shape.h5.ckpt 7)
-run_np 1 -q --extend 30 -o shape.h5 mixture.ini > shape.txt 2>&1 && h5check gpu_sm_count shape.h5 "$want"
-ok $? "a continued run's kernels are shaped for the checkpointed run's GPU ($want SMs)" || diag < shape.txt
 
 # checkpoints that cannot continue this run: refused, named, and left as they were
 cp npt-full.h5.ckpt bad.h5.ckpt && sum0=$(md5sum < bad.h5.ckpt)
