@@ -590,7 +590,7 @@ static int setup_grid(cu_view *v, int c, const void *host_pos, double box_len, d
     int m = grid_edge(v->n, box_len, cutoff);
     if (!m) return MC_OK;
     double per_cell = (double)v->n / ((double)m * m * m);
-    g->m = m;
+    g->m = m, g->cutoff = cutoff;
     g->cap = (int)(4 * per_cell) + 32; /* room for density fluctuations; overflow is detected */
     size_t ncells = (size_t)m * m * m, real_size = v->single ? sizeof(float) : sizeof(double);
     CU_TRY(cudaMalloc(&g->count, ncells * sizeof(int)), err);

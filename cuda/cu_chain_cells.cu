@@ -90,9 +90,9 @@ enum { A_SUM = 1, B_SUM = 2, WANT_AT_RUN_TIME = -1 };
 template <bool MIX, int WANT, typename real>
 __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, const real *z, const int *count,
                                                   const int *slots, int cap, int m, cell3 home, int i, real ax,
-                                                  real ay, real az, real bx, real by, real bz, int want_now, bool b_folded, real box,
-                                                  real half, const cu_pairs<real> &pr, warp_cells<real> *wc,
-                                                  double *ea, double *eb)
+                                                  real ay, real az, real bx, real by, real bz, int want_now,
+                                                  bool b_folded, real box, real half, const cu_pairs<real> &pr,
+                                                  warp_cells<real> *wc, double *ea, double *eb)
 {
     typedef typename prec<real>::params params;
     typedef typename image_shift<real>::type shift;

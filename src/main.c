@@ -112,7 +112,9 @@ static int log_binding(const ens_layout *l, const char *backend, int have_gpu, c
                        const mc_plan *plan, const char *no_gpu_reason, mc_err *err)
 {
     char line[800], device[420], shaped[100] = "";
-    if (have_gpu && plan->gpu_sm_count > 0 && (plan->gpu_sm_count != dev->sm_count || plan->gpu_smem_per_block != dev->smem_per_block))
+    const int shaped_elsewhere = have_gpu && plan->gpu_sm_count > 0 &&
+                                 (plan->gpu_sm_count != dev->sm_count || plan->gpu_smem_per_block != dev->smem_per_block);
+    if (shaped_elsewhere)
         snprintf(shaped, sizeof shaped, ", kernels shaped for %d SMs and %d bytes of shared memory a block",
                  plan->gpu_sm_count, plan->gpu_smem_per_block);
     if (have_gpu)
