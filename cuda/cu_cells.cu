@@ -475,8 +475,8 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
     size_t smem_b = 6 * (size_t)K * sizeof(real) + 8 + (size_t)K * (sizeof(double) + 4 * sizeof(int) + 1);
     const size_t smem_draws = sizeof(repeat_table) + (size_t)K * sizeof(int); /* over B's own at its end */
     if (smem_b < smem_draws) smem_b = smem_draws;
-    /* with its 17 kB of static tables (cell_uses) and at least the repeat table's 40 kB at its end,
-     * the block always needs more than 48 kB: about 61 kB at K = 512 in double, 92 kB at 1024 */
+    /* with its 17 kB of static tables (cell_uses) the block needs more than 48 kB from K = 512 in
+     * double on (55 kB; 92 kB at 1024): set whatever K */
     CU_TRY(cudaFuncSetAttribute(cells_accept_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b),
            err);
     typename prec<real>::params lj = prec<real>::make(v->pair);

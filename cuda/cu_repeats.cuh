@@ -1,48 +1,55 @@
 /* cu_repeats: the trials of a batch that move a particle an earlier trial of the batch moves, for
  * the one-block draw kernels of both large-chain paths (cu_sweep.cu's batched path, cu_cells.cu's
  * cell path). Repeats are rare (about K^2 / 2N), so instead of every trial scanning all earlier
- * ones, trials register in a shared hash of particle ids and compare only with the trials in their
- * own bucket (with every earlier trial if the bucket overflowed). 40 kB of shared memory. */
+ * ones, trials register in a shared hash table keyed by particle id with linear probing, a quarter
+ * full at most, and compare only with the trials in the run of occupied slots from their
+ * particle's home slot: every trial of that particle lies in that run, whatever order the
+ * registrations came in. 16 kB of shared memory.
+ *
+ * Before (doc/performance.md version 22), trials went into 2048 buckets of 4, and a trial whose
+ * bucket overflowed compared itself with every earlier trial, one at a time. At K = 1024 (half a
+ * trial a bucket) a third of the batches had such a bucket, and its trials' thousand comparisons
+ * held kernel B's whole block at its next barrier: a quarter of kernel B's instructions. */
 #ifndef CU_REPEATS_CUH
 #define CU_REPEATS_CUH
 
-enum { REPEAT_BUCKETS = 2048, REPEAT_DEPTH = 4 };
+#include "cu_backend.h"
+
+enum { REPEAT_BITS = 12, REPEAT_SLOTS = 1 << REPEAT_BITS };
+static_assert(REPEAT_SLOTS >= 4 * CU_MAX_BATCH_TRIALS, "a quarter full at most: short probe runs, never full");
 
 struct repeat_table {
-    int fill[REPEAT_BUCKETS];                 /* trials registered per bucket (may exceed the depth) */
-    int trial[REPEAT_BUCKETS][REPEAT_DEPTH];
+    int trial[REPEAT_SLOTS]; /* -1: empty */
 };
 
 /* Every thread of the block, then a barrier before repeat_register. */
 __device__ inline void repeat_clear(repeat_table &h)
 {
-    for (int e = threadIdx.x; e < REPEAT_BUCKETS; e += blockDim.x) h.fill[e] = 0;
+    for (int e = threadIdx.x; e < REPEAT_SLOTS; e += blockDim.x) h.trial[e] = -1;
 }
 
-/* Trial k moves particle p: registers it and returns its bucket (then a barrier before
- * repeat_prev). */
+/* Particle p's home slot: the high bits of a multiplicative hash. */
+__device__ inline int repeat_home(int p)
+{
+    return (int)(((unsigned)p * 2654435761u) >> (32 - REPEAT_BITS));
+}
+
+/* Trial k moves particle p: registers it in the first free slot from p's home slot on and returns
+ * the home slot (then a barrier before repeat_prev). */
 __device__ inline int repeat_register(repeat_table &h, int k, int p)
 {
-    int b = (int)(((unsigned)p * 2654435761u) % REPEAT_BUCKETS);
-    int at = atomicAdd(&h.fill[b], 1);
-    if (at < REPEAT_DEPTH) h.trial[b][at] = k;
-    return b;
+    const int home = repeat_home(p);
+    for (int e = home; atomicCAS(&h.trial[e], -1, k) != -1;) e = (e + 1) & (REPEAT_SLOTS - 1);
+    return home;
 }
 
 /* The latest trial before k that moves p (-1: none), and in *mult (unless NULL) how many trials up
- * to and including k move it. particle[m]: trial m's particle, for every m < k. */
-__device__ inline int repeat_prev(const repeat_table &h, const int *particle, int k, int p, int bucket, int *mult)
+ * to and including k move it. particle[m]: trial m's particle, for every registered m. */
+__device__ inline int repeat_prev(const repeat_table &h, const int *particle, int k, int p, int home, int *mult)
 {
-    int prev = -1, count = 1, fill = h.fill[bucket];
-    if (fill > REPEAT_DEPTH) { /* rare: compare with every earlier trial */
-        for (int m = 0; m < k; m++)
-            if (particle[m] == p) prev = m, count++;
-    } else {
-        for (int e = 0; e < fill; e++) { /* bucket order is arbitrary; the result is not */
-            int m = h.trial[bucket][e];
-            if (m < k && particle[m] == p) prev = max(prev, m), count++;
-        }
-    }
+    int prev = -1, count = 1;
+    for (int e = home, m; (m = h.trial[e]) >= 0; e = (e + 1) & (REPEAT_SLOTS - 1))
+        if (m < k && particle[m] == p) prev = max(prev, m), count++;
     if (mult) *mult = count;
     return prev;
 }
