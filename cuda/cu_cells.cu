@@ -29,7 +29,15 @@
 #include "cu_repeats.cuh"
 #include "mc_move.h"
 
+/* Kernel A's warps per trial: half sum its energy at the new position, half at the old, each
+ * taking every (A_WARPS_PER_TRIAL / 2)-th group of four of a cell's members; -D to measure others
+ * (2: one warp a position, doc/performance.md version 18) */
+#ifndef A_WARPS_PER_TRIAL
+#define A_WARPS_PER_TRIAL 4
+#endif
 enum { MAXC = 32, A_WARPS = 8, MEASURE_CELL_THREADS = 256, MAX_CELL_CHANGES = 256 };
+enum { A_PARTS = A_WARPS_PER_TRIAL / 2, A_TRIALS_PER_BLOCK = A_WARPS / A_WARPS_PER_TRIAL };
+static_assert(A_PARTS >= 1 && A_TRIALS_PER_BLOCK >= 1 && A_WARPS % A_WARPS_PER_TRIAL == 0, "kernel A's shape");
 /* The grid around a trial as its batch starts, read by kernel A while its sums run and used by
  * kernel B's cell moves: the particle's cell, its slot there, that cell's count and last member;
  * the drawn new position's cell and its count. Random loads from the grid cost about 1000 cycles
@@ -75,11 +83,12 @@ static size_t table_bytes(int K, size_t real_size)
 }
 
 /* Energy of particle p placed at q with the members of neighbour cells k0, k0 + stride, ... < 27
- * of q's cell (batch-start positions), pair terms rounded in real and added in double. */
+ * of q's cell (batch-start positions), pair terms rounded in real and added in double: of each
+ * cell the groups of four members part, part + parts, ... (parts: 1, all of them). */
 template <typename real>
 __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, int p, real qx,
                                real qy, real qz, real box, real half, int k0, int stride,
-                               const typename prec<real>::params &lj)
+                               const typename prec<real>::params &lj, int part = 0, int parts = 1)
 {
     const real *x = pos, *y = pos + n, *z = pos + 2 * n;
     real inv_w = (real)g.m / box;
@@ -91,7 +100,7 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
             const int *members = g.slot + (size_t)c * g.cap;
             const int count = g.count[c];
             /* four members per round: independent loads in flight instead of one chain of them */
-            for (int s = 0; s < count; s += 4) {
+            for (int s = 4 * part; s < count; s += 4 * parts) {
                 int j[4];
                 real u[4];
                 for (int q = 0; q < 4; q++) j[q] = s + q < count ? members[s + q] : -1;
@@ -148,31 +157,34 @@ __global__ void __launch_bounds__(1024)
     draw_batch(cd, cd->step, pos, n, trials, t, seed, sp, repeats);
 }
 
-/* Warp-summed energy of particle p placed at q (lane = neighbour cell), complete in lane 0. */
+/* Warp-summed energy of particle p placed at q (lane = neighbour cell; of each cell the groups of
+ * four members part, part + parts, ...), complete in lane 0. */
 template <typename real>
 __device__ double warp_energy(const cu_cells_dev &g, const real *pos, int n, int p, const real *q, real box,
-                              real half, int lane, const typename prec<real>::params &lj)
+                              real half, int lane, const typename prec<real>::params &lj, int part, int parts)
 {
-    double e = lane < 27 ? cells_energy(g, pos, n, p, q[0], q[1], q[2], box, half, lane, 32, lj) : 0.0;
+    double e = lane < 27 ? cells_energy(g, pos, n, p, q[0], q[1], q[2], box, half, lane, 32, lj, part, parts) : 0.0;
     for (int off = 16; off > 0; off >>= 1) e += __shfl_down_sync(0xffffffffu, e, off);
     return e;
 }
 
-/* Kernel A: two warps per trial, one summing the energy at its new position and one at its old
- * (a warp's pass is a long stream of instructions, and one warp per trial left 8 warps on an SM:
- * each pass took about 10k cycles, 21k for the two in turn), and the two splitting the conflict
- * scan over the earlier trials by alternate chunks of 32. */
+/* Kernel A: A_WARPS_PER_TRIAL warps per trial, half summing the energy at its new position and
+ * half at its old, each half's warps taking alternate groups of a cell's members, and all of them
+ * splitting the conflict scan over the earlier trials by chunks of 32. A warp's pass is a chain of
+ * dependent loads (a cell's index list, then its members' positions) with few warps to hide it:
+ * with one warp per trial a pass took about 10k cycles (version 18), and with two per trial a
+ * batch of 1024 left 13 warps on an SM (Nsight Compute, version 22). */
 template <typename real>
 __global__ void __launch_bounds__(32 * A_WARPS)
     cells_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
                         cu_cells_dev g, typename prec<real>::params lj, double cutoff)
 {
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
-    enum { PER_BLOCK = A_WARPS / 2 };
+    enum { PER_BLOCK = A_TRIALS_PER_BLOCK };
     if (*g.overflow) return; /* a cell overflowed: the grid is broken, the run stops after the launch */
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ unsigned s_hits[PER_BLOCK][CU_MAX_BATCH_TRIALS / 32]; /* conflict ballots per chunk */
-    __shared__ double s_old[PER_BLOCK][2];                            /* old-position energies */
+    __shared__ double s_sum[PER_BLOCK][A_WARPS_PER_TRIAL][2];         /* each warp's part of e, e2 */
     /* the trial table up to this block's last trial, staged for the conflict scan */
     const int staged = min(trials, (int)(blockIdx.x + 1) * PER_BLOCK);
     real *sa = (real *)smem;
@@ -182,19 +194,21 @@ __global__ void __launch_bounds__(32 * A_WARPS)
         for (int c = 0; c < 3; c++) sa[3 * m + c] = ((const real *)t.a)[3 * m + c];
     }
     __syncthreads();
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, slot = warp >> 1, old_half = warp & 1;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int slot = warp / A_WARPS_PER_TRIAL, role = warp % A_WARPS_PER_TRIAL; /* role: new parts, then old */
+    const bool old_half = role >= A_PARTS;
     const int k = blockIdx.x * PER_BLOCK + slot;
     const bool active = k < trials; /* whole warps: every warp still meets the barriers below */
     const real box = (real)cd->box, half = (real)cd->half_box;
     const int p = active ? sp[k] : 0, mult = active ? smult[k] : 0;
     const real *a = sa, *b = (const real *)t.b;
     const double step = 1.7320508075688772 * cd->max_displacement; /* longest single move */
-    /* the grid for kernel B (G_*), by lane 31 of the old position's warp (idle in the sums), its
+    /* the grid for kernel B (G_*), by lane 31 of an old position's warp (idle in the sums), its
      * loads spread so that each has the scan or the sums to arrive in */
-    const bool reads_grid = active && old_half && lane == 31;
+    const bool reads_grid = active && role == A_WARPS_PER_TRIAL - 1 && lane == 31;
     int grid[GRID_FIELDS];
     if (reads_grid) grid[G_HOME] = g.cell_of[p], grid[G_SLOT] = g.slot_of[p];
-    for (int c = old_half; active && 32 * c < k; c += 2) {
+    for (int c = role; active && 32 * c < k; c += A_WARPS_PER_TRIAL) {
         int m = 32 * c + lane;
         bool hit = false;
         if (m < k) {
@@ -217,23 +231,24 @@ __global__ void __launch_bounds__(32 * A_WARPS)
     }
     /* as drawn: the particle's earlier trial, if any, was rejected; a third occurrence is
      * evaluated in kernel B, from its true position */
-    double e = 0.0, e2 = 0.0;
     if (active && mult <= 2) {
-        e = warp_energy(g, pos, n, p, (old_half ? a : b) + 3 * k, box, half, lane, lj);
+        const int part = role % A_PARTS;
+        double e = warp_energy(g, pos, n, p, (old_half ? a : b) + 3 * k, box, half, lane, lj, part, (int)A_PARTS);
+        double e2 = 0.0;
         if (mult == 2) { /* second occurrence: also the case that the first one was accepted and moved it there */
             const real *o = b + 3 * t.prev[k];
             real nw[3];
             for (int c = 0; c < 3; c++) nw[c] = cu_displace(o[c], t.d[3 * k + c], box);
-            e2 = warp_energy(g, pos, n, p, old_half ? o : nw, box, half, lane, lj);
+            e2 = warp_energy(g, pos, n, p, old_half ? o : nw, box, half, lane, lj, part, (int)A_PARTS);
         }
-        if (old_half && lane == 0) s_old[slot][0] = e, s_old[slot][1] = e2;
+        if (lane == 0) s_sum[slot][role][0] = e, s_sum[slot][role][1] = e2;
     }
     if (reads_grid) {
         grid[G_LAST] = g.slot[(size_t)grid[G_HOME] * g.cap + grid[G_COUNT] - 1];
         for (int f = 0; f < GRID_FIELDS; f++) t.grid[k * GRID_FIELDS + f] = grid[f];
     }
     __syncthreads();
-    if (!active || old_half) return;
+    if (!active || role != 0) return;
     int count = 0; /* the conflict list in ascending trial order, from the chunks' ballots */
     for (int c = 0; 32 * c < k; c++) {
         unsigned ballot = s_hits[slot][c];
@@ -243,8 +258,11 @@ __global__ void __launch_bounds__(32 * A_WARPS)
     }
     if (lane != 0) return;
     t.nconf[k] = count;
-    if (mult <= 2) t.base[k] = e - s_old[slot][0];
-    if (mult == 2) t.base2[k] = e2 - s_old[slot][1];
+    for (int w = 0; w < (mult == 2 ? 2 : mult < 2 ? 1 : 0); w++) { /* the parts in a fixed order */
+        double e_new = s_sum[slot][0][w], e_old = s_sum[slot][A_PARTS][w];
+        for (int q = 1; q < A_PARTS; q++) e_new += s_sum[slot][q][w], e_old += s_sum[slot][A_PARTS + q][w];
+        (w ? t.base2 : t.base)[k] = e_new - e_old;
+    }
 }
 
 /* Move particle p from cell c to another cell c2: its slot s in c takes c's last member q (c holds
@@ -495,7 +513,7 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
                 CU_TRY(cu_launch(chained, cells_draw_kernel<real>, 1, K, K * sizeof(int), v->chains, pos, v->n, trials,
                                  t, v->seed), err);
             size_t smem_a = (3 * (size_t)trials + 1) * sizeof(real) + 2 * (size_t)trials * sizeof(int);
-            CU_TRY(cu_launch(chained, cells_trials_kernel<real>, (trials + A_WARPS / 2 - 1) / (A_WARPS / 2),
+            CU_TRY(cu_launch(chained, cells_trials_kernel<real>, (trials + A_TRIALS_PER_BLOCK - 1) / A_TRIALS_PER_BLOCK,
                              32 * A_WARPS, smem_a, v->chains, pos, v->n, trials, t, v->cells, lj, cutoff), err);
             CU_TRY(cu_launch(chained, cells_accept_kernel<real>, 1, K, smem_b, v->chains, pos, v->n, trials, t, v->cells,
                              lj, v->seed, next_trials), err);
