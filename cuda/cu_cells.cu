@@ -38,6 +38,7 @@
 enum { MAXC = 32, A_WARPS = 8, MEASURE_CELL_THREADS = 256, MAX_CELL_CHANGES = 256 };
 enum { A_PARTS = A_WARPS_PER_TRIAL / 2, A_TRIALS_PER_BLOCK = A_WARPS / A_WARPS_PER_TRIAL };
 static_assert(A_PARTS >= 1 && A_TRIALS_PER_BLOCK >= 1 && A_WARPS % A_WARPS_PER_TRIAL == 0, "kernel A's shape");
+static_assert(CU_MAX_BATCH_TRIALS <= 32 * 32, "kernel A lists a trial's conflicts from one warp's ballots, a chunk of 32 a lane");
 /* The grid around a trial as its batch starts, read by kernel A while its sums run and used by
  * kernel B's cell moves: the particle's cell, its slot there, that cell's count and last member;
  * the drawn new position's cell and its count. Random loads from the grid cost about 1000 cycles
@@ -249,13 +250,19 @@ __global__ void __launch_bounds__(32 * A_WARPS)
     }
     __syncthreads();
     if (!active || role != 0) return;
-    int count = 0; /* the conflict list in ascending trial order, from the chunks' ballots */
-    for (int c = 0; 32 * c < k; c++) {
-        unsigned ballot = s_hits[slot][c];
-        int at = count + __popc(ballot & ((1u << lane) - 1u));
-        if ((ballot >> lane & 1u) && at < MAXC) t.conf[(size_t)k * MAXC + at] = 32 * c + lane;
-        count += __popc(ballot);
+    /* the conflict list in ascending trial order from the chunks' ballots, a chunk a lane (k < 1024:
+     * at most 32 chunks), each lane's place from a prefix sum of the hits: a serial pass over the
+     * chunks was a fifth of the kernel's stall samples (version 22) */
+    const unsigned ballot = 32 * lane < k ? s_hits[slot][lane] : 0u;
+    int upto = __popc(ballot); /* inclusive prefix sum over the lanes */
+    for (int off = 1; off < 32; off <<= 1) {
+        int v = __shfl_up_sync(0xffffffffu, upto, off);
+        if (lane >= off) upto += v;
     }
+    const int count = __shfl_sync(0xffffffffu, upto, 31);
+    int at = upto - __popc(ballot);
+    for (unsigned rest = ballot; rest; rest &= rest - 1, at++)
+        if (at < MAXC) t.conf[(size_t)k * MAXC + at] = 32 * lane + __ffs(rest) - 1;
     if (lane != 0) return;
     t.nconf[k] = count;
     for (int w = 0; w < (mult == 2 ? 2 : mult < 2 ? 1 : 0); w++) { /* the parts in a fixed order */
