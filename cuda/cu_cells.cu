@@ -5,11 +5,11 @@
  *  D: one block draws the K trials, each particle's previous trial in the batch and multiplicity
  *     (cu_repeats.cuh): kernel D for the first batch of a round of batches, kernel B of the batch
  *     before for every other (a kernel boundary fewer per batch).
- *  A: two warps per trial (its new and its old position) sum its energy change over the cells
- *     (batch-start configuration) and list the earlier trials it may interact with: any whose
- *     particle's batch-start position is within rc + sqrt(3) max_disp (mult_k + mult_m), the
- *     farthest the two particles can reach within the batch; every other pair's correction is
- *     exactly zero.
+ *  A: A_WARPS_PER_TRIAL warps per trial (half at its new position, half at its old) sum its
+ *     energy change over the cells (batch-start configuration) and list the earlier trials it may
+ *     interact with: any whose particle's batch-start position is within rc + sqrt(3) max_disp
+ *     (mult_k + mult_m), the farthest the two particles can reach within the batch; every other
+ *     pair's correction is exactly zero.
  *  B: one block assigns dependency levels over those lists and decides level by level; a trial
  *     whose particle already moved in the batch recomputes its energy change from its true old
  *     position. A trial whose corrections meet a pair term beyond CU_CANCEL_LIMIT kT ends the batch
@@ -38,7 +38,7 @@
 enum { MAXC = 32, A_WARPS = 8, MEASURE_CELL_THREADS = 256, MAX_CELL_CHANGES = 256 };
 enum { A_PARTS = A_WARPS_PER_TRIAL / 2, A_TRIALS_PER_BLOCK = A_WARPS / A_WARPS_PER_TRIAL };
 static_assert(A_PARTS >= 1 && A_TRIALS_PER_BLOCK >= 1 && A_WARPS % A_WARPS_PER_TRIAL == 0, "kernel A's shape");
-static_assert(CU_MAX_BATCH_TRIALS <= 32 * 32, "kernel A lists a trial's conflicts from one warp's ballots, a chunk of 32 a lane");
+static_assert(CU_MAX_BATCH_TRIALS <= 32 * 32, "kernel A lists a trial's conflicts from one warp's ballots");
 /* The grid around a trial as its batch starts, read by kernel A while its sums run and used by
  * kernel B's cell moves: the particle's cell, its slot there, that cell's count and last member;
  * the drawn new position's cell and its count. Random loads from the grid cost about 1000 cycles
