@@ -128,7 +128,7 @@ __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, cons
     const real box = (real)cd->box;
     repeat_clear(repeats);
     __syncthreads();
-    int p = -1, bucket = 0;
+    int p = -1, home = 0;
     if (k < trials) {
         mc_trial tr = mc_trial_draw(seed, cd->id, step + k, (uint32_t)n, cd->max_displacement);
         p = (int)tr.particle;
@@ -140,10 +140,10 @@ __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, cons
         t.d[3 * k] = tr.dx, t.d[3 * k + 1] = tr.dy, t.d[3 * k + 2] = tr.dz;
         t.threshold[k] = mc_accept_threshold(seed, cd->id, step + k);
         t.p[k] = sp[k] = p;
-        bucket = repeat_register(repeats, k, p);
+        home = repeat_register(repeats, k, p);
     }
     __syncthreads();
-    if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, bucket, &t.mult[k]);
+    if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, home, &t.mult[k]);
 }
 
 /* Kernel D: the draws of a round's first batch (kernel B draws those of the batches after it). */
@@ -501,7 +501,7 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
     const size_t smem_draws = sizeof(repeat_table) + (size_t)K * sizeof(int); /* over B's own at its end */
     if (smem_b < smem_draws) smem_b = smem_draws;
     /* with its 17 kB of static tables (cell_uses) the block needs more than 48 kB from K = 512 in
-     * double on (55 kB; 92 kB at 1024): set whatever K */
+     * double (55 kB) and K = 1024 in single (68 kB; 92 kB at 1024 in double): set whatever K */
     CU_TRY(cudaFuncSetAttribute(cells_accept_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b),
            err);
     typename prec<real>::params lj = prec<real>::make(v->pair);

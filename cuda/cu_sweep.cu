@@ -282,7 +282,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_draw_kernel(const c
     repeat_clear(repeat);
     __syncthreads();
     mc_trial t;
-    int bucket = 0;
+    int home = 0; /* the particle's home slot in the repeat table */
     if (k < trials) {
         t = mc_trial_draw(seed, cd->id, cd->step + k, (uint32_t)n, cd->max_displacement);
         batch_trial<real> b;
@@ -292,10 +292,10 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_draw_kernel(const c
         tb.trial[k] = b;
         tb.threshold[k] = mc_accept_threshold(seed, cd->id, cd->step + k);
         sp[k] = b.particle;
-        bucket = repeat_register(repeat, k, b.particle);
+        home = repeat_register(repeat, k, b.particle);
     }
     __syncthreads();
-    const int prev = k < trials ? repeat_prev(repeat, sp, k, sp[k], bucket, NULL) : -1;
+    const int prev = k < trials ? repeat_prev(repeat, sp, k, sp[k], home, NULL) : -1;
     const unsigned repeats = __ballot_sync(0xffffffffu, prev >= 0);
     if (lane == 0) warp_repeats[warp] = __popc(repeats);
     __syncthreads();
