@@ -265,11 +265,13 @@ __global__ void __launch_bounds__(32 * A_WARPS)
         if (at < MAXC) t.conf[(size_t)k * MAXC + at] = 32 * lane + __ffs(rest) - 1;
     if (lane != 0) return;
     t.nconf[k] = count;
-    for (int w = 0; w < (mult == 2 ? 2 : mult < 2 ? 1 : 0); w++) { /* the parts in a fixed order */
+    auto change = [&](int w) { /* e (w = 0) or e2 (w = 1): the warps' parts in a fixed order */
         double e_new = s_sum[slot][0][w], e_old = s_sum[slot][A_PARTS][w];
         for (int q = 1; q < A_PARTS; q++) e_new += s_sum[slot][q][w], e_old += s_sum[slot][A_PARTS + q][w];
-        (w ? t.base2 : t.base)[k] = e_new - e_old;
-    }
+        return e_new - e_old;
+    };
+    if (mult <= 2) t.base[k] = change(0);
+    if (mult == 2) t.base2[k] = change(1);
 }
 
 /* Move particle p from cell c to another cell c2: its slot s in c takes c's last member q (c holds

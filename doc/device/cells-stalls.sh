@@ -24,6 +24,6 @@ for kernel in trials accept; do
     > "$out/cells-$kernel.csv" 2>&1
   python3 doc/device/cells-lines.py "$out/cells-$kernel.csv" 25
 done
-grep -E "^  [a-z_]+_kernel|stalled_|inst_executed|cycles_active|gpu__time|Executed Ipc|No Eligible|Eligible Warps|Active Warps|Registers|Achieved Occ|Theoretical Occ" "$out/cells-stalls.txt" |
+grep -E "^  void [a-z_]+_kernel|stalled_|inst_executed|cycles_active|gpu__time|Executed Ipc|No Eligible|Eligible Warps|Active Warps|Registers|Achieved Occ|Theoretical Occ" "$out/cells-stalls.txt" |
   awk '!/stalled_/ || $NF+0 > 0.1' | sed 's/  */ /g' | head -90
 echo "done at $SECONDS s"
