@@ -45,15 +45,25 @@ static_assert(CU_MAX_BATCH_TRIALS <= 32 * 32, "kernel A lists a trial's conflict
  * each, and in B's one block they were a chain of four at the batch's end (measured). */
 enum { G_HOME, G_SLOT, G_COUNT, G_LAST, G_NEW_CELL, G_NEW_COUNT, GRID_FIELDS };
 
-/* The trial table of one batch, carved out of cells.trials. */
+/* The trial table of one batch, carved out of cells.trials. A trial's several values of one kind
+ * lie K apart ([3][K], [MAXC][K], ...): kernel B's and the draws' threads, a trial each, then read
+ * and write them coalesced (laid out [K][3], their strided accesses took kernel B's one block
+ * about a fifth of its time: doc/performance.md version 23). */
 struct tables {
-    int *p, *prev, *mult, *nconf, *conf; /* conf: [K][MAXC], ascending; nconf > MAXC: all earlier */
-    int *grid;                           /* [K][GRID_FIELDS]: read ahead by kernel A for B */
-    double *threshold, *base, *d;        /* d: displacement [K][3] */
+    int K;                               /* trials the table holds: the stride below */
+    int *p, *prev, *mult, *nconf, *conf; /* conf: [MAXC][K], ascending; nconf > MAXC: all earlier */
+    int *grid;                           /* [GRID_FIELDS][K]: read ahead by kernel A for B */
+    double *threshold, *base, *d;        /* d: displacement [3][K] */
     double *base2;                       /* second occurrence of a particle: dE if the first moved */
     unsigned long long *undecided;       /* trials kernel B left to later batches, since the host zeroed it */
-    void *a, *b;                         /* real [K][3]: batch-start old position, drawn new one */
+    void *a, *b;                         /* real [3][K]: batch-start old position, drawn new one */
 };
+
+/* Trial k's value i of a [n][K] table. */
+template <typename T> __device__ inline T &entry(T *table, const tables &t, int i, int k)
+{
+    return table[(size_t)i * t.K + k];
+}
 
 static size_t align8(size_t x) { return (x + 7) / 8 * 8; }
 
@@ -61,6 +71,7 @@ __host__ __device__ static inline tables table_at(void *buf, int K, size_t real_
 {
     char *c = (char *)buf;
     tables t;
+    t.K = K;
     t.p = (int *)c, c += K * sizeof(int);
     t.prev = (int *)c, c += K * sizeof(int);
     t.mult = (int *)c, c += K * sizeof(int);
@@ -132,12 +143,13 @@ __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, cons
     if (k < trials) {
         mc_trial tr = mc_trial_draw(seed, cd->id, step + k, (uint32_t)n, cd->max_displacement);
         p = (int)tr.particle;
-        real *a = (real *)t.a + 3 * k, *b = (real *)t.b + 3 * k;
-        a[0] = pos[p], a[1] = pos[n + p], a[2] = pos[2 * n + p];
-        b[0] = cu_displace(a[0], tr.dx, box);
-        b[1] = cu_displace(a[1], tr.dy, box);
-        b[2] = cu_displace(a[2], tr.dz, box);
-        t.d[3 * k] = tr.dx, t.d[3 * k + 1] = tr.dy, t.d[3 * k + 2] = tr.dz;
+        const double d[3] = {tr.dx, tr.dy, tr.dz};
+        for (int c = 0; c < 3; c++) {
+            const real a = pos[c * n + p];
+            entry((real *)t.a, t, c, k) = a;
+            entry((real *)t.b, t, c, k) = cu_displace(a, d[c], box);
+            entry(t.d, t, c, k) = d[c];
+        }
         t.threshold[k] = mc_accept_threshold(seed, cd->id, step + k);
         t.p[k] = sp[k] = p;
         home = repeat_register(repeats, k, p);
@@ -192,7 +204,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
     int *sp = (int *)(sa + 3 * staged + 1), *smult = sp + staged;
     for (int m = threadIdx.x; m < staged; m += blockDim.x) {
         sp[m] = t.p[m], smult[m] = t.mult[m];
-        for (int c = 0; c < 3; c++) sa[3 * m + c] = ((const real *)t.a)[3 * m + c];
+        for (int c = 0; c < 3; c++) sa[3 * m + c] = entry((const real *)t.a, t, c, m);
     }
     __syncthreads();
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -202,7 +214,9 @@ __global__ void __launch_bounds__(32 * A_WARPS)
     const bool active = k < trials; /* whole warps: every warp still meets the barriers below */
     const real box = (real)cd->box, half = (real)cd->half_box;
     const int p = active ? sp[k] : 0, mult = active ? smult[k] : 0;
-    const real *a = sa, *b = (const real *)t.b;
+    const real *a = sa;
+    real b[3]; /* its drawn position */
+    for (int c = 0; c < 3; c++) b[c] = active ? entry((const real *)t.b, t, c, k) : (real)0;
     const double step = 1.7320508075688772 * cd->max_displacement; /* longest single move */
     /* the grid for kernel B (G_*), by lane 31 of an old position's warp (idle in the sums), its
      * loads spread so that each has the scan or the sums to arrive in */
@@ -227,26 +241,30 @@ __global__ void __launch_bounds__(32 * A_WARPS)
     }
     if (reads_grid) {
         grid[G_COUNT] = g.count[grid[G_HOME]];
-        grid[G_NEW_CELL] = cell_index(b[3 * k], b[3 * k + 1], b[3 * k + 2], (real)g.m / box, g.m);
+        grid[G_NEW_CELL] = cell_index(b[0], b[1], b[2], (real)g.m / box, g.m);
         grid[G_NEW_COUNT] = g.count[grid[G_NEW_CELL]];
     }
     /* as drawn: the particle's earlier trial, if any, was rejected; a third occurrence is
      * evaluated in kernel B, from its true position */
     if (active && mult <= 2) {
         const int part = role % A_PARTS;
-        double e = warp_energy(g, pos, n, p, (old_half ? a : b) + 3 * k, box, half, lane, lj, part, (int)A_PARTS);
+        real q[3]; /* chosen by value, not by pointer: the positions stay in registers */
+        for (int c = 0; c < 3; c++) q[c] = old_half ? a[3 * k + c] : b[c];
+        double e = warp_energy(g, pos, n, p, q, box, half, lane, lj, part, (int)A_PARTS);
         double e2 = 0.0;
         if (mult == 2) { /* second occurrence: also the case that the first one was accepted and moved it there */
-            const real *o = b + 3 * t.prev[k];
-            real nw[3];
-            for (int c = 0; c < 3; c++) nw[c] = cu_displace(o[c], t.d[3 * k + c], box);
-            e2 = warp_energy(g, pos, n, p, old_half ? o : nw, box, half, lane, lj, part, (int)A_PARTS);
+            const int first = t.prev[k];
+            for (int c = 0; c < 3; c++) {
+                const real o = entry((const real *)t.b, t, c, first);
+                q[c] = old_half ? o : cu_displace(o, entry(t.d, t, c, k), box);
+            }
+            e2 = warp_energy(g, pos, n, p, q, box, half, lane, lj, part, (int)A_PARTS);
         }
         if (lane == 0) s_sum[slot][role][0] = e, s_sum[slot][role][1] = e2;
     }
     if (reads_grid) {
         grid[G_LAST] = g.slot[(size_t)grid[G_HOME] * g.cap + grid[G_COUNT] - 1];
-        for (int f = 0; f < GRID_FIELDS; f++) t.grid[k * GRID_FIELDS + f] = grid[f];
+        for (int f = 0; f < GRID_FIELDS; f++) entry(t.grid, t, f, k) = grid[f];
     }
     __syncthreads();
     if (!active || role != 0) return;
@@ -262,7 +280,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
     const int count = __shfl_sync(0xffffffffu, upto, 31);
     int at = upto - __popc(ballot);
     for (unsigned rest = ballot; rest; rest &= rest - 1, at++)
-        if (at < MAXC) t.conf[(size_t)k * MAXC + at] = 32 * lane + __ffs(rest) - 1;
+        if (at < MAXC) entry(t.conf, t, at, k) = 32 * lane + __ffs(rest) - 1;
     if (lane != 0) return;
     t.nconf[k] = count;
     auto change = [&](int w) { /* e (w = 0) or e2 (w = 1): the warps' parts in a fixed order */
@@ -348,22 +366,28 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     real *sa = (real *)smem, *sb = sa + 3 * K;
     double *gain = (double *)(sb + 3 * K + (3 * K * sizeof(real) % 8 ? 1 : 0));
     int *level = (int *)(gain + K), *next = level + K, *chg_old = next + K, *chg_new = chg_old + K;
-    unsigned char *acc = (unsigned char *)(chg_new + K);
+    int *particle = chg_new + K;
+    unsigned char *acc = (unsigned char *)(particle + K);
     __shared__ double red[32];
     __shared__ int s_max_level, s_stop; /* s_stop: the first trial left to the next batch */
     const real box = (real)cd->box, half = (real)cd->half_box;
     const double beta = cd->beta;
     const bool active = k < trials;
-    int p = -1, prev = -1, mult = 1, nconf = 0;
+    int p = -1, prev = -1, mult = 1, nconf = 0, conf0 = 0;
     /* the grid around p as the batch starts (G_*): a cell move that no other move of the batch
      * touches finds it unchanged */
     int grid[GRID_FIELDS] = {-1, 0, 0, 0, -1, 0};
+    /* every load a decision needs is made here, where the block waits for the first anyway: made
+     * where they were used, each level of decisions waited for its own */
+    double base = 0.0, threshold = 0.0;
     if (active) {
         p = t.p[k], prev = t.prev[k], mult = t.mult[k], nconf = t.nconf[k];
-        for (int f = 0; f < GRID_FIELDS; f++) grid[f] = t.grid[k * GRID_FIELDS + f];
-        for (int c = 0; c < 3; c++) sa[3 * k + c] = ((real *)t.a)[3 * k + c], sb[3 * k + c] = ((real *)t.b)[3 * k + c];
+        conf0 = entry(t.conf, t, 0, k); /* the first earlier trial it depends on (most depend on one at most) */
+        base = t.base[k], threshold = t.threshold[k];
+        for (int f = 0; f < GRID_FIELDS; f++) grid[f] = entry(t.grid, t, f, k);
+        for (int c = 0; c < 3; c++) sa[3 * k + c] = entry((real *)t.a, t, c, k), sb[3 * k + c] = entry((real *)t.b, t, c, k);
     }
-    level[k] = 0, next[k] = -1, acc[k] = 0, gain[k] = 0.0, chg_old[k] = chg_new[k] = -1;
+    level[k] = 0, next[k] = -1, acc[k] = 0, gain[k] = 0.0, chg_old[k] = chg_new[k] = -1, particle[k] = p;
     __shared__ cell_uses touched;
     for (int e = k; e < CELL_HASH; e += K) touched.key[e] = -1, touched.uses[e] = 0;
     if (k == 0) s_max_level = 0, s_stop = trials;
@@ -371,13 +395,11 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     if (active && prev >= 0) next[prev] = k;
     const bool all_earlier = nconf > MAXC; /* list overflowed: depend on every earlier trial */
     const int nlist = all_earlier ? k : nconf;
+    auto conflict = [&](int c) { return all_earlier ? c : c == 0 ? conf0 : entry(t.conf, t, c, k); };
     /* dependency levels: 1 + the highest level among the trials this one depends on */
     for (;;) {
         int want = 0;
-        for (int c = 0; active && c < nlist; c++) {
-            int m = all_earlier ? c : t.conf[(size_t)k * MAXC + c];
-            want = max(want, level[m] + 1);
-        }
+        for (int c = 0; active && c < nlist; c++) want = max(want, level[conflict(c)] + 1);
         __syncthreads();
         int changed = active && want != level[k];
         if (changed) level[k] = want;
@@ -389,27 +411,27 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
         if (active && level[k] == lev) {
             real ox = sa[3 * k], oy = sa[3 * k + 1], oz = sa[3 * k + 2];
             real nx = sb[3 * k], ny = sb[3 * k + 1], nz = sb[3 * k + 2];
-            double dE = t.base[k];
+            double dE = base;
             if (mult == 2 && acc[prev]) { /* the first occurrence moved it: kernel A's second case */
                 ox = sb[3 * prev], oy = sb[3 * prev + 1], oz = sb[3 * prev + 2];
-                nx = cu_displace(ox, t.d[3 * k], box);
-                ny = cu_displace(oy, t.d[3 * k + 1], box);
-                nz = cu_displace(oz, t.d[3 * k + 2], box);
+                nx = cu_displace(ox, entry(t.d, t, 0, k), box);
+                ny = cu_displace(oy, entry(t.d, t, 1, k), box);
+                nz = cu_displace(oz, entry(t.d, t, 2, k), box);
                 dE = t.base2[k];
             } else if (mult > 2) { /* its particle may have moved: start from where it is now */
                 int m = prev;
                 while (m >= 0 && !acc[m]) m = t.prev[m];
                 if (m >= 0) ox = sb[3 * m], oy = sb[3 * m + 1], oz = sb[3 * m + 2];
-                nx = cu_displace(ox, t.d[3 * k], box);
-                ny = cu_displace(oy, t.d[3 * k + 1], box);
-                nz = cu_displace(oz, t.d[3 * k + 2], box);
+                nx = cu_displace(ox, entry(t.d, t, 0, k), box);
+                ny = cu_displace(oy, entry(t.d, t, 1, k), box);
+                nz = cu_displace(oz, entry(t.d, t, 2, k), box);
                 dE = cells_energy(g, pos, n, p, nx, ny, nz, box, half, 0, 1, lj) -
                      cells_energy(g, pos, n, p, ox, oy, oz, box, half, 0, 1, lj);
             }
             bool carried = true;
             for (int c = 0; c < nlist && carried; c++) { /* ascending m: a fixed order */
-                int m = all_earlier ? c : t.conf[(size_t)k * MAXC + c];
-                if (!acc[m] || t.p[m] == p) continue;
+                const int m = conflict(c);
+                if (!acc[m] || particle[m] == p) continue;
                 const double corr =
                     cu_pair_correction(ox, oy, oz, nx, ny, nz, sa + 3 * m, sb + 3 * m, box, half, beta, lj);
                 carried = !isnan(corr), dE += corr;
@@ -420,7 +442,7 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
              * batch always decides one trial at least. The smallest such k is the sequential
              * chain's: every trial before it was decided as the sequential chain decides it. */
             if (!carried) atomicMin(&s_stop, k);
-            else if (mc_metropolis_test(dE, beta, t.threshold[k])) acc[k] = 1, gain[k] = dE;
+            else if (mc_metropolis_test(dE, beta, threshold)) acc[k] = 1, gain[k] = dE;
         }
         __syncthreads();
     }
@@ -428,7 +450,7 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
      * which was not made); the barriers of the two sums publish the cleared flags */
     const int stop = s_stop;
     if (k >= stop) acc[k] = 0, gain[k] = 0.0;
-    double total = cu_block_sum(gain[k], red);
+    double total = cu_block_sum_where(gain[k], red, k == 0); /* thread 0 adds it to the chain's */
     int accepted = __syncthreads_count(acc[k]);
     /* the last accepted move of each particle sets its position and cell */
     real inv_w = (real)g.m / box;
@@ -451,14 +473,15 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     unsigned mask = __ballot_sync(0xffffffffu, changes);
     if ((k & 31) == 0) s_warp_chg[k >> 5] = __popc(mask);
     __syncthreads();
-    if (k == 0) {
-        int total = 0;
-        for (int w = 0; w < (K >> 5); w++) {
-            int c = s_warp_chg[w];
-            s_warp_chg[w] = total;
-            total += c;
+    if (k < 32) { /* the warps' counts to their offsets: a prefix sum by warp 0's lanes */
+        const int c = k < (K >> 5) ? s_warp_chg[k] : 0;
+        int upto = c;
+        for (int off = 1; off < 32; off <<= 1) {
+            int v = __shfl_up_sync(0xffffffffu, upto, off);
+            if (k >= off) upto += v;
         }
-        s_nchg = total;
+        if (k < (K >> 5)) s_warp_chg[k] = upto - c;
+        if (k == 31) s_nchg = upto;
     }
     __syncthreads();
     const int nchg = s_nchg;
@@ -476,7 +499,7 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
         for (int e = 0; e < (listed ? nchg : trials); e++) {
             int m = listed ? s_chg[e] : e;
             if (chg_old[m] >= 0 && !cells_alone(touched, chg_old[m], chg_new[m]))
-                cell_move(g, t.p[m], chg_old[m], chg_new[m]);
+                cell_move(g, particle[m], chg_old[m], chg_new[m]);
         }
     if (k == 0) {
         if (stop < trials) {
@@ -499,11 +522,11 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
 {
     const int K = v->batch_trials;
     tables t = table_at(v->cells.trials, K, sizeof(real));
-    size_t smem_b = 6 * (size_t)K * sizeof(real) + 8 + (size_t)K * (sizeof(double) + 4 * sizeof(int) + 1);
+    size_t smem_b = 6 * (size_t)K * sizeof(real) + 8 + (size_t)K * (sizeof(double) + 5 * sizeof(int) + 1);
     const size_t smem_draws = sizeof(repeat_table) + (size_t)K * sizeof(int); /* over B's own at its end */
     if (smem_b < smem_draws) smem_b = smem_draws;
     /* with its 17 kB of static tables (cell_uses) the block needs more than 48 kB from K = 512 in
-     * double (55 kB) and K = 1024 in single (68 kB; 92 kB at 1024 in double): set whatever K */
+     * double (56 kB) and K = 1024 in single (72 kB; 94 kB at 1024 in double): set whatever K */
     CU_TRY(cudaFuncSetAttribute(cells_accept_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b),
            err);
     typename prec<real>::params lj = prec<real>::make(v->pair);
@@ -626,6 +649,8 @@ static int setup_grid(cu_view *v, int c, const void *host_pos, double box_len, d
     CU_TRY(cudaMalloc(&g->slot_of, v->n * sizeof(int)), err);
     /* sized for the largest batch, whatever K the caller settles on after this */
     CU_TRY(cudaMalloc(&g->trials, table_bytes(CU_MAX_BATCH_TRIALS, real_size)), err);
+    /* kernel B reads a trial's first conflict whether or not it has one: never an unwritten word */
+    CU_TRY(cudaMemset(g->trials, 0, table_bytes(CU_MAX_BATCH_TRIALS, real_size)), err);
     CU_TRY(cudaMalloc(&g->overflow, sizeof(int)), err);
     CU_TRY(cudaMemset(g->overflow, 0, sizeof(int)), err);
     const char *slice = (const char *)host_pos + (size_t)c * 3 * v->n * real_size;
