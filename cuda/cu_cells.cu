@@ -57,6 +57,11 @@ struct tables {
     double *base2;                       /* second occurrence of a particle: dE if the first moved */
     unsigned long long *undecided;       /* trials kernel B left to later batches, since the host zeroed it */
     void *a, *b;                         /* real [3][K]: batch-start old position, drawn new one */
+    /* the next batch's draws, made by kernel A while the kernel before it runs, for the next batch
+     * as it starts if every trial of this one is decided (kernel B checks): particle, displacement
+     * ([3][K]), acceptance threshold */
+    int *next_p;
+    double *next_d, *next_threshold;
 };
 
 /* Trial k's value i of a [n][K] table. */
@@ -82,16 +87,19 @@ __host__ __device__ static inline tables table_at(void *buf, int K, size_t real_
     t.base = (double *)c, c += K * sizeof(double);
     t.d = (double *)c, c += 3 * K * sizeof(double);
     t.base2 = (double *)c, c += K * sizeof(double);
+    t.next_d = (double *)c, c += 3 * K * sizeof(double);
+    t.next_threshold = (double *)c, c += K * sizeof(double);
     t.undecided = (unsigned long long *)c, c += sizeof(unsigned long long);
     t.a = c, c += 3 * K * real_size;
-    t.b = c;
+    t.b = c, c += 3 * K * real_size;
+    t.next_p = (int *)c;
     return t;
 }
 
 static size_t table_bytes(int K, size_t real_size)
 {
-    return align8((4 + MAXC + GRID_FIELDS) * (size_t)K * sizeof(int)) + 6 * (size_t)K * sizeof(double) +
-           sizeof(unsigned long long) + 6 * (size_t)K * real_size;
+    return align8((4 + MAXC + GRID_FIELDS) * (size_t)K * sizeof(int)) + 10 * (size_t)K * sizeof(double) +
+           sizeof(unsigned long long) + 6 * (size_t)K * real_size + (size_t)K * sizeof(int);
 }
 
 /* Energy of particle p placed at q with the members of neighbour cells k0, k0 + stride, ... < 27
@@ -130,10 +138,10 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
 
 /* The draws of a batch of `trials` <= blockDim.x trials from move `step` on, by the whole block
  * (a barrier inside): the trials, each particle's previous trial in the batch and multiplicity.
- * sp: shared [blockDim.x] ints. */
+ * drawn_ahead: kernel A drew them (t.next_*). sp: shared [blockDim.x] ints. */
 template <typename real>
 __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, const real *pos, int n, int trials,
-                           tables t, unsigned long long seed, int *sp, repeat_table &repeats)
+                           tables t, unsigned long long seed, bool drawn_ahead, int *sp, repeat_table &repeats)
 {
     const int k = threadIdx.x;
     const real box = (real)cd->box;
@@ -141,7 +149,16 @@ __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, cons
     __syncthreads();
     int p = -1, home = 0;
     if (k < trials) {
-        mc_trial tr = mc_trial_draw(seed, cd->id, step + k, (uint32_t)n, cd->max_displacement);
+        mc_trial tr;
+        double threshold;
+        if (drawn_ahead) {
+            tr.particle = (uint32_t)t.next_p[k];
+            tr.dx = entry(t.next_d, t, 0, k), tr.dy = entry(t.next_d, t, 1, k), tr.dz = entry(t.next_d, t, 2, k);
+            threshold = t.next_threshold[k];
+        } else {
+            tr = mc_trial_draw(seed, cd->id, step + k, (uint32_t)n, cd->max_displacement);
+            threshold = mc_accept_threshold(seed, cd->id, step + k);
+        }
         p = (int)tr.particle;
         const double d[3] = {tr.dx, tr.dy, tr.dz};
         for (int c = 0; c < 3; c++) {
@@ -150,7 +167,7 @@ __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, cons
             entry((real *)t.b, t, c, k) = cu_displace(a, d[c], box);
             entry(t.d, t, c, k) = d[c];
         }
-        t.threshold[k] = mc_accept_threshold(seed, cd->id, step + k);
+        t.threshold[k] = threshold;
         t.p[k] = sp[k] = p;
         home = repeat_register(repeats, k, p);
     }
@@ -167,7 +184,7 @@ __global__ void __launch_bounds__(1024)
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ int sp[]; /* [K] particle of each trial */
     __shared__ repeat_table repeats;
-    draw_batch(cd, cd->step, pos, n, trials, t, seed, sp, repeats);
+    draw_batch(cd, cd->step, pos, n, trials, t, seed, false, sp, repeats);
 }
 
 /* Warp-summed energy of particle p placed at q (lane = neighbour cell; of each cell the groups of
@@ -190,10 +207,28 @@ __device__ double warp_energy(const cu_cells_dev &g, const real *pos, int n, int
 template <typename real>
 __global__ void __launch_bounds__(32 * A_WARPS)
     cells_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
-                        cu_cells_dev g, typename prec<real>::params lj, double cutoff)
+                        cu_cells_dev g, typename prec<real>::params lj, double cutoff, unsigned long long seed,
+                        unsigned long long next_step, int next_trials)
 {
-    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     enum { PER_BLOCK = A_TRIALS_PER_BLOCK };
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int slot = warp / A_WARPS_PER_TRIAL, role = warp % A_WARPS_PER_TRIAL; /* role: new parts, then old */
+    const int k = blockIdx.x * PER_BLOCK + slot;
+    /* The next batch's trial k as it will be if kernel B decides every trial of this batch (it
+     * then starts at move next_step, and kernel B checks that it does), drawn while the kernel
+     * before this one runs: drawn by kernel B's one block, the draws were about a ninth of its
+     * time (doc/performance.md version 23). Nothing read here is written by a kernel (the chain's
+     * id and step size are the host's). */
+    __shared__ mc_trial s_next[PER_BLOCK];
+    __shared__ double s_next_threshold[PER_BLOCK];
+    cu_launch_next();
+    if (lane == 0 && k < next_trials) {
+        if (role == A_WARPS_PER_TRIAL - 1)
+            s_next[slot] = mc_trial_draw(seed, cd->id, next_step + k, (uint32_t)n, cd->max_displacement);
+        if (role == A_WARPS_PER_TRIAL - 2)
+            s_next_threshold[slot] = mc_accept_threshold(seed, cd->id, next_step + k);
+    }
+    cu_wait_previous(); /* chained launches: nothing a kernel writes is read before the last one ends */
     if (*g.overflow) return; /* a cell overflowed: the grid is broken, the run stops after the launch */
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ unsigned s_hits[PER_BLOCK][CU_MAX_BATCH_TRIALS / 32]; /* conflict ballots per chunk */
@@ -206,11 +241,8 @@ __global__ void __launch_bounds__(32 * A_WARPS)
         sp[m] = t.p[m], smult[m] = t.mult[m];
         for (int c = 0; c < 3; c++) sa[3 * m + c] = entry((const real *)t.a, t, c, m);
     }
-    __syncthreads();
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int slot = warp / A_WARPS_PER_TRIAL, role = warp % A_WARPS_PER_TRIAL; /* role: new parts, then old */
+    __syncthreads(); /* the staged table, and s_next */
     const bool old_half = role >= A_PARTS;
-    const int k = blockIdx.x * PER_BLOCK + slot;
     const bool active = k < trials; /* whole warps: every warp still meets the barriers below */
     const real box = (real)cd->box, half = (real)cd->half_box;
     const int p = active ? sp[k] : 0, mult = active ? smult[k] : 0;
@@ -267,6 +299,12 @@ __global__ void __launch_bounds__(32 * A_WARPS)
         for (int f = 0; f < GRID_FIELDS; f++) entry(t.grid, t, f, k) = grid[f];
     }
     __syncthreads();
+    if (role == 1 && lane == 0 && k < next_trials) { /* kernel B of the batch before is done with them */
+        const mc_trial tr = s_next[slot];
+        t.next_p[k] = (int)tr.particle;
+        entry(t.next_d, t, 0, k) = tr.dx, entry(t.next_d, t, 1, k) = tr.dy, entry(t.next_d, t, 2, k) = tr.dz;
+        t.next_threshold[k] = s_next_threshold[slot];
+    }
     if (!active || role != 0) return;
     /* the conflict list in ascending trial order from the chunks' ballots, a chunk a lane (k < 1024:
      * at most 32 chunks), each lane's place from a prefix sum of the hits: a serial pass over the
@@ -356,7 +394,7 @@ __device__ static void cell_move(cu_cells_dev &g, int p, int c, int c2)
 template <typename real>
 __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, tables t,
                                     cu_cells_dev g, typename prec<real>::params lj,
-                                    unsigned long long seed, int next_trials)
+                                    unsigned long long seed, unsigned long long next_step, int next_trials)
 {
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     if (*g.overflow) return; /* as in kernel A */
@@ -512,13 +550,14 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     }
     if (next_trials > 0) {
         __syncthreads(); /* this batch's tables and shared memory used, its positions written */
-        draw_batch(cd, step0 + stop, pos, n, next_trials, t, seed, (int *)(smem + sizeof(repeat_table)),
-                   *(repeat_table *)smem);
+        /* kernel A's draws hold where the next batch starts where the host assumed */
+        draw_batch(cd, step0 + stop, pos, n, next_trials, t, seed, step0 + stop == next_step,
+                   (int *)(smem + sizeof(repeat_table)), *(repeat_table *)smem);
     }
 }
 
 template <typename real>
-static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err *err)
+static int launch_cells(const cu_view *v, long long moves, double cutoff, unsigned long long step, mc_err *err)
 {
     const int K = v->batch_trials;
     tables t = table_at(v->cells.trials, K, sizeof(real));
@@ -537,28 +576,31 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
      * a pair term beyond CU_CANCEL_LIMIT kT; the round's one copy back is its only wait) */
     for (unsigned long long left = (unsigned long long)moves; left > 0;) {
         CU_TRY(cudaMemsetAsync(t.undecided, 0, sizeof *t.undecided), err);
+        const unsigned long long round_step = step + ((unsigned long long)moves - left);
         for (unsigned long long done = 0; done < left; done += K) {
             const int trials = (int)(left - done < (unsigned long long)K ? left - done : K);
             const unsigned long long after = left - done - trials;
             const int next_trials = (int)(after < (unsigned long long)K ? after : K);
+            const unsigned long long next_step = round_step + done + trials; /* if all so far are decided */
             if (done == 0)
                 CU_TRY(cu_launch(chained, cells_draw_kernel<real>, 1, K, K * sizeof(int), v->chains, pos, v->n, trials,
                                  t, v->seed), err);
             size_t smem_a = (3 * (size_t)trials + 1) * sizeof(real) + 2 * (size_t)trials * sizeof(int);
             CU_TRY(cu_launch(chained, cells_trials_kernel<real>, (trials + A_TRIALS_PER_BLOCK - 1) / A_TRIALS_PER_BLOCK,
-                             32 * A_WARPS, smem_a, v->chains, pos, v->n, trials, t, v->cells, lj, cutoff), err);
+                             32 * A_WARPS, smem_a, v->chains, pos, v->n, trials, t, v->cells, lj, cutoff, v->seed,
+                             next_step, next_trials), err);
             CU_TRY(cu_launch(chained, cells_accept_kernel<real>, 1, K, smem_b, v->chains, pos, v->n, trials, t, v->cells,
-                             lj, v->seed, next_trials), err);
+                             lj, v->seed, next_step, next_trials), err);
         }
         CU_TRY(cudaMemcpy(&left, t.undecided, sizeof left, cudaMemcpyDeviceToHost), err);
     }
     return MC_OK;
 }
 
-int cu_sweep_cells(const cu_view *v, long long moves, double cutoff, mc_err *err)
+int cu_sweep_cells(const cu_view *v, long long moves, double cutoff, unsigned long long step, mc_err *err)
 {
-    return v->single ? launch_cells<float>(v, moves, cutoff, err)
-                     : launch_cells<double>(v, moves, cutoff, err);
+    return v->single ? launch_cells<float>(v, moves, cutoff, step, err)
+                     : launch_cells<double>(v, moves, cutoff, step, err);
 }
 
 /* ---- set-up and measurement ------------------------------------------------------------------ */
