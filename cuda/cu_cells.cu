@@ -221,7 +221,6 @@ __global__ void __launch_bounds__(32 * A_WARPS)
      * id and step size are the host's). */
     __shared__ mc_trial s_next[PER_BLOCK];
     __shared__ double s_next_threshold[PER_BLOCK];
-    cu_launch_next();
     if (lane == 0 && k < next_trials) {
         if (role == A_WARPS_PER_TRIAL - 1)
             s_next[slot] = mc_trial_draw(seed, cd->id, next_step + k, (uint32_t)n, cd->max_displacement);
@@ -229,6 +228,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
             s_next_threshold[slot] = mc_accept_threshold(seed, cd->id, next_step + k);
     }
     cu_wait_previous(); /* chained launches: nothing a kernel writes is read before the last one ends */
+    cu_launch_next();   /* after the wait: kernel B reads the table the kernel before wrote before its own */
     if (*g.overflow) return; /* a cell overflowed: the grid is broken, the run stops after the launch */
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ unsigned s_hits[PER_BLOCK][CU_MAX_BATCH_TRIALS / 32]; /* conflict ballots per chunk */
@@ -396,9 +396,10 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
                                     cu_cells_dev g, typename prec<real>::params lj,
                                     unsigned long long seed, unsigned long long next_step, int next_trials)
 {
-    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
-    if (*g.overflow) return; /* as in kernel A */
-    const unsigned long long step0 = cd->step; /* thread 0 advances cd->step at the end */
+    /* Chained: launched once every block of kernel A has waited for the kernel before it, so the
+     * trials' draws and their positions, written by that kernel (B of the batch before, or D), are
+     * read before waiting for kernel A; what kernel A writes is read after. */
+    cu_launch_next();
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x;
     real *sa = (real *)smem, *sb = sa + 3 * K;
@@ -411,18 +412,10 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     const real box = (real)cd->box, half = (real)cd->half_box;
     const double beta = cd->beta;
     const bool active = k < trials;
-    int p = -1, prev = -1, mult = 1, nconf = 0, conf0 = 0;
-    /* the grid around p as the batch starts (G_*): a cell move that no other move of the batch
-     * touches finds it unchanged */
-    int grid[GRID_FIELDS] = {-1, 0, 0, 0, -1, 0};
-    /* every load a decision needs is made here, where the block waits for the first anyway: made
-     * where they were used, each level of decisions waited for its own */
-    double base = 0.0, threshold = 0.0;
+    int p = -1, prev = -1, mult = 1;
+    double threshold = 0.0;
     if (active) {
-        p = t.p[k], prev = t.prev[k], mult = t.mult[k], nconf = t.nconf[k];
-        conf0 = entry(t.conf, t, 0, k); /* the first earlier trial it depends on (most depend on one at most) */
-        base = t.base[k], threshold = t.threshold[k];
-        for (int f = 0; f < GRID_FIELDS; f++) grid[f] = entry(t.grid, t, f, k);
+        p = t.p[k], prev = t.prev[k], mult = t.mult[k], threshold = t.threshold[k];
         for (int c = 0; c < 3; c++) sa[3 * k + c] = entry((real *)t.a, t, c, k), sb[3 * k + c] = entry((real *)t.b, t, c, k);
     }
     level[k] = 0, next[k] = -1, acc[k] = 0, gain[k] = 0.0, chg_old[k] = chg_new[k] = -1, particle[k] = p;
@@ -431,6 +424,21 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     if (k == 0) s_max_level = 0, s_stop = trials;
     __syncthreads();
     if (active && prev >= 0) next[prev] = k;
+    cu_wait_previous();
+    if (*g.overflow) return; /* as in kernel A */
+    const unsigned long long step0 = cd->step; /* thread 0 advances cd->step at the end */
+    /* kernel A's results, every one a decision needs loaded here, where the block waits for the
+     * first anyway: loaded where they were used, each level of decisions waited for its own */
+    int nconf = 0, conf0 = 0;
+    /* the grid around p as the batch starts (G_*): a cell move that no other move of the batch
+     * touches finds it unchanged */
+    int grid[GRID_FIELDS] = {-1, 0, 0, 0, -1, 0};
+    double base = 0.0;
+    if (active) {
+        nconf = t.nconf[k], base = t.base[k];
+        conf0 = entry(t.conf, t, 0, k); /* the first earlier trial it depends on (most depend on one at most) */
+        for (int f = 0; f < GRID_FIELDS; f++) grid[f] = entry(t.grid, t, f, k);
+    }
     const bool all_earlier = nconf > MAXC; /* list overflowed: depend on every earlier trial */
     const int nlist = all_earlier ? k : nconf;
     auto conflict = [&](int c) { return all_earlier ? c : c == 0 ? conf0 : entry(t.conf, t, c, k); };

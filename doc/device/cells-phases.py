@@ -3,7 +3,7 @@
 # device array; at the end of each launch_cells the host prints them per batch on stderr ("phases B"),
 # with the batches' mean deepest dependency level, level-loop passes, cell changes and early stops.
 # Thread 0 leaves each barrier with the block, so the steps' cycles add up to kernel B's time after its
-# wait for kernel A. For cells-scan.sh (which builds the copy and puts the file back). Written for
+# wait for kernel A (what it does before that wait, while kernel A runs, is not counted). For cells-scan.sh (which builds the copy and puts the file back). Written for
 # version 23's cu_cells.cu; a patch that no longer applies stops it with the text it looked for.
 import sys
 s = open('cuda/cu_cells.cu').read()
@@ -23,15 +23,13 @@ sub('#include "mc_move.h"\n', '#include "mc_move.h"\n#include <stdio.h>\n'
     '__device__ unsigned long long cells_clock[%d];\n' % n +
     '#define CK(i) do { if (k == 0) { long long now_ = clock64(); atomicAdd(&cells_clock[i], (unsigned long long)(now_ - ck_)); ck_ = now_; } } while (0)\n'
     '#define COUNT(i, v) do { if (k == 0) atomicAdd(&cells_clock[%d + (i)], (unsigned long long)(v)); } while (0)\n' % len(steps))
-sub("""    if (*g.overflow) return; /* as in kernel A */
-    const unsigned long long step0 = cd->step;""", """    long long ck_ = clock64();
-    if (*g.overflow) return; /* as in kernel A */
-    const unsigned long long step0 = cd->step;""")
-sub("""    if (k == 0) s_max_level = 0, s_stop = trials;
-    __syncthreads();""", """    if (k == 0) s_max_level = 0, s_stop = trials;
-    __syncthreads();
-    CK(0);
-    int passes = 0;""")
+sub("""    cu_wait_previous();
+    if (*g.overflow) return; /* as in kernel A */""", """    cu_wait_previous();
+    long long ck_ = clock64(); /* from the wait for kernel A on: the work before it overlaps A */
+    if (*g.overflow) return; /* as in kernel A */""")
+sub("""    const bool all_earlier = nconf > MAXC;""", """    CK(0);
+    int passes = 0;
+    const bool all_earlier = nconf > MAXC;""")
 sub("""        if (!__syncthreads_or(changed)) break;
     }
     if (active) atomicMax(&s_max_level, level[k]);
