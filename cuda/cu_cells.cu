@@ -59,9 +59,11 @@ struct tables {
     void *a, *b;                         /* real [3][K]: batch-start old position, drawn new one */
     /* the next batch's draws, made by kernel A while the kernel before it runs, for the next batch
      * as it starts if every trial of this one is decided (kernel B checks): particle, displacement
-     * ([3][K]), acceptance threshold */
+     * ([3][K]), acceptance threshold, and the particle's position as this batch starts (real
+     * [3][K]; where this batch moves the particle, kernel B puts it right) */
     int *next_p;
     double *next_d, *next_threshold;
+    void *next_a;
 };
 
 /* Trial k's value i of a [n][K] table. */
@@ -92,6 +94,7 @@ __host__ __device__ static inline tables table_at(void *buf, int K, size_t real_
     t.undecided = (unsigned long long *)c, c += sizeof(unsigned long long);
     t.a = c, c += 3 * K * real_size;
     t.b = c, c += 3 * K * real_size;
+    t.next_a = c, c += 3 * K * real_size;
     t.next_p = (int *)c;
     return t;
 }
@@ -99,7 +102,7 @@ __host__ __device__ static inline tables table_at(void *buf, int K, size_t real_
 static size_t table_bytes(int K, size_t real_size)
 {
     return align8((4 + MAXC + GRID_FIELDS) * (size_t)K * sizeof(int)) + 10 * (size_t)K * sizeof(double) +
-           sizeof(unsigned long long) + 6 * (size_t)K * real_size + (size_t)K * sizeof(int);
+           sizeof(unsigned long long) + 9 * (size_t)K * real_size + (size_t)K * sizeof(int);
 }
 
 /* Energy of particle p placed at q with the members of neighbour cells k0, k0 + stride, ... < 27
@@ -137,11 +140,14 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
 }
 
 /* The draws of a batch of `trials` <= blockDim.x trials from move `step` on, by the whole block
- * (a barrier inside): the trials, each particle's previous trial in the batch and multiplicity.
- * drawn_ahead: kernel A drew them (t.next_*). sp: shared [blockDim.x] ints. */
+ * (barriers inside): the trials, each particle's previous trial in the batch and multiplicity.
+ * drawn_ahead: kernel A drew them and read their particles' positions (t.next_*), and a thread
+ * whose `moved` >= 0 holds that particle's position after the batch before, `moved_to`: it puts
+ * the position of each of the particle's trials right. sp: shared [blockDim.x] ints. */
 template <typename real>
 __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, const real *pos, int n, int trials,
-                           tables t, unsigned long long seed, bool drawn_ahead, int *sp, repeat_table &repeats)
+                           tables t, unsigned long long seed, bool drawn_ahead, int moved, const real (&moved_to)[3],
+                           int *sp, repeat_table &repeats)
 {
     const int k = threadIdx.x;
     const real box = (real)cd->box;
@@ -162,7 +168,7 @@ __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, cons
         p = (int)tr.particle;
         const double d[3] = {tr.dx, tr.dy, tr.dz};
         for (int c = 0; c < 3; c++) {
-            const real a = pos[c * n + p];
+            const real a = drawn_ahead ? entry((const real *)t.next_a, t, c, k) : pos[c * n + p];
             entry((real *)t.a, t, c, k) = a;
             entry((real *)t.b, t, c, k) = cu_displace(a, d[c], box);
             entry(t.d, t, c, k) = d[c];
@@ -173,6 +179,13 @@ __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, cons
     }
     __syncthreads();
     if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, home, &t.mult[k]);
+    if (drawn_ahead && moved >= 0) /* about one trial in a few batches */
+        for (int e = repeat_home(moved), m; (m = repeats.trial[e]) >= 0; e = (e + 1) & (REPEAT_SLOTS - 1))
+            if (sp[m] == moved)
+                for (int c = 0; c < 3; c++) {
+                    entry((real *)t.a, t, c, m) = moved_to[c];
+                    entry((real *)t.b, t, c, m) = cu_displace(moved_to[c], entry(t.d, t, c, m), (real)cd->box);
+                }
 }
 
 /* Kernel D: the draws of a round's first batch (kernel B draws those of the batches after it). */
@@ -184,7 +197,8 @@ __global__ void __launch_bounds__(1024)
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ int sp[]; /* [K] particle of each trial */
     __shared__ repeat_table repeats;
-    draw_batch(cd, cd->step, pos, n, trials, t, seed, false, sp, repeats);
+    const real none[3] = {0, 0, 0};
+    draw_batch(cd, cd->step, pos, n, trials, t, seed, false, -1, none, sp, repeats);
 }
 
 /* Warp-summed energy of particle p placed at q (lane = neighbour cell; of each cell the groups of
@@ -242,6 +256,12 @@ __global__ void __launch_bounds__(32 * A_WARPS)
         for (int c = 0; c < 3; c++) sa[3 * m + c] = entry((const real *)t.a, t, c, m);
     }
     __syncthreads(); /* the staged table, and s_next */
+    /* the next trial's particle where this batch starts, by a lane idle in the sums, its loads
+     * given the sums to arrive in (in kernel B's one block they took about 2.7k cycles) */
+    const bool reads_next = role == A_WARPS_PER_TRIAL - 1 && lane == 30 && k < next_trials;
+    real next_a[3];
+    if (reads_next)
+        for (int c = 0; c < 3; c++) next_a[c] = pos[c * n + (int)s_next[slot].particle];
     const bool old_half = role >= A_PARTS;
     const bool active = k < trials; /* whole warps: every warp still meets the barriers below */
     const real box = (real)cd->box, half = (real)cd->half_box;
@@ -299,11 +319,12 @@ __global__ void __launch_bounds__(32 * A_WARPS)
         for (int f = 0; f < GRID_FIELDS; f++) entry(t.grid, t, f, k) = grid[f];
     }
     __syncthreads();
-    if (role == 1 && lane == 0 && k < next_trials) { /* kernel B of the batch before is done with them */
+    if (reads_next) { /* kernel B of the batch before is done with them */
         const mc_trial tr = s_next[slot];
         t.next_p[k] = (int)tr.particle;
         entry(t.next_d, t, 0, k) = tr.dx, entry(t.next_d, t, 1, k) = tr.dy, entry(t.next_d, t, 2, k) = tr.dz;
         t.next_threshold[k] = s_next_threshold[slot];
+        for (int c = 0; c < 3; c++) entry((real *)t.next_a, t, c, k) = next_a[c];
     }
     if (!active || role != 0) return;
     /* the conflict list in ascending trial order from the chunks' ballots, a chunk a lane (k < 1024:
@@ -500,10 +521,14 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     int accepted = __syncthreads_count(acc[k]);
     /* the last accepted move of each particle sets its position and cell */
     real inv_w = (real)g.m / box;
+    int moved = -1; /* p, where this trial is its last accepted move */
+    real moved_to[3] = {0, 0, 0};
     if (active && acc[k]) {
         int m = next[k];
         while (m >= 0 && !acc[m]) m = next[m];
         if (m < 0) {
+            moved = p;
+            for (int c = 0; c < 3; c++) moved_to[c] = sb[3 * k + c];
             pos[p] = sb[3 * k], pos[n + p] = sb[3 * k + 1], pos[2 * n + p] = sb[3 * k + 2];
             int c2 = cell_index(sb[3 * k], sb[3 * k + 1], sb[3 * k + 2], inv_w, g.m);
             if (c2 != grid[G_HOME]) chg_old[k] = grid[G_HOME], chg_new[k] = c2;
@@ -559,7 +584,7 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     if (next_trials > 0) {
         __syncthreads(); /* this batch's tables and shared memory used, its positions written */
         /* kernel A's draws hold where the next batch starts where the host assumed */
-        draw_batch(cd, step0 + stop, pos, n, next_trials, t, seed, step0 + stop == next_step,
+        draw_batch(cd, step0 + stop, pos, n, next_trials, t, seed, step0 + stop == next_step, moved, moved_to,
                    (int *)(smem + sizeof(repeat_table)), *(repeat_table *)smem);
     }
 }
