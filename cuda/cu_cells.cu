@@ -535,43 +535,47 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
         }
     }
     __syncthreads();
-    /* cell moves touching cells no other move touches commute: do them at once; the rest in order.
-     * The moves that change cells (a few per batch) are listed in trial order first. */
-    __shared__ int s_nchg, s_chg[MAX_CELL_CHANGES];
-    __shared__ int s_warp_chg[32];
+    /* cell moves touching cells no other move touches commute: all of them at once */
     const int changes = chg_old[k] >= 0;
     if (changes) cell_use(touched, chg_old[k]), cell_use(touched, chg_new[k]);
-    unsigned mask = __ballot_sync(0xffffffffu, changes);
-    if ((k & 31) == 0) s_warp_chg[k >> 5] = __popc(mask);
-    __syncthreads();
-    if (k < 32) { /* the warps' counts to their offsets: a prefix sum by warp 0's lanes */
-        const int c = k < (K >> 5) ? s_warp_chg[k] : 0;
-        int upto = c;
-        for (int off = 1; off < 32; off <<= 1) {
-            int v = __shfl_up_sync(0xffffffffu, upto, off);
-            if (k >= off) upto += v;
-        }
-        if (k < (K >> 5)) s_warp_chg[k] = upto - c;
-        if (k == 31) s_nchg = upto;
-    }
-    __syncthreads();
-    const int nchg = s_nchg;
-    const bool listed = nchg <= MAX_CELL_CHANGES;
-    if (changes && listed) s_chg[s_warp_chg[k >> 5] + __popc(mask & ((1u << (k & 31)) - 1u))] = k;
     __syncthreads();
     const bool alone = !changes || cells_alone(touched, chg_old[k], chg_new[k]);
-    if (changes) {
+    if (changes && alone) {
         const int c2 = chg_new[k];
-        if (alone)
-            cell_move_at(g, p, grid[G_HOME], c2, grid[G_SLOT], grid[G_COUNT], grid[G_LAST],
-                         c2 == grid[G_NEW_CELL] ? grid[G_NEW_COUNT] : g.count[c2]);
+        cell_move_at(g, p, grid[G_HOME], c2, grid[G_SLOT], grid[G_COUNT], grid[G_LAST],
+                     c2 == grid[G_NEW_CELL] ? grid[G_NEW_COUNT] : g.count[c2]);
     }
-    if (__syncthreads_or(changes && !alone) && k == 0)
-        for (int e = 0; e < (listed ? nchg : trials); e++) {
-            int m = listed ? s_chg[e] : e;
-            if (chg_old[m] >= 0 && !cells_alone(touched, chg_old[m], chg_new[m]))
-                cell_move(g, particle[m], chg_old[m], chg_new[m]);
+    /* the rest in trial order by thread 0, from a list of them: needed in a batch in twenty or so
+     * (two of its about 40 cell changes share a cell), so the list is made only then */
+    if (__syncthreads_or(changes && !alone)) {
+        __shared__ int s_nrest, s_rest[MAX_CELL_CHANGES];
+        __shared__ int s_warp_rest[32];
+        const bool rest = changes && !alone;
+        const unsigned mask = __ballot_sync(0xffffffffu, rest);
+        if ((k & 31) == 0) s_warp_rest[k >> 5] = __popc(mask);
+        __syncthreads();
+        if (k < 32) { /* the warps' counts to their offsets: a prefix sum by warp 0's lanes */
+            const int c = k < (K >> 5) ? s_warp_rest[k] : 0;
+            int upto = c;
+            for (int off = 1; off < 32; off <<= 1) {
+                int v = __shfl_up_sync(0xffffffffu, upto, off);
+                if (k >= off) upto += v;
+            }
+            if (k < (K >> 5)) s_warp_rest[k] = upto - c;
+            if (k == 31) s_nrest = upto;
         }
+        __syncthreads();
+        const int nrest = s_nrest;
+        const bool listed = nrest <= MAX_CELL_CHANGES;
+        if (rest && listed) s_rest[s_warp_rest[k >> 5] + __popc(mask & ((1u << (k & 31)) - 1u))] = k;
+        __syncthreads();
+        if (k == 0)
+            for (int e = 0; e < (listed ? nrest : trials); e++) {
+                int m = listed ? s_rest[e] : e;
+                if (chg_old[m] >= 0 && !cells_alone(touched, chg_old[m], chg_new[m]))
+                    cell_move(g, particle[m], chg_old[m], chg_new[m]);
+            }
+    }
     if (k == 0) {
         if (stop < trials) {
             CU_CANCEL_TRACE("large-chain-cells", cd->step + stop);

@@ -1,10 +1,12 @@
 # cells-phases.py: prints a copy of cuda/cu_cells.cu in which thread 0 of kernel B (cells_accept_kernel)
 # reads clock64() after each of its block-wide steps and adds the cycles since the last reading to a
 # device array; at the end of each launch_cells the host prints them per batch on stderr ("phases B"),
-# with the batches' mean deepest dependency level, level-loop passes, cell changes and early stops.
+# with the batches' mean deepest dependency level, level-loop passes, cell changes, early stops and
+# batches two of whose cell changes share a cell (so thread 0 makes those changes in order).
 # Thread 0 leaves each barrier with the block, so the steps' cycles add up to kernel B's time after its
-# wait for kernel A (what it does before that wait, while kernel A runs, is not counted). For cells-scan.sh (which builds the copy and puts the file back). Written for
-# version 23's cu_cells.cu; a patch that no longer applies stops it with the text it looked for.
+# wait for kernel A (what it does before that wait, while kernel A runs, is not counted). For
+# cells-scan.sh (which builds the copy and puts the file back). Written for version 23's cu_cells.cu;
+# a patch that no longer applies stops it with the text it looked for.
 import sys
 s = open('cuda/cu_cells.cu').read()
 
@@ -15,9 +17,9 @@ def sub(old, new):
     s = s.replace(old, new, 1)
 
 
-steps = ['load', 'levels', 'decide', 'sums', 'positions', 'lists', 'cell moves', 'draw barrier', 'draw clear',
+steps = ['load', 'levels', 'decide', 'sums', 'positions', 'cell uses', 'cell moves', 'draw barrier', 'draw clear',
          'draw trials', 'draw prev']
-counts = ['max level', 'level passes', 'cell changes', 'stopped early', 'batches']
+counts = ['max level', 'level passes', 'cell changes', 'stopped early', 'shared cells', 'batches']
 n = len(steps) + len(counts)
 sub('#include "mc_move.h"\n', '#include "mc_move.h"\n#include <stdio.h>\n'
     '__device__ unsigned long long cells_clock[%d];\n' % n +
@@ -44,18 +46,20 @@ sub("""        if (!__syncthreads_or(changed)) break;
 sub("""    const int stop = s_stop;""", """    CK(2);
     const int stop = s_stop;
     COUNT(3, stop < trials);
-    COUNT(4, 1);""")
+    COUNT(5, 1);""")
 sub("""    int accepted = __syncthreads_count(acc[k]);""", """    int accepted = __syncthreads_count(acc[k]);
     CK(3);""")
 sub("""    __syncthreads();
     /* cell moves touching cells no other move touches commute""", """    __syncthreads();
     CK(4);
     /* cell moves touching cells no other move touches commute""")
-sub("""    if (changes && listed) s_chg[s_warp_chg[k >> 5] + __popc(mask & ((1u << (k & 31)) - 1u))] = k;
-    __syncthreads();""", """    if (changes && listed) s_chg[s_warp_chg[k >> 5] + __popc(mask & ((1u << (k & 31)) - 1u))] = k;
+sub("""    if (changes) cell_use(touched, chg_old[k]), cell_use(touched, chg_new[k]);
+    __syncthreads();""", """    if (changes) cell_use(touched, chg_old[k]), cell_use(touched, chg_new[k]);
+    if (changes) atomicAdd(&cells_clock[%d + 2], 1ull);
     __syncthreads();
-    CK(5);
-    COUNT(2, nchg);""")
+    CK(5);""" % len(steps))
+sub("""        const bool rest = changes && !alone;""", """        const bool rest = changes && !alone;
+        COUNT(4, 1);""")
 sub("""    if (k == 0) {
         if (stop < trials) {""", """    CK(6);
     if (k == 0) {
