@@ -10,9 +10,9 @@
  *     interact with: any whose particle's batch-start position is within rc + sqrt(3) max_disp
  *     (mult_k + mult_m), the farthest the two particles can reach within the batch; every other
  *     pair's correction is exactly zero.
- *  B: one block assigns dependency levels over those lists and decides level by level; a trial
- *     whose particle already moved in the batch recomputes its energy change from its true old
- *     position. A trial whose corrections meet a pair term beyond CU_CANCEL_LIMIT kT ends the batch
+ *  B: one block decides the trials in waves over those lists, each trial once every trial it
+ *     depends on is decided; a trial whose particle already moved in the batch recomputes its
+ *     energy change from its true old position. A trial whose corrections meet a pair term beyond CU_CANCEL_LIMIT kT ends the batch
  *     before it: the next batch starts with it, against a start configuration that is the present
  *     one (no correction, so nothing to cancel), and the host runs batches until every move is
  *     made. Positions are written and cell lists updated at the end, in a deterministic order.
@@ -143,16 +143,19 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
  * (barriers inside): the trials, each particle's previous trial in the batch and multiplicity.
  * drawn_ahead: kernel A drew them and read their particles' positions (t.next_*), and a thread
  * whose `moved` >= 0 holds that particle's position after the batch before, `moved_to`: it puts
- * the position of each of the particle's trials right. sp: shared [blockDim.x] ints. */
+ * the position of each of the particle's trials right. sp: shared [blockDim.x] ints. cleared:
+ * the caller cleared `repeats` before a barrier. */
 template <typename real>
 __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, const real *pos, int n, int trials,
                            tables t, unsigned long long seed, bool drawn_ahead, int moved, const real (&moved_to)[3],
-                           int *sp, repeat_table &repeats)
+                           int *sp, repeat_table &repeats, bool cleared)
 {
     const int k = threadIdx.x;
     const real box = (real)cd->box;
-    repeat_clear(repeats);
-    __syncthreads();
+    if (!cleared) {
+        repeat_clear(repeats);
+        __syncthreads();
+    }
     int p = -1, home = 0;
     if (k < trials) {
         mc_trial tr;
@@ -198,7 +201,7 @@ __global__ void __launch_bounds__(1024)
     extern __shared__ int sp[]; /* [K] particle of each trial */
     __shared__ repeat_table repeats;
     const real none[3] = {0, 0, 0};
-    draw_batch(cd, cd->step, pos, n, trials, t, seed, false, -1, none, sp, repeats);
+    draw_batch(cd, cd->step, pos, n, trials, t, seed, false, -1, none, sp, repeats, false);
 }
 
 /* Warp-summed energy of particle p placed at q (lane = neighbour cell; of each cell the groups of
@@ -429,7 +432,7 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     int *particle = chg_new + K;
     unsigned char *acc = (unsigned char *)(particle + K);
     __shared__ double red[32];
-    __shared__ int s_max_level, s_stop; /* s_stop: the first trial left to the next batch */
+    __shared__ int s_stop; /* the first trial left to the next batch */
     const real box = (real)cd->box, half = (real)cd->half_box;
     const double beta = cd->beta;
     const bool active = k < trials;
@@ -439,10 +442,10 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
         p = t.p[k], prev = t.prev[k], mult = t.mult[k], threshold = t.threshold[k];
         for (int c = 0; c < 3; c++) sa[3 * k + c] = entry((real *)t.a, t, c, k), sb[3 * k + c] = entry((real *)t.b, t, c, k);
     }
-    level[k] = 0, next[k] = -1, acc[k] = 0, gain[k] = 0.0, chg_old[k] = chg_new[k] = -1, particle[k] = p;
+    level[k] = -1, next[k] = -1, acc[k] = 0, gain[k] = 0.0, chg_old[k] = chg_new[k] = -1, particle[k] = p;
     __shared__ cell_uses touched;
     for (int e = k; e < CELL_HASH; e += K) touched.key[e] = -1, touched.uses[e] = 0;
-    if (k == 0) s_max_level = 0, s_stop = trials;
+    if (k == 0) s_stop = trials;
     __syncthreads();
     if (active && prev >= 0) next[prev] = k;
     cu_wait_previous();
@@ -463,19 +466,15 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     const bool all_earlier = nconf > MAXC; /* list overflowed: depend on every earlier trial */
     const int nlist = all_earlier ? k : nconf;
     auto conflict = [&](int c) { return all_earlier ? c : c == 0 ? conf0 : entry(t.conf, t, c, k); };
-    /* dependency levels: 1 + the highest level among the trials this one depends on */
-    for (;;) {
-        int want = 0;
-        for (int c = 0; active && c < nlist; c++) want = max(want, level[conflict(c)] + 1);
-        __syncthreads();
-        int changed = active && want != level[k];
-        if (changed) level[k] = want;
-        if (!__syncthreads_or(changed)) break;
-    }
-    if (active) atomicMax(&s_max_level, level[k]);
-    __syncthreads();
-    for (int lev = 0; lev <= s_max_level; lev++) {
-        if (active && level[k] == lev) {
+    /* Decided in waves: a trial decides once every trial it depends on has, so the wave it decides
+     * in is its dependency level (1 + the highest among those trials'), and trials of one wave
+     * decide at once. level[k] < 0: not yet decided. (Levels assigned first and then decided level
+     * by level took three more barriers a level: doc/performance.md version 23.) */
+    for (int wave = 0;; wave++) {
+        bool ready = active && level[k] < 0;
+        for (int c = 0; ready && c < nlist; c++) ready = level[conflict(c)] >= 0;
+        __syncthreads(); /* every thread has read the levels before this wave sets any */
+        if (ready) {
             real ox = sa[3 * k], oy = sa[3 * k + 1], oz = sa[3 * k + 2];
             real nx = sb[3 * k], ny = sb[3 * k + 1], nz = sb[3 * k + 2];
             double dE = base;
@@ -510,14 +509,15 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
              * chain's: every trial before it was decided as the sequential chain decides it. */
             if (!carried) atomicMin(&s_stop, k);
             else if (mc_metropolis_test(dE, beta, threshold)) acc[k] = 1, gain[k] = dE;
+            level[k] = wave;
         }
-        __syncthreads();
+        if (!__syncthreads_or(active && level[k] < 0)) break;
     }
     /* trials from stop on are left to the next batch (their decisions here may rest on stop's,
-     * which was not made); the barriers of the two sums publish the cleared flags */
+     * which was not made); the count's barrier publishes the cleared flags */
     const int stop = s_stop;
     if (k >= stop) acc[k] = 0, gain[k] = 0.0;
-    double total = cu_block_sum_where(gain[k], red, k == 0); /* thread 0 adds it to the chain's */
+    cu_warp_sums(gain[k], red); /* the batch's energy change: thread 0 adds the warps' sums at the end */
     int accepted = __syncthreads_count(acc[k]);
     /* the last accepted move of each particle sets its position and cell */
     real inv_w = (real)g.m / box;
@@ -535,6 +535,10 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
         }
     }
     __syncthreads();
+    /* the next batch's repeat table, over this batch's positions, used up (in the cell moves'
+     * time: its own clearing and barrier in the draws cost about 800 cycles) */
+    repeat_table &next_repeats = *(repeat_table *)smem;
+    if (next_trials > 0) repeat_clear(next_repeats);
     /* cell moves touching cells no other move touches commute: all of them at once */
     const int changes = chg_old[k] >= 0;
     if (changes) cell_use(touched, chg_old[k]), cell_use(touched, chg_new[k]);
@@ -576,6 +580,13 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
                     cell_move(g, particle[m], chg_old[m], chg_new[m]);
             }
     }
+    if (next_trials > 0) {
+        __syncthreads(); /* this batch's tables and shared memory used, its positions written */
+        /* kernel A's draws hold where the next batch starts where the host assumed */
+        draw_batch(cd, step0 + stop, pos, n, next_trials, t, seed, step0 + stop == next_step, moved, moved_to,
+                   (int *)(smem + sizeof(repeat_table)), next_repeats, true);
+    }
+    /* thread 0's bookkeeping last, its warp's sums off the block's barriers */
     if (k == 0) {
         if (stop < trials) {
             CU_CANCEL_TRACE("large-chain-cells", cd->step + stop);
@@ -583,13 +594,7 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
         }
         cd->step = step0 + stop;
         cd->accepted += accepted;
-        cd->energy += total;
-    }
-    if (next_trials > 0) {
-        __syncthreads(); /* this batch's tables and shared memory used, its positions written */
-        /* kernel A's draws hold where the next batch starts where the host assumed */
-        draw_batch(cd, step0 + stop, pos, n, next_trials, t, seed, step0 + stop == next_step, moved, moved_to,
-                   (int *)(smem + sizeof(repeat_table)), *(repeat_table *)smem);
+        cd->energy += cu_warps_total(red);
     }
 }
 

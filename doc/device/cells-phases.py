@@ -1,7 +1,7 @@
 # cells-phases.py: prints a copy of cuda/cu_cells.cu in which thread 0 of kernel B (cells_accept_kernel)
 # reads clock64() after each of its block-wide steps and adds the cycles since the last reading to a
 # device array; at the end of each launch_cells the host prints them per batch on stderr ("phases B"),
-# with the batches' mean deepest dependency level, level-loop passes, cell changes, early stops and
+# with the batches' mean number of waves of decisions, cell changes, early stops and
 # batches two of whose cell changes share a cell (so thread 0 makes those changes in order).
 # Thread 0 leaves each barrier with the block, so the steps' cycles add up to kernel B's time after its
 # wait for kernel A (what it does before that wait, while kernel A runs, is not counted). For
@@ -17,9 +17,9 @@ def sub(old, new):
     s = s.replace(old, new, 1)
 
 
-steps = ['load', 'levels', 'decide', 'sums', 'positions', 'cell uses', 'cell moves', 'draw barrier', 'draw clear',
-         'draw trials', 'draw prev']
-counts = ['max level', 'level passes', 'cell changes', 'stopped early', 'shared cells', 'batches']
+steps = ['load', 'decide', 'sums', 'positions', 'cell uses', 'cell moves', 'draw barrier', 'draw clear',
+         'draw trials', 'draw prev', 'thread 0 last']
+counts = ['waves', 'cell changes', 'stopped early', 'shared cells', 'batches']
 n = len(steps) + len(counts)
 sub('#include "mc_move.h"\n', '#include "mc_move.h"\n#include <stdio.h>\n'
     '__device__ unsigned long long cells_clock[%d];\n' % n +
@@ -30,56 +30,63 @@ sub("""    cu_wait_previous();
     long long ck_ = clock64(); /* from the wait for kernel A on: the work before it overlaps A */
     if (*g.overflow) return; /* as in kernel A */""")
 sub("""    const bool all_earlier = nconf > MAXC;""", """    CK(0);
-    int passes = 0;
+    int waves = 0;
     const bool all_earlier = nconf > MAXC;""")
-sub("""        if (!__syncthreads_or(changed)) break;
+sub("""        if (!__syncthreads_or(active && level[k] < 0)) break;
+    }""", """        waves++;
+        if (!__syncthreads_or(active && level[k] < 0)) break;
     }
-    if (active) atomicMax(&s_max_level, level[k]);
-    __syncthreads();""", """        passes++;
-        if (!__syncthreads_or(changed)) break;
-    }
-    if (active) atomicMax(&s_max_level, level[k]);
-    __syncthreads();
     CK(1);
-    COUNT(0, s_max_level);
-    COUNT(1, passes);""")
-sub("""    const int stop = s_stop;""", """    CK(2);
-    const int stop = s_stop;
-    COUNT(3, stop < trials);
-    COUNT(5, 1);""")
+    COUNT(0, waves);""")
+sub("""    const int stop = s_stop;""", """    const int stop = s_stop;
+    COUNT(2, stop < trials);
+    COUNT(4, 1);""")
 sub("""    int accepted = __syncthreads_count(acc[k]);""", """    int accepted = __syncthreads_count(acc[k]);
-    CK(3);""")
+    CK(2);""")
 sub("""    __syncthreads();
-    /* cell moves touching cells no other move touches commute""", """    __syncthreads();
-    CK(4);
-    /* cell moves touching cells no other move touches commute""")
+    /* the next batch's repeat table""", """    __syncthreads();
+    CK(3);
+    /* the next batch's repeat table""")
 sub("""    if (changes) cell_use(touched, chg_old[k]), cell_use(touched, chg_new[k]);
     __syncthreads();""", """    if (changes) cell_use(touched, chg_old[k]), cell_use(touched, chg_new[k]);
-    if (changes) atomicAdd(&cells_clock[%d + 2], 1ull);
+    if (changes) atomicAdd(&cells_clock[%d + 1], 1ull);
     __syncthreads();
-    CK(5);""" % len(steps))
+    CK(4);""" % len(steps))
 sub("""        const bool rest = changes && !alone;""", """        const bool rest = changes && !alone;
-        COUNT(4, 1);""")
-sub("""    if (k == 0) {
-        if (stop < trials) {""", """    CK(6);
-    if (k == 0) {
-        if (stop < trials) {""")
+        COUNT(3, 1);""")
+sub("""    if (next_trials > 0) {
+        __syncthreads(); /* this batch's tables""", """    CK(5);
+    if (next_trials > 0) {
+        __syncthreads(); /* this batch's tables""")
+sub("""                   (int *)(smem + sizeof(repeat_table)), next_repeats, true);""", """                   (int *)(smem + sizeof(repeat_table)), next_repeats, true);
+        ck_ = clock64(); /* the draws counted their own steps */""")
+sub("""        cd->energy += cu_warps_total(red);
+    }
+}""", """        cd->energy += cu_warps_total(red);
+    }
+    CK(10);
+}""")
 sub("""        __syncthreads(); /* this batch's tables and shared memory used, its positions written */""",
     """        __syncthreads(); /* this batch's tables and shared memory used, its positions written */
-        CK(7);""")
+        CK(6);""")
 # the draws (kernel B's, and kernel D's once a round): after the barriers, and thread 0's own end
-sub("""    repeat_clear(repeats);
-    __syncthreads();
-    int p = -1, home = 0;""", """    long long ck_ = clock64();
-    repeat_clear(repeats);
-    __syncthreads();
-    CK(8);
+sub("""        repeat_clear(repeats);
+        __syncthreads();
+    }
+    int p = -1, home = 0;""", """        repeat_clear(repeats);
+        __syncthreads();
+    }
+    CK(7);
     int p = -1, home = 0;""")
+sub("""    const real box = (real)cd->box;
+    if (!cleared) {""", """    const real box = (real)cd->box;
+    long long ck_ = clock64();
+    if (!cleared) {""")
 sub("""    __syncthreads();
     if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, home, &t.mult[k]);""", """    __syncthreads();
-    CK(9);
+    CK(8);
     if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, home, &t.mult[k]);
-    CK(10);""")
+    CK(9);""")
 sub("""        CU_TRY(cudaMemcpy(&left, t.undecided, sizeof left, cudaMemcpyDeviceToHost), err);
     }
     return MC_OK;""", """        CU_TRY(cudaMemcpy(&left, t.undecided, sizeof left, cudaMemcpyDeviceToHost), err);
