@@ -254,11 +254,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
      * at most 32 chunks), each lane's place from a prefix sum of the hits: a serial pass over the
      * chunks was a fifth of the kernel's stall samples (version 22) */
     const unsigned ballot = 32 * lane < k ? s_hits[slot][lane] : 0u;
-    int upto = __popc(ballot); /* inclusive prefix sum over the lanes */
-    for (int off = 1; off < 32; off <<= 1) {
-        int v = __shfl_up_sync(0xffffffffu, upto, off);
-        if (lane >= off) upto += v;
-    }
+    const int upto = cu_warp_inclusive_sum(__popc(ballot), lane);
     const int count = __shfl_sync(0xffffffffu, upto, 31);
     int at = upto - __popc(ballot);
     for (unsigned rest = ballot; rest; rest &= rest - 1, at++)

@@ -110,11 +110,7 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
         c = (cx * m + cy) * m + cz, members = count[c];
         if (uses_shift<real>()) wc->shift[lane] = s;
     }
-    int upto = members; /* inclusive prefix sum over the lanes */
-    for (int off = 1; off < 32; off <<= 1) {
-        int v = __shfl_up_sync(all, upto, off);
-        if (lane >= off) upto += v;
-    }
+    const int upto = cu_warp_inclusive_sum(members, lane);
     const int total = __shfl_sync(all, upto, 31);
     if (lane < 27) wc->base[lane] = c * cap - (upto - members), wc->start[lane] = upto - members;
     if (lane == 0) wc->start[27] = total;

@@ -188,6 +188,17 @@ __device__ inline void cu_measure_pair(real r2, const typename prec<real>::param
     }
 }
 
+/* The inclusive prefix sum of v over the warp's lanes (lane: this thread's), in every lane; the
+ * whole warp calls it. */
+__device__ inline int cu_warp_inclusive_sum(int v, int lane)
+{
+    for (int off = 1; off < 32; off <<= 1) {
+        const int below = __shfl_up_sync(0xffffffffu, v, off);
+        if (lane >= off) v += below;
+    }
+    return v;
+}
+
 /* Sum of v over the block, returned to every thread, always added in the same order (warp
  * shuffles, then warps in index order), so results repeat bit for bit run to run. blockDim.x must
  * be a multiple of 32; scratch holds 32 doubles and must not be reused by the next call without a
