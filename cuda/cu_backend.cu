@@ -294,7 +294,8 @@ static int sweep_large_chains(mc_backend *b, long long moves, mc_err *err)
 {
     for (int c = 0; c < b->v.nchains; c++) {
         cu_view one = cu_chain_view(&b->v, c);
-        MC_TRY(one.cells.m ? cu_sweep_cells(&one, moves, b->plan->cutoff, err) : cu_sweep_batched(&one, moves, err));
+        MC_TRY(one.cells.m ? cu_sweep_cells(&one, moves, b->plan->cutoff, b->mirror[c].step, err)
+                           : cu_sweep_batched(&one, moves, err));
     }
     return MC_OK;
 }

@@ -101,8 +101,9 @@ void cu_cells_free(cu_view *v);
 int cu_cells_rebuild(cu_view *v, int c, const void *host_pos, double box_len, double cutoff, mc_err *err);
 /* Chain c alone: one chain, its positions, its grid and the cell path's K. */
 cu_view cu_chain_view(const cu_view *v, int c);
-/* The functions below take a one-chain view (cu_chain_view) whose grid has m > 0. */
-int cu_sweep_cells(const cu_view *v, long long moves, double cutoff, mc_err *err);
+/* The functions below take a one-chain view (cu_chain_view) whose grid has m > 0. step: the
+ * chain's step as the launch starts (a prediction the kernels check: a wrong one costs time only). */
+int cu_sweep_cells(const cu_view *v, long long moves, double cutoff, unsigned long long step, mc_err *err);
 /* Whether a move overflowed the view's grid (sets an error naming its capacity). */
 int cu_cells_overflowed(const cu_view *v, mc_err *err);
 /* Cell lists (either path's, nchains grids) in canonical order (each cell's members ascending), as

@@ -10,9 +10,9 @@
  *     interact with: any whose particle's batch-start position is within rc + sqrt(3) max_disp
  *     (mult_k + mult_m), the farthest the two particles can reach within the batch; every other
  *     pair's correction is exactly zero.
- *  B: one block assigns dependency levels over those lists and decides level by level; a trial
- *     whose particle already moved in the batch recomputes its energy change from its true old
- *     position. A trial whose corrections meet a pair term beyond CU_CANCEL_LIMIT kT ends the batch
+ *  B: one block decides the trials in waves over those lists, each trial once every trial it
+ *     depends on is decided; a trial whose particle already moved in the batch recomputes its
+ *     energy change from its true old position. A trial whose corrections meet a pair term beyond CU_CANCEL_LIMIT kT ends the batch
  *     before it: the next batch starts with it, against a start configuration that is the present
  *     one (no correction, so nothing to cancel), and the host runs batches until every move is
  *     made. Positions are written and cell lists updated at the end, in a deterministic order.
@@ -45,15 +45,32 @@ static_assert(CU_MAX_BATCH_TRIALS <= 32 * 32, "kernel A lists a trial's conflict
  * each, and in B's one block they were a chain of four at the batch's end (measured). */
 enum { G_HOME, G_SLOT, G_COUNT, G_LAST, G_NEW_CELL, G_NEW_COUNT, GRID_FIELDS };
 
-/* The trial table of one batch, carved out of cells.trials. */
+/* The trial table of one batch, carved out of cells.trials. A trial's several values of one kind
+ * lie K apart ([3][K], [MAXC][K], ...): kernel B's and the draws' threads, a trial each, then read
+ * and write them coalesced (laid out [K][3], their strided accesses took kernel B's one block
+ * about a fifth of its time: doc/performance.md version 23). */
 struct tables {
-    int *p, *prev, *mult, *nconf, *conf; /* conf: [K][MAXC], ascending; nconf > MAXC: all earlier */
-    int *grid;                           /* [K][GRID_FIELDS]: read ahead by kernel A for B */
-    double *threshold, *base, *d;        /* d: displacement [K][3] */
+    int K;                               /* trials the table holds: the stride below */
+    int *p, *prev, *mult, *nconf, *conf; /* conf: [MAXC][K], ascending; nconf > MAXC: all earlier */
+    int *grid;                           /* [GRID_FIELDS][K]: read ahead by kernel A for B */
+    double *threshold, *base, *d;        /* d: displacement [3][K] */
     double *base2;                       /* second occurrence of a particle: dE if the first moved */
     unsigned long long *undecided;       /* trials kernel B left to later batches, since the host zeroed it */
-    void *a, *b;                         /* real [K][3]: batch-start old position, drawn new one */
+    void *a, *b;                         /* real [3][K]: batch-start old position, drawn new one */
+    /* the next batch's draws, made by kernel A while the kernel before it runs, for the next batch
+     * as it starts if every trial of this one is decided (kernel B checks): particle, displacement
+     * ([3][K]), acceptance threshold, and the particle's position as this batch starts (real
+     * [3][K]; where this batch moves the particle, kernel B puts it right) */
+    int *next_p;
+    double *next_d, *next_threshold;
+    void *next_a;
 };
+
+/* Trial k's value i of a [n][K] table. */
+template <typename T> __device__ inline T &entry(T *table, const tables &t, int i, int k)
+{
+    return table[(size_t)i * t.K + k];
+}
 
 static size_t align8(size_t x) { return (x + 7) / 8 * 8; }
 
@@ -61,6 +78,7 @@ __host__ __device__ static inline tables table_at(void *buf, int K, size_t real_
 {
     char *c = (char *)buf;
     tables t;
+    t.K = K;
     t.p = (int *)c, c += K * sizeof(int);
     t.prev = (int *)c, c += K * sizeof(int);
     t.mult = (int *)c, c += K * sizeof(int);
@@ -71,16 +89,20 @@ __host__ __device__ static inline tables table_at(void *buf, int K, size_t real_
     t.base = (double *)c, c += K * sizeof(double);
     t.d = (double *)c, c += 3 * K * sizeof(double);
     t.base2 = (double *)c, c += K * sizeof(double);
+    t.next_d = (double *)c, c += 3 * K * sizeof(double);
+    t.next_threshold = (double *)c, c += K * sizeof(double);
     t.undecided = (unsigned long long *)c, c += sizeof(unsigned long long);
     t.a = c, c += 3 * K * real_size;
-    t.b = c;
+    t.b = c, c += 3 * K * real_size;
+    t.next_a = c, c += 3 * K * real_size;
+    t.next_p = (int *)c;
     return t;
 }
 
 static size_t table_bytes(int K, size_t real_size)
 {
-    return align8((4 + MAXC + GRID_FIELDS) * (size_t)K * sizeof(int)) + 6 * (size_t)K * sizeof(double) +
-           sizeof(unsigned long long) + 6 * (size_t)K * real_size;
+    return align8((4 + MAXC + GRID_FIELDS) * (size_t)K * sizeof(int)) + 10 * (size_t)K * sizeof(double) +
+           sizeof(unsigned long long) + 9 * (size_t)K * real_size + (size_t)K * sizeof(int);
 }
 
 /* Energy of particle p placed at q with the members of neighbour cells k0, k0 + stride, ... < 27
@@ -118,32 +140,55 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
 }
 
 /* The draws of a batch of `trials` <= blockDim.x trials from move `step` on, by the whole block
- * (a barrier inside): the trials, each particle's previous trial in the batch and multiplicity.
- * sp: shared [blockDim.x] ints. */
+ * (barriers inside): the trials, each particle's previous trial in the batch and multiplicity.
+ * drawn_ahead: kernel A drew them and read their particles' positions (t.next_*), and a thread
+ * whose `moved` >= 0 holds that particle's position after the batch before, `moved_to`: it puts
+ * the position of each of the particle's trials right. sp: shared [blockDim.x] ints. cleared:
+ * the caller cleared `repeats` before a barrier. */
 template <typename real>
 __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, const real *pos, int n, int trials,
-                           tables t, unsigned long long seed, int *sp, repeat_table &repeats)
+                           tables t, unsigned long long seed, bool drawn_ahead, int moved, const real (&moved_to)[3],
+                           int *sp, repeat_table &repeats, bool cleared)
 {
     const int k = threadIdx.x;
     const real box = (real)cd->box;
-    repeat_clear(repeats);
-    __syncthreads();
+    if (!cleared) {
+        repeat_clear(repeats);
+        __syncthreads();
+    }
     int p = -1, home = 0;
     if (k < trials) {
-        mc_trial tr = mc_trial_draw(seed, cd->id, step + k, (uint32_t)n, cd->max_displacement);
+        mc_trial tr;
+        double threshold;
+        if (drawn_ahead) {
+            tr.particle = (uint32_t)t.next_p[k];
+            tr.dx = entry(t.next_d, t, 0, k), tr.dy = entry(t.next_d, t, 1, k), tr.dz = entry(t.next_d, t, 2, k);
+            threshold = t.next_threshold[k];
+        } else {
+            tr = mc_trial_draw(seed, cd->id, step + k, (uint32_t)n, cd->max_displacement);
+            threshold = mc_accept_threshold(seed, cd->id, step + k);
+        }
         p = (int)tr.particle;
-        real *a = (real *)t.a + 3 * k, *b = (real *)t.b + 3 * k;
-        a[0] = pos[p], a[1] = pos[n + p], a[2] = pos[2 * n + p];
-        b[0] = cu_displace(a[0], tr.dx, box);
-        b[1] = cu_displace(a[1], tr.dy, box);
-        b[2] = cu_displace(a[2], tr.dz, box);
-        t.d[3 * k] = tr.dx, t.d[3 * k + 1] = tr.dy, t.d[3 * k + 2] = tr.dz;
-        t.threshold[k] = mc_accept_threshold(seed, cd->id, step + k);
+        const double d[3] = {tr.dx, tr.dy, tr.dz};
+        for (int c = 0; c < 3; c++) {
+            const real a = drawn_ahead ? entry((const real *)t.next_a, t, c, k) : pos[c * n + p];
+            entry((real *)t.a, t, c, k) = a;
+            entry((real *)t.b, t, c, k) = cu_displace(a, d[c], box);
+            entry(t.d, t, c, k) = d[c];
+        }
+        t.threshold[k] = threshold;
         t.p[k] = sp[k] = p;
         home = repeat_register(repeats, k, p);
     }
     __syncthreads();
     if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, home, &t.mult[k]);
+    if (drawn_ahead && moved >= 0) /* about one trial in a few batches */
+        for (int e = repeat_home(moved), m; (m = repeats.trial[e]) >= 0; e = (e + 1) & (REPEAT_SLOTS - 1))
+            if (sp[m] == moved)
+                for (int c = 0; c < 3; c++) {
+                    entry((real *)t.a, t, c, m) = moved_to[c];
+                    entry((real *)t.b, t, c, m) = cu_displace(moved_to[c], entry(t.d, t, c, m), (real)cd->box);
+                }
 }
 
 /* Kernel D: the draws of a round's first batch (kernel B draws those of the batches after it). */
@@ -155,7 +200,8 @@ __global__ void __launch_bounds__(1024)
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ int sp[]; /* [K] particle of each trial */
     __shared__ repeat_table repeats;
-    draw_batch(cd, cd->step, pos, n, trials, t, seed, sp, repeats);
+    const real none[3] = {0, 0, 0};
+    draw_batch(cd, cd->step, pos, n, trials, t, seed, false, -1, none, sp, repeats, false);
 }
 
 /* Warp-summed energy of particle p placed at q (lane = neighbour cell; of each cell the groups of
@@ -178,10 +224,28 @@ __device__ double warp_energy(const cu_cells_dev &g, const real *pos, int n, int
 template <typename real>
 __global__ void __launch_bounds__(32 * A_WARPS)
     cells_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
-                        cu_cells_dev g, typename prec<real>::params lj, double cutoff)
+                        cu_cells_dev g, typename prec<real>::params lj, double cutoff, unsigned long long seed,
+                        unsigned long long next_step, int next_trials)
 {
-    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     enum { PER_BLOCK = A_TRIALS_PER_BLOCK };
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int slot = warp / A_WARPS_PER_TRIAL, role = warp % A_WARPS_PER_TRIAL; /* role: new parts, then old */
+    const int k = blockIdx.x * PER_BLOCK + slot;
+    /* The next batch's trial k as it will be if kernel B decides every trial of this batch (it
+     * then starts at move next_step, and kernel B checks that it does), drawn while the kernel
+     * before this one runs: drawn by kernel B's one block, the draws were about a ninth of its
+     * time (doc/performance.md version 23). Nothing read here is written by a kernel (the chain's
+     * id and step size are the host's). */
+    __shared__ mc_trial s_next[PER_BLOCK];
+    __shared__ double s_next_threshold[PER_BLOCK];
+    if (lane == 0 && k < next_trials) {
+        if (role == A_WARPS_PER_TRIAL - 1)
+            s_next[slot] = mc_trial_draw(seed, cd->id, next_step + k, (uint32_t)n, cd->max_displacement);
+        if (role == A_WARPS_PER_TRIAL - 2)
+            s_next_threshold[slot] = mc_accept_threshold(seed, cd->id, next_step + k);
+    }
+    cu_wait_previous(); /* chained launches: nothing a kernel writes is read before the last one ends */
+    cu_launch_next();   /* after the wait: kernel B reads the table the kernel before wrote before its own */
     if (*g.overflow) return; /* a cell overflowed: the grid is broken, the run stops after the launch */
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ unsigned s_hits[PER_BLOCK][CU_MAX_BATCH_TRIALS / 32]; /* conflict ballots per chunk */
@@ -192,17 +256,22 @@ __global__ void __launch_bounds__(32 * A_WARPS)
     int *sp = (int *)(sa + 3 * staged + 1), *smult = sp + staged;
     for (int m = threadIdx.x; m < staged; m += blockDim.x) {
         sp[m] = t.p[m], smult[m] = t.mult[m];
-        for (int c = 0; c < 3; c++) sa[3 * m + c] = ((const real *)t.a)[3 * m + c];
+        for (int c = 0; c < 3; c++) sa[3 * m + c] = entry((const real *)t.a, t, c, m);
     }
-    __syncthreads();
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int slot = warp / A_WARPS_PER_TRIAL, role = warp % A_WARPS_PER_TRIAL; /* role: new parts, then old */
+    __syncthreads(); /* the staged table, and s_next */
+    /* the next trial's particle where this batch starts, by a lane idle in the sums, its loads
+     * given the sums to arrive in (in kernel B's one block they took about 2.7k cycles) */
+    const bool reads_next = role == A_WARPS_PER_TRIAL - 1 && lane == 30 && k < next_trials;
+    real next_a[3];
+    if (reads_next)
+        for (int c = 0; c < 3; c++) next_a[c] = pos[c * n + (int)s_next[slot].particle];
     const bool old_half = role >= A_PARTS;
-    const int k = blockIdx.x * PER_BLOCK + slot;
     const bool active = k < trials; /* whole warps: every warp still meets the barriers below */
     const real box = (real)cd->box, half = (real)cd->half_box;
     const int p = active ? sp[k] : 0, mult = active ? smult[k] : 0;
-    const real *a = sa, *b = (const real *)t.b;
+    const real *a = sa;
+    real b[3]; /* its drawn position */
+    for (int c = 0; c < 3; c++) b[c] = active ? entry((const real *)t.b, t, c, k) : (real)0;
     const double step = 1.7320508075688772 * cd->max_displacement; /* longest single move */
     /* the grid for kernel B (G_*), by lane 31 of an old position's warp (idle in the sums), its
      * loads spread so that each has the scan or the sums to arrive in */
@@ -227,28 +296,39 @@ __global__ void __launch_bounds__(32 * A_WARPS)
     }
     if (reads_grid) {
         grid[G_COUNT] = g.count[grid[G_HOME]];
-        grid[G_NEW_CELL] = cell_index(b[3 * k], b[3 * k + 1], b[3 * k + 2], (real)g.m / box, g.m);
+        grid[G_NEW_CELL] = cell_index(b[0], b[1], b[2], (real)g.m / box, g.m);
         grid[G_NEW_COUNT] = g.count[grid[G_NEW_CELL]];
     }
     /* as drawn: the particle's earlier trial, if any, was rejected; a third occurrence is
      * evaluated in kernel B, from its true position */
     if (active && mult <= 2) {
         const int part = role % A_PARTS;
-        double e = warp_energy(g, pos, n, p, (old_half ? a : b) + 3 * k, box, half, lane, lj, part, (int)A_PARTS);
+        real q[3]; /* chosen by value, not by pointer: the positions stay in registers */
+        for (int c = 0; c < 3; c++) q[c] = old_half ? a[3 * k + c] : b[c];
+        double e = warp_energy(g, pos, n, p, q, box, half, lane, lj, part, (int)A_PARTS);
         double e2 = 0.0;
         if (mult == 2) { /* second occurrence: also the case that the first one was accepted and moved it there */
-            const real *o = b + 3 * t.prev[k];
-            real nw[3];
-            for (int c = 0; c < 3; c++) nw[c] = cu_displace(o[c], t.d[3 * k + c], box);
-            e2 = warp_energy(g, pos, n, p, old_half ? o : nw, box, half, lane, lj, part, (int)A_PARTS);
+            const int first = t.prev[k];
+            for (int c = 0; c < 3; c++) {
+                const real o = entry((const real *)t.b, t, c, first);
+                q[c] = old_half ? o : cu_displace(o, entry(t.d, t, c, k), box);
+            }
+            e2 = warp_energy(g, pos, n, p, q, box, half, lane, lj, part, (int)A_PARTS);
         }
         if (lane == 0) s_sum[slot][role][0] = e, s_sum[slot][role][1] = e2;
     }
     if (reads_grid) {
         grid[G_LAST] = g.slot[(size_t)grid[G_HOME] * g.cap + grid[G_COUNT] - 1];
-        for (int f = 0; f < GRID_FIELDS; f++) t.grid[k * GRID_FIELDS + f] = grid[f];
+        for (int f = 0; f < GRID_FIELDS; f++) entry(t.grid, t, f, k) = grid[f];
     }
     __syncthreads();
+    if (reads_next) { /* kernel B of the batch before is done with them */
+        const mc_trial tr = s_next[slot];
+        t.next_p[k] = (int)tr.particle;
+        entry(t.next_d, t, 0, k) = tr.dx, entry(t.next_d, t, 1, k) = tr.dy, entry(t.next_d, t, 2, k) = tr.dz;
+        t.next_threshold[k] = s_next_threshold[slot];
+        for (int c = 0; c < 3; c++) entry((real *)t.next_a, t, c, k) = next_a[c];
+    }
     if (!active || role != 0) return;
     /* the conflict list in ascending trial order from the chunks' ballots, a chunk a lane (k < 1024:
      * at most 32 chunks), each lane's place from a prefix sum of the hits: a serial pass over the
@@ -258,7 +338,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
     const int count = __shfl_sync(0xffffffffu, upto, 31);
     int at = upto - __popc(ballot);
     for (unsigned rest = ballot; rest; rest &= rest - 1, at++)
-        if (at < MAXC) t.conf[(size_t)k * MAXC + at] = 32 * lane + __ffs(rest) - 1;
+        if (at < MAXC) entry(t.conf, t, at, k) = 32 * lane + __ffs(rest) - 1;
     if (lane != 0) return;
     t.nconf[k] = count;
     auto change = [&](int w) { /* e (w = 0) or e2 (w = 1): the warps' parts in a fixed order */
@@ -334,78 +414,86 @@ __device__ static void cell_move(cu_cells_dev &g, int p, int c, int c2)
 template <typename real>
 __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, tables t,
                                     cu_cells_dev g, typename prec<real>::params lj,
-                                    unsigned long long seed, int next_trials)
+                                    unsigned long long seed, unsigned long long next_step, int next_trials)
 {
-    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
-    if (*g.overflow) return; /* as in kernel A */
-    const unsigned long long step0 = cd->step; /* thread 0 advances cd->step at the end */
+    /* Chained: launched once every block of kernel A has waited for the kernel before it, so the
+     * trials' draws and their positions, written by that kernel (B of the batch before, or D), are
+     * read before waiting for kernel A; what kernel A writes is read after. */
+    cu_launch_next();
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x;
     real *sa = (real *)smem, *sb = sa + 3 * K;
     double *gain = (double *)(sb + 3 * K + (3 * K * sizeof(real) % 8 ? 1 : 0));
     int *level = (int *)(gain + K), *next = level + K, *chg_old = next + K, *chg_new = chg_old + K;
-    unsigned char *acc = (unsigned char *)(chg_new + K);
+    int *particle = chg_new + K;
+    unsigned char *acc = (unsigned char *)(particle + K);
     __shared__ double red[32];
-    __shared__ int s_max_level, s_stop; /* s_stop: the first trial left to the next batch */
+    __shared__ int s_stop; /* the first trial left to the next batch */
     const real box = (real)cd->box, half = (real)cd->half_box;
     const double beta = cd->beta;
     const bool active = k < trials;
-    int p = -1, prev = -1, mult = 1, nconf = 0;
+    int p = -1, prev = -1, mult = 1;
+    double threshold = 0.0;
+    if (active) {
+        p = t.p[k], prev = t.prev[k], mult = t.mult[k], threshold = t.threshold[k];
+        for (int c = 0; c < 3; c++) sa[3 * k + c] = entry((real *)t.a, t, c, k), sb[3 * k + c] = entry((real *)t.b, t, c, k);
+    }
+    level[k] = -1, next[k] = -1, acc[k] = 0, gain[k] = 0.0, chg_old[k] = chg_new[k] = -1, particle[k] = p;
+    __shared__ cell_uses touched;
+    for (int e = k; e < CELL_HASH; e += K) touched.key[e] = -1, touched.uses[e] = 0;
+    if (k == 0) s_stop = trials;
+    __syncthreads();
+    if (active && prev >= 0) next[prev] = k;
+    cu_wait_previous();
+    if (*g.overflow) return; /* as in kernel A */
+    const unsigned long long step0 = cd->step; /* thread 0 advances cd->step at the end */
+    /* kernel A's results, every one a decision needs loaded here, where the block waits for the
+     * first anyway: loaded where they were used, each level of decisions waited for its own */
+    int nconf = 0, conf0 = 0;
     /* the grid around p as the batch starts (G_*): a cell move that no other move of the batch
      * touches finds it unchanged */
     int grid[GRID_FIELDS] = {-1, 0, 0, 0, -1, 0};
+    double base = 0.0;
     if (active) {
-        p = t.p[k], prev = t.prev[k], mult = t.mult[k], nconf = t.nconf[k];
-        for (int f = 0; f < GRID_FIELDS; f++) grid[f] = t.grid[k * GRID_FIELDS + f];
-        for (int c = 0; c < 3; c++) sa[3 * k + c] = ((real *)t.a)[3 * k + c], sb[3 * k + c] = ((real *)t.b)[3 * k + c];
+        nconf = t.nconf[k], base = t.base[k];
+        conf0 = entry(t.conf, t, 0, k); /* the first earlier trial it depends on (most depend on one at most) */
+        for (int f = 0; f < GRID_FIELDS; f++) grid[f] = entry(t.grid, t, f, k);
     }
-    level[k] = 0, next[k] = -1, acc[k] = 0, gain[k] = 0.0, chg_old[k] = chg_new[k] = -1;
-    __shared__ cell_uses touched;
-    for (int e = k; e < CELL_HASH; e += K) touched.key[e] = -1, touched.uses[e] = 0;
-    if (k == 0) s_max_level = 0, s_stop = trials;
-    __syncthreads();
-    if (active && prev >= 0) next[prev] = k;
     const bool all_earlier = nconf > MAXC; /* list overflowed: depend on every earlier trial */
     const int nlist = all_earlier ? k : nconf;
-    /* dependency levels: 1 + the highest level among the trials this one depends on */
-    for (;;) {
-        int want = 0;
-        for (int c = 0; active && c < nlist; c++) {
-            int m = all_earlier ? c : t.conf[(size_t)k * MAXC + c];
-            want = max(want, level[m] + 1);
-        }
-        __syncthreads();
-        int changed = active && want != level[k];
-        if (changed) level[k] = want;
-        if (!__syncthreads_or(changed)) break;
-    }
-    if (active) atomicMax(&s_max_level, level[k]);
-    __syncthreads();
-    for (int lev = 0; lev <= s_max_level; lev++) {
-        if (active && level[k] == lev) {
+    auto conflict = [&](int c) { return all_earlier ? c : c == 0 ? conf0 : entry(t.conf, t, c, k); };
+    /* Decided in waves: a trial decides once every trial it depends on has, so the wave it decides
+     * in is its dependency level (1 + the highest among those trials'), and trials of one wave
+     * decide at once. level[k] < 0: not yet decided. (Levels assigned first and then decided level
+     * by level took three more barriers a level: doc/performance.md version 23.) */
+    for (int wave = 0;; wave++) {
+        bool ready = active && level[k] < 0;
+        for (int c = 0; ready && c < nlist; c++) ready = level[conflict(c)] >= 0;
+        __syncthreads(); /* every thread has read the levels before this wave sets any */
+        if (ready) {
             real ox = sa[3 * k], oy = sa[3 * k + 1], oz = sa[3 * k + 2];
             real nx = sb[3 * k], ny = sb[3 * k + 1], nz = sb[3 * k + 2];
-            double dE = t.base[k];
+            double dE = base;
             if (mult == 2 && acc[prev]) { /* the first occurrence moved it: kernel A's second case */
                 ox = sb[3 * prev], oy = sb[3 * prev + 1], oz = sb[3 * prev + 2];
-                nx = cu_displace(ox, t.d[3 * k], box);
-                ny = cu_displace(oy, t.d[3 * k + 1], box);
-                nz = cu_displace(oz, t.d[3 * k + 2], box);
+                nx = cu_displace(ox, entry(t.d, t, 0, k), box);
+                ny = cu_displace(oy, entry(t.d, t, 1, k), box);
+                nz = cu_displace(oz, entry(t.d, t, 2, k), box);
                 dE = t.base2[k];
             } else if (mult > 2) { /* its particle may have moved: start from where it is now */
                 int m = prev;
                 while (m >= 0 && !acc[m]) m = t.prev[m];
                 if (m >= 0) ox = sb[3 * m], oy = sb[3 * m + 1], oz = sb[3 * m + 2];
-                nx = cu_displace(ox, t.d[3 * k], box);
-                ny = cu_displace(oy, t.d[3 * k + 1], box);
-                nz = cu_displace(oz, t.d[3 * k + 2], box);
+                nx = cu_displace(ox, entry(t.d, t, 0, k), box);
+                ny = cu_displace(oy, entry(t.d, t, 1, k), box);
+                nz = cu_displace(oz, entry(t.d, t, 2, k), box);
                 dE = cells_energy(g, pos, n, p, nx, ny, nz, box, half, 0, 1, lj) -
                      cells_energy(g, pos, n, p, ox, oy, oz, box, half, 0, 1, lj);
             }
             bool carried = true;
             for (int c = 0; c < nlist && carried; c++) { /* ascending m: a fixed order */
-                int m = all_earlier ? c : t.conf[(size_t)k * MAXC + c];
-                if (!acc[m] || t.p[m] == p) continue;
+                const int m = conflict(c);
+                if (!acc[m] || particle[m] == p) continue;
                 const double corr =
                     cu_pair_correction(ox, oy, oz, nx, ny, nz, sa + 3 * m, sb + 3 * m, box, half, beta, lj);
                 carried = !isnan(corr), dE += corr;
@@ -416,64 +504,85 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
              * batch always decides one trial at least. The smallest such k is the sequential
              * chain's: every trial before it was decided as the sequential chain decides it. */
             if (!carried) atomicMin(&s_stop, k);
-            else if (mc_metropolis_test(dE, beta, t.threshold[k])) acc[k] = 1, gain[k] = dE;
+            else if (mc_metropolis_test(dE, beta, threshold)) acc[k] = 1, gain[k] = dE;
+            level[k] = wave;
         }
-        __syncthreads();
+        if (!__syncthreads_or(active && level[k] < 0)) break;
     }
     /* trials from stop on are left to the next batch (their decisions here may rest on stop's,
-     * which was not made); the barriers of the two sums publish the cleared flags */
+     * which was not made); the count's barrier publishes the cleared flags */
     const int stop = s_stop;
     if (k >= stop) acc[k] = 0, gain[k] = 0.0;
-    double total = cu_block_sum(gain[k], red);
+    cu_warp_sums(gain[k], red); /* the batch's energy change: thread 0 adds the warps' sums at the end */
     int accepted = __syncthreads_count(acc[k]);
     /* the last accepted move of each particle sets its position and cell */
     real inv_w = (real)g.m / box;
+    int moved = -1; /* p, where this trial is its last accepted move */
+    real moved_to[3] = {0, 0, 0};
     if (active && acc[k]) {
         int m = next[k];
         while (m >= 0 && !acc[m]) m = next[m];
         if (m < 0) {
+            moved = p;
+            for (int c = 0; c < 3; c++) moved_to[c] = sb[3 * k + c];
             pos[p] = sb[3 * k], pos[n + p] = sb[3 * k + 1], pos[2 * n + p] = sb[3 * k + 2];
             int c2 = cell_index(sb[3 * k], sb[3 * k + 1], sb[3 * k + 2], inv_w, g.m);
             if (c2 != grid[G_HOME]) chg_old[k] = grid[G_HOME], chg_new[k] = c2;
         }
     }
     __syncthreads();
-    /* cell moves touching cells no other move touches commute: do them at once; the rest in order.
-     * The moves that change cells (a few per batch) are listed in trial order first. */
-    __shared__ int s_nchg, s_chg[MAX_CELL_CHANGES];
-    __shared__ int s_warp_chg[32];
+    /* the next batch's repeat table, over this batch's positions, used up (in the cell moves'
+     * time: its own clearing and barrier in the draws cost about 800 cycles) */
+    repeat_table &next_repeats = *(repeat_table *)smem;
+    if (next_trials > 0) repeat_clear(next_repeats);
+    /* cell moves touching cells no other move touches commute: all of them at once */
     const int changes = chg_old[k] >= 0;
     if (changes) cell_use(touched, chg_old[k]), cell_use(touched, chg_new[k]);
-    unsigned mask = __ballot_sync(0xffffffffu, changes);
-    if ((k & 31) == 0) s_warp_chg[k >> 5] = __popc(mask);
-    __syncthreads();
-    if (k == 0) {
-        int total = 0;
-        for (int w = 0; w < (K >> 5); w++) {
-            int c = s_warp_chg[w];
-            s_warp_chg[w] = total;
-            total += c;
-        }
-        s_nchg = total;
-    }
-    __syncthreads();
-    const int nchg = s_nchg;
-    const bool listed = nchg <= MAX_CELL_CHANGES;
-    if (changes && listed) s_chg[s_warp_chg[k >> 5] + __popc(mask & ((1u << (k & 31)) - 1u))] = k;
     __syncthreads();
     const bool alone = !changes || cells_alone(touched, chg_old[k], chg_new[k]);
-    if (changes) {
+    if (changes && alone) {
         const int c2 = chg_new[k];
-        if (alone)
-            cell_move_at(g, p, grid[G_HOME], c2, grid[G_SLOT], grid[G_COUNT], grid[G_LAST],
-                         c2 == grid[G_NEW_CELL] ? grid[G_NEW_COUNT] : g.count[c2]);
+        cell_move_at(g, p, grid[G_HOME], c2, grid[G_SLOT], grid[G_COUNT], grid[G_LAST],
+                     c2 == grid[G_NEW_CELL] ? grid[G_NEW_COUNT] : g.count[c2]);
     }
-    if (__syncthreads_or(changes && !alone) && k == 0)
-        for (int e = 0; e < (listed ? nchg : trials); e++) {
-            int m = listed ? s_chg[e] : e;
-            if (chg_old[m] >= 0 && !cells_alone(touched, chg_old[m], chg_new[m]))
-                cell_move(g, t.p[m], chg_old[m], chg_new[m]);
+    /* the rest in trial order by thread 0, from a list of them: needed in a batch in twenty or so
+     * (two of its about 40 cell changes share a cell), so the list is made only then */
+    if (__syncthreads_or(changes && !alone)) {
+        __shared__ int s_nrest, s_rest[MAX_CELL_CHANGES];
+        __shared__ int s_warp_rest[32];
+        const bool rest = changes && !alone;
+        const unsigned mask = __ballot_sync(0xffffffffu, rest);
+        if ((k & 31) == 0) s_warp_rest[k >> 5] = __popc(mask);
+        __syncthreads();
+        if (k < 32) { /* the warps' counts to their offsets: a prefix sum by warp 0's lanes */
+            const int c = k < (K >> 5) ? s_warp_rest[k] : 0;
+            int upto = c;
+            for (int off = 1; off < 32; off <<= 1) {
+                int v = __shfl_up_sync(0xffffffffu, upto, off);
+                if (k >= off) upto += v;
+            }
+            if (k < (K >> 5)) s_warp_rest[k] = upto - c;
+            if (k == 31) s_nrest = upto;
         }
+        __syncthreads();
+        const int nrest = s_nrest;
+        const bool listed = nrest <= MAX_CELL_CHANGES;
+        if (rest && listed) s_rest[s_warp_rest[k >> 5] + __popc(mask & ((1u << (k & 31)) - 1u))] = k;
+        __syncthreads();
+        if (k == 0)
+            for (int e = 0; e < (listed ? nrest : trials); e++) {
+                int m = listed ? s_rest[e] : e;
+                if (chg_old[m] >= 0 && !cells_alone(touched, chg_old[m], chg_new[m]))
+                    cell_move(g, particle[m], chg_old[m], chg_new[m]);
+            }
+    }
+    if (next_trials > 0) {
+        __syncthreads(); /* this batch's tables and shared memory used, its positions written */
+        /* kernel A's draws hold where the next batch starts where the host assumed */
+        draw_batch(cd, step0 + stop, pos, n, next_trials, t, seed, step0 + stop == next_step, moved, moved_to,
+                   (int *)(smem + sizeof(repeat_table)), next_repeats, true);
+    }
+    /* thread 0's bookkeeping last, its warp's sums off the block's barriers */
     if (k == 0) {
         if (stop < trials) {
             CU_CANCEL_TRACE("large-chain-cells", cd->step + stop);
@@ -481,25 +590,20 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
         }
         cd->step = step0 + stop;
         cd->accepted += accepted;
-        cd->energy += total;
-    }
-    if (next_trials > 0) {
-        __syncthreads(); /* this batch's tables and shared memory used, its positions written */
-        draw_batch(cd, step0 + stop, pos, n, next_trials, t, seed, (int *)(smem + sizeof(repeat_table)),
-                   *(repeat_table *)smem);
+        cd->energy += cu_warps_total(red);
     }
 }
 
 template <typename real>
-static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err *err)
+static int launch_cells(const cu_view *v, long long moves, double cutoff, unsigned long long step, mc_err *err)
 {
     const int K = v->batch_trials;
     tables t = table_at(v->cells.trials, K, sizeof(real));
-    size_t smem_b = 6 * (size_t)K * sizeof(real) + 8 + (size_t)K * (sizeof(double) + 4 * sizeof(int) + 1);
+    size_t smem_b = 6 * (size_t)K * sizeof(real) + 8 + (size_t)K * (sizeof(double) + 5 * sizeof(int) + 1);
     const size_t smem_draws = sizeof(repeat_table) + (size_t)K * sizeof(int); /* over B's own at its end */
     if (smem_b < smem_draws) smem_b = smem_draws;
     /* with its 17 kB of static tables (cell_uses) the block needs more than 48 kB from K = 512 in
-     * double (55 kB) and K = 1024 in single (68 kB; 92 kB at 1024 in double): set whatever K */
+     * double (56 kB) and K = 1024 in single (72 kB; 94 kB at 1024 in double): set whatever K */
     CU_TRY(cudaFuncSetAttribute(cells_accept_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b),
            err);
     typename prec<real>::params lj = prec<real>::make(v->pair);
@@ -510,28 +614,31 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, mc_err
      * a pair term beyond CU_CANCEL_LIMIT kT; the round's one copy back is its only wait) */
     for (unsigned long long left = (unsigned long long)moves; left > 0;) {
         CU_TRY(cudaMemsetAsync(t.undecided, 0, sizeof *t.undecided), err);
+        const unsigned long long round_step = step + ((unsigned long long)moves - left);
         for (unsigned long long done = 0; done < left; done += K) {
             const int trials = (int)(left - done < (unsigned long long)K ? left - done : K);
             const unsigned long long after = left - done - trials;
             const int next_trials = (int)(after < (unsigned long long)K ? after : K);
+            const unsigned long long next_step = round_step + done + trials; /* if all so far are decided */
             if (done == 0)
                 CU_TRY(cu_launch(chained, cells_draw_kernel<real>, 1, K, K * sizeof(int), v->chains, pos, v->n, trials,
                                  t, v->seed), err);
             size_t smem_a = (3 * (size_t)trials + 1) * sizeof(real) + 2 * (size_t)trials * sizeof(int);
             CU_TRY(cu_launch(chained, cells_trials_kernel<real>, (trials + A_TRIALS_PER_BLOCK - 1) / A_TRIALS_PER_BLOCK,
-                             32 * A_WARPS, smem_a, v->chains, pos, v->n, trials, t, v->cells, lj, cutoff), err);
+                             32 * A_WARPS, smem_a, v->chains, pos, v->n, trials, t, v->cells, lj, cutoff, v->seed,
+                             next_step, next_trials), err);
             CU_TRY(cu_launch(chained, cells_accept_kernel<real>, 1, K, smem_b, v->chains, pos, v->n, trials, t, v->cells,
-                             lj, v->seed, next_trials), err);
+                             lj, v->seed, next_step, next_trials), err);
         }
         CU_TRY(cudaMemcpy(&left, t.undecided, sizeof left, cudaMemcpyDeviceToHost), err);
     }
     return MC_OK;
 }
 
-int cu_sweep_cells(const cu_view *v, long long moves, double cutoff, mc_err *err)
+int cu_sweep_cells(const cu_view *v, long long moves, double cutoff, unsigned long long step, mc_err *err)
 {
-    return v->single ? launch_cells<float>(v, moves, cutoff, err)
-                     : launch_cells<double>(v, moves, cutoff, err);
+    return v->single ? launch_cells<float>(v, moves, cutoff, step, err)
+                     : launch_cells<double>(v, moves, cutoff, step, err);
 }
 
 /* ---- set-up and measurement ------------------------------------------------------------------ */
@@ -622,6 +729,8 @@ static int setup_grid(cu_view *v, int c, const void *host_pos, double box_len, d
     CU_TRY(cudaMalloc(&g->slot_of, v->n * sizeof(int)), err);
     /* sized for the largest batch, whatever K the caller settles on after this */
     CU_TRY(cudaMalloc(&g->trials, table_bytes(CU_MAX_BATCH_TRIALS, real_size)), err);
+    /* kernel B reads a trial's first conflict whether or not it has one: never an unwritten word */
+    CU_TRY(cudaMemset(g->trials, 0, table_bytes(CU_MAX_BATCH_TRIALS, real_size)), err);
     CU_TRY(cudaMalloc(&g->overflow, sizeof(int)), err);
     CU_TRY(cudaMemset(g->overflow, 0, sizeof(int)), err);
     const char *slice = (const char *)host_pos + (size_t)c * 3 * v->n * real_size;

@@ -199,18 +199,29 @@ __device__ inline int cu_warp_inclusive_sum(int v, int lane)
     return v;
 }
 
-/* Sum of v over the block, returned to every thread, always added in the same order (warp
- * shuffles, then warps in index order), so results repeat bit for bit run to run. blockDim.x must
- * be a multiple of 32; scratch holds 32 doubles and must not be reused by the next call without a
- * barrier in between (callers alternate two buffers). */
-__device__ inline double cu_block_sum(double v, double *scratch)
+/* Sum of v over the block, always added in the same order (warp shuffles, then warps in index
+ * order), so results repeat bit for bit run to run: cu_warp_sums, a barrier, cu_warps_total.
+ * blockDim.x must be a multiple of 32; scratch holds 32 doubles and must not be reused by the next
+ * call without a barrier in between (callers alternate two buffers). */
+__device__ inline void cu_warp_sums(double v, double *scratch)
 {
     for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
     if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
-    __syncthreads();
+}
+
+__device__ inline double cu_warps_total(const double *scratch)
+{
     double total = 0.0;
     for (int w = 0; w < (int)(blockDim.x >> 5); w++) total += scratch[w];
     return total;
+}
+
+/* The block's sum in every thread (a barrier inside). */
+__device__ inline double cu_block_sum(double v, double *scratch)
+{
+    cu_warp_sums(v, scratch);
+    __syncthreads();
+    return cu_warps_total(scratch);
 }
 
 #endif

@@ -25,6 +25,22 @@ __device__ __forceinline__ void cu_after_previous(void)
 #endif
 }
 
+/* cu_after_previous in two halves, for a kernel with work that reads nothing any kernel writes (its
+ * own shared memory, its arguments): that work goes between them, while the kernel before runs. */
+__device__ __forceinline__ void cu_launch_next(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
+__device__ __forceinline__ void cu_wait_previous(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaGridDependencySynchronize();
+#endif
+}
+
 /* Whether `kernel` may be launched chained: the device takes programmatic dependent launches
  * (compute capability 9.0 on) and the kernel was compiled with its wait (for 9.0 on: a build for
  * an older CUDA_ARCH runs on a newer GPU from PTX in which cu_after_previous is empty). */

@@ -1,110 +1,117 @@
-# cells-phases.py: prints a copy of cuda/cu_cells.cu whose launch_cells records a CUDA event before
-# the first kernel of every batch and after each of its three kernels, and at the end prints the
-# time between them summed over the launch's batches (stderr, "cells phases"): the draw kernel,
-# the trial kernel and the accept kernel, each with the gap before it. With --clocks, also
-# clock64() phase counters: thread 0 of the accept kernel, and of warp 0 of the trial kernel's block
-# 100, print their phases' cycles every 200th batch ("phases B", "phases A"). For cells-scan.sh.
+# cells-phases.py: prints a copy of cuda/cu_cells.cu in which thread 0 of kernel B (cells_accept_kernel)
+# reads clock64() after each of its block-wide steps and adds the cycles since the last reading to a
+# device array; at the end of each launch_cells the host prints them per batch on stderr ("phases B"),
+# with the batches' mean number of waves of decisions, cell changes, early stops and
+# batches two of whose cell changes share a cell (so thread 0 makes those changes in order).
+# Thread 0 leaves each barrier with the block, so the steps' cycles add up to kernel B's time after its
+# wait for kernel A (what it does before that wait, while kernel A runs, is not counted). For
+# cells-scan.sh (which builds the copy and puts the file back). Written for version 23's cu_cells.cu;
+# a patch that no longer applies stops it with the text it looked for.
 import sys
-clocks = '--clocks' in sys.argv
 s = open('cuda/cu_cells.cu').read()
+
+
 def sub(old, new):
     global s
-    assert old in s, old
+    assert s.count(old) == 1, old
     s = s.replace(old, new, 1)
-sub("""    real *pos = (real *)v->pos;
-    for (long long done = 0; done < moves; done += K) {""", """    real *pos = (real *)v->pos;
-    const long long nb = (moves + K - 1) / K;
-    cudaEvent_t *ev = (cudaEvent_t *)malloc(4 * nb * sizeof *ev);
-    for (long long e = 0; e < 4 * nb; e++) cudaEventCreate(&ev[e]);
-    for (long long done = 0; done < moves; done += K) {
-        cudaEvent_t *eb = ev + 4 * (done / K);
-        cudaEventRecord(eb[0]);""")
-sub("""        cells_draw_kernel<real><<<1, K, K * sizeof(int)>>>(v->chains, pos, v->n, trials, t, v->seed);
-        CU_LAUNCHED(err);""", """        cells_draw_kernel<real><<<1, K, K * sizeof(int)>>>(v->chains, pos, v->n, trials, t, v->seed);
-        CU_LAUNCHED(err);
-        cudaEventRecord(eb[1]);""")
-sub("""            v->chains, pos, v->n, trials, t, v->cells, lj, cutoff);
-        CU_LAUNCHED(err);""", """            v->chains, pos, v->n, trials, t, v->cells, lj, cutoff);
-        CU_LAUNCHED(err);
-        cudaEventRecord(eb[2]);""")
-sub("""                                                    v->seed);
-        CU_LAUNCHED(err);
-    }""", """                                                    v->seed);
-        CU_LAUNCHED(err);
-        cudaEventRecord(eb[3]);
+
+
+steps = ['load', 'decide', 'sums', 'positions', 'cell uses', 'cell moves', 'draw barrier', 'draw clear',
+         'draw trials', 'draw prev', 'thread 0 last']
+counts = ['waves', 'cell changes', 'stopped early', 'shared cells', 'batches']
+n = len(steps) + len(counts)
+sub('#include "mc_move.h"\n', '#include "mc_move.h"\n#include <stdio.h>\n'
+    '__device__ unsigned long long cells_clock[%d];\n' % n +
+    '#define CK(i) do { if (k == 0) { long long now_ = clock64(); atomicAdd(&cells_clock[i], (unsigned long long)(now_ - ck_)); ck_ = now_; } } while (0)\n'
+    '#define COUNT(i, v) do { if (k == 0) atomicAdd(&cells_clock[%d + (i)], (unsigned long long)(v)); } while (0)\n' % len(steps))
+sub("""    cu_wait_previous();
+    if (*g.overflow) return; /* as in kernel A */""", """    cu_wait_previous();
+    long long ck_ = clock64(); /* from the wait for kernel A on: the work before it overlaps A */
+    if (*g.overflow) return; /* as in kernel A */""")
+sub("""    const bool all_earlier = nconf > MAXC;""", """    CK(0);
+    int waves = 0;
+    const bool all_earlier = nconf > MAXC;""")
+sub("""        if (!__syncthreads_or(active && level[k] < 0)) break;
+    }""", """        waves++;
+        if (!__syncthreads_or(active && level[k] < 0)) break;
     }
-    cudaDeviceSynchronize();
-    double sum[4] = {0, 0, 0, 0};
-    for (long long b = 0; b < nb; b++)
-        for (int k = 0; k < 4; k++) {
-            float ms = 0;
-            if (k < 3) cudaEventElapsedTime(&ms, ev[4 * b + k], ev[4 * b + k + 1]);
-            else if (b + 1 < nb) cudaEventElapsedTime(&ms, ev[4 * b + 3], ev[4 * b + 4]);
-            sum[k] += ms;
-        }
-    fprintf(stderr, "cells phases, %lld batches of %d: us per batch: draw %.2f trials %.2f accept %.2f between %.2f\\n",
-            nb, K, 1e3 * sum[0] / nb, 1e3 * sum[1] / nb, 1e3 * sum[2] / nb, 1e3 * sum[3] / nb);
-    for (long long e = 0; e < 4 * nb; e++) cudaEventDestroy(ev[e]);
-    free(ev);""")
-sub('#include <string.h>\n', '#include <string.h>\n#include <stdio.h>\n')
-if clocks:
-    # kernel B: thread 0 after each block-wide step
-    sub("""    const bool active = k < trials;
-    int p = -1, prev = -1, mult = 1, nconf = 0;""", """    const bool active = k < trials;
-    const bool show = k == 0 && (cd->step / K) % 200 == 7;
-    long long ck[8]; int nck = 0, iters = 0; ck[nck++] = clock64();
-#define CK() do { if (show) ck[nck++] = clock64(); } while (0)
-    int p = -1, prev = -1, mult = 1, nconf = 0;""")
-    sub("""    if (k == 0) s_max_level = 0;
-    __syncthreads();""", """    if (k == 0) s_max_level = 0;
+    CK(1);
+    COUNT(0, waves);""")
+sub("""    const int stop = s_stop;""", """    const int stop = s_stop;
+    COUNT(2, stop < trials);
+    COUNT(4, 1);""")
+sub("""    int accepted = __syncthreads_count(acc[k]);""", """    int accepted = __syncthreads_count(acc[k]);
+    CK(2);""")
+sub("""    __syncthreads();
+    /* the next batch's repeat table""", """    __syncthreads();
+    CK(3);
+    /* the next batch's repeat table""")
+sub("""    if (changes) cell_use(touched, chg_old[k]), cell_use(touched, chg_new[k]);
+    __syncthreads();""", """    if (changes) cell_use(touched, chg_old[k]), cell_use(touched, chg_new[k]);
+    if (changes) atomicAdd(&cells_clock[%d + 1], 1ull);
     __syncthreads();
-    CK();""")
-    sub("""        if (!__syncthreads_or(changed)) break;
-    }""", """        iters++;
-        if (!__syncthreads_or(changed)) break;
+    CK(4);""" % len(steps))
+sub("""        const bool rest = changes && !alone;""", """        const bool rest = changes && !alone;
+        COUNT(3, 1);""")
+sub("""    if (next_trials > 0) {
+        __syncthreads(); /* this batch's tables""", """    CK(5);
+    if (next_trials > 0) {
+        __syncthreads(); /* this batch's tables""")
+sub("""                   (int *)(smem + sizeof(repeat_table)), next_repeats, true);""", """                   (int *)(smem + sizeof(repeat_table)), next_repeats, true);
+        ck_ = clock64(); /* the draws counted their own steps */""")
+sub("""        cd->energy += cu_warps_total(red);
     }
-    CK();""")
-    sub("""        __syncthreads();
+}""", """        cd->energy += cu_warps_total(red);
     }
-    double total = cu_block_sum(gain[k], red);
-    int accepted = __syncthreads_count(acc[k]);""", """        __syncthreads();
+    CK(10);
+}""")
+sub("""        __syncthreads(); /* this batch's tables and shared memory used, its positions written */""",
+    """        __syncthreads(); /* this batch's tables and shared memory used, its positions written */
+        CK(6);""")
+# the draws (kernel B's, and kernel D's once a round): after the barriers, and thread 0's own end
+sub("""        repeat_clear(repeats);
+        __syncthreads();
     }
-    CK();
-    double total = cu_block_sum(gain[k], red);
-    int accepted = __syncthreads_count(acc[k]);
-    CK();""")
-    sub("""    __syncthreads();
-    /* cell moves touching cells no other move touches commute""", """    __syncthreads();
-    CK();
-    /* cell moves touching cells no other move touches commute""")
-    sub("""    if (changes && listed) s_chg[s_warp_chg[k >> 5] + __popc(mask & ((1u << (k & 31)) - 1u))] = k;
-    __syncthreads();""", """    if (changes && listed) s_chg[s_warp_chg[k >> 5] + __popc(mask & ((1u << (k & 31)) - 1u))] = k;
-    __syncthreads();
-    CK();""")
-    sub("""    if (k == 0) {
-        cd->step += trials;
-        cd->accepted += accepted;""", """    __syncthreads();
-    CK();
-    if (show)
-        printf("phases B: load %lld levels %lld decide %lld sum %lld positions %lld list %lld moves %lld; iterations %d max level %d changes %d\\n",
-               ck[1] - ck[0], ck[2] - ck[1], ck[3] - ck[2], ck[4] - ck[3], ck[5] - ck[4], ck[6] - ck[5], ck[7] - ck[6], iters,
-               s_max_level, nchg);
-    if (k == 0) {
-        cd->step += trials;
-        cd->accepted += accepted;""")
-    # kernel A: warp 0 of block 100 (the new position's half)
-    sub("""    const int staged = min(trials, (int)(blockIdx.x + 1) * PER_BLOCK);""", """    const int staged = min(trials, (int)(blockIdx.x + 1) * PER_BLOCK);
-    const bool show = blockIdx.x == 100 && threadIdx.x == 0 && (cd->step / trials) % 200 == 7;
-    long long c0 = clock64(), c1 = 0, c2 = 0, c3 = 0;""")
-    sub("""    __syncthreads();
-    const int lane = threadIdx.x & 31, warp""", """    __syncthreads();
-    c1 = clock64();
-    const int lane = threadIdx.x & 31, warp""")
-    sub("""    /* as drawn: the particle's earlier trial""", """    c2 = clock64();
-    /* as drawn: the particle's earlier trial""")
-    sub("""    __syncthreads();
-    if (!active || old_half) return;""", """    c3 = clock64();
-    __syncthreads();
-    if (show) printf("phases A: stage %lld scan %lld energy %lld barrier %lld\\n", c1 - c0, c2 - c1, c3 - c2, clock64() - c3);
-    if (!active || old_half) return;""")
+    int p = -1, home = 0;""", """        repeat_clear(repeats);
+        __syncthreads();
+    }
+    CK(7);
+    int p = -1, home = 0;""")
+sub("""    const real box = (real)cd->box;
+    if (!cleared) {""", """    const real box = (real)cd->box;
+    long long ck_ = clock64();
+    if (!cleared) {""")
+sub("""    __syncthreads();
+    if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, home, &t.mult[k]);""", """    __syncthreads();
+    CK(8);
+    if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, home, &t.mult[k]);
+    CK(9);""")
+sub("""        CU_TRY(cudaMemcpy(&left, t.undecided, sizeof left, cudaMemcpyDeviceToHost), err);
+    }
+    return MC_OK;""", """        CU_TRY(cudaMemcpy(&left, t.undecided, sizeof left, cudaMemcpyDeviceToHost), err);
+    }
+    unsigned long long ck[%d] = {0};
+    CU_TRY(cudaMemcpyFromSymbol(ck, cells_clock, sizeof ck), err);
+    CU_TRY(cudaMemset(cells_clock_address(), 0, sizeof ck), err);
+    const double batches = ck[%d] ? (double)ck[%d] : 1.0;
+    fprintf(stderr, "phases B (%%s, cycles a batch over %%.0f batches):", sizeof(real) == 4 ? "single" : "double", batches);
+    unsigned long long total = 0;
+    for (int i = 0; i < %d; i++) fprintf(stderr, " %%s %%.0f,", names[i], ck[i] / batches), total += ck[i];
+    fprintf(stderr, " total %%.0f;", total / batches);
+    for (int i = %d; i < %d; i++) fprintf(stderr, " %%s %%.3g", names[i], ck[i] / batches);
+    fprintf(stderr, "\\n");
+    return MC_OK;""" % (n, n - 1, n - 1, len(steps), len(steps), n - 1))
+names = ', '.join('"%s"' % x for x in steps + counts)
+sub("""template <typename real>
+static int launch_cells(""", """static const char *names[] = {%s};
+static void *cells_clock_address(void)
+{
+    void *a = NULL;
+    cudaGetSymbolAddress(&a, cells_clock);
+    return a;
+}
+
+template <typename real>
+static int launch_cells(""" % names)
 sys.stdout.write(s)
