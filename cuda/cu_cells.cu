@@ -143,19 +143,16 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
  * (barriers inside): the trials, each particle's previous trial in the batch and multiplicity.
  * drawn_ahead: kernel A drew them and read their particles' positions (t.next_*), and a thread
  * whose `moved` >= 0 holds that particle's position after the batch before, `moved_to`: it puts
- * the position of each of the particle's trials right. sp: shared [blockDim.x] ints. cleared:
- * the caller cleared `repeats` before a barrier. */
+ * the position of each of the particle's trials right. sp: shared [blockDim.x] ints. */
 template <typename real>
 __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, const real *pos, int n, int trials,
                            tables t, unsigned long long seed, bool drawn_ahead, int moved, const real (&moved_to)[3],
-                           int *sp, repeat_table &repeats, bool cleared)
+                           int *sp, repeat_table &repeats)
 {
     const int k = threadIdx.x;
     const real box = (real)cd->box;
-    if (!cleared) {
-        repeat_clear(repeats);
-        __syncthreads();
-    }
+    repeat_clear(repeats);
+    __syncthreads();
     int p = -1, home = 0;
     if (k < trials) {
         mc_trial tr;
@@ -201,7 +198,7 @@ __global__ void __launch_bounds__(1024)
     extern __shared__ int sp[]; /* [K] particle of each trial */
     __shared__ repeat_table repeats;
     const real none[3] = {0, 0, 0};
-    draw_batch(cd, cd->step, pos, n, trials, t, seed, false, -1, none, sp, repeats, false);
+    draw_batch(cd, cd->step, pos, n, trials, t, seed, false, -1, none, sp, repeats);
 }
 
 /* Warp-summed energy of particle p placed at q (lane = neighbour cell; of each cell the groups of
@@ -531,10 +528,6 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
         }
     }
     __syncthreads();
-    /* the next batch's repeat table, over this batch's positions, used up (in the cell moves'
-     * time: its own clearing and barrier in the draws cost about 800 cycles) */
-    repeat_table &next_repeats = *(repeat_table *)smem;
-    if (next_trials > 0) repeat_clear(next_repeats);
     /* cell moves touching cells no other move touches commute: all of them at once */
     const int changes = chg_old[k] >= 0;
     if (changes) cell_use(touched, chg_old[k]), cell_use(touched, chg_new[k]);
@@ -577,10 +570,12 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
             }
     }
     if (next_trials > 0) {
-        __syncthreads(); /* this batch's tables and shared memory used, its positions written */
+        /* this batch's tables and shared memory used, its positions written: the draws' tables
+         * overlay the block's arrays (at K = 256, the 16 kB repeat table covers all of them) */
+        __syncthreads();
         /* kernel A's draws hold where the next batch starts where the host assumed */
         draw_batch(cd, step0 + stop, pos, n, next_trials, t, seed, step0 + stop == next_step, moved, moved_to,
-                   (int *)(smem + sizeof(repeat_table)), next_repeats, true);
+                   (int *)(smem + sizeof(repeat_table)), *(repeat_table *)smem);
     }
     /* thread 0's bookkeeping last, its warp's sums off the block's barriers */
     if (k == 0) {

@@ -44,9 +44,9 @@ sub("""    const int stop = s_stop;""", """    const int stop = s_stop;
 sub("""    int accepted = __syncthreads_count(acc[k]);""", """    int accepted = __syncthreads_count(acc[k]);
     CK(2);""")
 sub("""    __syncthreads();
-    /* the next batch's repeat table""", """    __syncthreads();
+    /* cell moves touching cells no other move touches commute""", """    __syncthreads();
     CK(3);
-    /* the next batch's repeat table""")
+    /* cell moves touching cells no other move touches commute""")
 sub("""    if (changes) cell_use(touched, chg_old[k]), cell_use(touched, chg_new[k]);
     __syncthreads();""", """    if (changes) cell_use(touched, chg_old[k]), cell_use(touched, chg_new[k]);
     if (changes) atomicAdd(&cells_clock[%d + 1], 1ull);
@@ -55,10 +55,10 @@ sub("""    if (changes) cell_use(touched, chg_old[k]), cell_use(touched, chg_new
 sub("""        const bool rest = changes && !alone;""", """        const bool rest = changes && !alone;
         COUNT(3, 1);""")
 sub("""    if (next_trials > 0) {
-        __syncthreads(); /* this batch's tables""", """    CK(5);
+        /* this batch's tables""", """    CK(5);
     if (next_trials > 0) {
-        __syncthreads(); /* this batch's tables""")
-sub("""                   (int *)(smem + sizeof(repeat_table)), next_repeats, true);""", """                   (int *)(smem + sizeof(repeat_table)), next_repeats, true);
+        /* this batch's tables""")
+sub("""                   (int *)(smem + sizeof(repeat_table)), *(repeat_table *)smem);""", """                   (int *)(smem + sizeof(repeat_table)), *(repeat_table *)smem);
         ck_ = clock64(); /* the draws counted their own steps */""")
 sub("""        cd->energy += cu_warps_total(red);
     }
@@ -66,22 +66,18 @@ sub("""        cd->energy += cu_warps_total(red);
     }
     CK(10);
 }""")
-sub("""        __syncthreads(); /* this batch's tables and shared memory used, its positions written */""",
-    """        __syncthreads(); /* this batch's tables and shared memory used, its positions written */
+sub("""         * overlay the block's arrays (at K = 256, the 16 kB repeat table covers all of them) */
+        __syncthreads();""", """         * overlay the block's arrays (at K = 256, the 16 kB repeat table covers all of them) */
+        __syncthreads();
         CK(6);""")
 # the draws (kernel B's, and kernel D's once a round): after the barriers, and thread 0's own end
-sub("""        repeat_clear(repeats);
-        __syncthreads();
-    }
-    int p = -1, home = 0;""", """        repeat_clear(repeats);
-        __syncthreads();
-    }
+sub("""    repeat_clear(repeats);
+    __syncthreads();
+    int p = -1, home = 0;""", """    long long ck_ = clock64();
+    repeat_clear(repeats);
+    __syncthreads();
     CK(7);
     int p = -1, home = 0;""")
-sub("""    const real box = (real)cd->box;
-    if (!cleared) {""", """    const real box = (real)cd->box;
-    long long ck_ = clock64();
-    if (!cleared) {""")
 sub("""    __syncthreads();
     if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, home, &t.mult[k]);""", """    __syncthreads();
     CK(8);
