@@ -242,7 +242,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
             s_next_threshold[slot] = mc_accept_threshold(seed, cd->id, next_step + k);
     }
     cu_wait_previous(); /* chained launches: nothing a kernel writes is read before the last one ends */
-    cu_launch_next();   /* after the wait: kernel B reads the table the kernel before wrote before its own */
+    cu_launch_next();   /* after the wait: kernel B reads the table the kernel before wrote before its own wait */
     if (*g.overflow) return; /* a cell overflowed: the grid is broken, the run stops after the launch */
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ unsigned s_hits[PER_BLOCK][CU_MAX_BATCH_TRIALS / 32]; /* conflict ballots per chunk */
@@ -415,7 +415,8 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
 {
     /* Chained: launched once every block of kernel A has waited for the kernel before it, so the
      * trials' draws and their positions, written by that kernel (B of the batch before, or D), are
-     * read before waiting for kernel A; what kernel A writes is read after. */
+     * read before waiting for kernel A; what kernel A writes is read after. This holds only while
+     * kernel A lets the next kernel launch after its own wait, and never writes what is read here. */
     cu_launch_next();
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x;
@@ -432,8 +433,11 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     int p = -1, prev = -1, mult = 1;
     double threshold = 0.0;
     if (active) {
-        p = t.p[k], prev = t.prev[k], mult = t.mult[k], threshold = t.threshold[k];
-        for (int c = 0; c < 3; c++) sa[3 * k + c] = entry((real *)t.a, t, c, k), sb[3 * k + c] = entry((real *)t.b, t, c, k);
+        /* from L2 (__ldcg): what a load before the wait sees of an earlier kernel's writes is not
+         * among the guarantees of chained launches, which cover the kernel waited for */
+        p = __ldcg(&t.p[k]), prev = __ldcg(&t.prev[k]), mult = __ldcg(&t.mult[k]), threshold = __ldcg(&t.threshold[k]);
+        for (int c = 0; c < 3; c++)
+            sa[3 * k + c] = __ldcg(&entry((real *)t.a, t, c, k)), sb[3 * k + c] = __ldcg(&entry((real *)t.b, t, c, k));
     }
     level[k] = -1, next[k] = -1, acc[k] = 0, gain[k] = 0.0, chg_old[k] = chg_new[k] = -1, particle[k] = p;
     __shared__ cell_uses touched;
@@ -571,7 +575,8 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     }
     if (next_trials > 0) {
         /* this batch's tables and shared memory used, its positions written: the draws' tables
-         * overlay the block's arrays (at K = 256, the 16 kB repeat table covers all of them) */
+         * overlay the block's arrays (the 16 kB repeat table reaches the cell changes' arrays from
+         * K = 384 down in single and from K = 224 down in double) */
         __syncthreads();
         /* kernel A's draws hold where the next batch starts where the host assumed */
         draw_batch(cd, step0 + stop, pos, n, next_trials, t, seed, step0 + stop == next_step, moved, moved_to,

@@ -4,7 +4,9 @@
  * one before it complete, several of them one block of a few microseconds. On compute capability
  * 9.0 a kernel may be launched while the one before it still runs and wait for it on the device
  * (cu_after_previous), so the launch latency between them is hidden. Nothing is computed
- * differently: every chained kernel reads nothing before its predecessor has finished. */
+ * differently. A chained kernel reads what its predecessor writes only after cu_wait_previous;
+ * before it, at most what a kernel further back wrote, where the predecessor lets it launch only
+ * after its own wait (cu_cells.cu's kernel B), and then through L2. */
 #ifndef CU_LAUNCH_CUH
 #define CU_LAUNCH_CUH
 
@@ -25,8 +27,8 @@ __device__ __forceinline__ void cu_after_previous(void)
 #endif
 }
 
-/* cu_after_previous in two halves, for a kernel with work that reads nothing any kernel writes (its
- * own shared memory, its arguments): that work goes between them, while the kernel before runs. */
+/* cu_after_previous in two halves, for a kernel with work to do while the kernel before runs: work
+ * that reads nothing the kernel before writes goes between them. */
 __device__ __forceinline__ void cu_launch_next(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
