@@ -553,11 +553,7 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
         __syncthreads();
         if (k < 32) { /* the warps' counts to their offsets: a prefix sum by warp 0's lanes */
             const int c = k < (K >> 5) ? s_warp_rest[k] : 0;
-            int upto = c;
-            for (int off = 1; off < 32; off <<= 1) {
-                int v = __shfl_up_sync(0xffffffffu, upto, off);
-                if (k >= off) upto += v;
-            }
+            const int upto = cu_warp_inclusive_sum(c, k);
             if (k < (K >> 5)) s_warp_rest[k] = upto - c;
             if (k == 31) s_nrest = upto;
         }
