@@ -3,8 +3,8 @@
 # Nsight Compute on three launches each (LAUNCHES / 2) of kernel A (cells_trials_kernel) and kernel B
 # (cells_accept_kernel) of mcens-bench case 3's shape (one chain of N = 1e6, rc 2.5, K = 1024,
 # single), with the caches and clocks left as the run has them: duration, warp instructions,
-# issue rate, every stall reason per issued instruction, and the source lines with the most stall
-# samples (built with -lineinfo; cells-lines.py). Prints a digest; the full report is
+# issue rate, every stall reason per issued instruction, the memory units' throughput and hit
+# rates (speed of light, memory workload), and the source lines with the most stall samples (built with -lineinfo; cells-lines.py). Prints a digest; the full report is
 # $OUT/cells-stalls.txt, the per-line counts $OUT/cells-trials.csv and cells-accept.csv.
 set -uo pipefail
 export NVCCFLAGS="-lineinfo"
@@ -14,7 +14,8 @@ rm -f f.h5 f.h5.ckpt
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu)
 timeout 400 "$NCU" --cache-control none --clock-control none --kernel-name regex:"cells_(trials|accept)_kernel" \
   --launch-skip 200 --launch-count ${LAUNCHES:-6} --warp-sampling-interval 0 --section LaunchStats --section Occupancy --section WarpStateStats \
-  --section SchedulerStats --section SourceCounters --section InstructionStats \
+  --section SchedulerStats --section SourceCounters --section InstructionStats --section SpeedOfLight \
+  --section MemoryWorkloadAnalysis \
   --metrics gpu__time_duration.sum,smsp__inst_executed.sum,sm__inst_executed.max,sm__cycles_active.max,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio \
   -o "$out/cells" -f ./mcens -q -o f.h5 f.ini > "$out/cells-stalls.log" 2>&1
 "$NCU" -i "$out/cells.ncu-rep" > "$out/cells-stalls.txt" 2>&1
@@ -24,6 +25,6 @@ for kernel in trials accept; do
     > "$out/cells-$kernel.csv" 2>&1
   python3 doc/device/cells-lines.py "$out/cells-$kernel.csv" 25
 done
-grep -E "^  void [a-z_]+_kernel|stalled_|inst_executed|cycles_active|gpu__time|Executed Ipc|No Eligible|Eligible Warps|Active Warps|Registers|Achieved Occ|Theoretical Occ" "$out/cells-stalls.txt" |
-  awk '!/stalled_/ || $NF+0 > 0.1' | sed 's/  */ /g' | head -90
+grep -E "^  void [a-z_]+_kernel|stalled_|inst_executed|cycles_active|gpu__time|Executed Ipc|No Eligible|Eligible Warps|Active Warps|Registers|Achieved Occ|Theoretical Occ|Throughput|Hit Rate|Mem Busy|Max Bandwidth|Mem Pipes" "$out/cells-stalls.txt" |
+  awk '!/stalled_/ || $NF+0 > 0.1' | sed 's/  */ /g' | head -140
 echo "done at $SECONDS s"
