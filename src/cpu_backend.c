@@ -105,7 +105,7 @@ static double particle_energy(const mc_chain *c, const cpu_cells *g, const mc_sp
     return u;
 }
 
-static void attempt_atom_move(const mc_plan *plan, mc_chain *c, cpu_cells *g)
+static int attempt_atom_move(const mc_plan *plan, mc_chain *c, cpu_cells *g, mc_err *err)
 {
     uint64_t step = c->step++;
     mc_trial t = mc_trial_draw(plan->seed, (uint32_t)c->id, step, (uint32_t)c->n,
@@ -124,13 +124,13 @@ static void attempt_atom_move(const mc_plan *plan, mc_chain *c, cpu_cells *g)
     } else {
         dE = particle_energy(c, g, sp, a, i, nx, ny, nz) - particle_energy(c, g, sp, a, i, c->x[i], c->y[i], c->z[i]);
     }
-    if (!mc_metropolis_accept(dE, c->beta, plan->seed, (uint32_t)c->id, step)) return;
+    if (!mc_metropolis_accept(dE, c->beta, plan->seed, (uint32_t)c->id, step)) return MC_OK;
     c->x[i] = nx;
     c->y[i] = ny;
     c->z[i] = nz;
     c->energy_pair += dE;
     c->accepted++;
-    if (g->ncell) cpu_cells_move(g, i, cpu_cells_index(g, nx, ny, nz));
+    return g->ncell ? cpu_cells_move(g, i, cpu_cells_index(g, nx, ny, nz), err) : MC_OK;
 }
 
 /* A molecule move's energy change (old_pos to new_pos, centre oc to nc). Molecules of one species
@@ -193,7 +193,6 @@ static void attempt_molecule_move(mc_backend *b, mc_chain *c)
 /* A sweep is one move per molecule (per atom). */
 static int cpu_sweep(mc_backend *b, long nsweeps, mc_err *err)
 {
-    (void)err;
     for (int k = 0; k < b->nchains; k++) {
         mc_chain *c = b->chains[k];
         long moves = nsweeps * c->nmol;
@@ -202,7 +201,7 @@ static int cpu_sweep(mc_backend *b, long nsweeps, mc_err *err)
         else if (b->plan->rigid)
             for (long m = 0; m < moves; m++) attempt_molecule_move(b, c);
         else
-            for (long m = 0; m < moves; m++) attempt_atom_move(b->plan, c, &b->scratch[k].move_cells);
+            for (long m = 0; m < moves; m++) MC_TRY(attempt_atom_move(b->plan, c, &b->scratch[k].move_cells, err));
     }
     return MC_OK;
 }
@@ -246,16 +245,18 @@ static pair_sums pair_pass(const mc_plan *plan, mc_chain *c, const cpu_cells *g,
     int around[27];
     for (int i = 0; i < c->n; i++) {
         cpu_cells_neighbours(g, g->cell_of[i], around);
-        for (int k = 0; k < 27; k++)
-            for (int j = g->head[around[k]]; j >= 0; j = g->next[j])
-                if (j > i) add_pair(plan, c, i, j, task, &s);
+        for (int k = 0; k < 27; k++) {
+            int count;
+            const int *member = cpu_cells_members(g, around[k], &count);
+            for (int m = 0; m < count; m++)
+                if (member[m] > i) add_pair(plan, c, i, member[m], task, &s);
+        }
     }
     return s;
 }
 
 static int cpu_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err)
 {
-    (void)err;
     if (b->gibbs) { /* atoms or molecules in two boxes */
         for (int k = 0; k < b->nchains; k++) cpu_gibbs_measure(b->plan, b->gibbs, b->chains[k], add_rdf, &out[k]);
         return MC_OK;
@@ -270,10 +271,10 @@ static int cpu_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *
         /* Moves leave each cell's members in the order they arrived; summing in that order would
          * make the energies' last bits depend on the path. Rebuilt in index order here, at every
          * round's end, the lists are the ones a restart from a checkpoint builds (mc_chain_state). */
-        if (sc->move_cells.ncell) cpu_cells_build(&sc->move_cells, c->n, c->x, c->y, c->z);
+        if (sc->move_cells.ncell) MC_TRY(cpu_cells_build(&sc->move_cells, c->n, c->x, c->y, c->z, err));
         pair_sums s = pair_pass(b->plan, c, &sc->move_cells, PAIR_ENERGY);
         if (add_rdf) {
-            if (sc->rdf_cells.ncell) cpu_cells_build(&sc->rdf_cells, c->n, c->x, c->y, c->z);
+            if (sc->rdf_cells.ncell) MC_TRY(cpu_cells_build(&sc->rdf_cells, c->n, c->x, c->y, c->z, err));
             pair_pass(b->plan, c, &sc->rdf_cells, PAIR_RDF);
         }
         out[k].energy_pair = s.energy;
@@ -317,8 +318,7 @@ static int cells_reset(cpu_cells *g, const mc_chain *c, double min_len, mc_err *
 {
     cpu_cells_fini(g);
     MC_TRY(cpu_cells_init(g, c->n, c->box_len, min_len, err));
-    if (g->ncell) cpu_cells_build(g, c->n, c->x, c->y, c->z);
-    return MC_OK;
+    return g->ncell ? cpu_cells_build(g, c->n, c->x, c->y, c->z, err) : MC_OK;
 }
 
 /* The chain scaled by s into out, whose coordinates are b->trial_pos. */
@@ -389,7 +389,6 @@ static int cpu_fetch(mc_backend *b, mc_err *err)
  * depend on where the partner chain lives. */
 static int cpu_swap(mc_backend *b, int npairs, const int *first, const int *second, mc_err *err)
 {
-    (void)err;
     for (int i = 0; i < npairs; i++) {
         int pair[2] = {first[i], second[i]};
         mc_chain_swap_configuration(b->chains[pair[0]], b->chains[pair[1]]);
@@ -399,7 +398,7 @@ static int cpu_swap(mc_backend *b, int npairs, const int *first, const int *seco
         for (int k = 0; k < 2; k++) {
             const mc_chain *c = b->chains[pair[k]];
             cpu_cells *g = &b->scratch[pair[k]].move_cells;
-            if (g->ncell) cpu_cells_build(g, c->n, c->x, c->y, c->z);
+            if (g->ncell) MC_TRY(cpu_cells_build(g, c->n, c->x, c->y, c->z, err));
         }
     }
     return MC_OK;
@@ -470,11 +469,11 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
         mc_chain *c = chains[k];
         cpu_chain_scratch *s = &b->scratch[k];
         if (cpu_cells_init(&s->move_cells, c->n, c->box_len, plan->cutoff, err) != MC_OK ||
-            cpu_cells_init(&s->rdf_cells, c->n, c->box_len, plan->rdf_rmax, err) != MC_OK) {
+            cpu_cells_init(&s->rdf_cells, c->n, c->box_len, plan->rdf_rmax, err) != MC_OK ||
+            (s->move_cells.ncell && cpu_cells_build(&s->move_cells, c->n, c->x, c->y, c->z, err) != MC_OK)) {
             cpu_destroy(b);
             return NULL;
         }
-        if (s->move_cells.ncell) cpu_cells_build(&s->move_cells, c->n, c->x, c->y, c->z);
         c->energy_pair = pair_pass(plan, c, &s->move_cells, PAIR_ENERGY).energy;
     }
     return b;

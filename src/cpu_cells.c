@@ -19,26 +19,25 @@ int cpu_cells_init(cpu_cells *g, int n, double box_len, double min_len, mc_err *
     size_t ncells = (size_t)ncell * ncell * ncell;
     g->ncell = ncell;
     g->inv_cell_len = ncell / box_len;
-    g->head = malloc(ncells * sizeof *g->head);
-    g->next = malloc((size_t)n * sizeof *g->next);
-    g->prev = malloc((size_t)n * sizeof *g->prev);
+    g->count = calloc(ncells, sizeof *g->count);
     g->cell_of = malloc((size_t)n * sizeof *g->cell_of);
+    g->slot_of = malloc((size_t)n * sizeof *g->slot_of);
     g->gx = malloc((size_t)n * sizeof *g->gx);
     g->gy = malloc((size_t)n * sizeof *g->gy);
     g->gz = malloc((size_t)n * sizeof *g->gz);
-    if (!g->head || !g->next || !g->prev || !g->cell_of || !g->gx || !g->gy || !g->gz) {
+    if (!g->count || !g->cell_of || !g->slot_of || !g->gx || !g->gy || !g->gz) {
         cpu_cells_fini(g);
         MC_FAIL(err, MC_ENOMEM, "out of memory for a cell list of %zu cells", ncells);
     }
-    return MC_OK;
+    return MC_OK; /* the slots come with the first build, sized to its fullest cell */
 }
 
 void cpu_cells_fini(cpu_cells *g)
 {
-    free(g->head);
-    free(g->next);
-    free(g->prev);
+    free(g->count);
+    free(g->slot);
     free(g->cell_of);
+    free(g->slot_of);
     free(g->gx);
     free(g->gy);
     free(g->gz);
@@ -56,30 +55,54 @@ int cpu_cells_index(const cpu_cells *g, double x, double y, double z)
     return (axis_cell(g, x) * g->ncell + axis_cell(g, y)) * g->ncell + axis_cell(g, z);
 }
 
-static void link_into(cpu_cells *g, int i, int c)
+static size_t cell_count(const cpu_cells *g) { return (size_t)g->ncell * g->ncell * g->ncell; }
+
+/* cap slots per cell, each cell's members kept in their slots (keep: copy the present ones). */
+static int resize_slots(cpu_cells *g, int cap, int keep, mc_err *err)
 {
-    g->cell_of[i] = c;
-    g->prev[i] = -1;
-    g->next[i] = g->head[c];
-    if (g->head[c] >= 0) g->prev[g->head[c]] = i;
-    g->head[c] = i;
+    size_t ncells = cell_count(g);
+    int *slot = malloc(ncells * (size_t)cap * sizeof *slot);
+    if (!slot)
+        MC_FAIL(err, MC_ENOMEM, "out of memory for a cell list of %zu cells of %d slots", ncells, cap);
+    if (keep)
+        for (size_t c = 0; c < ncells; c++)
+            memcpy(slot + c * cap, g->slot + c * g->cap, (size_t)g->count[c] * sizeof *slot);
+    free(g->slot);
+    g->slot = slot, g->cap = cap;
+    return MC_OK;
 }
 
-void cpu_cells_build(cpu_cells *g, int n, const double *x, const double *y, const double *z)
+int cpu_cells_build(cpu_cells *g, int n, const double *x, const double *y, const double *z, mc_err *err)
 {
-    int ncells = g->ncell * g->ncell * g->ncell;
-    for (int c = 0; c < ncells; c++) g->head[c] = -1;
-    for (int i = n - 1; i >= 0; i--) link_into(g, i, cpu_cells_index(g, x[i], y[i], z[i]));
+    size_t ncells = cell_count(g);
+    int fullest = 0;
+    memset(g->count, 0, ncells * sizeof *g->count);
+    for (int i = 0; i < n; i++) {
+        int c = g->cell_of[i] = cpu_cells_index(g, x[i], y[i], z[i]);
+        if (++g->count[c] > fullest) fullest = g->count[c];
+    }
+    /* room for the density to fluctuate; a cell that fills later doubles the slots (cpu_cells_move) */
+    if (fullest > g->cap) MC_TRY(resize_slots(g, fullest + fullest / 2 + 4, 0, err));
+    memset(g->count, 0, ncells * sizeof *g->count);
+    for (int i = 0; i < n; i++) { /* ascending index in every cell */
+        int c = g->cell_of[i];
+        g->slot[(size_t)c * g->cap + g->count[c]] = i;
+        g->slot_of[i] = g->count[c]++;
+    }
+    return MC_OK;
 }
 
-void cpu_cells_move(cpu_cells *g, int i, int new_cell)
+int cpu_cells_move(cpu_cells *g, int i, int new_cell, mc_err *err)
 {
     int old = g->cell_of[i];
-    if (old == new_cell) return;
-    if (g->prev[i] >= 0) g->next[g->prev[i]] = g->next[i];
-    else g->head[old] = g->next[i];
-    if (g->next[i] >= 0) g->prev[g->next[i]] = g->prev[i];
-    link_into(g, i, new_cell);
+    if (old == new_cell) return MC_OK;
+    if (g->count[new_cell] == g->cap) MC_TRY(resize_slots(g, 2 * g->cap, 1, err));
+    int *from = g->slot + (size_t)old * g->cap, *to = g->slot + (size_t)new_cell * g->cap;
+    int last = from[--g->count[old]]; /* takes i's slot */
+    from[g->slot_of[i]] = last, g->slot_of[last] = g->slot_of[i];
+    to[g->count[new_cell]] = i, g->slot_of[i] = g->count[new_cell]++;
+    g->cell_of[i] = new_cell;
+    return MC_OK;
 }
 
 void cpu_cells_neighbours(const cpu_cells *g, int c, int out[27])
@@ -91,16 +114,34 @@ void cpu_cells_neighbours(const cpu_cells *g, int c, int out[27])
                 out[k++] = (((cx + dx + m) % m) * m + (cy + dy + m) % m) * m + (cz + dz + m) % m;
 }
 
+/* cpu_cells_gather's copy into fill[block]++; inlined twice so that a pure fluid's (nblocks the
+ * constant 1) looks up no species. Through restrict pointers and a local fill: stored through g
+ * and end, each member's copy could alias them, and the loop reloaded both after every member
+ * (perf annotate). */
+static inline __attribute__((always_inline)) void gather_blocks(const cpu_cells *g, const int around[27], int skip,
+                                                                const double *x, const double *y, const double *z,
+                                                                const int *first, int nblocks, int *fill)
+{
+    double *restrict gx = g->gx, *restrict gy = g->gy, *restrict gz = g->gz;
+    for (int k = 0; k < 27; k++) {
+        int count;
+        const int *member = cpu_cells_members(g, around[k], &count);
+        for (int s = 0; s < count; s++) {
+            const int j = member[s];
+            if (j == skip) continue;
+            const int at = fill[nblocks == 1 ? 0 : mc_species_block(first, nblocks, j)]++;
+            gx[at] = x[j], gy[at] = y[j], gz[at] = z[j];
+        }
+    }
+}
+
 void cpu_cells_gather(const cpu_cells *g, int c, int skip, const double *x, const double *y, const double *z,
                       const int *first, int nblocks, int *end)
 {
-    int around[27];
+    int around[27], fill[MC_MAX_SPECIES];
     cpu_cells_neighbours(g, c, around);
-    for (int b = 0; b < nblocks; b++) end[b] = first[b];
-    for (int k = 0; k < 27; k++)
-        for (int j = g->head[around[k]]; j >= 0; j = g->next[j]) {
-            if (j == skip) continue;
-            int at = end[nblocks == 1 ? 0 : mc_species_block(first, nblocks, j)]++;
-            g->gx[at] = x[j], g->gy[at] = y[j], g->gz[at] = z[j];
-        }
+    for (int b = 0; b < nblocks; b++) fill[b] = first[b];
+    if (nblocks == 1) gather_blocks(g, around, skip, x, y, z, first, 1, fill);
+    else gather_blocks(g, around, skip, x, y, z, first, nblocks, fill);
+    for (int b = 0; b < nblocks; b++) end[b] = fill[b];
 }
