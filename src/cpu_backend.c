@@ -268,8 +268,9 @@ static int cpu_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *
     for (int k = 0; k < b->nchains; k++) {
         mc_chain *c = b->chains[k];
         cpu_chain_scratch *sc = &b->scratch[k];
-        /* Moves leave each cell's members in the order they arrived; summing in that order would
-         * make the energies' last bits depend on the path. Rebuilt in index order here, at every
+        /* Moves leave each cell's members in an order their history made (a leaving member's slot
+         * goes to the cell's last); summing in that order would make the energies' last bits
+         * depend on the path. Rebuilt in index order here, at every
          * round's end, the lists are the ones a restart from a checkpoint builds (mc_chain_state). */
         if (sc->move_cells.ncell) MC_TRY(cpu_cells_build(&sc->move_cells, c->n, c->x, c->y, c->z, err));
         pair_sums s = pair_pass(b->plan, c, &sc->move_cells, PAIR_ENERGY);
