@@ -151,6 +151,12 @@ __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, cons
 {
     const int k = threadIdx.x;
     const real box = (real)cd->box;
+    auto place = [&](int m, const real(&a)[3], const double(&d)[3]) { /* trial m's positions, from a by d */
+        for (int c = 0; c < 3; c++) {
+            entry((real *)t.a, t, c, m) = a[c];
+            entry((real *)t.b, t, c, m) = cu_displace(a[c], d[c], box);
+        }
+    };
     repeat_clear(repeats);
     __syncthreads();
     int p = -1, home = 0;
@@ -167,12 +173,12 @@ __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, cons
         }
         p = (int)tr.particle;
         const double d[3] = {tr.dx, tr.dy, tr.dz};
+        real a[3];
         for (int c = 0; c < 3; c++) {
-            const real a = drawn_ahead ? entry((const real *)t.next_a, t, c, k) : pos[c * n + p];
-            entry((real *)t.a, t, c, k) = a;
-            entry((real *)t.b, t, c, k) = cu_displace(a, d[c], box);
+            a[c] = drawn_ahead ? entry((const real *)t.next_a, t, c, k) : pos[c * n + p];
             entry(t.d, t, c, k) = d[c];
         }
+        place(k, a, d);
         t.threshold[k] = threshold;
         t.p[k] = sp[k] = p;
         home = repeat_register(repeats, k, p);
@@ -181,11 +187,10 @@ __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, cons
     if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, home, &t.mult[k]);
     if (drawn_ahead && moved >= 0) /* about one trial in a few batches */
         for (int e = repeat_home(moved), m; (m = repeats.trial[e]) >= 0; e = (e + 1) & (REPEAT_SLOTS - 1))
-            if (sp[m] == moved)
-                for (int c = 0; c < 3; c++) {
-                    entry((real *)t.a, t, c, m) = moved_to[c];
-                    entry((real *)t.b, t, c, m) = cu_displace(moved_to[c], entry(t.d, t, c, m), (real)cd->box);
-                }
+            if (sp[m] == moved) {
+                const double d[3] = {entry(t.d, t, 0, m), entry(t.d, t, 1, m), entry(t.d, t, 2, m)};
+                place(m, moved_to, d);
+            }
 }
 
 /* Kernel D: the draws of a round's first batch (kernel B draws those of the batches after it). */
@@ -338,6 +343,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
         if (at < MAXC) entry(t.conf, t, at, k) = 32 * lane + __ffs(rest) - 1;
     if (lane != 0) return;
     t.nconf[k] = count;
+    if (count == 0) entry(t.conf, t, 0, k) = 0; /* kernel B loads the first entry beside nconf, unchecked */
     auto change = [&](int w) { /* e (w = 0) or e2 (w = 1): the warps' parts in a fixed order */
         double e_new = s_sum[slot][0][w], e_old = s_sum[slot][A_PARTS][w];
         for (int q = 1; q < A_PARTS; q++) e_new += s_sum[slot][q][w], e_old += s_sum[slot][A_PARTS + q][w];
@@ -456,7 +462,8 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     int grid[GRID_FIELDS] = {-1, 0, 0, 0, -1, 0};
     double base = 0.0;
     if (active) {
-        nconf = t.nconf[k], base = t.base[k];
+        nconf = t.nconf[k];
+        if (mult <= 2) base = t.base[k]; /* kernel A writes none for a third occurrence, summed here */
         conf0 = entry(t.conf, t, 0, k); /* the first earlier trial it depends on (most depend on one at most) */
         for (int f = 0; f < GRID_FIELDS; f++) grid[f] = entry(t.grid, t, f, k);
     }
@@ -725,8 +732,6 @@ static int setup_grid(cu_view *v, int c, const void *host_pos, double box_len, d
     CU_TRY(cudaMalloc(&g->slot_of, v->n * sizeof(int)), err);
     /* sized for the largest batch, whatever K the caller settles on after this */
     CU_TRY(cudaMalloc(&g->trials, table_bytes(CU_MAX_BATCH_TRIALS, real_size)), err);
-    /* kernel B reads a trial's first conflict whether or not it has one: never an unwritten word */
-    CU_TRY(cudaMemset(g->trials, 0, table_bytes(CU_MAX_BATCH_TRIALS, real_size)), err);
     CU_TRY(cudaMalloc(&g->overflow, sizeof(int)), err);
     CU_TRY(cudaMemset(g->overflow, 0, sizeof(int)), err);
     const char *slice = (const char *)host_pos + (size_t)c * 3 * v->n * real_size;

@@ -1,10 +1,10 @@
 #!/bin/sh
 # The whole program on the GPU backend: rank invariance, the equation of state, single against
-# double precision, replica exchange between ranks against the CPU, and compute-sanitizer (memcheck, racecheck) on every kernel shape (molecules under npt too).
+# double precision, replica exchange between ranks against the CPU, and compute-sanitizer (memcheck, racecheck, initcheck) on every kernel shape (molecules under npt too).
 # Skips where there is no GPU.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || tap_skip_all "no GPU"
-tap_plan 20
+tap_plan 21
 sed 's/^seed = 11/seed = 11\nbackend = gpu/' "$T_SRCDIR/small.ini" > small.ini
 for np in 1 2; do
     run_np $np -q -o np$np.h5 small.ini > out$np.txt 2>&1; ok $? "backend = gpu under mpirun -np $np" || diag < out$np.txt
@@ -132,7 +132,9 @@ if command -v compute-sanitizer > /dev/null; then
     sed 's/^temperature = 1/type = npt\npressure = 1\ntemperature = 1/' chains.ini > npt_chains.ini
     # the chain kernel's cell lists (N = 1000, rc 2.1: 5 cells per edge), rebuilt after trades
     sed -e 's/^n = 108/n = 1000/' -e 's/^cutoff = 2.5/cutoff = 2.1/' exchange.ini > chain_cells.ini
-    for tool in memcheck racecheck; do
+    # initcheck: no kernel reads device memory that nothing wrote (a kernel's unwritten slots of a
+    # table, say, would then carry an earlier batch's values)
+    for tool in memcheck racecheck initcheck; do
         bad=0
         for cfg in chains npt_chains batched cells molecules molecules_single exchange chain_cells; do
             rm -f mcens.h5 mcens.h5.ckpt
@@ -143,6 +145,6 @@ if command -v compute-sanitizer > /dev/null; then
         ok $bad "compute-sanitizer $tool: no errors on the chain kernel (nvt, npt), the batched, cell and molecule kernels, with exchange, and on the chain kernel's cell lists"
     done
 else
-    skip "compute-sanitizer not installed"; skip "compute-sanitizer not installed"
+    skip "compute-sanitizer not installed"; skip "compute-sanitizer not installed"; skip "compute-sanitizer not installed"
 fi
 exit 0
