@@ -192,6 +192,57 @@ template <typename real> struct batch_trial {
     int particle, from, to;
 };
 
+/* A batch's decisions by one warp (lane k: trial k < batch), exactly those of deciding the trials one
+ * after another, each energy change corrected by the earlier accepted trials' pair terms (corr[k][a],
+ * added in ascending a) and the batch ended at the first trial whose particle an earlier trial moved
+ * or whose correction by an accepted trial is NaN (cu_pair_correction). Trial k waits only for the
+ * earlier trials it depends on, those of its particle or with a nonzero correction: an exact zero
+ * changes no sum, so the trials of a batch that share nothing decide at once, in one wave. Thread 0
+ * had decided them in turn while the block waited: a third of the kernel's stall samples
+ * (doc/performance.md version 25). Returns the accepted trials before *stop (a bit each), the first
+ * trial left to the next batch (batch: none); *dE: this lane's corrected energy change; *cancel:
+ * whether a NaN correction ended the batch. */
+template <typename real>
+__device__ unsigned decide_in_waves(const batch_trial<real> *trial, const double (*corr)[BATCH], int batch,
+                                    const double *threshold, double beta, int *stop, double *dE, bool *cancel)
+{
+    const unsigned all = 0xffffffffu;
+    const int k = threadIdx.x & 31;
+    unsigned same = 0u, dep = 0u; /* earlier trials of k's particle; those and any with a nonzero correction */
+    double e = 0.0;
+    if (k < batch) {
+        e = trial[k].dE;
+        for (int a = 0; a < k; a++) {
+            const bool mine = trial[a].particle == trial[k].particle;
+            same |= (unsigned)mine << a;
+            dep |= (unsigned)(mine || corr[k][a] != 0.0) << a; /* NaN != 0 */
+        }
+    }
+    unsigned decided = ~__ballot_sync(all, k < batch), accepted = 0u, halted = 0u, cancelled = 0u;
+    while (decided != all) { /* a wave: every trial whose dependencies are decided; the lowest one is */
+        const bool ready = !(decided >> k & 1u) && !(dep & ~decided);
+        bool accept = false, halt = false, nan = false;
+        if (ready) {
+            bool carried = !(same & accepted); /* moved: evaluated at a position it no longer has */
+            for (unsigned r = dep & accepted; r && carried; r &= r - 1u) {
+                const double c = corr[k][__ffs(r) - 1];
+                carried = !isnan(c), e += c;
+            }
+            nan = !carried && !(same & accepted);
+            halt = !carried;
+            accept = carried && mc_metropolis_test(e, beta, threshold[k]);
+        }
+        accepted |= __ballot_sync(all, accept);
+        halted |= __ballot_sync(all, halt);
+        cancelled |= __ballot_sync(all, nan);
+        decided |= __ballot_sync(all, ready);
+    }
+    *stop = halted ? __ffs(halted) - 1 : batch;
+    *cancel = halted && (cancelled >> *stop & 1u);
+    *dE = e;
+    return accepted & ((1u << *stop) - 1u); /* a trial after the stop is decided again in the next batch */
+}
+
 /* One block per chain, `moves` moves, in batches of BATCH consecutive trials: warp w evaluates
  * trial w of the batch over the cells against the configuration at the batch's start, warp 0 sums
  * every pair of trials' corrections at once (cu_pair_correction: exact, the cells play no part in
@@ -293,37 +344,34 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
             }
             __syncwarp();
         }
-        if (threadIdx.x == 0) {
-            int accepted[BATCH], naccepted = 0, decided = batch;
-            for (int k = 0; k < batch; k++) {
+        if (w == 0) { /* the decisions (decide_in_waves); then, in trial order, the energy and the cell moves */
+            int stop;
+            double dE;
+            bool cancel;
+            const unsigned accepted = decide_in_waves(trial, corr, batch, next.threshold + (mv - base), beta, &stop, &dE,
+                                                      &cancel);
+            if (accepted >> lane & 1u) { /* the accepted trials' particles differ: each one's own lane */
+                const batch_trial<real> &tk = trial[lane];
+                x[tk.particle] = tk.new_pos[0], y[tk.particle] = tk.new_pos[1], z[tk.particle] = tk.new_pos[2];
+            }
+            for (unsigned r = accepted; r; r &= r - 1u) {
+                const int k = __ffs(r) - 1;
+                const double dE_k = __shfl_sync(0xffffffffu, dE, k);
                 const batch_trial<real> &tk = trial[k];
-                int moved = 0;
-                for (int a = 0; a < naccepted; a++) moved |= trial[accepted[a]].particle == tk.particle;
-                double dE = tk.dE;
-                bool carried = !moved; /* moved: evaluated at a position it no longer has */
-                for (int a = 0; a < naccepted && carried; a++) {
-                    const double c = corr[k][accepted[a]];
-                    carried = !isnan(c), dE += c;
-                }
-                if (!carried) { /* first in the next batch */
-                    if (!moved) CU_CANCEL_TRACE("many-chains-cells", step0 + mv + k);
-                    decided = k;
-                    break;
-                }
-                if (!mc_metropolis_test(dE, beta, next.threshold[mv - base + k])) continue;
-                const int i = tk.particle;
-                x[i] = tk.new_pos[0], y[i] = tk.new_pos[1], z[i] = tk.new_pos[2];
-                s_energy += dE;
-                s_accepted++;
-                accepted[naccepted++] = k;
+                if (lane != 0) continue;
+                s_energy += dE_k;
                 if (tk.from == tk.to || s_overflow) continue;
                 /* out of its cell: the cell's last member takes its slot; into the new cell's end */
-                int at = slot_of[i], last = slots[tk.from * cap + --count[tk.from]];
+                const int i = tk.particle, at = slot_of[i], last = slots[tk.from * cap + --count[tk.from]];
                 slots[tk.from * cap + at] = last, slot_of[last] = at;
                 if (count[tk.to] == cap) s_overflow = 1, *g.overflow = 1; /* reported by the host; the run stops */
                 else slots[tk.to * cap + count[tk.to]] = i, slot_of[i] = count[tk.to]++;
             }
-            s_decided = decided;
+            if (lane == 0) {
+                if (cancel) CU_CANCEL_TRACE("many-chains-cells", step0 + mv + stop);
+                s_accepted += __popc(accepted);
+                s_decided = stop;
+            }
         }
         __syncthreads(); /* how far the batch got */
         mv += s_decided;
