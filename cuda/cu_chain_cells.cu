@@ -246,9 +246,9 @@ __device__ unsigned decide_in_waves(const batch_trial<real> *trial, const double
 /* One block per chain, `moves` moves, in batches of BATCH consecutive trials: warp w evaluates
  * trial w of the batch over the cells against the configuration at the batch's start, warp 0 sums
  * every pair of trials' corrections at once (cu_pair_correction: exact, the cells play no part in
- * it), then thread 0 decides the trials in order, each energy change corrected by those of the
- * batch's earlier accepted moves. Thread 0 works while the block waits at its barrier: the profile
- * of version 20 found half the warps' stalled cycles at the kernel's barriers. A trial whose
+ * it), then decides the trials as if in order (decide_in_waves), each energy change corrected by
+ * those of the batch's earlier accepted moves. Warp 0 works while the block waits at its barrier:
+ * the profiles of versions 20 and 25 found the barriers the warps' largest stall. A trial whose
  * particle an earlier trial of the batch moved, or whose corrections meet a pair term beyond
  * CU_CANCEL_LIMIT kT (its start sum holds a term they would take out inexactly), ends the batch
  * before it: the next batch starts with that trial, evaluated afresh, without corrections (so it
@@ -332,7 +332,7 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
         }
         __syncthreads(); /* the batch's evaluations visible */
         if (w == 0) { /* the corrections of every pair of the batch's trials, a pair a lane: the same whichever
-                         earlier trials are accepted, and thread 0 then only adds them as it decides */
+                         earlier trials are accepted, and the decisions then only add them */
             for (int e = lane; e < BATCH * BATCH; e += 32) {
                 const int k = e / BATCH, a = e % BATCH;
                 if (a >= k || k >= batch) continue;
