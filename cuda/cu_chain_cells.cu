@@ -26,13 +26,18 @@
 #include "cu_check.h"
 #include "mc_cell_grid.h"
 
-/* Eight trials per batch, four loads in flight: measured best of 64 to 256 threads and 2 to 8
- * loads (doc/performance.md version 16); -D to measure others. */
+/* Eight trials per batch: measured best of 64 to 256 threads (doc/performance.md versions 16 and
+ * 25). Members a lane fetches at once: 8 for a pure fluid (version 25: double 4.4% faster than 4,
+ * single the same), 4 for a mixture, whose kernel spilled kilobytes of registers with 8. -D to
+ * measure others. */
 #ifndef CELL_CHAIN_THREADS
 #define CELL_CHAIN_THREADS 256
 #endif
 #ifndef LOADS_IN_FLIGHT
-#define LOADS_IN_FLIGHT 4 /* members a lane fetches at once */
+#define LOADS_IN_FLIGHT 8
+#endif
+#ifndef MIX_LOADS_IN_FLIGHT
+#define MIX_LOADS_IN_FLIGHT 4
 #endif
 #ifndef TRIALS_PER_WARP
 #define TRIALS_PER_WARP 1 /* a batch's trials a warp evaluates, one after another: 2 (batches of 16) gave
@@ -83,7 +88,7 @@ __device__ __forceinline__ real shifted_dist2(real ax, real ay, real az, real bx
  * lookups, spilled kilobytes of registers with three copies of the loop: it passes want at run
  * time (WANT_AT_RUN_TIME). The
  * warp flattens the cells' members into one run, which keeps its lanes busy however the members
- * fall in cells, and each lane fetches LOADS_IN_FLIGHT members' indices before it uses any (they
+ * fall in cells, and each lane fetches LOADS members' indices before it uses any (they
  * come from L2). */
 enum { A_SUM = 1, B_SUM = 2, WANT_AT_RUN_TIME = -1 };
 
@@ -115,15 +120,17 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
     if (lane < 27) wc->base[lane] = c * cap - (upto - members), wc->start[lane] = upto - members;
     if (lane == 0) wc->start[27] = total;
     __syncwarp();
+    /* a lane's members in the same order (f = lane, lane + 32, ...) whatever LOADS: the same sums */
+    constexpr int LOADS = MIX ? MIX_LOADS_IN_FLIGHT : LOADS_IN_FLIGHT;
     const int a_species = MIX ? pr.species_of(i) : 0;
     const int want = WANT == WANT_AT_RUN_TIME ? want_now : WANT; /* a constant where WANT is one */
     auto sum = [&](auto params_of) {
         double sa = 0.0, sb = 0.0;
         int k = 0; /* the cell of run index f; f only grows */
-        for (int f0 = lane; f0 < total; f0 += 32 * LOADS_IN_FLIGHT) {
-            int j[LOADS_IN_FLIGHT], kq[LOADS_IN_FLIGHT];
+        for (int f0 = lane; f0 < total; f0 += 32 * LOADS) {
+            int j[LOADS], kq[LOADS];
 #pragma unroll
-            for (int q = 0; q < LOADS_IN_FLIGHT; q++) {
+            for (int q = 0; q < LOADS; q++) {
                 int f = f0 + 32 * q;
                 j[q] = -1;
                 if (f < total) {
@@ -133,7 +140,7 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
                 kq[q] = k;
             }
 #pragma unroll
-            for (int q = 0; q < LOADS_IN_FLIGHT; q++) {
+            for (int q = 0; q < LOADS; q++) {
                 if (j[q] < 0 || j[q] == i) continue;
                 const params p = params_of(j[q]);
                 const unsigned jj = (unsigned)j[q];
