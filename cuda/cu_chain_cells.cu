@@ -126,7 +126,7 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
     const int want = WANT == WANT_AT_RUN_TIME ? want_now : WANT; /* a constant where WANT is one */
     auto sum = [&](auto params_of) {
         double sa = 0.0, sb = 0.0;
-        int k = 0; /* the cell of run index f; f only grows */
+        int k = 0, k_end = wc->start[1]; /* the cell of run index f, and where the next one starts; f only grows */
         for (int f0 = lane; f0 < total; f0 += 32 * LOADS) {
             int j[LOADS], kq[LOADS];
 #pragma unroll
@@ -134,7 +134,7 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
                 int f = f0 + 32 * q;
                 j[q] = -1;
                 if (f < total) {
-                    while (wc->start[k + 1] <= f) k++;
+                    while (k_end <= f) k_end = wc->start[++k + 1]; /* start[27] = total: k stays below 27 */
                     j[q] = slots[(unsigned)(wc->base[k] + f)]; /* >= 0: unsigned spares a sign extension */
                 }
                 kq[q] = k;
