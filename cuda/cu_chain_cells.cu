@@ -340,9 +340,12 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
         __syncthreads(); /* the batch's evaluations visible */
         if (w == 0) { /* the corrections of every pair of the batch's trials, a pair a lane: the same whichever
                          earlier trials are accepted, and the decisions then only add them */
-            for (int e = lane; e < BATCH * BATCH; e += 32) {
-                const int k = e / BATCH, a = e % BATCH;
-                if (a >= k || k >= batch) continue;
+            for (int e = lane; e < BATCH * (BATCH - 1) / 2; e += 32) { /* pair e of the triangle a < k: for
+                                                                            BATCH 8, one round of the lanes */
+                int k = 1;
+                while ((k + 1) * k / 2 <= e) k++;
+                const int a = e - k * (k - 1) / 2;
+                if (k >= batch) continue;
                 const batch_trial<real> &tk = trial[k], &ta = trial[a];
                 typename prec<real>::params p = pr.one;
                 if constexpr (MIX) p = pr.of(pr.species_of(tk.particle), pr.species_of(ta.particle));
