@@ -27,8 +27,8 @@
 #include "mc_cell_grid.h"
 
 /* Eight trials per batch: measured best of 64 to 256 threads (doc/performance.md versions 16 and
- * 25). Members a lane fetches at once: 8 for a pure fluid (version 25: double 4.4% faster than 4,
- * single the same), 4 for a mixture, whose kernel spilled kilobytes of registers with 8. -D to
+ * 25). Members a lane fetches at once: 8 for a pure fluid (version 25: double 2 to 4% faster than
+ * 4, single the same), 4 for a mixture, whose kernel spilled kilobytes of registers with 8. -D to
  * measure others. */
 #ifndef CELL_CHAIN_THREADS
 #define CELL_CHAIN_THREADS 256
@@ -41,10 +41,12 @@
 #endif
 #ifndef TRIALS_PER_WARP
 #define TRIALS_PER_WARP 1 /* a batch's trials a warp evaluates, one after another: 2 (batches of 16) gave
-                             1.30e8 / 1.29e8 on case 7 against 2.21e8 / 1.27e8 (doc/performance.md version 20) */
+                             1.30e8 / 1.29e8 on case 7 against 2.21e8 / 1.27e8 (doc/performance.md version 20),
+                             and 1.91e8 / 1.58e8 against 2.90e8 / 1.57e8 (version 25) */
 #endif
 enum { WARPS = CELL_CHAIN_THREADS / 32, BATCH = TRIALS_PER_WARP * WARPS }; /* trials evaluated per batch */
 static_assert((int)BATCH <= (int)DRAW_AHEAD, "a batch's draws come from one draw-ahead");
+static_assert((int)BATCH < 32, "decide_in_waves: a lane per trial, and a mask of the trials before the stop");
 
 /* The image shift of a neighbour cell's members: added to a separation from the home cell, it gives
  * the minimum image for every pair within the cutoff (one vector load per member's cell). Single
@@ -204,7 +206,8 @@ template <typename real> struct batch_trial {
  * added in ascending a) and the batch ended at the first trial whose particle an earlier trial moved
  * or whose correction by an accepted trial is NaN (cu_pair_correction). Trial k waits only for the
  * earlier trials it depends on, those of its particle or with a nonzero correction: an exact zero
- * changes no sum, so the trials of a batch that share nothing decide at once, in one wave. Thread 0
+ * changes no sum (no trial's energy change is -0.0, which +0.0 would turn into +0.0: every sum
+ * starts at +0.0), so the trials of a batch that share nothing decide at once, in one wave. Thread 0
  * had decided them in turn while the block waited: a third of the kernel's stall samples
  * (doc/performance.md version 25). Returns the accepted trials before *stop (a bit each), the first
  * trial left to the next batch (batch: none); *dE: this lane's corrected energy change; *cancel:
