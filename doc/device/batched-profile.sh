@@ -16,7 +16,7 @@ if [ -n "$NCU" ]; then
 else echo "no ncu"; fi
 row() { grep -E "^2 N" "$1" | awk '{printf "%s %s  ", $(NF-5), $(NF-4)}'; echo; }
 for B in ${BLOCKS:-2 8}; do
-  touch cuda/cu_sweep.cu; make -j16 NVCCFLAGS="-DBATCH_BLOCKS_PER_SM=$B" mcens-bench > "$out/build-$B.log" 2>&1 || { tail -5 "$out/build-$B.log"; continue; }
+  make -j16 NVCCFLAGS="-DBATCH_BLOCKS_PER_SM=$B" mcens-bench > "$out/build-$B.log" 2>&1 || { tail -5 "$out/build-$B.log"; continue; }
   for K in 512 1024; do ./mcens-bench --case 2 --batch-trials $K > b.txt 2>&1; echo "K $K blocks/SM $B: $(row b.txt)"; done
 done
 echo "done at $SECONDS s"

@@ -8,7 +8,6 @@
 # $OUT/cells-stalls.txt, the per-line counts $OUT/cells-trials.csv and cells-accept.csv.
 set -uo pipefail
 export NVCCFLAGS="-lineinfo"
-touch cuda/*.cu # a warm machine's objects were built without -lineinfo: make them again
 . doc/device/build.sh
 printf '[run]\nseed = 8\nprecision = %s\nequilibration = 0\nproduction = 2\nsample_every = 2\n[system]\nn = 1000000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\n' "${PRECISION:-single}" > f.ini
 rm -f f.h5 f.h5.ckpt

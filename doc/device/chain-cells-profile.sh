@@ -18,7 +18,6 @@ echo "profile done at $SECONDS s"
 variants=${VARIANTS:-128:8,128:4,256:8} # threads:loads
 for v in ${variants//,/ }; do
   set -- ${v%:*} ${v#*:}
-  touch cuda/cu_chain_cells.cu
   make -j16 NVCCFLAGS="-DCELL_CHAIN_THREADS=$1 -DLOADS_IN_FLIGHT=$2" mcens-bench > "$out/build-$1-$2.log" 2>&1 || { tail -5 "$out/build-$1-$2.log"; continue; }
   ./mcens-bench --case 7 > "$out/bench7-$1-$2.txt" 2>&1
   echo "threads $1 loads $2: $(grep 'cell lists, GPU' "$out/bench7-$1-$2.txt" | tail -2 | awk '{print $(NF-4)}' | tr '\n' ' ')"

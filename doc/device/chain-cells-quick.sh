@@ -17,7 +17,6 @@ fi
 ./mcens-bench --case 7 > "$out/bench7.txt" 2>&1; tail -6 "$out/bench7.txt"
 IFS='|' read -r -a flags <<< "${VARIANTS:-}"
 for f in "${flags[@]}"; do
-  touch cuda/cu_chain_cells.cu
   make -j16 NVCCFLAGS="$f" mcens-bench > "$out/build-variant.log" 2>&1 || { tail -5 "$out/build-variant.log"; continue; }
   ./mcens-bench --case 7 > "$out/bench7-variant.txt" 2>&1
   echo "$f: $(grep 'cell lists, GPU' "$out/bench7-variant.txt" | tail -2 | awk '{print $(NF-4)}' | tr '\n' ' ')"

@@ -6,7 +6,6 @@
 # report is $OUT/stalls.txt, the per-line counts $OUT/chain-cells.csv.
 set -uo pipefail
 export NVCCFLAGS="-lineinfo"
-touch cuda/*.cu # a warm machine's objects were built without -lineinfo: make them again
 . doc/device/build.sh
 printf '[run]\nseed = 8\nprecision = single\nequilibration = 0\nproduction = 20\nsample_every = 20\n[system]\nn = 4000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\nreplicas = 528\n' > a.ini
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu)
