@@ -26,12 +26,22 @@
 #include "cu_check.h"
 #include "mc_cell_grid.h"
 
-/* Eight trials per batch: measured best of 64 to 256 threads (doc/performance.md versions 16 and
- * 25). Members a lane fetches at once: 8 for a pure fluid (version 25: double 2 to 4% faster than
- * 4, single the same), 4 for a mixture, whose kernel spilled kilobytes of registers with 8. -D to
+/* An SM runs 1024 of the kernel's threads, in one of three blocks (chain_block): four chains of 256
+ * threads with their positions staged in shared memory, where a chain's take at most 64 kB; two
+ * staged chains of 512, where two such blocks fit an SM (single up to N = 8,800, double to 4,400, about,
+ * on an H200); else four chains of 256 reading their positions from global memory. A warp
+ * evaluates a trial, so a batch is 8 or 16 trials. Measured (doc/performance.md versions 16, 25
+ * and 26): 256 threads best of 64 to 256 at four chains an SM; case 7 in double (96 kB) 23% faster
+ * at two staged chains of 512 than at four from global memory (7% at two of 256); single at
+ * N = 7000 18% faster; double at N = 2000 (48 kB) 14% slower at two of 512 than at four of 256.
+ * Members a lane fetches at once: 8 for a pure fluid (version 25: double 2 to 4% faster than 4,
+ * single the same), 4 for a mixture, whose kernel spilled kilobytes of registers with 8. -D to
  * measure others. */
 #ifndef CELL_CHAIN_THREADS
-#define CELL_CHAIN_THREADS 256
+#define CELL_CHAIN_THREADS 256 /* four chains an SM */
+#endif
+#ifndef CELL_CHAIN_THREADS_TWO
+#define CELL_CHAIN_THREADS_TWO 512 /* two staged chains an SM */
 #endif
 #ifndef LOADS_IN_FLIGHT
 #define LOADS_IN_FLIGHT 8
@@ -39,20 +49,39 @@
 #ifndef MIX_LOADS_IN_FLIGHT
 #define MIX_LOADS_IN_FLIGHT 4
 #endif
+#ifndef CHAIN_STAGE_BYTES
+#define CHAIN_STAGE_BYTES (64 * 1024) /* the most bytes of positions staged at four chains an SM */
+#endif
+#ifndef CHAIN_STAGE_TWO
+#define CHAIN_STAGE_TWO 1 /* 0: chains whose positions take more than CHAIN_STAGE_BYTES read them from global memory */
+#endif
 #ifndef TRIALS_PER_WARP
 #define TRIALS_PER_WARP 1 /* a batch's trials a warp evaluates, one after another: 2 (batches of 16) gave
                              1.30e8 / 1.29e8 on case 7 against 2.21e8 / 1.27e8 (doc/performance.md version 20),
                              and 1.91e8 / 1.58e8 against 2.90e8 / 1.57e8 (version 25) */
 #endif
-enum { WARPS = CELL_CHAIN_THREADS / 32, BATCH = TRIALS_PER_WARP * WARPS }; /* trials evaluated per batch */
-static_assert((int)BATCH <= (int)DRAW_AHEAD, "a batch's draws come from one draw-ahead");
-static_assert((int)BATCH < 32, "decide_in_waves: a lane per trial, and a mask of the trials before the stop");
+/* A launch's block: THREADS threads, 1024 / THREADS chains an SM (the launch bounds), positions in
+ * shared memory or not. */
+template <int THREADS, bool STAGED_> struct chain_block {
+    enum { threads = THREADS, chains_per_sm = 1024 / THREADS, warps = THREADS / 32 };
+    enum { batch = TRIALS_PER_WARP * warps }; /* trials evaluated per batch */
+    static constexpr bool staged = STAGED_;
+    static_assert((int)batch <= (int)DRAW_AHEAD, "a batch's draws come from one draw-ahead");
+    static_assert((int)batch < 32, "decide_in_waves: a lane per trial, and a mask of the trials before the stop");
+};
+typedef chain_block<CELL_CHAIN_THREADS, false> four_in_global;
+typedef chain_block<CELL_CHAIN_THREADS, true> four_staged;
+typedef chain_block<CELL_CHAIN_THREADS_TWO, true> two_staged;
 
 /* The image shift of a neighbour cell's members: added to a separation from the home cell, it gives
  * the minimum image for every pair within the cutoff (one vector load per member's cell). Single
  * precision only: in double the 32-byte shifts push the kernel past its 64 registers, and it ran
- * 5% slower with them than with cu_dist2's folds (doc/performance.md version 16). */
-template <typename real> __host__ __device__ constexpr bool uses_shift() { return sizeof(real) == sizeof(float); }
+ * 5% slower with them than with cu_dist2's folds (doc/performance.md version 16); case 7 at two
+ * chains of 512, 1.67e8 moves/s with them against 2.02e8 (version 26). */
+#ifndef DOUBLE_SHIFTS
+#define DOUBLE_SHIFTS 0 /* 1: shifts in double too, to measure */
+#endif
+template <typename real> __host__ __device__ constexpr bool uses_shift() { return sizeof(real) == sizeof(float) || DOUBLE_SHIFTS; }
 template <typename real> struct image_shift;
 template <> struct image_shift<float> { typedef float4 type; };
 template <> struct image_shift<double> {
@@ -212,7 +241,7 @@ template <typename real> struct batch_trial {
  * (doc/performance.md version 25). Returns the accepted trials before *stop (a bit each), the first
  * trial left to the next batch (batch: none); *dE: this lane's corrected energy change; *cancel:
  * whether a NaN correction ended the batch. */
-template <typename real>
+template <int BATCH, typename real>
 __device__ unsigned decide_in_waves(const batch_trial<real> *trial, const double (*corr)[BATCH], int batch,
                                     const double *threshold, double beta, int *stop, double *dE, bool *cancel)
 {
@@ -267,11 +296,13 @@ __device__ unsigned decide_in_waves(const batch_trial<real> *trial, const double
  * within a block): a move costs one warp's pass over the cells and a share of one barrier, not a
  * barrier and a block's reduction of its own.
  * Dynamic shared memory: the chain's cell counts (m^3 ints), then, when staged, its positions. */
-template <typename real, bool MIX, bool STAGED>
-__global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS) /* four chains per SM */
+template <typename real, bool MIX, typename block>
+__global__ void __launch_bounds__(block::threads, block::chains_per_sm)
     cells_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves, cu_pairs<real> pr,
                         unsigned long long seed, cu_cells_dev g)
 {
+    enum { WARPS = block::warps, BATCH = block::batch };
+    constexpr bool STAGED = block::staged;
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ draws next;
     __shared__ warp_cells<real> wcells[WARPS];
@@ -398,28 +429,46 @@ __global__ void __launch_bounds__(CELL_CHAIN_THREADS, 1024 / CELL_CHAIN_THREADS)
 
 static size_t count_bytes(const cu_cells_dev *g) { return ((size_t)g->m * g->m * g->m * sizeof(int) + 15) / 16 * 16; }
 
+template <typename real, bool MIX, typename block>
+static int launch_block(const cu_view *v, long long moves, size_t dynamic_bytes, mc_err *err)
+{
+    auto kernel = cells_chains_kernel<real, MIX, block>;
+    if (dynamic_bytes > 0)
+        CU_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dynamic_bytes), err);
+    kernel<<<v->nchains, block::threads, dynamic_bytes>>>(v->chains, (real *)v->pos, v->n, moves,
+                                                           cu_pairs_of<real>(v), v->seed, v->chain_cells);
+    CU_LAUNCHED(err);
+    return MC_OK;
+}
+
+/* The block for these chains (chain_block): staged at four chains an SM where a chain's positions
+ * take at most CHAIN_STAGE_BYTES and fit beside the rest, else at two where two such blocks fit on
+ * an SM, else four from global memory. Where the positions live changes no sum, so the choice may
+ * depend on the GPU. */
 template <typename real, bool MIX>
 static int launch_cells_chains(const cu_view *v, long long moves, mc_err *err)
 {
-    const cu_cells_dev *g = &v->chain_cells;
-    cudaFuncAttributes attr;
-    int max_optin = 0, dev;
-    CU_TRY(cudaFuncGetAttributes(&attr, cells_chains_kernel<real, MIX, true>), err); /* static shared: as unstaged */
+    int dev, per_block = 0, per_sm = 0, reserved = 0;
     CU_TRY(cudaGetDevice(&dev), err);
-    CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
-    /* positions staged while about four chains still fit on an SM (cu_sweep_chains's rule) */
-    size_t positions = 3 * (size_t)v->n * sizeof(real), bytes = count_bytes(g);
-    int staged = positions <= 64 * 1024 && bytes + positions + attr.sharedSizeBytes <= (size_t)max_optin;
-    if (staged) bytes += positions;
-    auto kernel = staged ? cells_chains_kernel<real, MIX, true> : cells_chains_kernel<real, MIX, false>;
-    if (bytes + attr.sharedSizeBytes > (size_t)max_optin)
-        MC_FAIL(err, MC_ECHECK, "internal: %zu bytes of cell counts exceed the GPU's shared memory", bytes);
-    if (bytes + attr.sharedSizeBytes > 48 * 1024)
-        CU_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), err);
-    kernel<<<v->nchains, CELL_CHAIN_THREADS, bytes>>>(v->chains, (real *)v->pos, v->n, moves, cu_pairs_of<real>(v),
-                                                      v->seed, *g);
-    CU_LAUNCHED(err);
-    return MC_OK;
+    CU_TRY(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
+    CU_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev), err);
+    CU_TRY(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev), err);
+    cudaFuncAttributes four, two, global;
+    CU_TRY(cudaFuncGetAttributes(&four, cells_chains_kernel<real, MIX, four_staged>), err);
+    CU_TRY(cudaFuncGetAttributes(&two, cells_chains_kernel<real, MIX, two_staged>), err);
+    CU_TRY(cudaFuncGetAttributes(&global, cells_chains_kernel<real, MIX, four_in_global>), err);
+    const size_t counts = count_bytes(&v->chain_cells), positions = 3 * (size_t)v->n * sizeof(real);
+    auto fits = [&](const cudaFuncAttributes &a, size_t dynamic_bytes, size_t chains) {
+        return dynamic_bytes + a.sharedSizeBytes <= (size_t)per_block &&
+               chains * (dynamic_bytes + a.sharedSizeBytes + reserved) <= (size_t)per_sm;
+    };
+    if (positions <= CHAIN_STAGE_BYTES && fits(four, counts + positions, 1))
+        return launch_block<real, MIX, four_staged>(v, moves, counts + positions, err);
+    if (CHAIN_STAGE_TWO && fits(two, counts + positions, 2))
+        return launch_block<real, MIX, two_staged>(v, moves, counts + positions, err);
+    if (!fits(global, counts, 1))
+        MC_FAIL(err, MC_ECHECK, "internal: %zu bytes of cell counts exceed the GPU's shared memory", counts);
+    return launch_block<real, MIX, four_in_global>(v, moves, counts, err);
 }
 
 int cu_sweep_cells_chains(const cu_view *v, long long moves, mc_err *err)

@@ -212,26 +212,29 @@ static const cfg_key schema[] = {
 enum { N_KEYS = sizeof schema / sizeof schema[0] };
 _Static_assert((int)N_KEYS <= (int)CFG_MAX_KEYS, "cfg.line[] too small for the schema");
 
+/* What a key's value must be, its range included (a value out of range gets this message too) */
 static const char *kind_expectation(const cfg_key *k, char *buf, size_t len)
 {
     const char *low = k->min_open ? ">" : ">=";
     switch (k->kind) {
-    case K_INT: snprintf(buf, len, "an integer %s %.0f", low, k->min); break;
+    case K_INT: snprintf(buf, len, "an integer %s %.0f and <= %.0f", low, k->min, k->max); break;
     case K_REAL:
-        snprintf(buf, len, "a number %s %g%s", low, k->min,
+        snprintf(buf, len, "a number %s %g and <= %g%s", low, k->min, k->max,
                  k->dim == DIM_LENGTH           ? " (real units: optionally with nm or A)"
                  : k->dim == DIM_INVERSE_LENGTH ? " (real units: optionally with 1/nm or 1/A)"
                                                 : "");
         break;
     case K_LIST:
-        snprintf(buf, len, "a number %s %g, a comma list, start:stop:count or start:stop:count:log", low, k->min);
+        snprintf(buf, len, "a number %s %g and <= %g, a comma list, start:stop:count or start:stop:count:log", low,
+                 k->min, k->max);
         break;
     case K_BOOL: snprintf(buf, len, "yes or no"); break;
     case K_STRING: snprintf(buf, len, "a non-empty value"); break;
     case K_CHOICE: snprintf(buf, len, "one of %s", k->choices); break;
     case K_SEED: snprintf(buf, len, "an integer from 0 to 2^64-1"); break;
     case K_CUTOFF:
-        snprintf(buf, len, "a number %s %g (real units: optionally with nm or A) or none", low, k->min);
+        snprintf(buf, len, "a number %s %g and <= %g (real units: optionally with nm or A) or none", low, k->min,
+                 k->max);
         break;
     }
     return buf;
@@ -522,7 +525,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
     }
     int had_suffix = ctx->c->unit_suffix;
     if (!parse_value(k, value, ctx->c)) {
-        char want[128];
+        char want[256];
         mc_err_set(ctx->err, MC_EINVAL, "%s:%d: [%s] %s = '%s': expected %s", file, line, section,
                    name, value, kind_expectation(k, want, sizeof want));
         return 0;

@@ -171,7 +171,7 @@ static void bad_inputs(void **state)
     expect_error("[system]\nn = ten\n" ENS, "bad.ini:2", "expected an integer");
     expect_error("[potential]\ncutoff = 0\n" ENS, "bad.ini:2", "cutoff = '0': expected a number > 0");
     expect_error("[run]\ngpu_batch_trials = 100\n" ENS, "bad.ini:2", "expected 0 or a multiple of 32");
-    expect_error("[run]\ngpu_batch_trials = 2048\n" ENS, "bad.ini:2", "expected an integer");
+    expect_error("[run]\ngpu_batch_trials = 2048\n" ENS, "bad.ini:2", "expected an integer >= 0 and <= 1024");
     expect_error("[potential]\ntail_correction = maybe\n" ENS, "tail_correction", "yes or no");
     expect_error("[system]\nlattice = bcc\n" ENS, "bad.ini:2", "one of fcc|sc");
     expect_error("[ensemble]\ntemperature = 1, -2\ndensity = 0.5\n", "bad.ini:2", "temperature");

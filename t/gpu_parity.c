@@ -166,6 +166,28 @@ static void chain_cells_n2000(void **state)
     }
 }
 
+/* ... and the kernel's other two blocks (cuda/cu_chain_cells.cu's chain_block; the parity runs are
+ * double), on a GPU with 228 kB of shared memory an SM (H100, H200): N = 3000 stages its 72 kB of
+ * positions at two chains of 512 threads an SM (batches of 16 trials); N = 5000 (120 kB) reads them
+ * from global memory (N = 2000 above stages them at four chains of 256). A run of fewer chains than
+ * the GPU has SMs takes the batched path from N = 4 gpu_batch_trials: N = 3000 keeps off it with
+ * K = 1024, N = 5000 by a plan of 256 chains (this test runs one of them). */
+static void chain_cells_blocks(void **state)
+{
+    (void)state;
+    static const struct { int n, replicas; } cases[] = {{3000, 2}, {5000, 256}};
+    for (int c = 0; c < 2; c++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "[system]\nn = %d\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\n"
+                 "replicas = %d\n[run]\nseed = %d\ngpu_batch_trials = 1024\n", cases[c].n, cases[c].replicas, 60 + c);
+        pair_of_runs r;
+        pair_create(&r, text, 1);
+        run_in_step(&r, 200, 50, 0.12);
+        pair_destroy(&r);
+    }
+}
+
 /* The linear-force-shifted potential (square root in the pair function) on the many-chain kernel. */
 static void force_shifted_n500(void **state)
 {
@@ -883,7 +905,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nist4_and_rdf),  cmocka_unit_test(all_pairs_n500),
-        cmocka_unit_test(cell_list_n500), cmocka_unit_test(chain_cells_n2000),
+        cmocka_unit_test(cell_list_n500), cmocka_unit_test(chain_cells_n2000), cmocka_unit_test(chain_cells_blocks),
         cmocka_unit_test(force_shifted_n500),
         cmocka_unit_test(morse_n500), cmocka_unit_test(mixture_n500), cmocka_unit_test(morse_mixture_n500),
         cmocka_unit_test(mixture_batched_n4096), cmocka_unit_test(mixture_chain_cells_n2000),

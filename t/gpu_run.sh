@@ -132,17 +132,20 @@ if command -v compute-sanitizer > /dev/null; then
     sed 's/^temperature = 1/type = npt\npressure = 1\ntemperature = 1/' chains.ini > npt_chains.ini
     # the chain kernel's cell lists (N = 1000, rc 2.1: 5 cells per edge), rebuilt after trades
     sed -e 's/^n = 108/n = 1000/' -e 's/^cutoff = 2.5/cutoff = 2.1/' exchange.ini > chain_cells.ini
+    # ... at two staged chains of 512 threads an SM (N = 3000 in double: 72 kB of positions; its
+    # gpu_batch_trials keeps it off the batched path; t/gpu_parity also runs the third block)
+    sed -e 's/^n = 108/n = 3000/' -e 's/^\[run\]/[run]\ngpu_batch_trials = 1024/' -e 's/^production = 4/production = 2/' -e 's/^replicas = 4/replicas = 1/' exchange.ini > chain_cells_two.ini
     # initcheck: no kernel reads device memory that nothing wrote (a kernel's unwritten slots of a
     # table, say, would then carry an earlier batch's values)
     for tool in memcheck racecheck initcheck; do
         bad=0
-        for cfg in chains npt_chains batched cells molecules molecules_single exchange chain_cells; do
+        for cfg in chains npt_chains batched cells molecules molecules_single exchange chain_cells chain_cells_two; do
             rm -f mcens.h5 mcens.h5.ckpt
             compute-sanitizer --tool $tool --error-exitcode 9 "$MCENS" -q $cfg.ini > san.txt 2>&1 || bad=1
             grep -q "ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards" san.txt || bad=1
             [ $bad -eq 0 ] || diag < san.txt
         done
-        ok $bad "compute-sanitizer $tool: no errors on the chain kernel (nvt, npt), the batched, cell and molecule kernels, with exchange, and on the chain kernel's cell lists"
+        ok $bad "compute-sanitizer $tool: no errors on the chain kernel (nvt, npt), the batched, cell and molecule kernels, with exchange, and on the chain kernel's cell lists (four and two chains an SM)"
     done
 else
     skip "compute-sanitizer not installed"; skip "compute-sanitizer not installed"; skip "compute-sanitizer not installed"
