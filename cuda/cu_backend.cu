@@ -484,7 +484,7 @@ static int allocate(mc_backend *b, mc_err *err)
 static int setup(mc_backend *b, mc_err *err)
 {
     cu_view *v = &b->v;
-    MC_TRY(cu_shape_gpu(b->plan, &v->sm_count, NULL, err));
+    MC_TRY(cu_shape_gpu(b->plan, &v->sm_count, &v->smem_per_block, err));
     /* K = 512 measured best at N = 50,000 (doc/performance.md); smaller chains take 256, so that
      * repeats of a particle within a batch (about K^2 / 2N) stay rare */
     v->batch_trials = b->plan->gpu_batch_trials ? b->plan->gpu_batch_trials : v->n >= 16384 ? 512 : 256;

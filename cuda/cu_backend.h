@@ -64,7 +64,8 @@ typedef struct cu_view {
     double *partial;             /* device scratch for per-block partial sums */
     double *partial_host;        /* pinned host copy of the measurement partials */
     size_t partial_len;          /* doubles in partial (and partial_host) */
-    int sm_count;
+    int sm_count;                /* the GPU the run's kernels are shaped for (mc_plan.gpu_sm_count) */
+    int smem_per_block;          /* ... its opt-in shared memory a block, bytes (mc_plan.gpu_smem_per_block) */
     int batch_trials;            /* K: trial moves evaluated together on the batched path */
     /* The large-chain cell path: cells_of is a host array [nchains] of each chain's grid (m == 0:
      * that chain runs the batched all-pairs path), NULL when no chain has one; the path takes the

@@ -3,7 +3,7 @@
  * edge) spend 95% of an all-pairs move on partners beyond the cutoff; here a move sums over the 27
  * cells around the particle's old and its new position instead, one resident block per chain as
  * in cu_sweep_chains, under the same contract: the CPU backend's draws and decisions. With only a
- * few such chains per SM (examples/phase_diagram.ini: four) a move at a time leaves the SM waiting
+ * few such chains per SM (examples/phase_diagram.ini: four; two or four below) a move at a time leaves the SM waiting
  * on barriers; the block instead evaluates a batch of consecutive trials at once, one per warp, and
  * decides them in order (cells_chains_kernel says how that stays the sequential chain).
  *
@@ -26,16 +26,17 @@
 #include "cu_check.h"
 #include "mc_cell_grid.h"
 
-/* An SM runs 1024 of the kernel's threads, in one of three blocks (chain_block): four chains of 256
- * threads with their positions staged in shared memory, where a chain's take at most 64 kB; two
- * staged chains of 512, where two such blocks fit an SM (single up to N = 8,800, double to 4,400, about,
- * on an H200); else four chains of 256 reading their positions from global memory. A warp
- * evaluates a trial, so a batch is 8 or 16 trials. Measured (doc/performance.md versions 16, 25
- * and 26): 256 threads best of 64 to 256 at four chains an SM; case 7 in double (96 kB) 23% faster
- * at two staged chains of 512 than at four from global memory (7% at two of 256); single at
- * N = 7000 18% faster; double at N = 2000 (48 kB) 14% slower at two of 512 than at four of 256.
- * Members a lane fetches at once: 8 for a pure fluid (version 25: double 2 to 4% faster than 4,
- * single the same), 4 for a mixture, whose kernel spilled kilobytes of registers with 8. -D to
+/* An SM runs 1024 of the kernel's threads, in one of three blocks (chain_block, chosen by
+ * launch_cells_chains): four chains of 256 threads with their positions staged in shared memory,
+ * where four such blocks fit an SM; two staged chains of 512, where two fit; else four chains of
+ * 256 reading their positions from global memory. On an H100 or H200 at rho 0.8, rc 2.5 the first
+ * holds single-precision chains up to N = 4,085 and double up to 2,182, the second up to 8,253
+ * and 4,405. A warp evaluates a trial, so a batch is 8 or 16 trials. Measured (doc/performance.md
+ * versions 16, 25 and 26): 256 threads best of 64 to 256 at four chains an SM; case 7 in double
+ * (N = 4000) 23% faster at two staged chains of 512 than at four from global memory (7% at two of
+ * 256); single at N = 7000 18% faster; double at N = 2000 14% slower at two of 512 than at four of
+ * 256. Members a lane fetches at once: 8 for a pure fluid (version 25: double 2 to 4% faster than
+ * 4, single the same), 4 for a mixture, whose kernel spilled kilobytes of registers with 8. -D to
  * measure others. */
 #ifndef CELL_CHAIN_THREADS
 #define CELL_CHAIN_THREADS 256 /* four chains an SM */
@@ -49,29 +50,30 @@
 #ifndef MIX_LOADS_IN_FLIGHT
 #define MIX_LOADS_IN_FLIGHT 4
 #endif
-#ifndef CHAIN_STAGE_BYTES
-#define CHAIN_STAGE_BYTES (64 * 1024) /* the most bytes of positions staged at four chains an SM */
+#ifndef CHAIN_FOUR_STAGED_AT
+#define CHAIN_FOUR_STAGED_AT 4 /* the chains of 256 threads an SM must hold for their positions to be staged */
 #endif
 #ifndef CHAIN_STAGE_TWO
-#define CHAIN_STAGE_TWO 1 /* 0: chains whose positions take more than CHAIN_STAGE_BYTES read them from global memory */
+#define CHAIN_STAGE_TWO 1 /* 0: chains whose positions four blocks cannot stage read them from global memory */
 #endif
 #ifndef TRIALS_PER_WARP
-#define TRIALS_PER_WARP 1 /* a batch's trials a warp evaluates, one after another: 2 (batches of 16) gave
-                             1.30e8 / 1.29e8 on case 7 against 2.21e8 / 1.27e8 (doc/performance.md version 20),
-                             and 1.91e8 / 1.58e8 against 2.90e8 / 1.57e8 (version 25) */
+#define TRIALS_PER_WARP 1 /* a batch's trials a warp of a four-chain block evaluates, one after another: 2
+                             (batches of 16) gave 1.30e8 / 1.29e8 on case 7 against 2.21e8 / 1.27e8
+                             (doc/performance.md version 20), and 1.91e8 / 1.58e8 against 2.90e8 / 1.57e8
+                             (version 25) */
 #endif
 /* A launch's block: THREADS threads, 1024 / THREADS chains an SM (the launch bounds), positions in
- * shared memory or not. */
-template <int THREADS, bool STAGED_> struct chain_block {
+ * shared memory or not, PER_WARP trials a warp. */
+template <int THREADS, bool STAGED_, int PER_WARP> struct chain_block {
     enum { threads = THREADS, chains_per_sm = 1024 / THREADS, warps = THREADS / 32 };
-    enum { batch = TRIALS_PER_WARP * warps }; /* trials evaluated per batch */
+    enum { batch = PER_WARP * warps }; /* trials evaluated per batch */
     static constexpr bool staged = STAGED_;
     static_assert((int)batch <= (int)DRAW_AHEAD, "a batch's draws come from one draw-ahead");
     static_assert((int)batch < 32, "decide_in_waves: a lane per trial, and a mask of the trials before the stop");
 };
-typedef chain_block<CELL_CHAIN_THREADS, false> four_in_global;
-typedef chain_block<CELL_CHAIN_THREADS, true> four_staged;
-typedef chain_block<CELL_CHAIN_THREADS_TWO, true> two_staged;
+typedef chain_block<CELL_CHAIN_THREADS, false, TRIALS_PER_WARP> four_in_global;
+typedef chain_block<CELL_CHAIN_THREADS, true, TRIALS_PER_WARP> four_staged;
+typedef chain_block<CELL_CHAIN_THREADS_TWO, true, 1> two_staged;
 
 /* The image shift of a neighbour cell's members: added to a separation from the home cell, it gives
  * the minimum image for every pair within the cutoff (one vector load per member's cell). Single
@@ -262,12 +264,13 @@ __device__ unsigned decide_in_waves(const batch_trial<real> *trial, const double
         const bool ready = !(decided >> k & 1u) && !(dep & ~decided);
         bool accept = false, halt = false, nan = false;
         if (ready) {
-            bool carried = !(same & accepted); /* moved: evaluated at a position it no longer has */
+            const bool moved = same & accepted; /* an earlier trial moved it: k was evaluated where it no longer is */
+            bool carried = !moved;
             for (unsigned r = dep & accepted; r && carried; r &= r - 1u) {
                 const double c = corr[k][__ffs(r) - 1];
                 carried = !isnan(c), e += c;
             }
-            nan = !carried && !(same & accepted);
+            nan = !carried && !moved;
             halt = !carried;
             accept = carried && mc_metropolis_test(e, beta, threshold[k]);
         }
@@ -374,8 +377,8 @@ __global__ void __launch_bounds__(block::threads, block::chains_per_sm)
         __syncthreads(); /* the batch's evaluations visible */
         if (w == 0) { /* the corrections of every pair of the batch's trials, a pair a lane: the same whichever
                          earlier trials are accepted, and the decisions then only add them */
-            for (int e = lane; e < BATCH * (BATCH - 1) / 2; e += 32) { /* pair e of the triangle a < k: for
-                                                                            BATCH 8, one round of the lanes */
+            for (int e = lane; e < BATCH * (BATCH - 1) / 2; e += 32) { /* pair e of the triangle a < k: one
+                                                                            round of the lanes at 8 trials, 4 at 16 */
                 int k = 1;
                 while ((k + 1) * k / 2 <= e) k++;
                 const int a = e - k * (k - 1) / 2;
@@ -441,30 +444,31 @@ static int launch_block(const cu_view *v, long long moves, size_t dynamic_bytes,
     return MC_OK;
 }
 
-/* The block for these chains (chain_block): staged at four chains an SM where a chain's positions
- * take at most CHAIN_STAGE_BYTES and fit beside the rest, else at two where two such blocks fit on
- * an SM, else four from global memory. Where the positions live changes no sum, so the choice may
- * depend on the GPU. */
+/* The block for these chains (chain_block): four chains of 256 an SM with their positions staged
+ * where four such blocks fit an SM, else two staged chains of 512 where two fit, else four reading
+ * the positions from global memory. The two-chain block decides batches of 16 trials, the others
+ * of 8, and the energy's last bits depend on the batch (a trial's energy change is its sum against
+ * the batch's start plus the corrections), so the choice is made for the GPU the run's kernels
+ * are shaped for (mc_plan.gpu_smem_per_block: the same on every rank and after a restart), not
+ * for this one. An SM's shared memory is taken as a block's opt-in limit and the 1 kB the GPU
+ * reserves for each block (compute capability 8.0 to 9.0: 164 and 163 kB, 228 and 227 kB). */
 template <typename real, bool MIX>
 static int launch_cells_chains(const cu_view *v, long long moves, mc_err *err)
 {
-    int dev, per_block = 0, per_sm = 0, reserved = 0;
-    CU_TRY(cudaGetDevice(&dev), err);
-    CU_TRY(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
-    CU_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev), err);
-    CU_TRY(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev), err);
+    enum { RESERVED = 1024 }; /* bytes of shared memory an SM reserves for each resident block */
     cudaFuncAttributes four, two, global;
     CU_TRY(cudaFuncGetAttributes(&four, cells_chains_kernel<real, MIX, four_staged>), err);
     CU_TRY(cudaFuncGetAttributes(&two, cells_chains_kernel<real, MIX, two_staged>), err);
     CU_TRY(cudaFuncGetAttributes(&global, cells_chains_kernel<real, MIX, four_in_global>), err);
     const size_t counts = count_bytes(&v->chain_cells), positions = 3 * (size_t)v->n * sizeof(real);
+    const size_t per_block = (size_t)v->smem_per_block, per_sm = per_block + RESERVED;
     auto fits = [&](const cudaFuncAttributes &a, size_t dynamic_bytes, size_t chains) {
-        return dynamic_bytes + a.sharedSizeBytes <= (size_t)per_block &&
-               chains * (dynamic_bytes + a.sharedSizeBytes + reserved) <= (size_t)per_sm;
+        return dynamic_bytes + a.sharedSizeBytes <= per_block &&
+               chains * (dynamic_bytes + a.sharedSizeBytes + RESERVED) <= per_sm;
     };
-    if (positions <= CHAIN_STAGE_BYTES && fits(four, counts + positions, 1))
+    if (fits(four, counts + positions, CHAIN_FOUR_STAGED_AT))
         return launch_block<real, MIX, four_staged>(v, moves, counts + positions, err);
-    if (CHAIN_STAGE_TWO && fits(two, counts + positions, 2))
+    if (CHAIN_STAGE_TWO && fits(two, counts + positions, two_staged::chains_per_sm))
         return launch_block<real, MIX, two_staged>(v, moves, counts + positions, err);
     if (!fits(global, counts, 1))
         MC_FAIL(err, MC_ECHECK, "internal: %zu bytes of cell counts exceed the GPU's shared memory", counts);

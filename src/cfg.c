@@ -219,13 +219,13 @@ static const char *kind_expectation(const cfg_key *k, char *buf, size_t len)
     switch (k->kind) {
     case K_INT: snprintf(buf, len, "an integer %s %.0f and <= %.0f", low, k->min, k->max); break;
     case K_REAL:
-        snprintf(buf, len, "a number %s %g and <= %g%s", low, k->min, k->max,
+        snprintf(buf, len, "a number %s %.15g and <= %.15g%s", low, k->min, k->max,
                  k->dim == DIM_LENGTH           ? " (real units: optionally with nm or A)"
                  : k->dim == DIM_INVERSE_LENGTH ? " (real units: optionally with 1/nm or 1/A)"
                                                 : "");
         break;
     case K_LIST:
-        snprintf(buf, len, "a number %s %g and <= %g, a comma list, start:stop:count or start:stop:count:log", low,
+        snprintf(buf, len, "a number %s %.15g and <= %.15g, a comma list, start:stop:count or start:stop:count:log", low,
                  k->min, k->max);
         break;
     case K_BOOL: snprintf(buf, len, "yes or no"); break;
@@ -233,7 +233,7 @@ static const char *kind_expectation(const cfg_key *k, char *buf, size_t len)
     case K_CHOICE: snprintf(buf, len, "one of %s", k->choices); break;
     case K_SEED: snprintf(buf, len, "an integer from 0 to 2^64-1"); break;
     case K_CUTOFF:
-        snprintf(buf, len, "a number %s %g and <= %g (real units: optionally with nm or A) or none", low, k->min,
+        snprintf(buf, len, "a number %s %.15g and <= %.15g (real units: optionally with nm or A) or none", low, k->min,
                  k->max);
         break;
     }
