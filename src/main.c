@@ -370,8 +370,8 @@ static int agree_gpu_shape(job *j, const cu_device_info *dev, mc_err *err)
     if (smem_then > 0 && smem_then <= least[1]) p->gpu_smem_per_block = (int)smem_then;
     else if (smem_then > least[1] && j->layout.rank == 0)
         fprintf(stderr, "mcens: warning: the checkpointed run chose its GPU kernels for %ld bytes of shared memory "
-                "a block, this run's GPUs allow %d: molecules may take another path, and their last bits differ "
-                "from those of the run uninterrupted\n", smem_then, least[1]);
+                "a block, this run's GPUs allow %d: molecules and the chain kernel's cell lists may take another "
+                "path, and their last bits differ from those of the run uninterrupted\n", smem_then, least[1]);
     return MC_OK;
 }
 
