@@ -231,16 +231,24 @@ static void mixture_n500(void **state)
     pair_destroy(&r);
 }
 
-/* ... and on the chain kernel's cell lists (rc 2.5 in the 14.2 box: 5 cells per edge), where each
- * partner's species is looked up; gpu_batch_trials = 1024 keeps it off the batched path */
-static void mixture_chain_cells_n2000(void **state)
+/* ... and on the chain kernel's cell lists, where each partner's species is looked up: N = 2000
+ * (rc 2.5 in the 14.2 box: 5 cells per edge) at four staged chains of 256 an SM, N = 3000 (6 cells
+ * per edge, 72 kB of positions) at two of 512 (chain_cells_blocks); gpu_batch_trials = 1024 keeps
+ * both off the batched path */
+static void mixture_chain_cells(void **state)
 {
     (void)state;
-    pair_of_runs r;
-    pair_create(&r, MIX3 "counts = 1000, 600, 400\n[potential]\ncutoff = 2.5\n[ensemble]\n"
-                    "temperature = 1.5\ndensity = 0.7\nreplicas = 2\n[run]\nseed = 32\ngpu_batch_trials = 1024\n", 1);
-    run_in_step(&r, 400, 100, 0.12);
-    pair_destroy(&r);
+    static const char *counts[] = {"1000, 600, 400", "1500, 900, 600"};
+    for (int c = 0; c < 2; c++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 MIX3 "counts = %s\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.5\ndensity = 0.7\n"
+                      "replicas = 2\n[run]\nseed = %d\ngpu_batch_trials = 1024\n", counts[c], 32 + 30 * c);
+        pair_of_runs r;
+        pair_create(&r, text, 1);
+        run_in_step(&r, c ? 200 : 400, c ? 50 : 100, 0.12);
+        pair_destroy(&r);
+    }
 }
 
 static void mixture_batched_n4096(void **state)
@@ -908,7 +916,7 @@ int main(void)
         cmocka_unit_test(cell_list_n500), cmocka_unit_test(chain_cells_n2000), cmocka_unit_test(chain_cells_blocks),
         cmocka_unit_test(force_shifted_n500),
         cmocka_unit_test(morse_n500), cmocka_unit_test(mixture_n500), cmocka_unit_test(morse_mixture_n500),
-        cmocka_unit_test(mixture_batched_n4096), cmocka_unit_test(mixture_chain_cells_n2000),
+        cmocka_unit_test(mixture_batched_n4096), cmocka_unit_test(mixture_chain_cells),
         cmocka_unit_test(batched_k256), cmocka_unit_test(batched_k32_n128),
         cmocka_unit_test(batched_k1024_repeats), cmocka_unit_test(cells_n20000),
         cmocka_unit_test(cells_k128_n4000), cmocka_unit_test(cells_dense_overflow),

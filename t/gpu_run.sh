@@ -135,17 +135,19 @@ if command -v compute-sanitizer > /dev/null; then
     # ... at two staged chains of 512 threads an SM (N = 3000 in double: 72 kB of positions; its
     # gpu_batch_trials keeps it off the batched path; t/gpu_parity also runs the third block)
     sed -e 's/^n = 108/n = 3000/' -e 's/^\[run\]/[run]\ngpu_batch_trials = 1024/' -e 's/^production = 4/production = 2/' -e 's/^replicas = 4/replicas = 1/' exchange.ini > chain_cells_two.ini
+    # ... and a binary mixture there (3000 atoms in double; its kernel looks up each partner's species)
+    printf '[run]\nbackend = gpu\ngpu_batch_trials = 1024\nequilibration = 2\nproduction = 2\nsample_every = 1\n[mixture]\nspecies = A, B\nsigma = 1, 0.9\nepsilon = 1, 0.8\ncounts = 1500, 1500\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\n' > chain_cells_mix_two.ini
     # initcheck: no kernel reads device memory that nothing wrote (a kernel's unwritten slots of a
     # table, say, would then carry an earlier batch's values)
     for tool in memcheck racecheck initcheck; do
         bad=0
-        for cfg in chains npt_chains batched cells molecules molecules_single exchange chain_cells chain_cells_two; do
+        for cfg in chains npt_chains batched cells molecules molecules_single exchange chain_cells chain_cells_two chain_cells_mix_two; do
             rm -f mcens.h5 mcens.h5.ckpt
             compute-sanitizer --tool $tool --error-exitcode 9 "$MCENS" -q $cfg.ini > san.txt 2>&1 || bad=1
             grep -q "ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards" san.txt || bad=1
             [ $bad -eq 0 ] || diag < san.txt
         done
-        ok $bad "compute-sanitizer $tool: no errors on the chain kernel (nvt, npt), the batched, cell and molecule kernels, with exchange, and on the chain kernel's cell lists (four and two chains an SM)"
+        ok $bad "compute-sanitizer $tool: no errors on the chain kernel (nvt, npt), the batched, cell and molecule kernels, with exchange, and on the chain kernel's cell lists (four and two chains an SM, a mixture's too)"
     done
 else
     skip "compute-sanitizer not installed"; skip "compute-sanitizer not installed"; skip "compute-sanitizer not installed"
