@@ -3,8 +3,8 @@
  * edge) spend 95% of an all-pairs move on partners beyond the cutoff; here a move sums over the 27
  * cells around the particle's old and its new position instead, one resident block per chain as
  * in cu_sweep_chains, under the same contract: the CPU backend's draws and decisions. With only a
- * few such chains per SM (examples/phase_diagram.ini: four; two or four below) a move at a time leaves the SM waiting
- * on barriers; the block instead evaluates a batch of consecutive trials at once, one per warp, and
+ * few such chains per SM (two or four: chain_block) a move at a time leaves the SM waiting on
+ * barriers; the block instead evaluates a batch of consecutive trials at once, one per warp, and
  * decides them in order (cells_chains_kernel says how that stays the sequential chain).
  *
  * Each chain has its own grid of m^3 cells (m the same for all chains, from the smallest box of the
