@@ -75,6 +75,7 @@ typedef struct cu_view {
     cu_cells_dev cells;
     int cells_trials;
     cu_cells_dev chain_cells;    /* cell lists of the many-chain kernel (m == 0: all pairs) */
+    int chain_cells_block;       /* their kernel's block (cu_chain_cells.cu's chain_block), chosen at setup */
 } cu_view;
 
 /* Advance every chain by `moves` moves. Many small chains: one resident block per chain; with

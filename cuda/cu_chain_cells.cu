@@ -432,47 +432,70 @@ __global__ void __launch_bounds__(block::threads, block::chains_per_sm)
 
 static size_t count_bytes(const cu_cells_dev *g) { return ((size_t)g->m * g->m * g->m * sizeof(int) + 15) / 16 * 16; }
 
+enum { FOUR_STAGED = 1, TWO_STAGED, FOUR_IN_GLOBAL }; /* cu_view.chain_cells_block */
+
+/* A block's dynamic shared memory: the chain's cell counts and, staged, its positions. */
+template <typename real, typename block> static size_t dynamic_bytes(const cu_view *v)
+{
+    return count_bytes(&v->chain_cells) + (block::staged ? 3 * (size_t)v->n * sizeof(real) : 0);
+}
+
+/* The kernel's dynamic shared memory is allowed at each launch, not once: another backend of the
+ * process (the tests hold several) may have allowed the same kernel less. */
 template <typename real, bool MIX, typename block>
-static int launch_block(const cu_view *v, long long moves, size_t dynamic_bytes, mc_err *err)
+static int launch_block(const cu_view *v, long long moves, mc_err *err)
 {
     auto kernel = cells_chains_kernel<real, MIX, block>;
-    if (dynamic_bytes > 0)
-        CU_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dynamic_bytes), err);
-    kernel<<<v->nchains, block::threads, dynamic_bytes>>>(v->chains, (real *)v->pos, v->n, moves,
-                                                           cu_pairs_of<real>(v), v->seed, v->chain_cells);
+    const size_t bytes = dynamic_bytes<real, block>(v);
+    CU_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), err);
+    kernel<<<v->nchains, block::threads, bytes>>>(v->chains, (real *)v->pos, v->n, moves, cu_pairs_of<real>(v), v->seed,
+                                                  v->chain_cells);
     CU_LAUNCHED(err);
     return MC_OK;
 }
 
-/* The block for these chains (chain_block): four chains of 256 an SM with their positions staged
- * where four such blocks fit an SM, else two staged chains of 512 where two fit, else four reading
- * the positions from global memory. The two-chain block decides batches of 16 trials, the others
- * of 8, and the energy's last bits depend on the batch (a trial's energy change is its sum against
- * the batch's start plus the corrections), so the choice is made for the GPU the run's kernels
- * are shaped for (mc_plan.gpu_smem_per_block: the same on every rank and after a restart), not
- * for this one. An SM's shared memory is taken as a block's opt-in limit and the 1 kB the GPU
- * reserves for each block (compute capability 8.0 to 9.0: 164 and 163 kB, 228 and 227 kB). */
+/* The block for these chains (chain_block), once at setup: four chains of 256 an SM with their
+ * positions staged where four such blocks fit an SM, else two staged chains of 512 where two fit,
+ * else four reading the positions from global memory. The two-chain block decides batches of 16 trials, the others of 8, and the
+ * energy's last bits depend on the batch (a trial's energy change is its sum against the batch's
+ * start plus the corrections), so the choice is made for the GPU the run's kernels are shaped for
+ * (mc_plan.gpu_smem_per_block: the same on every rank and after a restart), not for this one. An
+ * SM's shared memory is taken as a block's opt-in limit and the 1 kB the GPU reserves for each
+ * block (compute capability 8.0 to 9.0: 164 and 163 kB, 228 and 227 kB). */
+template <typename real, bool MIX>
+static int choose_block(cu_view *v, mc_err *err)
+{
+    enum { RESERVED = 1024 }; /* bytes of shared memory an SM reserves for each resident block */
+    const size_t per_block = (size_t)v->smem_per_block, per_sm = per_block + RESERVED;
+    cudaFuncAttributes attr;
+    auto fits = [&](auto block, size_t chains, bool *ok) -> int { /* *ok: chains such blocks fit an SM */
+        typedef decltype(block) B;
+        CU_TRY(cudaFuncGetAttributes(&attr, cells_chains_kernel<real, MIX, B>), err);
+        const size_t bytes = dynamic_bytes<real, B>(v) + attr.sharedSizeBytes;
+        *ok = bytes <= per_block && chains * (bytes + RESERVED) <= per_sm;
+        return MC_OK;
+    };
+    bool ok = false;
+    MC_TRY(fits(four_staged(), CHAIN_FOUR_STAGED_AT, &ok));
+    if (ok) return v->chain_cells_block = FOUR_STAGED, MC_OK;
+    MC_TRY(fits(two_staged(), two_staged::chains_per_sm, &ok));
+    if (CHAIN_STAGE_TWO && ok) return v->chain_cells_block = TWO_STAGED, MC_OK;
+    MC_TRY(fits(four_in_global(), 1, &ok));
+    if (!ok)
+        MC_FAIL(err, MC_ECHECK, "internal: %zu bytes of cell counts exceed the GPU's shared memory",
+                count_bytes(&v->chain_cells));
+    return v->chain_cells_block = FOUR_IN_GLOBAL, MC_OK;
+}
+
 template <typename real, bool MIX>
 static int launch_cells_chains(const cu_view *v, long long moves, mc_err *err)
 {
-    enum { RESERVED = 1024 }; /* bytes of shared memory an SM reserves for each resident block */
-    cudaFuncAttributes four, two, global;
-    CU_TRY(cudaFuncGetAttributes(&four, cells_chains_kernel<real, MIX, four_staged>), err);
-    CU_TRY(cudaFuncGetAttributes(&two, cells_chains_kernel<real, MIX, two_staged>), err);
-    CU_TRY(cudaFuncGetAttributes(&global, cells_chains_kernel<real, MIX, four_in_global>), err);
-    const size_t counts = count_bytes(&v->chain_cells), positions = 3 * (size_t)v->n * sizeof(real);
-    const size_t per_block = (size_t)v->smem_per_block, per_sm = per_block + RESERVED;
-    auto fits = [&](const cudaFuncAttributes &a, size_t dynamic_bytes, size_t chains) {
-        return dynamic_bytes + a.sharedSizeBytes <= per_block &&
-               chains * (dynamic_bytes + a.sharedSizeBytes + RESERVED) <= per_sm;
-    };
-    if (fits(four, counts + positions, CHAIN_FOUR_STAGED_AT))
-        return launch_block<real, MIX, four_staged>(v, moves, counts + positions, err);
-    if (CHAIN_STAGE_TWO && fits(two, counts + positions, two_staged::chains_per_sm))
-        return launch_block<real, MIX, two_staged>(v, moves, counts + positions, err);
-    if (!fits(global, counts, 1))
-        MC_FAIL(err, MC_ECHECK, "internal: %zu bytes of cell counts exceed the GPU's shared memory", counts);
-    return launch_block<real, MIX, four_in_global>(v, moves, counts, err);
+    switch (v->chain_cells_block) {
+    case FOUR_STAGED: return launch_block<real, MIX, four_staged>(v, moves, err);
+    case TWO_STAGED: return launch_block<real, MIX, two_staged>(v, moves, err);
+    case FOUR_IN_GLOBAL: return launch_block<real, MIX, four_in_global>(v, moves, err);
+    }
+    MC_FAIL(err, MC_ECHECK, "internal: the chain kernel's cell lists have no block (setup not run)");
 }
 
 int cu_sweep_cells_chains(const cu_view *v, long long moves, mc_err *err)
@@ -547,6 +570,9 @@ int cu_chain_cells_setup(cu_view *v, double min_box, double cutoff, mc_err *err)
     }
     CU_TRY(cudaMalloc(&g->overflow, sizeof(int)), err);
     CU_TRY(cudaMemset(g->overflow, 0, sizeof(int)), err);
+    MC_TRY(by_precision_and_mix(v, [&](auto real_tag, auto mix) {
+        return choose_block<decltype(real_tag), decltype(mix)::value>(v, err);
+    }));
     return cu_chain_cells_rebuild(v, err);
 }
 
@@ -555,4 +581,5 @@ void cu_chain_cells_free(cu_view *v)
     cu_cells_dev *g = &v->chain_cells;
     cudaFree(g->count), cudaFree(g->slot), cudaFree(g->slot_of), cudaFree(g->overflow);
     memset(g, 0, sizeof *g);
+    v->chain_cells_block = 0;
 }

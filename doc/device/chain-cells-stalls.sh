@@ -2,9 +2,9 @@
 # GPU call: where the many-chain cell kernel's instructions and stalls go (issue 14, shape A).
 # Nsight Compute on one launch of examples/phase_diagram.ini's shape (528 chains of N = 4000, in
 # PRECISION, default single): the instruction mix, every stall reason per issued instruction, the
-# memory units' throughput and hit rates, and the source lines
-# (built with -lineinfo; cells-lines.py) with the most stall samples. Prints a digest; the full
-# report is $OUT/stalls.txt, the per-line counts $OUT/chain-cells.csv.
+# memory units' throughput and hit rates, and the source lines (built with -lineinfo;
+# cells-lines.py) with the most stall samples. Prints a digest; the full report is
+# $OUT/stalls.txt, the per-line counts $OUT/chain-cells.csv.
 set -uo pipefail
 export NVCCFLAGS="-lineinfo"
 . doc/device/build.sh
