@@ -110,7 +110,7 @@ static size_t table_bytes(int K, size_t real_size)
  * cell the groups of four members part, part + parts, ... (parts: 1, all of them). */
 template <typename real>
 __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, int p, real qx,
-                               real qy, real qz, real box, real half, int k0, int stride,
+                               real qy, real qz, real box, int k0, int stride,
                                const typename prec<real>::params &lj, int part = 0, int parts = 1)
 {
     const real *x = pos, *y = pos + n, *z = pos + 2 * n;
@@ -129,7 +129,7 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
                 for (int q = 0; q < 4; q++) j[q] = s + q < count ? members[s + q] : -1;
                 for (int q = 0; q < 4; q++) {
                     int jj = j[q] >= 0 ? j[q] : max(p, 0); /* padding: any particle (Widom's p is -1) */
-                    u[q] = prec<real>::energy(cu_dist2(qx, qy, qz, x[jj], y[jj], z[jj], box, half), pp);
+                    u[q] = prec<real>::energy(cu_dist2(qx, qy, qz, x[jj], y[jj], z[jj], box), pp);
                 }
                 for (int q = 0; q < 4; q++)
                     if (j[q] >= 0 && j[q] != p) e += (double)u[q];
@@ -209,10 +209,9 @@ __global__ void __launch_bounds__(1024)
 /* Warp-summed energy of particle p placed at q (lane = neighbour cell; of each cell the groups of
  * four members part, part + parts, ...), complete in lane 0. */
 template <typename real>
-__device__ double warp_energy(const cu_cells_dev &g, const real *pos, int n, int p, const real *q, real box,
-                              real half, int lane, const typename prec<real>::params &lj, int part, int parts)
+__device__ double warp_energy(const cu_cells_dev &g, const real *pos, int n, int p, const real *q, real box, int lane, const typename prec<real>::params &lj, int part, int parts)
 {
-    double e = lane < 27 ? cells_energy(g, pos, n, p, q[0], q[1], q[2], box, half, lane, 32, lj, part, parts) : 0.0;
+    double e = lane < 27 ? cells_energy(g, pos, n, p, q[0], q[1], q[2], box, lane, 32, lj, part, parts) : 0.0;
     for (int off = 16; off > 0; off >>= 1) e += __shfl_down_sync(0xffffffffu, e, off);
     return e;
 }
@@ -269,7 +268,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
         for (int c = 0; c < 3; c++) next_a[c] = pos[c * n + (int)s_next[slot].particle];
     const bool old_half = role >= A_PARTS;
     const bool active = k < trials; /* whole warps: every warp still meets the barriers below */
-    const real box = (real)cd->box, half = (real)cd->half_box;
+    const real box = (real)cd->box;
     const int p = active ? sp[k] : 0, mult = active ? smult[k] : 0;
     const real *a = sa;
     real b[3]; /* its drawn position */
@@ -289,7 +288,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
             } else {
                 double reach = cutoff + step * (mult + smult[m]) + 1e-6;
                 double r2 = (double)cu_dist2(a[3 * k], a[3 * k + 1], a[3 * k + 2], a[3 * m],
-                                             a[3 * m + 1], a[3 * m + 2], box, half);
+                                             a[3 * m + 1], a[3 * m + 2], box);
                 hit = r2 < reach * reach;
             }
         }
@@ -307,7 +306,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
         const int part = role % A_PARTS;
         real q[3]; /* chosen by value, not by pointer: the positions stay in registers */
         for (int c = 0; c < 3; c++) q[c] = old_half ? a[3 * k + c] : b[c];
-        double e = warp_energy(g, pos, n, p, q, box, half, lane, lj, part, (int)A_PARTS);
+        double e = warp_energy(g, pos, n, p, q, box, lane, lj, part, (int)A_PARTS);
         double e2 = 0.0;
         if (mult == 2) { /* second occurrence: also the case that the first one was accepted and moved it there */
             const int first = t.prev[k];
@@ -315,7 +314,7 @@ __global__ void __launch_bounds__(32 * A_WARPS)
                 const real o = entry((const real *)t.b, t, c, first);
                 q[c] = old_half ? o : cu_displace(o, entry(t.d, t, c, k), box);
             }
-            e2 = warp_energy(g, pos, n, p, q, box, half, lane, lj, part, (int)A_PARTS);
+            e2 = warp_energy(g, pos, n, p, q, box, lane, lj, part, (int)A_PARTS);
         }
         if (lane == 0) s_sum[slot][role][0] = e, s_sum[slot][role][1] = e2;
     }
@@ -433,7 +432,7 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     unsigned char *acc = (unsigned char *)(particle + K);
     __shared__ double red[32];
     __shared__ int s_stop; /* the first trial left to the next batch */
-    const real box = (real)cd->box, half = (real)cd->half_box;
+    const real box = (real)cd->box;
     const double beta = cd->beta;
     const bool active = k < trials;
     int p = -1, prev = -1, mult = 1;
@@ -495,15 +494,15 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
                 nx = cu_displace(ox, entry(t.d, t, 0, k), box);
                 ny = cu_displace(oy, entry(t.d, t, 1, k), box);
                 nz = cu_displace(oz, entry(t.d, t, 2, k), box);
-                dE = cells_energy(g, pos, n, p, nx, ny, nz, box, half, 0, 1, lj) -
-                     cells_energy(g, pos, n, p, ox, oy, oz, box, half, 0, 1, lj);
+                dE = cells_energy(g, pos, n, p, nx, ny, nz, box, 0, 1, lj) -
+                     cells_energy(g, pos, n, p, ox, oy, oz, box, 0, 1, lj);
             }
             bool carried = true;
             for (int c = 0; c < nlist && carried; c++) { /* ascending m: a fixed order */
                 const int m = conflict(c);
                 if (!acc[m] || particle[m] == p) continue;
                 const double corr =
-                    cu_pair_correction(ox, oy, oz, nx, ny, nz, sa + 3 * m, sb + 3 * m, box, half, beta, lj);
+                    cu_pair_correction(ox, oy, oz, nx, ny, nz, sa + 3 * m, sb + 3 * m, box, beta, lj);
                 carried = !isnan(corr), dE += corr;
             }
             sa[3 * k] = ox, sa[3 * k + 1] = oy, sa[3 * k + 2] = oz;
@@ -797,7 +796,7 @@ __global__ void __launch_bounds__(MEASURE_CELL_THREADS)
                          int bins, double rdf_rmax2, double rdf_dr)
 {
     __shared__ double red[2][32];
-    const real box = (real)cd->box, half = (real)cd->half_box;
+    const real box = (real)cd->box;
     const real *x = pos, *y = pos + n, *z = pos + 2 * n;
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     double e = 0.0, w = 0.0;
@@ -808,7 +807,7 @@ __global__ void __launch_bounds__(MEASURE_CELL_THREADS)
             for (int s = 0; s < g.count[c]; s++) {
                 int j = g.slot[(size_t)c * g.cap + s];
                 if (j <= i) continue;
-                cu_measure_pair(cu_dist2(x[i], y[i], z[i], x[j], y[j], z[j], box, half), lj, &e, &w,
+                cu_measure_pair(cu_dist2(x[i], y[i], z[i], x[j], y[j], z[j], box), lj, &e, &w,
                                 rdf, bins, rdf_rmax2, rdf_dr);
             }
         }
@@ -845,10 +844,10 @@ __global__ void __launch_bounds__(32 * A_WARPS)
 {
     const int lane = threadIdx.x & 31, i = blockIdx.x * A_WARPS + (threadIdx.x >> 5);
     if (i >= insertions) return;
-    const real box = (real)cd->box, half = (real)cd->half_box;
+    const real box = (real)cd->box;
     double px, py, pz;
     mc_widom_position(seed, cd->id, sample, (uint32_t)insertions, (uint32_t)i, cd->box, &px, &py, &pz);
-    double e = lane < 27 ? cells_energy(g, pos, n, -1, (real)px, (real)py, (real)pz, box, half, lane, 32, lj)
+    double e = lane < 27 ? cells_energy(g, pos, n, -1, (real)px, (real)py, (real)pz, box, lane, 32, lj)
                          : 0.0;
     for (int off = 16; off > 0; off >>= 1) e += __shfl_down_sync(0xffffffffu, e, off);
     if (lane == 0) out[i] = exp(-cd->beta * e);

@@ -107,7 +107,7 @@ template <typename real, typename S>
 __device__ __forceinline__ real shifted_dist2(real ax, real ay, real az, real bx, real by, real bz, const S &s)
 {
     real dx = (ax - bx) + s.x, dy = (ay - by) + s.y, dz = (az - bz) + s.z;
-    return dx * dx + dy * dy + dz * dz;
+    return cu_norm2(dx, dy, dz);
 }
 
 /* The calling warp's pair energies of particle i placed at a (WANT & A_SUM) and at b (WANT & B_SUM)
@@ -129,7 +129,7 @@ template <bool MIX, int WANT, typename real>
 __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, const real *z, const int *count,
                                                   const int *slots, int cap, int m, cell3 home, int i, real ax,
                                                   real ay, real az, real bx, real by, real bz, int want_now,
-                                                  bool b_folded, real box, real half, const cu_pairs<real> &pr,
+                                                  bool b_folded, real box, const cu_pairs<real> &pr,
                                                   warp_cells<real> *wc, double *ea, double *eb)
 {
     typedef typename prec<real>::params params;
@@ -183,13 +183,13 @@ __device__ __forceinline__ void cells_pair_energy(const real *x, const real *y, 
                     if (want & A_SUM)
                         sa += (double)prec<real>::energy(shifted_dist2(ax, ay, az, xj, yj, zj, s), p);
                     if (want & B_SUM)
-                        sb += (double)prec<real>::energy(b_folded ? cu_dist2(bx, by, bz, xj, yj, zj, box, half)
+                        sb += (double)prec<real>::energy(b_folded ? cu_dist2(bx, by, bz, xj, yj, zj, box)
                                                                   : shifted_dist2(bx, by, bz, xj, yj, zj, s), p);
                 } else {
                     if (want & A_SUM)
-                        sa += (double)prec<real>::energy(cu_dist2(ax, ay, az, xj, yj, zj, box, half), p);
+                        sa += (double)prec<real>::energy(cu_dist2(ax, ay, az, xj, yj, zj, box), p);
                     if (want & B_SUM)
-                        sb += (double)prec<real>::energy(cu_dist2(bx, by, bz, xj, yj, zj, box, half), p);
+                        sb += (double)prec<real>::energy(cu_dist2(bx, by, bz, xj, yj, zj, box), p);
                 }
             }
         }
@@ -356,7 +356,7 @@ __global__ void __launch_bounds__(block::threads, block::chains_per_sm)
             if (!one_pass) folded = false; /* b around its own cell: the stencil's shifts are its minimum images */
             auto pass = [&](auto want, cell3 around, int want_now) {
                 cells_pair_energy<MIX, decltype(want)::value>(x, y, z, count, slots, cap, m, around, i, ox, oy, oz, nx,
-                                                              ny, nz, want_now, folded, box, half, pr, &wcells[w],
+                                                              ny, nz, want_now, folded, box, pr, &wcells[w],
                                                               &e_old, &e_new);
             };
             if constexpr (MIX) { /* one copy of the loop (above) */
@@ -387,7 +387,7 @@ __global__ void __launch_bounds__(block::threads, block::chains_per_sm)
                 typename prec<real>::params p = pr.one;
                 if constexpr (MIX) p = pr.of(pr.species_of(tk.particle), pr.species_of(ta.particle));
                 corr[k][a] = cu_pair_correction(tk.old_pos[0], tk.old_pos[1], tk.old_pos[2], tk.new_pos[0],
-                                                tk.new_pos[1], tk.new_pos[2], ta.old_pos, ta.new_pos, box, half, beta, p);
+                                                tk.new_pos[1], tk.new_pos[2], ta.old_pos, ta.new_pos, box, beta, p);
             }
             __syncwarp();
         }

@@ -98,10 +98,7 @@ __device__ void block_sum2(double *a, double *b, double *warp_a, double *warp_b)
 
 __device__ __forceinline__ double distance2(const double *p, double x, double y, double z, double len)
 {
-    double half = 0.5 * len;
-    double dx = mc_min_image(p[0] - x, len, half), dy = mc_min_image(p[1] - y, len, half),
-           dz = mc_min_image(p[2] - z, len, half);
-    return dx * dx + dy * dy + dz * dz;
+    return mc_image_dist2(p[0] - x, p[1] - y, p[2] - z, len);
 }
 
 /* The particles and labels of the block's chain (shared or global). */

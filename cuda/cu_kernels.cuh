@@ -16,7 +16,7 @@ template <> struct prec<double> {
     static params make(const pair_params &p) { return p; }
     static __host__ __device__ double energy(double r2, const params &p) { return pair_energy(r2, &p); }
     static __host__ __device__ double virial(double r2, const params &p) { return pair_virial(r2, &p); }
-    static __host__ __device__ double image(double d, double box, double half) { return mc_min_image(d, box, half); }
+    static __host__ __device__ double fold(double d, double box) { return mc_image_fold(d, box); }
     static __host__ __device__ double wrap(double x, double box) { return mc_wrap(x, box); }
 };
 template <> struct prec<float> {
@@ -30,7 +30,7 @@ template <> struct prec<float> {
     }
     static __host__ __device__ float energy(float r2, const params &p) { return pair_energy_f(r2, &p); }
     static __host__ __device__ float virial(float r2, const params &p) { return pair_virial_f(r2, &p); }
-    static __host__ __device__ float image(float d, float box, float half) { return mc_min_image_f(d, box, half); }
+    static __host__ __device__ float fold(float d, float box) { return mc_image_fold_f(d, box); }
     static __host__ __device__ float wrap(float x, float box) { return mc_wrap_f(x, box); }
 };
 
@@ -110,15 +110,23 @@ __device__ inline real cu_scaled(real x, double s, real scaled_box)
     return v >= scaled_box ? v - scaled_box : v;
 }
 
-/* Squared minimum-image distance between two points. */
-template <typename real>
-__device__ inline real cu_dist2(real ax, real ay, real az, real bx, real by, real bz, real box,
-                                real half)
+/* dx^2 + dy^2 + dz^2, rounded alike in every kernel: two explicit fused multiply-adds. Left to nvcc,
+ * which of the three products stays unfused depends on the code around the sum, and a pair's r^2
+ * then differs in its last bit between kernels: with the minimum image folded by mc_image_fold, the
+ * cell-list chain kernel's shifted separations and cu_dist2's were summed otherwise, and its running
+ * energy left the measurement's recomputation by 4e-9 relative within 5 sweeps (140 chains of 2000,
+ * single precision; t/gpu_run.sh runs that shape; doc/performance.md version 27). The CPU, in ISO
+ * C, does not contract its sums; the kernels compiled with -fmad=false write theirs out. */
+template <typename real> __device__ __forceinline__ real cu_norm2(real dx, real dy, real dz)
 {
-    real dx = prec<real>::image(ax - bx, box, half);
-    real dy = prec<real>::image(ay - by, box, half);
-    real dz = prec<real>::image(az - bz, box, half);
-    return dx * dx + dy * dy + dz * dz;
+    return fma(dz, dz, fma(dy, dy, dx * dx));
+}
+
+/* Squared minimum-image distance between two points (each axis folded by mc_image_fold). */
+template <typename real>
+__device__ inline real cu_dist2(real ax, real ay, real az, real bx, real by, real bz, real box)
+{
+    return cu_norm2(prec<real>::fold(ax - bx, box), prec<real>::fold(ay - by, box), prec<real>::fold(az - bz, box));
 }
 
 /* A coordinate moved by d as the CPU moves it: the sum taken in double, then rounded to real. */
@@ -157,15 +165,15 @@ __device__ inline bool cu_carried(double u, double beta) { return fabs(u) * beta
  * through any sum it enters, and the caller sees it with isnan where it decides. */
 template <typename real>
 __device__ inline double cu_pair_correction(real ox, real oy, real oz, real nx, real ny, real nz,
-                                            const real *a, const real *b, real box, real half, double beta,
+                                            const real *a, const real *b, real box, double beta,
                                             const typename prec<real>::params &lj)
 {
     typedef prec<real> P;
     return cu_specialised(lj, [&](const typename P::params &pp) {
-        const double new_b = (double)P::energy(cu_dist2(nx, ny, nz, b[0], b[1], b[2], box, half), pp),
-                     old_b = (double)P::energy(cu_dist2(ox, oy, oz, b[0], b[1], b[2], box, half), pp),
-                     new_a = (double)P::energy(cu_dist2(nx, ny, nz, a[0], a[1], a[2], box, half), pp),
-                     old_a = (double)P::energy(cu_dist2(ox, oy, oz, a[0], a[1], a[2], box, half), pp);
+        const double new_b = (double)P::energy(cu_dist2(nx, ny, nz, b[0], b[1], b[2], box), pp),
+                     old_b = (double)P::energy(cu_dist2(ox, oy, oz, b[0], b[1], b[2], box), pp),
+                     new_a = (double)P::energy(cu_dist2(nx, ny, nz, a[0], a[1], a[2], box), pp),
+                     old_a = (double)P::energy(cu_dist2(ox, oy, oz, a[0], a[1], a[2], box), pp);
         if (!(cu_carried(new_b, beta) && cu_carried(old_b, beta) && cu_carried(new_a, beta) &&
               cu_carried(old_a, beta)))
             return CUDART_NAN;

@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(MEASURE_THREADS)
     __shared__ double red[2][32];
     const int c = blockIdx.y, nb = gridDim.x;
     const double s = scale ? scale[c] : 1.0;
-    const real box = (real)(chains[c].box * s), half = (real)(0.5 * (chains[c].box * s));
+    const real box = (real)(chains[c].box * s);
     const real *x = pos + (size_t)c * 3 * n, *y = x + n, *z = y + n;
     unsigned long long *hist = rdf ? rdf + (size_t)c * npairs * bins : 0;
     double e = 0.0, w = 0.0;
@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(MEASURE_THREADS)
                           for (int j = j0; j < j1; j += blockDim.x) {
                               real xj = cu_scaled(x[j], s, box), yj = cu_scaled(y[j], s, box),
                                    zj = cu_scaled(z[j], s, box);
-                              cu_measure_pair(cu_dist2(xi, yi, zi, xj, yj, zj, box, half), p, &e, &w,
+                              cu_measure_pair(cu_dist2(xi, yi, zi, xj, yj, zj, box), p, &e, &w,
                                               h, bins, rdf_rmax2, rdf_dr);
                           }
                           return 0.0;
@@ -144,7 +144,7 @@ __global__ void __launch_bounds__(MEASURE_THREADS)
     typedef typename prec<real>::params params;
     __shared__ double red[2][32];
     const cu_chain_dev *cd = &chains[blockIdx.x];
-    const real box = (real)cd->box, half = (real)cd->half_box;
+    const real box = (real)cd->box;
     const real *x = pos + (size_t)blockIdx.x * 3 * n, *y = x + n, *z = y + n;
     double sum = 0.0;
     for (int i = 0; i < insertions; i++) {
@@ -156,7 +156,7 @@ __global__ void __launch_bounds__(MEASURE_THREADS)
                                         for (int j = j0; j < j1; j += blockDim.x)
                                             u += (double)prec<real>::energy(
                                                 cu_dist2((real)px, (real)py, (real)pz, x[j], y[j],
-                                                         z[j], box, half), p);
+                                                         z[j], box), p);
                                         return u;
                                     });
         double dU = cu_block_sum(part, red[i & 1]);

@@ -23,7 +23,7 @@ enum { CHAIN_THREADS_MAX = 256 };
 template <bool MIX, typename real>
 __device__ double move_energy_part(const real *x, const real *y, const real *z, int first, int end,
                                    int stride, int i, real ox, real oy, real oz, real nx, real ny,
-                                   real nz, real box, real half, const cu_pairs<real> &pr,
+                                   real nz, real box, const cu_pairs<real> &pr,
                                    int index0 = 0)
 {
     typedef typename prec<real>::params params;
@@ -33,8 +33,8 @@ __device__ double move_energy_part(const real *x, const real *y, const real *z, 
             double e_new = 0.0, e_old = 0.0;
             for (int j = j0; j < j1; j += stride) {
                 if (j == i) continue;
-                e_old += (double)prec<real>::energy(cu_dist2(ox, oy, oz, x[j], y[j], z[j], box, half), pp);
-                e_new += (double)prec<real>::energy(cu_dist2(nx, ny, nz, x[j], y[j], z[j], box, half), pp);
+                e_old += (double)prec<real>::energy(cu_dist2(ox, oy, oz, x[j], y[j], z[j], box), pp);
+                e_new += (double)prec<real>::energy(cu_dist2(nx, ny, nz, x[j], y[j], z[j], box), pp);
             }
             return e_new - e_old;
         });
@@ -50,8 +50,7 @@ __device__ double move_energy_part(const real *x, const real *y, const real *z, 
  * n - 1 down to 0) left the lanes of a warp idle while its first lane finished, and thread 0 a
  * tenth more pairs than the mean at n = 500 and 64 threads. */
 template <bool MIX, bool SCALE, typename real>
-__device__ double scaled_energy_part(const real *x, const real *y, const real *z, int n, double s, real sbox,
-                                     real shalf, const cu_pairs<real> &pr)
+__device__ double scaled_energy_part(const real *x, const real *y, const real *z, int n, double s, real sbox, const cu_pairs<real> &pr)
 {
     typedef typename prec<real>::params params;
     auto at = [&](const real *c, int j) { return SCALE ? cu_scaled(c[j], s, sbox) : c[j]; };
@@ -60,7 +59,7 @@ __device__ double scaled_energy_part(const real *x, const real *y, const real *z
         const real xi = at(x, i), yi = at(y, i), zi = at(z, i);
         const int h = (n - 1) / 2 + (n % 2 == 0 && i < n / 2);
         auto pair_at = [&](int j, const params &p) {
-            return (double)prec<real>::energy(cu_dist2(xi, yi, zi, at(x, j), at(y, j), at(z, j), sbox, shalf), p);
+            return (double)prec<real>::energy(cu_dist2(xi, yi, zi, at(x, j), at(y, j), at(z, j), sbox), p);
         };
         /* the row's two contiguous runs, [i + 1, n) and [0, i + 1 + h - n), by species (a mixture) */
         auto run = [&](int j0, int j1, const params &p) {
@@ -102,7 +101,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
     double max_disp = npt.on ? (cd->max_step > 0.5 * box_d ? 0.5 * box_d : cd->max_step) : cd->max_displacement;
     long long base = 0; /* the move the draws in `next` start at */
     int redraw = 1;
-    real box = (real)cd->box, half = (real)cd->half_box;
+    real box = (real)cd->box;
     const unsigned long long step0 = cd->step;
     real *g = pos + (size_t)blockIdx.x * 3 * n;
     real *x = staged ? (real *)smem : g;
@@ -127,7 +126,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         real ox = x[i], oy = y[i], oz = z[i], nx, ny, nz;
         trial_position(t, ox, oy, oz, box, &nx, &ny, &nz);
         double part = move_energy_part<MIX>(x, y, z, (int)threadIdx.x, n, (int)blockDim.x, i, ox, oy,
-                                       oz, nx, ny, nz, box, half, lj);
+                                       oz, nx, ny, nz, box, lj);
         double dE = cu_block_sum(part, warp_sum);
         if (threadIdx.x == 0 && mc_metropolis_test(dE, beta, next.threshold[slot])) {
             x[i] = nx, y[i] = ny, z[i] = nz;
@@ -143,7 +142,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
             if (threadIdx.x == 0) s_floor_hits += cd->production;
             continue;
         }
-        real sbox = (real)new_box, shalf = (real)(0.5 * new_box);
+        real sbox = (real)new_box;
         /* staged: the trial volume's coordinates take the chain's place in shared memory, the
          * chain's own kept in its global slice g until the decision, each by the thread that
          * restores it (a second shared copy beside them cut the blocks an SM holds from 29 to 16
@@ -152,8 +151,8 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
             for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = x[j], x[j] = cu_scaled(x[j], scale, sbox);
             __syncthreads();
         }
-        double e_new = cu_block_sum(staged ? scaled_energy_part<MIX, false>(x, y, z, n, 1.0, sbox, shalf, lj)
-                                           : scaled_energy_part<MIX, true>(x, y, z, n, scale, sbox, shalf, lj),
+        double e_new = cu_block_sum(staged ? scaled_energy_part<MIX, false>(x, y, z, n, 1.0, sbox, lj)
+                                           : scaled_energy_part<MIX, true>(x, y, z, n, scale, sbox, lj),
                                     warp_sum);
         /* nvcc may fuse a product and a sum of the cost that the host keeps apart: the last bit of dh,
          * which decides only a tie within an ulp of the threshold */
@@ -172,7 +171,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         }
         if (!staged)
             for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = cu_scaled(x[j], scale, sbox);
-        box_d = new_box, box = sbox, half = shalf;
+        box_d = new_box, box = sbox;
         double capped = cd->max_step > 0.5 * box_d ? 0.5 * box_d : cd->max_step;
         if (capped != max_disp) max_disp = capped, redraw = 1;
     }
@@ -334,14 +333,14 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ double warp_sum[32];
     const int k = threadIdx.x, K = blockDim.x;
-    const real box = (real)cd->box, half = (real)cd->half_box;
+    const real box = (real)cd->box;
     const real *x = pos, *y = pos + n, *z = pos + 2 * n;
     int block = blockIdx.x;
     if (block < ALT_MAX) {
         if (block >= *tb.alt_count) return;
         const batch_trial<real> a = tb.alt[block];
         double part = move_energy_part<MIX>(x, y, z, k, n, K, a.particle, a.o[0], a.o[1], a.o[2], a.nw[0], a.nw[1],
-                                            a.nw[2], box, half, lj);
+                                            a.nw[2], box, lj);
         double total = cu_block_sum(part, warp_sum);
         if (k == 0) tb.alt_dE[block] = total;
         return;
@@ -353,7 +352,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
         const batch_trial<real> tk = tb.trial[k], tm = tb.trial[m];
         corr[(size_t)m * K + k] =
             tk.particle == tm.particle ? 0.0
-            : cu_pair_correction(tk.o[0], tk.o[1], tk.o[2], tk.nw[0], tk.nw[1], tk.nw[2], tm.o, tm.nw, box, half,
+            : cu_pair_correction(tk.o[0], tk.o[1], tk.o[2], tk.nw[0], tk.nw[1], tk.nw[2], tm.o, tm.nw, box,
                                  cd->beta,
                                  MIX ? lj.of(lj.species_of(tk.particle), lj.species_of(tm.particle)) : lj.one);
         return;
@@ -371,7 +370,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
     /* all threads read the same staged particle at once: a shared-memory broadcast */
     partial[(size_t)block * K + k] =
         move_energy_part<MIX>(sx, sy, sz, 0, len, 1, t.particle - j0, t.o[0], t.o[1], t.o[2], t.nw[0], t.nw[1],
-                              t.nw[2], box, half, lj, j0);
+                              t.nw[2], box, lj, j0);
 }
 
 /* Kernel B: one block, thread k owns trial k; trials are decided in order, a window at a time.
@@ -411,7 +410,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
     real *x = pos, *y = pos + n, *z = pos + 2 * n;
     const unsigned long long step0 = cd->step;
     const double beta = cd->beta;
-    const real box = (real)cd->box, half = (real)cd->half_box;
+    const real box = (real)cd->box;
     const int nwin = (trials + WINDOW - 1) / WINDOW;
     /* rows 32 b + t of corr, columns 32 (b + to) + j, as [t][j], into buffer b % 2 of tiles */
     auto stage = [&](double *tiles, int b, int to, int first, int stride) {
@@ -526,8 +525,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
                 const batch_trial<real> a = tb.alt[row];
                 for (int d = 0; d < 3; d++) o[d] = a.o[d], nw[d] = a.nw[d];
                 double part = k < end && sacc[k] && sp[k] != i
-                              ? cu_pair_correction(o[0], o[1], o[2], nw[0], nw[1], nw[2], sa + 3 * k, sb + 3 * k, box,
-                                                   half, beta,
+                              ? cu_pair_correction(o[0], o[1], o[2], nw[0], nw[1], nw[2], sa + 3 * k, sb + 3 * k, box, beta,
                                                    MIX ? lj.of(lj.species_of(i), lj.species_of(sp[k])) : lj.one)
                               : 0.0;
                 dE = tb.alt_dE[row] + cu_block_sum(part, red[0]);
@@ -540,7 +538,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
                 o[0] = x[i], o[1] = y[i], o[2] = z[i];
                 trial_position(t, o[0], o[1], o[2], box, &nw[0], &nw[1], &nw[2]);
                 dE = cu_block_sum(move_energy_part<MIX>(x, y, z, k, n, K, i, o[0], o[1], o[2], nw[0], nw[1], nw[2],
-                                                        box, half, lj),
+                                                        box, lj),
                                   red[1]);
             }
             if (k == 0) {
@@ -556,7 +554,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
             __syncthreads();
             if (sacc[end] && k > end && k < trials && sp[k] != i)
                 sdE[k] += cu_pair_correction(sa[3 * k], sa[3 * k + 1], sa[3 * k + 2], sb[3 * k], sb[3 * k + 1],
-                                             sb[3 * k + 2], sa + 3 * end, sb + 3 * end, box, half, beta,
+                                             sb[3 * k + 2], sa + 3 * end, sb + 3 * end, box, beta,
                                              MIX ? lj.of(lj.species_of(sp[k]), lj.species_of(i)) : lj.one);
             s = end + 1;
             __syncthreads();

@@ -36,17 +36,13 @@ struct mc_backend {
 /* Energy of a particle at p with the particles [j0, j1) of x, y, z (a chain's, or members gathered
  * from its cells) in a periodic box; vectorises (omp simd) over j. */
 static inline __attribute__((always_inline)) double
-energy_loop(const double *x, const double *y, const double *z, double box, double half, const pair_params *lj, int j0,
-            int j1, double px, double py, double pz)
+energy_loop(const double *x, const double *y, const double *z, double box, const pair_params *lj, int j0, int j1,
+            double px, double py, double pz)
 {
     double u = 0.0;
 #pragma omp simd reduction(+ : u)
-    for (int j = j0; j < j1; j++) {
-        double dx = mc_min_image(px - x[j], box, half);
-        double dy = mc_min_image(py - y[j], box, half);
-        double dz = mc_min_image(pz - z[j], box, half);
-        u += pair_energy(dx * dx + dy * dy + dz * dz, lj);
-    }
+    for (int j = j0; j < j1; j++)
+        u += pair_energy(mc_image_dist2(px - x[j], py - y[j], pz - z[j], box), lj);
     return u;
 }
 
@@ -54,14 +50,14 @@ energy_loop(const double *x, const double *y, const double *z, double box, doubl
  * function has no branch left and the loop vectorises; Morse or the force shift take the general
  * loop (square root, exp). Compiled for several x86-64 levels, the widest the CPU has taken at
  * load time (cpu_isa.h). */
-MC_CPU_CLONES static double energy_range(const double *x, const double *y, const double *z, double box, double half,
+MC_CPU_CLONES static double energy_range(const double *x, const double *y, const double *z, double box,
                                         const pair_params *pp, int j0, int j1, double px, double py, double pz)
 {
-    if (pp->slope != 0.0 || pp->morse_alpha != 0.0) return energy_loop(x, y, z, box, half, pp, j0, j1, px, py, pz);
+    if (pp->slope != 0.0 || pp->morse_alpha != 0.0) return energy_loop(x, y, z, box, pp, j0, j1, px, py, pz);
     pair_params plain = *pp;
     plain.slope = 0.0;
     plain.morse_alpha = 0.0;
-    return energy_loop(x, y, z, box, half, &plain, j0, j1, px, py, pz);
+    return energy_loop(x, y, z, box, &plain, j0, j1, px, py, pz);
 }
 
 /* Energy of a particle of species a at p with the members cpu_cells_gather gathered, species
@@ -71,8 +67,7 @@ static double energy_gathered(const mc_chain *c, const cpu_cells *g, const mc_sp
 {
     double u = 0.0;
     for (int b = 0; b < sp->n; b++)
-        u += energy_range(g->gx, g->gy, g->gz, c->box_len, c->half_box, &sp->pair[a][b], sp->first[b], end[b], px, py,
-                          pz);
+        u += energy_range(g->gx, g->gy, g->gz, c->box_len, &sp->pair[a][b], sp->first[b], end[b], px, py, pz);
     return u;
 }
 
@@ -96,10 +91,10 @@ static double particle_energy(const mc_chain *c, const cpu_cells *g, const mc_sp
     for (int b = 0; b < sp->n; b++) {
         int j0 = sp->first[b], j1 = sp->first[b + 1];
         if (skip >= j0 && skip < j1) {
-            u += energy_range(c->x, c->y, c->z, c->box_len, c->half_box, &sp->pair[a][b], j0, skip, px, py, pz) +
-                 energy_range(c->x, c->y, c->z, c->box_len, c->half_box, &sp->pair[a][b], skip + 1, j1, px, py, pz);
+            u += energy_range(c->x, c->y, c->z, c->box_len, &sp->pair[a][b], j0, skip, px, py, pz) +
+                 energy_range(c->x, c->y, c->z, c->box_len, &sp->pair[a][b], skip + 1, j1, px, py, pz);
         } else {
-            u += energy_range(c->x, c->y, c->z, c->box_len, c->half_box, &sp->pair[a][b], j0, j1, px, py, pz);
+            u += energy_range(c->x, c->y, c->z, c->box_len, &sp->pair[a][b], j0, j1, px, py, pz);
         }
     }
     return u;
@@ -147,14 +142,14 @@ static double molecule_move_energy(const mc_plan *p, const mc_chain *c, int m, c
         return mc_rigid_move_energy(p, c, m, old_pos, new_pos, oc, nc);
     const pair_params *pp = &p->species.pair[0][0];
     const int f0 = mol->first[m], f1 = mol->first[m + 1];
-    const double box = c->box_len, half = 0.5 * box;
+    const double box = c->box_len;
     double u_old = 0.0, u_new = 0.0;
     for (int s = 0; s < f1 - f0; s++) {
         const double *o = &old_pos[3 * s], *nw = &new_pos[3 * s];
-        u_old += energy_range(c->x, c->y, c->z, box, half, pp, 0, f0, o[0], o[1], o[2]) +
-                 energy_range(c->x, c->y, c->z, box, half, pp, f1, c->n, o[0], o[1], o[2]);
-        u_new += energy_range(c->x, c->y, c->z, box, half, pp, 0, f0, nw[0], nw[1], nw[2]) +
-                 energy_range(c->x, c->y, c->z, box, half, pp, f1, c->n, nw[0], nw[1], nw[2]);
+        u_old += energy_range(c->x, c->y, c->z, box, pp, 0, f0, o[0], o[1], o[2]) +
+                 energy_range(c->x, c->y, c->z, box, pp, f1, c->n, o[0], o[1], o[2]);
+        u_new += energy_range(c->x, c->y, c->z, box, pp, 0, f0, nw[0], nw[1], nw[2]) +
+                 energy_range(c->x, c->y, c->z, box, pp, f1, c->n, nw[0], nw[1], nw[2]);
     }
     return mc_rigid_move_total(p, u_old, u_new, oc, nc);
 }
@@ -215,10 +210,7 @@ enum pair_task { PAIR_ENERGY, PAIR_RDF };
 static void add_pair(const mc_plan *plan, mc_chain *c, int i, int j, enum pair_task task,
                      pair_sums *s)
 {
-    double dx = mc_min_image(c->x[i] - c->x[j], c->box_len, c->half_box);
-    double dy = mc_min_image(c->y[i] - c->y[j], c->box_len, c->half_box);
-    double dz = mc_min_image(c->z[i] - c->z[j], c->box_len, c->half_box);
-    double r2 = dx * dx + dy * dy + dz * dz;
+    double r2 = mc_image_dist2(c->x[i] - c->x[j], c->y[i] - c->y[j], c->z[i] - c->z[j], c->box_len);
     const mc_species *sp = &plan->species;
     int a = mc_species_of(sp, i), b = mc_species_of(sp, j);
     if (task == PAIR_ENERGY) {

@@ -65,15 +65,12 @@ static inline __attribute__((always_inline)) double
 masked_loop(const mc_chain *c, const pair_params *pp, int j0, int j1, int64_t box, int skip, double px, double py,
             double pz)
 {
-    const double *x = c->x, *y = c->y, *z = c->z, len = c->gibbs_box_len[box], half = 0.5 * len;
+    const double *x = c->x, *y = c->y, *z = c->z, len = c->gibbs_box_len[box];
     const int64_t *in = c->in_box;
     double u = 0.0;
 #pragma omp simd reduction(+ : u)
     for (int j = j0; j < j1; j++) {
-        double dx = mc_min_image(px - x[j], len, half);
-        double dy = mc_min_image(py - y[j], len, half);
-        double dz = mc_min_image(pz - z[j], len, half);
-        double e = pair_energy(dx * dx + dy * dy + dz * dz, pp);
+        double e = pair_energy(mc_image_dist2(px - x[j], py - y[j], pz - z[j], len), pp);
         u += in[j] == box && j != skip ? e : 0.0; /* a select: the masked pairs' values never enter */
     }
     return u;
@@ -180,14 +177,11 @@ typedef struct pair_sums {
 static inline __attribute__((always_inline)) void
 pairs_of(const box_points *bp, const pair_params *pp, int i, int j0, int j1, pair_sums *s)
 {
-    const double len = bp->len, half = 0.5 * len, *x = bp->x, *y = bp->y, *z = bp->z;
+    const double len = bp->len, *x = bp->x, *y = bp->y, *z = bp->z;
     double u = 0.0, w = 0.0;
 #pragma omp simd reduction(+ : u, w)
     for (int j = j0; j < j1; j++) {
-        double dx = mc_min_image(x[i] - x[j], len, half);
-        double dy = mc_min_image(y[i] - y[j], len, half);
-        double dz = mc_min_image(z[i] - z[j], len, half);
-        double r2 = dx * dx + dy * dy + dz * dz;
+        double r2 = mc_image_dist2(x[i] - x[j], y[i] - y[j], z[i] - z[j], len);
         u += pair_energy(r2, pp);
         w += pair_virial(r2, pp);
     }
@@ -275,16 +269,13 @@ void cpu_gibbs_sweep(const mc_plan *p, cpu_gibbs *g, mc_chain *c, long nsweeps)
 static void liquid_rdf(const mc_plan *p, mc_chain *c, const box_points *bp)
 {
     const mc_species *sp = &p->species;
-    const double len = bp->len, half = 0.5 * len, rmax2 = p->rdf_rmax * p->rdf_rmax;
+    const double len = bp->len, rmax2 = p->rdf_rmax * p->rdf_rmax;
     for (int a = 0; a < sp->n; a++)
         for (int i = bp->first[a]; i < bp->first[a + 1]; i++)
             for (int b = a; b < sp->n; b++) {
                 uint64_t *row = c->rdf_counts + (size_t)mc_species_pair_index(sp, a, b) * p->rdf_bins;
                 for (int j = b == a ? i + 1 : bp->first[b]; j < bp->first[b + 1]; j++) {
-                    double dx = mc_min_image(bp->x[i] - bp->x[j], len, half);
-                    double dy = mc_min_image(bp->y[i] - bp->y[j], len, half);
-                    double dz = mc_min_image(bp->z[i] - bp->z[j], len, half);
-                    double r2 = dx * dx + dy * dy + dz * dz;
+                    double r2 = mc_image_dist2(bp->x[i] - bp->x[j], bp->y[i] - bp->y[j], bp->z[i] - bp->z[j], len);
                     if (r2 >= rmax2) continue;
                     int bin = (int)(sqrt(r2) / p->rdf_dr);
                     if (bin < p->rdf_bins) row[bin]++;

@@ -56,16 +56,13 @@ static inline __attribute__((always_inline)) double
 masked_sites(const mc_plan *p, const mc_chain *c, const pair_params *pp, double hc2, int b, const double *pt, int box,
              double len, int skip0, int skip1)
 {
-    const double *x = c->x, *y = c->y, *z = c->z, half = 0.5 * len;
+    const double *x = c->x, *y = c->y, *z = c->z;
     const int64_t *in = c->in_box;
     const int *species = p->mol.site_species;
     double u = 0.0;
 #pragma omp simd reduction(+ : u)
     for (int j = 0; j < c->n; j++) {
-        double dx = mc_min_image(pt[0] - x[j], len, half);
-        double dy = mc_min_image(pt[1] - y[j], len, half);
-        double dz = mc_min_image(pt[2] - z[j], len, half);
-        double e = mc_site_pair_energy(dx * dx + dy * dy + dz * dz, pp, hc2);
+        double e = mc_site_pair_energy(mc_image_dist2(pt[0] - x[j], pt[1] - y[j], pt[2] - z[j], len), pp, hc2);
         u += in[j] == box && species[j] == b && (j < skip0 || j >= skip1) ? e : 0.0;
     }
     return u;
