@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# GPU call for doc/performance.md version 27 (the minimum image folded as min(|d|, box - |d|),
+# pair_fn.inc's mc_image_fold): this tree and .base (base.sh: `git archive` of the commit before,
+# carried) built side by side; `mcens-bench --case N` for each N in CASES (default 7 6 2 3 1:
+# shapes A, B, E, F and the small chains) with both binaries, alternating, REPEAT times (default 2);
+# the serial CPU rows (`--case cpu`) of both; then the GPU tests in TESTS (default t/gpu_parity
+# t/gpu_run.sh t/restart.sh t/gpu_shape.sh) unless NO_TESTS=1. Results on stdout, logs under $OUT.
+set -uo pipefail
+. doc/device/base.sh
+base_build_start
+. doc/device/build.sh
+base_build_wait
+here=$PWD
+for ((r = 0; r < ${REPEAT:-2}; r++)); do
+  for c in ${CASES:-7 6 2 3 1}; do
+    for tree in $base $here; do
+      label=$([ $tree = $here ] && echo after || echo before)
+      (cd $tree && ./mcens-bench --case $c 2>&1) | grep -E "^$c|NVT|NPT|npt|all-pairs rate|mcens-bench:" | cut -c1-120 | sed "s|^|$label: |"
+    done
+  done
+  echo "round $r done at $SECONDS s"
+done
+if [ -n "${CPU_ROWS:-}" ]; then
+  for tree in $base $here; do
+    label=$([ $tree = $here ] && echo after || echo before)
+    (cd $tree && ./mcens-bench --case cpu 2>&1) | grep -E "^C|^D|^K" | cut -c1-120 | sed "s|^|$label: |"
+  done
+  echo "cpu rows done at $SECONDS s"
+fi
+[ -n "${NO_TESTS:-}" ] && exit 0
+gpu_tests "t/gpu_parity t/gpu_run.sh t/restart.sh t/gpu_shape.sh"
+echo "tests done at $SECONDS s"
