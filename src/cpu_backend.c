@@ -131,7 +131,8 @@ static int attempt_atom_move(const mc_plan *plan, mc_chain *c, cpu_cells *g, mc_
 /* A molecule move's energy change (old_pos to new_pos, centre oc to nc). Molecules of one species
  * without hard cores (united-atom benzene, argon clusters) take the vectorised loop of atoms: each
  * moved site against the sites before its molecule's and after them (an open cluster's box of 0
- * makes the minimum image the plain difference, as mc_rigid_separation does); the wall through
+ * folds a separation to -|d|, whose square is the plain difference's, as mc_rigid_separation
+ * takes it); the wall through
  * mc_rigid_move_total, as mc_rigid_move_energy adds it. Other molecules (hard cores, mixed species) take
  * mc_rigid_move_energy, site pair by site pair. */
 static double molecule_move_energy(const mc_plan *p, const mc_chain *c, int m, const double *old_pos,

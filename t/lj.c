@@ -207,8 +207,8 @@ static void tail_corrections_by_quadrature(void **state)
  * backends take the first; pair_fn.inc says why they agree), in double and in float (the CPU's form):
  * separations across (-1.6 box, 1.6 box) for boxes that are and are not exact binary fractions
  * (and the NPT-like edges between), the points where the folds switch (+-box/2 and its neighbours,
- * +-box), 0, and box 0 (no periodic boundary). A fold compared against any other half than box/2,
- * or a rounding that is not symmetric, fails it. */
+ * +-box), 0, and box 0 (no periodic boundary). A fold by rint fails it, and so does one against a
+ * box off by 1e-8 or a half an ulp above box/2 (only at the edges: hence them). */
 static void image_fold_is_the_min_image(void **state)
 {
     (void)state;
