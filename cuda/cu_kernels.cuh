@@ -115,8 +115,8 @@ __device__ inline real cu_scaled(real x, double s, real scaled_box)
  * then differs in its last bit between kernels: with the minimum image folded by mc_image_fold, the
  * cell-list chain kernel's shifted separations and cu_dist2's were summed otherwise, and its running
  * energy left the measurement's recomputation by 4e-9 relative within 5 sweeps (140 chains of 2000,
- * single precision; t/gpu_run.sh runs that shape; doc/performance.md version 27). GCC does not
- * contract the CPU's sums under -std=c11; the kernels compiled with -fmad=false write theirs out. */
+ * single precision; t/gpu_run.sh runs that shape; doc/performance.md version 27). The CPU's sums
+ * are not contracted (-ffp-contract=off); the kernels compiled with -fmad=false write theirs out. */
 template <typename real> __device__ __forceinline__ real cu_norm2(real dx, real dy, real dz)
 {
     return fma(dz, dz, fma(dy, dy, dx * dx));
