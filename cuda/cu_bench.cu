@@ -177,7 +177,8 @@ template <typename real> static int pair_rate(int n, double *rate, mc_err *err)
                 (cudaGetLastError() != cudaSuccess || cudaEventRecord(b) != cudaSuccess ||
                  cudaEventSynchronize(b) != cudaSuccess || cudaEventElapsedTime(&ms, a, b) != cudaSuccess))
                 rc = mc_err_set(err, MC_ECUDA, "pair rate kernel failed");
-            if (rc == MC_OK && rep == 1 && (double)n * n / (ms * 1e-3) > *rate) *rate = (double)n * n / (ms * 1e-3);
+            const double pairs_per_s = (double)n * n / (ms * 1e-3);
+            if (rc == MC_OK && rep == 1 && pairs_per_s > *rate) *rate = pairs_per_s;
         }
     if (events > 0) cudaEventDestroy(a);
     if (events > 1) cudaEventDestroy(b);

@@ -209,7 +209,8 @@ __global__ void __launch_bounds__(1024)
 /* Warp-summed energy of particle p placed at q (lane = neighbour cell; of each cell the groups of
  * four members part, part + parts, ...), complete in lane 0. */
 template <typename real>
-__device__ double warp_energy(const cu_cells_dev &g, const real *pos, int n, int p, const real *q, real box, int lane, const typename prec<real>::params &lj, int part, int parts)
+__device__ double warp_energy(const cu_cells_dev &g, const real *pos, int n, int p, const real *q, real box, int lane,
+                              const typename prec<real>::params &lj, int part, int parts)
 {
     double e = lane < 27 ? cells_energy(g, pos, n, p, q[0], q[1], q[2], box, lane, 32, lj, part, parts) : 0.0;
     for (int off = 16; off > 0; off >>= 1) e += __shfl_down_sync(0xffffffffu, e, off);

@@ -12,10 +12,7 @@ base_build_start
 base_build_wait
 here=$PWD
 for c in ${CASES:-2 3}; do
-  for tree in $base $here $base $here; do
-    label=$([ $tree = $here ] && echo after || echo before)
-    (cd $tree && ./mcens-bench --case $c 2>&1) | grep -E "^$c " | cut -c1-112 | sed "s|^|$label: |"
-  done
+  for round in 1 2; do BENCH_LINES="^$c " bench_both --case $c; done
 done
 for prec in single double; do
   printf '[run]\nequilibration = 0\nproduction = 2000\nsample_every = 200\nprecision = %s\n[system]\nunits = real\n[mixture]\nspecies = CH\nsigma = 0.375\nepsilon = 0.46\nmass = 13.019\n[molecules]\ntypes = benzene\ncounts = 150\ngeometry = CH 0.139 0 0; CH 0.0695 0.120378 0; CH -0.0695 0.120378 0; CH -0.139 0 0; CH -0.0695 -0.120378 0; CH 0.0695 -0.120378 0\n[potential]\ncutoff = none\n[ensemble]\ntemperature = 298\ndensity = 6.73707\n' $prec > d.ini

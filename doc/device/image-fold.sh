@@ -10,21 +10,14 @@ set -uo pipefail
 base_build_start
 . doc/device/build.sh
 base_build_wait
-here=$PWD
 for ((r = 0; r < ${REPEAT:-2}; r++)); do
   for c in ${CASES:-7 6 2 3 1}; do
-    for tree in $base $here; do
-      label=$([ $tree = $here ] && echo after || echo before)
-      (cd $tree && ./mcens-bench --case $c 2>&1) | grep -E "^$c|NVT|NPT|npt|all-pairs rate|mcens-bench:" | cut -c1-120 | sed "s|^|$label: |"
-    done
+    BENCH_LINES="^$c|NVT|NPT|npt|all-pairs rate|mcens-bench:" bench_both --case $c
   done
   echo "round $r done at $SECONDS s"
 done
 if [ -n "${CPU_ROWS:-}" ]; then
-  for tree in $base $here; do
-    label=$([ $tree = $here ] && echo after || echo before)
-    (cd $tree && ./mcens-bench --case cpu 2>&1) | grep -E "^C|^D|^K" | cut -c1-120 | sed "s|^|$label: |"
-  done
+  BENCH_LINES="^C|^D|^K" bench_both --case cpu
   echo "cpu rows done at $SECONDS s"
 fi
 [ -n "${NO_TESTS:-}" ] && exit 0
