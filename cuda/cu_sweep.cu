@@ -19,8 +19,16 @@ enum { CHAIN_THREADS_MAX = 256 };
 /* Energy change of moving particle i from o to nw, summed over j = first, first + stride, ... < end
  * (j != i). Each pair energy is rounded once in `real` and added in double, new and old apart, so
  * that the running energy and a full recomputation add exactly the same pair terms. Indices are
- * local to x, y, z; index0 is the global index of local 0 (a staged chunk), which fixes species. */
-template <bool MIX, typename real>
+ * local to x, y, z; index0 is the global index of local 0 (a staged chunk), which fixes species.
+ *
+ * LANES_DIFFER: the lanes of a warp move different particles (kernel A's pair blocks, a trial a
+ * thread). There the self pair is dropped by a select, not skipped: nvcc splits a loop with
+ * `if (j == i) continue` into the runs below and above i, and lanes whose i lies below the chunk and
+ * lanes whose i lies above it then run the two runs one after the other, each with half the warp
+ * (doc/performance.md version 28). Adding 0.0 for j == i leaves both sums bit for bit as skipping
+ * it does; its own terms (infinite at the old position) are computed and discarded. Where every
+ * lane moves the same particle the skip costs nothing and is kept. */
+template <bool MIX, bool LANES_DIFFER = false, typename real>
 __device__ double move_energy_part(const real *x, const real *y, const real *z, int first, int end,
                                    int stride, int i, real ox, real oy, real oz, real nx, real ny,
                                    real nz, real box, const cu_pairs<real> &pr,
@@ -32,9 +40,12 @@ __device__ double move_energy_part(const real *x, const real *y, const real *z, 
         return cu_specialised(p, [&](const params &pp) {
             double e_new = 0.0, e_old = 0.0;
             for (int j = j0; j < j1; j += stride) {
-                if (j == i) continue;
-                e_old += (double)prec<real>::energy(cu_dist2(ox, oy, oz, x[j], y[j], z[j], box), pp);
-                e_new += (double)prec<real>::energy(cu_dist2(nx, ny, nz, x[j], y[j], z[j], box), pp);
+                if (!LANES_DIFFER && j == i) continue;
+                const double u_old = (double)prec<real>::energy(cu_dist2(ox, oy, oz, x[j], y[j], z[j], box), pp),
+                             u_new = (double)prec<real>::energy(cu_dist2(nx, ny, nz, x[j], y[j], z[j], box), pp);
+                const bool self = LANES_DIFFER && j == i;
+                e_old += self ? 0.0 : u_old;
+                e_new += self ? 0.0 : u_new;
             }
             return e_new - e_old;
         });
@@ -369,7 +380,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
     const batch_trial<real> t = tb.trial[k];
     /* all threads read the same staged particle at once: a shared-memory broadcast */
     partial[(size_t)block * K + k] =
-        move_energy_part<MIX>(sx, sy, sz, 0, len, 1, t.particle - j0, t.o[0], t.o[1], t.o[2], t.nw[0], t.nw[1],
+        move_energy_part<MIX, true>(sx, sy, sz, 0, len, 1, t.particle - j0, t.o[0], t.o[1], t.o[2], t.nw[0], t.nw[1],
                               t.nw[2], box, lj, j0);
 }
 
