@@ -26,8 +26,9 @@ enum { CHAIN_THREADS_MAX = 256 };
  * `if (j == i) continue` into the runs below and above i, and lanes whose i lies below the chunk and
  * lanes whose i lies above it then run the two runs one after the other, each with half the warp
  * (doc/performance.md version 28). Adding 0.0 for j == i leaves both sums bit for bit as skipping
- * it does; its own terms (infinite at the old position) are computed and discarded. Where every
- * lane moves the same particle the skip costs nothing and is kept. */
+ * it does; its own terms are computed and discarded (at the old position, r2 = 0: infinite for LJ,
+ * NaN for an LJ pair of epsilon 0, finite for Morse). Where every lane moves the same particle the
+ * skip costs nothing and is kept. */
 template <bool MIX, bool LANES_DIFFER = false, typename real>
 __device__ double move_energy_part(const real *x, const real *y, const real *z, int first, int end,
                                    int stride, int i, real ox, real oy, real oz, real nx, real ny,

@@ -4,7 +4,7 @@
 # A, B, E, F and the small chains) with both binaries, alternating, REPEAT times (default 2); the
 # serial CPU rows (`--case cpu`) of both with CPU_ROWS=1; then the GPU tests in TESTS (default
 # t/gpu_parity t/gpu_run.sh t/restart.sh t/gpu_shape.sh) unless NO_TESTS=1. Results on stdout, logs
-# under $OUT. (doc/performance.md versions 27, as image-fold.sh, and 28.)
+# under $OUT. (doc/performance.md version 27, then named image-fold.sh, and version 28.)
 set -uo pipefail
 . doc/device/base.sh
 base_build_start
@@ -12,7 +12,7 @@ base_build_start
 base_build_wait
 for ((r = 0; r < ${REPEAT:-2}; r++)); do
   for c in ${CASES:-7 6 2 3 1}; do
-    BENCH_LINES="^$c|NVT|NPT|npt|all-pairs rate|mcens-bench:" bench_both --case $c
+    BENCH_LINES="^$c|NVT|NPT|npt|all-pairs rate|mcens-bench:" bench_both --case "$c"
   done
   echo "round $r done at $SECONDS s"
 done
@@ -21,5 +21,5 @@ if [ -n "${CPU_ROWS:-}" ]; then
   echo "cpu rows done at $SECONDS s"
 fi
 [ -n "${NO_TESTS:-}" ] && exit 0
-gpu_tests "${TESTS:-t/gpu_parity t/gpu_run.sh t/restart.sh t/gpu_shape.sh}"
+gpu_tests "t/gpu_parity t/gpu_run.sh t/restart.sh t/gpu_shape.sh" # or $TESTS
 echo "tests done at $SECONDS s"
