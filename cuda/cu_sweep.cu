@@ -4,10 +4,11 @@
  *    same trial, sums its share of the pair terms, and the block sum decides.
  *  - cu_sweep_batched: for chains too large for one block, K consecutive trial moves are drawn
  *    once (the draw kernel), evaluated at once against the batch-start configuration together
- *    with every pair of trials' corrections (kernel A, all SMs), then accepted in order (kernel B,
- *    one block), each trial corrected by its pair terms with the earlier accepted ones; a trial
- *    whose particle already moved in the batch, or whose corrections meet a pair term too large to
- *    take out exactly (CU_CANCEL_LIMIT), is decided apart (below). */
+ *    with every pair of trials' corrections (kernel A, all SMs), each trial's partial sums added
+ *    (kernel S), then accepted in order (kernel B, one block), each trial corrected by its pair
+ *    terms with the earlier accepted ones; a trial whose particle already moved in the batch, or
+ *    whose corrections meet a pair term too large to take out exactly (CU_CANCEL_LIMIT), is
+ *    decided apart (below). */
 #include "cu_backend.h"
 #include "cu_check.h"
 #include "cu_chain_move.cuh"
@@ -385,6 +386,32 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
                               t.nw[2], box, lj, j0);
 }
 
+/* Kernel S, between kernels A and B: each trial's energy change against the batch start, its
+ * kernel A partials (one per pair block) added in a fixed order, over several SMs. Kernel B's one
+ * block used to add them itself, about 2 MB read from L2 through one SM at N = 50,000, a tenth of
+ * a batch (doc/performance.md version 29). Block g takes trials 32 g + lane: warp w adds rows w,
+ * w + SUM_WARPS, ... in order, then warp 0 adds the warps' sums in order and writes the total over
+ * row 0 of `partial`, which kernel B reads. No other block reads these columns, and this block read
+ * row 0 before its barrier. */
+enum { SUM_WARPS = 32 };
+__global__ void __launch_bounds__(32 * SUM_WARPS) batch_sums_kernel(double *partial, int K, int trials, int nblocks)
+{
+    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
+    __shared__ double warp_sum[SUM_WARPS][32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, k = 32 * blockIdx.x + lane;
+    double sum = 0.0;
+    if (k < trials)
+#pragma unroll 4
+        for (int b = warp; b < nblocks; b += SUM_WARPS) sum += partial[(size_t)b * K + k];
+    warp_sum[warp][lane] = sum;
+    __syncthreads();
+    if (warp == 0 && k < trials) {
+        double total = 0.0;
+        for (int w = 0; w < SUM_WARPS; w++) total += warp_sum[w][lane];
+        partial[k] = total;
+    }
+}
+
 /* Kernel B: one block, thread k owns trial k; trials are decided in order, a window at a time.
  * The windows lie inside aligned blocks of 32 trials, lane j of warp 0 holding trial 32 b + j.
  * Warp 0 decides a window in rounds of votes (below). The corrections of a window's accepted
@@ -399,11 +426,11 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
  * kernel A's alt sum plus its pair terms with the other accepted trials, unless that is NaN too;
  * else the block recomputes it in full against the current positions. Either way every later
  * trial then adds its pair terms with it, computed afresh. Every other trial's energy change is thus the sum
- * of its kernel A partials and then of its corrections by the earlier accepted trials in their
+ * of its kernel A partials (kernel S's order) and then of its corrections by the earlier accepted trials in their
  * order; one decided apart has its alt sum plus a block sum, or a block sum (fixed orders both). */
 template <typename real, bool MIX>
-__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, int nblocks,
-                                    cu_pairs<real> lj, unsigned long long seed, const double *partial,
+__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials,
+                                    cu_pairs<real> lj, unsigned long long seed, const double *start_dE,
                                     const double *corr, batch_tables<real> tb)
 {
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
@@ -452,9 +479,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
         sthreshold[k] = tb.threshold[k];
         sp[k] = t.particle, sprev[k] = tb.prev[k], salt[k] = tb.alt_of[k];
         for (int d = 0; d < 3; d++) sa[3 * k + d] = t.o[d], sb[3 * k + d] = t.nw[d];
-        double dE = 0.0;
-        for (int b = 0; b < nblocks; b++) dE += partial[(size_t)b * K + k]; /* fixed order */
-        sdE[k] = dE;
+        sdE[k] = start_dE[k]; /* kernel S's sum of kernel A's partials */
         sacc[k] = 0, sfull[k] = 0;
     }
     if (k == 0) {
@@ -651,8 +676,10 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
             /* alt rows, pair sums, then a block per row of corrections (trial m < trials - 1) */
             CU_TRY(cu_launch(chained, batch_trials_kernel<real, MIX>, ALT_MAX + nblocks + trials - 1, K, smem_a,
                              &v->chains[c], pos, v->n, trials, chunk, nblocks, lj, v->partial, corr, tb), err);
+            CU_TRY(cu_launch(chained, batch_sums_kernel, (trials + 31) / 32, 32 * SUM_WARPS, 0, v->partial, K, trials,
+                             nblocks), err);
             CU_TRY(cu_launch(chained, batch_accept_kernel<real, MIX>, 1, K, smem_b, &v->chains[c], pos, v->n, trials,
-                             nblocks, lj, v->seed, v->partial, corr, tb), err);
+                             lj, v->seed, v->partial, corr, tb), err);
         }
     }
     return MC_OK;
