@@ -618,7 +618,8 @@ static int batch_chunk(const cu_view *v)
     return chunk < 32 ? 32 : chunk;
 }
 
-/* kernel A's partial sums (a block's K), the K x K trial-pair corrections, then the batch tables */
+/* kernel A's partial sums (a block's K; kernel S writes each trial's total over row 0), the K x K
+ * trial-pair corrections, then the batch tables */
 size_t cu_batched_scratch(const cu_view *v)
 {
     const size_t K = v->batch_trials;
