@@ -918,41 +918,21 @@ static void gibbs_molecules(void **state)
 }
 
 /* The kernels' minimum image against the host's (pair_fn.inc's device branches and cu_dist2's
- * fused sum, which no CPU test reaches): t/lj.c's separations (boxes that are and are not binary
- * fractions, both precisions' switch points, +-1.6 box at random, box 0), folded on the GPU in double
- * and in float. Each fold's square must be the old fold's (mc_min_image's) square to the bit and
+ * fused sum, which no CPU test reaches): t/lj.c's separations (tu_fold_separations), folded on
+ * the GPU in double and in float. Each fold's square must be the old fold's (mc_min_image's) square to the bit and
  * its magnitude the host's mc_image_fold's (the device's double fold keeps the sign of d); each
  * cu_dist2 must be the host's folds summed as fma(z, z, fma(y, y, x * x)). A device fold by rint
  * fails it (doc/performance.md version 29). */
 static void image_fold_on_device(void **state)
 {
     (void)state;
-    const double boxes[] = {8.0, 8.549879733383484, 10.0 / 3.0, 1e-3, 123456.789, 0.0};
-    enum { NBOX = sizeof boxes / sizeof boxes[0], PER_BOX = 40009, N = NBOX * PER_BOX, EDGES = 22 };
+    enum { PER_BOX = 40009, N = TU_FOLD_BOXES * PER_BOX };
     double *d = malloc(N * sizeof *d), *box = malloc(N * sizeof *box), *fold = malloc(N * sizeof *fold),
            *dist2 = malloc(N * sizeof *dist2);
     float *fold_f = malloc(N * sizeof *fold_f), *dist2_f = malloc(N * sizeof *dist2_f);
     assert_non_null(d), assert_non_null(box), assert_non_null(fold), assert_non_null(dist2);
     assert_non_null(fold_f), assert_non_null(dist2_f);
-    uint64_t r = 0x9e3779b97f4a7c15ull;
-    for (int b = 0; b < NBOX; b++) {
-        const double bx = boxes[b], half = 0.5 * bx;
-        /* double's switch points, then float's (which double's neighbours round onto), as doubles */
-        const float bf = (float)bx, hf = 0.5f * bf;
-        const double edges[EDGES] = {0.0, half, -half, bx, -bx, nextafter(half, 0.0), nextafter(half, 2.0 * bx),
-                                     nextafter(-half, 0.0), nextafter(-half, -2.0 * bx), nextafter(bx, 0.0),
-                                     -nextafter(bx, 0.0), -0.0, hf, -hf, bf, -bf, nextafterf(hf, 0.0f),
-                                     nextafterf(hf, 2.0f * bf), nextafterf(-hf, 0.0f), nextafterf(-hf, -2.0f * bf),
-                                     nextafterf(bf, 0.0f), -nextafterf(bf, 0.0f)};
-        for (int k = 0; k < PER_BOX; k++) {
-            double dk = edges[k % EDGES];
-            if (k >= EDGES) {
-                r ^= r << 13, r ^= r >> 7, r ^= r << 17; /* xorshift64 */
-                dk = ((double)(r >> 11) / 9007199254740992.0 * 3.2 - 1.6) * (bx > 0.0 ? bx : 1.0);
-            }
-            d[b * PER_BOX + k] = dk, box[b * PER_BOX + k] = bx;
-        }
-    }
+    tu_fold_separations(d, box, PER_BOX);
     mc_err err = {0, ""};
     if (cu_fold_check(d, box, N, fold, fold_f, dist2, dist2_f, &err) != MC_OK) fail_msg("%s", err.msg);
     for (int k = 0; k < N; k++) {
@@ -960,14 +940,12 @@ static void image_fold_on_device(void **state)
         const float bf = (float)bx, xf = (float)x, yf = (float)y, zf = (float)z;
         const double old = mc_min_image(x, bx, 0.5 * bx);
         const float old_f = mc_min_image_f(xf, bf, 0.5f * bf);
-        if (fold[k] * fold[k] != old * old || fabs(fold[k]) != fabs(mc_image_fold(x, bx)))
-            fail_msg("double: box %.17g, d %.17g: the GPU's fold %.17g, the host's %.17g", bx, x, fold[k],
-                     mc_image_fold(x, bx));
-        if (fold_f[k] * fold_f[k] != old_f * old_f || fabsf(fold_f[k]) != fabsf(mc_image_fold_f(xf, bf)))
-            fail_msg("float: box %.9g, d %.9g: the GPU's fold %.9g, the host's %.9g", bf, xf, fold_f[k],
-                     mc_image_fold_f(xf, bf));
         const double fx = mc_image_fold(x, bx), fy = mc_image_fold(y, bx), fz = mc_image_fold(z, bx);
         const float gx = mc_image_fold_f(xf, bf), gy = mc_image_fold_f(yf, bf), gz = mc_image_fold_f(zf, bf);
+        if (fold[k] * fold[k] != old * old || fabs(fold[k]) != fabs(fx))
+            fail_msg("double: box %.17g, d %.17g: the GPU's fold %.17g, the host's %.17g", bx, x, fold[k], fx);
+        if (fold_f[k] * fold_f[k] != old_f * old_f || fabsf(fold_f[k]) != fabsf(gx))
+            fail_msg("float: box %.9g, d %.9g: the GPU's fold %.9g, the host's %.9g", bf, xf, fold_f[k], gx);
         if (dist2[k] != fma(fz, fz, fma(fy, fy, fx * fx)))
             fail_msg("double: box %.17g, (%.17g, %.17g, %.17g): the GPU's r^2 %.17g", bx, x, y, z, dist2[k]);
         if (dist2_f[k] != fmaf(gz, gz, fmaf(gy, gy, gx * gx)))

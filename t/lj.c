@@ -204,46 +204,31 @@ static void tail_corrections_by_quadrature(void **state)
 }
 
 /* mc_image_fold, squared, is mc_min_image's result squared to the bit (the pair loops of both
- * backends take the first; pair_fn.inc says why they agree), in double and in float (the CPU's form):
- * separations across (-1.6 box, 1.6 box) for boxes that are and are not exact binary fractions
- * (and the NPT-like edges between), the points where the folds switch (+-box/2 and its neighbours,
- * +-box), 0, and box 0 (no periodic boundary). A fold by rint fails it, and so does one against a
- * box off by 1e-8 or a half an ulp above box/2 (only at the edges: hence them). */
+ * backends take the first; pair_fn.inc says why they agree), in double and in float (the CPU's form),
+ * over tu_fold_separations: separations across (-1.6 box, 1.6 box) for boxes that are and are not
+ * exact binary fractions, the points where the folds switch (+-box/2 and its neighbours, +-box) in
+ * both precisions, 0, and box 0 (no periodic boundary). A fold by rint fails it, and so does one
+ * against a box off by 1e-8 or a half an ulp above box/2 (only at the edges: hence them). */
 static void image_fold_is_the_min_image(void **state)
 {
     (void)state;
-    const double boxes[] = {8.0, 8.549879733383484, 10.0 / 3.0, 1e-3, 123456.789, 0.0};
-    uint64_t r = 0x9e3779b97f4a7c15ull;
+    enum { PER_BOX = 200011, N = TU_FOLD_BOXES * PER_BOX };
+    double *ds = malloc(N * sizeof *ds), *boxes = malloc(N * sizeof *boxes);
+    assert_non_null(ds), assert_non_null(boxes);
+    tu_fold_separations(ds, boxes, PER_BOX);
     long checked = 0;
-    for (size_t b = 0; b < sizeof boxes / sizeof boxes[0]; b++) {
-        const double box = boxes[b], half = 0.5 * box;
-        const float boxf = (float)box, halff = 0.5f * boxf;
-        enum { EDGES = 11 };
-        const double edges[EDGES] = {0.0, half, -half, box, -box, nextafter(half, 0.0), nextafter(half, 2.0 * box),
-                                     nextafter(-half, 0.0), nextafter(-half, -2.0 * box), nextafter(box, 0.0),
-                                     -nextafter(box, 0.0)};
-        const float edgesf[EDGES] = {0.0f, halff, -halff, boxf, -boxf, nextafterf(halff, 0.0f),
-                                     nextafterf(halff, 2.0f * boxf), nextafterf(-halff, 0.0f),
-                                     nextafterf(-halff, -2.0f * boxf), nextafterf(boxf, 0.0f), -nextafterf(boxf, 0.0f)};
-        for (int k = 0; k < 200011; k++) {
-            double d;
-            float df;
-            if (k < EDGES) {
-                d = edges[k], df = edgesf[k];
-            } else {
-                r ^= r << 13, r ^= r >> 7, r ^= r << 17; /* xorshift64 */
-                d = ((double)(r >> 11) / 9007199254740992.0 * 3.2 - 1.6) * (box > 0.0 ? box : 1.0);
-                df = (float)d;
-            }
-            double min_image = mc_min_image(d, box, half), folded = mc_image_fold(d, box);
-            if (min_image * min_image != folded * folded)
-                fail_msg("double: box %.17g, d %.17g: %.17g^2 against %.17g^2", box, d, min_image, folded);
-            float min_imagef = mc_min_image_f(df, boxf, halff), foldedf = mc_image_fold_f(df, boxf);
-            if (min_imagef * min_imagef != foldedf * foldedf)
-                fail_msg("float: box %.9g, d %.9g: %.9g^2 against %.9g^2", boxf, df, min_imagef, foldedf);
-            checked++;
-        }
+    for (int k = 0; k < N; k++) {
+        const double box = boxes[k], half = 0.5 * box, d = ds[k];
+        const float boxf = (float)box, halff = 0.5f * boxf, df = (float)d;
+        double min_image = mc_min_image(d, box, half), folded = mc_image_fold(d, box);
+        if (min_image * min_image != folded * folded)
+            fail_msg("double: box %.17g, d %.17g: %.17g^2 against %.17g^2", box, d, min_image, folded);
+        float min_imagef = mc_min_image_f(df, boxf, halff), foldedf = mc_image_fold_f(df, boxf);
+        if (min_imagef * min_imagef != foldedf * foldedf)
+            fail_msg("float: box %.9g, d %.9g: %.9g^2 against %.9g^2", boxf, df, min_imagef, foldedf);
+        checked++;
     }
+    free(ds), free(boxes);
     /* and the squared distance is the sum the loops took before, axis by axis */
     const double box = 8.549879733383484, half = 0.5 * box, dx = 5.1, dy = -3.3, dz = -4.9;
     double fx = mc_min_image(dx, box, half), fy = mc_min_image(dy, box, half), fz = mc_min_image(dz, box, half);
