@@ -28,3 +28,11 @@ int cu_fold_check(const double *d, const double *box, int n, double *fold_d, flo
     (void)d, (void)box, (void)n, (void)fold_d, (void)fold_f, (void)dist2_d, (void)dist2_f;
     MC_FAIL(err, MC_ENODEV, "built without CUDA");
 }
+
+#include "cu_lj_range_check.h"
+
+int cu_lj_range_check(const pair_params *p, unsigned long long *mismatches, float *first_r2, mc_err *err)
+{
+    (void)p, (void)mismatches, (void)first_r2;
+    MC_FAIL(err, MC_ENODEV, "built without CUDA");
+}

@@ -34,12 +34,36 @@ template <> struct prec<float> {
     static __host__ __device__ float wrap(float x, float box) { return mc_wrap_f(x, box); }
 };
 
+/* 1/x for a float x in [2^-126, 2^126), rounded to nearest exactly as the IEEE division 1.0f / x
+ * rounds it: that division's own fast path (the hardware approximation, then one Newton step by
+ * fused multiply-adds) without its range check and branch to the slow path for other x. In an LJ
+ * pair term the check and branch cost 6 of about 37 instructions, and the call to the slow path made
+ * nvcc keep registers on the stack in an unrolled loop. t/gpu_parity's lj_energy_in_range compares
+ * every float in the range with the division. */
+__device__ __forceinline__ float cu_rcp_in_range(float x)
+{
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return fmaf(r, -fmaf(x, r, -1.0f), r);
+}
+
+/* pair_energy_f(r2, p) for plain LJ constants (cu_plain_lj) and every r2 with r2^3 < 2^126 (r2 <
+ * 2^42, so every pair of a box of edge below 2^20), r^-6 by cu_rcp_in_range. An r2^3 below 2^-126
+ * (r2 below 2^-42, zero and subnormals included) is taken as 2^-126: the energy is then +inf, as
+ * the division's is, for any constants with lj1 >= 2^-124 and lj2 < 2^126 lj1 (t/gpu_parity
+ * compares every float r2 below 2^42 with pair_energy_f, with several constants). */
+__device__ __forceinline__ float cu_lj_energy_in_range(float r2, const pair_params_f &p)
+{
+    const float u = lj_energy_of_ir6_f(cu_rcp_in_range(fmaxf(r2 * r2 * r2, 0x1p-126f)), &p);
+    return r2 < p.rc2 ? u : 0.0f;
+}
+
 /* Plain LJ (no Morse, no force shift) is the hot case. A pair loop handed cu_plain_lj(p), whose
  * two selectors are literal zeros, and inlined, loses both uniform branches of the pair function:
  * they cost about 8% of an LJ pair evaluation (measured, doc/performance.md version 7). The pair
  * loops call themselves through cu_specialised, which picks the copy at run time. */
 template <typename P>
-__device__ __forceinline__ P cu_plain_lj(P p)
+__host__ __device__ __forceinline__ P cu_plain_lj(P p)
 {
     p.morse_alpha = 0;
     p.slope = 0;

@@ -89,13 +89,80 @@ __device__ double scaled_energy_part(const real *x, const real *y, const real *z
     return e;
 }
 
+/* scaled_energy_part's sum for a pure fluid whose trial positions are staged in shared memory, a
+ * thread two adjacent rows at once (i0 = 2 r, i1 = i0 + 1): row i1's partners, i0 + 2 to
+ * i1 + h_i1, are row i0's but i1 itself, plus one more when h_i1 = h_i0, so each partner's three
+ * coordinates are loaded once for two pair terms. The same pair terms, rounded alike and each added
+ * in double, in another order. IN_RANGE (plain LJ in single precision, box edge below 2^20): each
+ * term by cu_lj_energy_in_range, the same value without the division's range check (doc/
+ * performance.md version 30). */
+template <bool IN_RANGE, typename real>
+__device__ double scaled_energy_rows2(const real *x, const real *y, const real *z, int n, real box,
+                                      const typename prec<real>::params &p)
+{
+    auto row_length = [&](int i) { return (n - 1) / 2 + (n % 2 == 0 && i < n / 2); };
+    auto u = [&](real xi, real yi, real zi, real xj, real yj, real zj) {
+        const real r2 = cu_dist2(xi, yi, zi, xj, yj, zj, box);
+        if constexpr (IN_RANGE) return (double)cu_lj_energy_in_range(r2, p);
+        else return (double)prec<real>::energy(r2, p);
+    };
+    double e0 = 0.0, e1 = 0.0;
+    for (int i0 = 2 * (int)threadIdx.x; i0 < n; i0 += 2 * (int)blockDim.x) {
+        const int h0 = row_length(i0);
+        const real x0 = x[i0], y0 = y[i0], z0 = z[i0];
+        if (i0 + 1 == n) { /* n odd: the last row alone */
+            for (int k = 1; k <= h0; k++) {
+                const int j = (i0 + k) % n;
+                e0 += u(x0, y0, z0, x[j], y[j], z[j]);
+            }
+            break;
+        }
+        const int i1 = i0 + 1, h1 = row_length(i1);
+        const real x1 = x[i1], y1 = y[i1], z1 = z[i1];
+        e0 += u(x0, y0, z0, x1, y1, z1);
+        /* the common partners i0 + 2 .. i0 + h0 (mod n) in one loop: as two runs, before and after
+         * the wrap, a warp ran its longest first run and then its longest second, and the wraps of
+         * its lanes' rows lie 62 apart (an eighth more steps than pairs at n = 500). Not unrolled:
+         * unrolled by 2 or 4, nvcc gave the kernel 79 or 98 registers against 48; two partners a
+         * step by hand kept 48 and ran no faster (doc/performance.md version 30) */
+        int j = i0 + 2 >= n ? i0 + 2 - n : i0 + 2;
+#pragma unroll 1
+        for (int k = 2; k <= h0; k++) {
+            const real xj = x[j], yj = y[j], zj = z[j];
+            e0 += u(x0, y0, z0, xj, yj, zj);
+            e1 += u(x1, y1, z1, xj, yj, zj);
+            j = j + 1 == n ? 0 : j + 1;
+        }
+        if (h1 == h0) {
+            const int j = (i1 + h1) % n;
+            e1 += u(x1, y1, z1, x[j], y[j], z[j]);
+        }
+    }
+    return e0 + e1;
+}
+
+/* The staged pure fluid's trial-volume energy: scaled_energy_rows2 with the constants' own copy of
+ * the loop (cu_specialised), the range-checked division dropped where cu_lj_energy_in_range
+ * holds. */
+template <typename real>
+__device__ double scaled_energy_staged(const real *x, const real *y, const real *z, int n, real box,
+                                       const typename prec<real>::params &one)
+{
+    typedef typename prec<real>::params params;
+    if constexpr (sizeof(real) == sizeof(float))
+        if (one.morse_alpha == 0 && one.slope == 0 && box < 0x1p20f)
+            return scaled_energy_rows2<true>(x, y, z, n, box, cu_plain_lj(one));
+    return cu_specialised(one, [&](const params &p) { return scaled_energy_rows2<false>(x, y, z, n, box, p); });
+}
+
 /* One block per chain. Per move: every thread sums its share of the pair terms; thread 0 adds the
- * warp sums in a fixed order, applies the Metropolis test and moves the particle. With npt.on,
+ * warp sums in a fixed order, applies the Metropolis test and moves the particle. With NPT (npt.on;
+ * a template flag, so that the nvt kernel is compiled without the volume move's code),
  * every sweep of n moves ends with the run driver's volume move (mc_run.c's volume_move): the edge
  * scale from the host's draws, a box below the floor rejected (and counted in production), else the
  * whole chain's energy at the scaled positions, the decision by mc_npt_volume_cost, and on
  * acceptance every coordinate scaled as cu_volume_scale scales it. */
-template <typename real, bool MIX>
+template <typename real, bool MIX, bool NPT>
 __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
     sweep_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves, cu_pairs<real> lj,
                         unsigned long long seed, int staged, cu_npt npt)
@@ -111,7 +178,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
     const double beta = cd->beta;
     double box_d = cd->box; /* changes with accepted volume moves */
     /* the step, capped at half the box as mc_chain_step caps it (npt: at the current box) */
-    double max_disp = npt.on ? (cd->max_step > 0.5 * box_d ? 0.5 * box_d : cd->max_step) : cd->max_displacement;
+    double max_disp = NPT ? (cd->max_step > 0.5 * box_d ? 0.5 * box_d : cd->max_step) : cd->max_displacement;
     long long base = 0; /* the move the draws in `next` start at */
     int redraw = 1;
     real box = (real)cd->box;
@@ -146,7 +213,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
             s_energy += dE;
             s_accepted++;
         }
-        if (!npt.on || (m + 1) % n != 0) continue;
+        if (!NPT || (m + 1) % n != 0) continue;
         /* the sweep's volume move */
         const double *d = npt.draws + ((size_t)blockIdx.x * npt.sweeps + (size_t)((m + 1) / n - 1)) * 4;
         double scale = d[2], new_box = box_d * scale;
@@ -164,8 +231,12 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
             for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = x[j], x[j] = cu_scaled(x[j], scale, sbox);
             __syncthreads();
         }
-        double e_new = cu_block_sum(staged ? scaled_energy_part<MIX, false>(x, y, z, n, 1.0, sbox, lj)
-                                           : scaled_energy_part<MIX, true>(x, y, z, n, scale, sbox, lj),
+        /* staged pure fluids read the shared copy by its own name: a generic pointer's loads cost
+         * address arithmetic on every pair */
+        const real *sx = (const real *)smem;
+        double e_new = cu_block_sum(!staged ? scaled_energy_part<MIX, true>(x, y, z, n, scale, sbox, lj)
+                                    : MIX   ? scaled_energy_part<MIX, false>(x, y, z, n, 1.0, sbox, lj)
+                                            : scaled_energy_staged(sx, sx + n, sx + 2 * n, n, sbox, lj.one),
                                     warp_sum);
         /* nvcc may fuse a product and a sum of the cost that the host keeps apart: the last bit of dh,
          * which decides only a tie within an ulp of the threshold */
@@ -195,7 +266,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         cd->step = step0 + moves;
         cd->accepted = s_accepted;
         cd->energy = s_energy;
-        if (npt.on) {
+        if (NPT) {
             cd->box = box_d, cd->half_box = 0.5 * box_d;
             cd->volume_moves += (unsigned long long)npt.sweeps;
             cd->volume_accepted = s_volume_accepted;
@@ -221,11 +292,11 @@ static int launch_chains(const cu_view *v, long long moves, const cu_npt *npt, m
     CU_TRY(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), err);
     /* staging pays only while several blocks still fit on an SM; else read from L1/L2 */
     const int staged = bytes <= 64 * 1024 && bytes + sizeof(draws) + 1024 <= (size_t)max_optin;
+    auto kernel = npt->on ? sweep_chains_kernel<real, MIX, true> : sweep_chains_kernel<real, MIX, false>;
     if (staged && bytes > 48 * 1024 - sizeof(draws) - 512)
-        CU_TRY(cudaFuncSetAttribute(sweep_chains_kernel<real, MIX>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), err);
-    sweep_chains_kernel<real, MIX><<<v->nchains, chain_threads(v->n), staged ? bytes : 0>>>(
-        v->chains, (real *)v->pos, v->n, moves, cu_pairs_of<real>(v), v->seed, staged, *npt);
+        CU_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), err);
+    kernel<<<v->nchains, chain_threads(v->n), staged ? bytes : 0>>>(v->chains, (real *)v->pos, v->n, moves,
+                                                                   cu_pairs_of<real>(v), v->seed, staged, *npt);
     CU_LAUNCHED(err);
     return MC_OK;
 }

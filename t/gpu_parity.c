@@ -21,6 +21,7 @@
 
 #include "cu_device.h"
 #include "cu_fold_check.h"
+#include "cu_lj_range_check.h"
 #include "mc_backend.h"
 #include "mc_chain.h"
 #include "mc_gibbs.h"
@@ -460,6 +461,21 @@ static void npt_chains_n500(void **state)
                 "temperature = 2\npressure = 1.0\ndensity = 0.45\nreplicas = 3\n[run]\nseed = 27\n"
                 "equilibration = 100\nproduction = 100\nsample_every = 10\n[moves]\nadapt_every = 20\n",
                 3);
+}
+
+/* an odd n (the trial volume's last row alone) with the force-shifted scheme, and an odd n of plain LJ:
+ * the trial-volume loop's range-checked and unchecked copies (scaled_energy_staged) */
+static void npt_chains_odd(void **state)
+{
+    (void)state;
+    npt_in_step("[system]\nn = 125\n[potential]\ncutoff = 2.5\ncutoff_scheme = shifted\n[ensemble]\ntype = npt\n"
+                "temperature = 1.5\npressure = 0.5\ndensity = 0.5\nreplicas = 2\n[run]\nseed = 29\n"
+                "equilibration = 100\nproduction = 100\nsample_every = 10\n[moves]\nadapt_every = 20\n",
+                2);
+    npt_in_step("[system]\nn = 343\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\n"
+                "temperature = 2\npressure = 1.0\ndensity = 0.45\nreplicas = 2\n[run]\nseed = 30\n"
+                "equilibration = 100\nproduction = 100\nsample_every = 10\n[moves]\nadapt_every = 20\n",
+                2);
 }
 
 /* one large chain: the batched kernels (no cell lists under npt) */
@@ -954,6 +970,28 @@ static void image_fold_on_device(void **state)
     free(d), free(box), free(fold), free(dist2), free(fold_f), free(dist2_f);
 }
 
+/* cu_lj_energy_in_range, the trial-volume loop's LJ term (its reciprocal without the division's
+ * range check, r^6 below 2^-126 taken as 2^-126), against the kernels' pair_energy_f: every float r2
+ * from 0 up to 2^42, bit for bit, for truncated and shifted constants, other sigma and epsilon, and
+ * no cutoff. Dropping its Newton step or its clamp fails it (doc/performance.md version 30). */
+static void lj_energy_in_range(void **state)
+{
+    (void)state;
+    const pair_params cases[] = {
+        lj_params_make(1.0, 1.0, 3.0, LJ_TRUNCATED),      lj_params_make(1.0, 1.0, 2.5, LJ_SHIFTED),
+        lj_params_make(3.405, 0.238, 12.0, LJ_TRUNCATED), lj_params_make(0.8, 1.7, 2.0, LJ_SHIFTED),
+        lj_params_make(1.0, 1.0, INFINITY, LJ_TRUNCATED),
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        unsigned long long bad = 0;
+        float first = 0.0f;
+        mc_err err = {0, ""};
+        if (cu_lj_range_check(&cases[c], &bad, &first, &err) != MC_OK) fail_msg("%s", err.msg);
+        printf("# constants %zu: %llu of 0x54800000 r2 differ\n", c, bad);
+        if (bad) fail_msg("constants %zu: %llu r2 differ, the first %.9g", c, bad, (double)first);
+    }
+}
+
 int main(void)
 {
     cu_device_info dev;
@@ -963,7 +1001,7 @@ int main(void)
         return 0;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(image_fold_on_device), cmocka_unit_test(nist4_and_rdf), cmocka_unit_test(all_pairs_n500),
+        cmocka_unit_test(image_fold_on_device), cmocka_unit_test(lj_energy_in_range), cmocka_unit_test(nist4_and_rdf), cmocka_unit_test(all_pairs_n500),
         cmocka_unit_test(cell_list_n500), cmocka_unit_test(chain_cells_n2000), cmocka_unit_test(chain_cells_blocks),
         cmocka_unit_test(force_shifted_n500),
         cmocka_unit_test(morse_n500), cmocka_unit_test(mixture_n500), cmocka_unit_test(morse_mixture_n500),
@@ -972,7 +1010,7 @@ int main(void)
         cmocka_unit_test(batched_k1024_repeats), cmocka_unit_test(cells_n20000),
         cmocka_unit_test(cells_k128_n4000), cmocka_unit_test(cells_dense_overflow),
         cmocka_unit_test(overlap_batched),
-        cmocka_unit_test(overlap_cells), cmocka_unit_test(overlap_chain_cells), cmocka_unit_test(npt_chains_n500),
+        cmocka_unit_test(overlap_cells), cmocka_unit_test(overlap_chain_cells), cmocka_unit_test(npt_chains_n500), cmocka_unit_test(npt_chains_odd),
         cmocka_unit_test(npt_batched_n4096), cmocka_unit_test(rigid_hexagons),
         cmocka_unit_test(rigid_diatomic_mixture), cmocka_unit_test(rigid_cluster_wall),
         cmocka_unit_test(rigid_hexagons_widom), cmocka_unit_test(rigid_diatomic_npt),
