@@ -973,7 +973,7 @@ static void image_fold_on_device(void **state)
 /* cu_lj_energy_in_range, the trial-volume loop's LJ term (its reciprocal without the division's
  * range check, r^6 below 2^-126 taken as 2^-126), against the kernels' pair_energy_f: every float r2
  * from 0 up to 2^42, bit for bit, for truncated and shifted constants, other sigma and epsilon, and
- * no cutoff. Dropping its Newton step or its clamp fails it (doc/performance.md version 30). */
+ * no cutoff (doc/performance.md version 30). Without the clamp, r2 = 0 gives NaN where the division gives +inf. */
 static void lj_energy_in_range(void **state)
 {
     (void)state;
