@@ -18,6 +18,13 @@
 #include "mc_move.h"
 #include "mc_rigid_host.h"
 
+/* What a chain's volume draws for a launch are drawn from (mc_volume_draw's keys). */
+struct volume_key {
+    uint64_t first; /* its first volume move */
+    double step;    /* max_volume_step */
+    unsigned id;    /* the chain's stream */
+};
+
 struct mc_backend {
     const mc_plan *plan;
     mc_chain **chains;
@@ -31,6 +38,8 @@ struct mc_backend {
     double *d_scale;                 /* npt: device [nchains] box scaling of a volume move */
     double *d_draws, *h_draws;       /* npt in the chain kernel: [nchains][draw_sweeps][4] (cu_npt) */
     long draw_sweeps;                /* their room, in sweeps per chain */
+    long drawn_sweeps;               /* what h_draws holds (sweep_chains_npt): launches of this many sweeps, */
+    struct volume_key *drawn;        /* [nchains] each chain's draws from; 0 sweeps: nothing */
     int *d_pairs, *h_pairs;          /* replica exchange: [nchains] chain pairs that trade */
     int batched;
 };
@@ -50,6 +59,7 @@ static void cu_destroy(mc_backend *b)
     cudaFree(b->d_scale);
     cudaFree(b->d_draws);
     cudaFreeHost(b->h_draws);
+    free(b->drawn);
     cudaFree(b->d_pairs);
     free(b->h_pairs);
     cudaFreeHost(b->v.partial_host);
@@ -245,33 +255,63 @@ static int cu_reload(mc_backend *b, const unsigned char *changed, mc_err *err)
     return any && b->v.chain_cells.m ? cu_chain_cells_rebuild(&b->v, err) : MC_OK;
 }
 
-/* npt in the chain kernel: a launch of nsweeps sweeps with each chain's volume draws for them,
- * made here as the run driver makes them (mc_volume_draw keyed by the host chain's volume_moves,
- * exp in glibc). Drawing a quarter of the sweeps while the kernel ran the quarter before, measured
- * together with another change, gained nothing (doc/performance.md version 20: 3.124e8 against
- * 3.139e8 moves/s), and was taken out (version 21). */
+/* Each chain's volume draws for a launch of nsweeps sweeps into h_draws, from its volume move
+ * volume_moves + ahead on, made as the run driver makes them (mc_volume_draw keyed by the host
+ * chain's volume_moves, exp in glibc, so that the boxes are the CPU's to the bit). */
+static void draw_volumes(mc_backend *b, long nsweeps, long ahead)
+{
+    for (size_t k = 0; k < (size_t)b->v.nchains; k++) {
+        const mc_chain *c = b->chains[k];
+        const struct volume_key key = {c->volume_moves + (uint64_t)ahead, c->max_volume_step, (unsigned)c->id};
+        b->drawn[k] = key;
+        for (long s = 0; s < nsweeps; s++) {
+            mc_volume_trial t = mc_volume_draw(b->plan->seed, key.id, key.first + (uint64_t)s, key.step);
+            double *d = b->h_draws + (k * nsweeps + s) * 4;
+            d[0] = t.log_ratio, d[1] = t.threshold, d[2] = exp(t.log_ratio / 3.0), d[3] = exp(t.log_ratio);
+        }
+    }
+    b->drawn_sweeps = nsweeps;
+}
+
+/* Whether h_draws holds this launch's draws: as many sweeps, and every chain at the volume move, with
+ * the volume step (it adapts during equilibration) and the id they were drawn for. */
+static int drawn_for(const mc_backend *b, long nsweeps)
+{
+    if (b->drawn_sweeps != nsweeps) return 0;
+    for (int k = 0; k < b->v.nchains; k++) {
+        const mc_chain *c = b->chains[k];
+        if (b->drawn[k].first != c->volume_moves || b->drawn[k].step != c->max_volume_step ||
+            b->drawn[k].id != (unsigned)c->id)
+            return 0;
+    }
+    return 1;
+}
+
+/* npt in the chain kernel: a launch of nsweeps sweeps with each chain's volume draws for them.
+ * The draws of the launch after are made while the kernel runs, for as many sweeps and the volume
+ * steps as they are: 4224 chains x 100 sweeps took about 27 ms of a 543 ms launch period, made
+ * before each launch (doc/performance.md version 30). Drawing a quarter of the sweeps while the
+ * kernel ran the quarter before, in four launches, had gained nothing (version 20, measured
+ * together with another change). */
 static int sweep_chains_npt(mc_backend *b, long nsweeps, mc_err *err)
 {
     const size_t C = (size_t)b->v.nchains;
     if (nsweeps > b->draw_sweeps) {
         cudaFree(b->d_draws), cudaFreeHost(b->h_draws);
-        b->d_draws = NULL, b->h_draws = NULL, b->draw_sweeps = 0;
+        b->d_draws = NULL, b->h_draws = NULL, b->draw_sweeps = 0, b->drawn_sweeps = 0;
         CU_TRY(cudaMalloc(&b->d_draws, C * nsweeps * 4 * sizeof *b->d_draws), err);
         CU_TRY(cudaMallocHost(&b->h_draws, C * nsweeps * 4 * sizeof *b->h_draws), err);
         b->draw_sweeps = nsweeps;
     }
-    for (size_t k = 0; k < C; k++) {
-        const mc_chain *c = b->chains[k];
-        for (long s = 0; s < nsweeps; s++) {
-            mc_volume_trial t = mc_volume_draw(b->plan->seed, (uint32_t)c->id, c->volume_moves + (uint64_t)s,
-                                               c->max_volume_step);
-            double *d = b->h_draws + (k * nsweeps + s) * 4;
-            d[0] = t.log_ratio, d[1] = t.threshold, d[2] = exp(t.log_ratio / 3.0), d[3] = exp(t.log_ratio);
-        }
-    }
+    if (!b->drawn && !(b->drawn = (struct volume_key *)calloc(C, sizeof *b->drawn)))
+        MC_FAIL(err, MC_ENOMEM, "out of memory for the volume draws' keys");
+    if (!drawn_for(b, nsweeps)) draw_volumes(b, nsweeps, 0);
+    /* from pinned memory cudaMemcpy returns once the copy is done: h_draws is free again */
     CU_TRY(cudaMemcpy(b->d_draws, b->h_draws, C * nsweeps * 4 * sizeof *b->h_draws, cudaMemcpyHostToDevice), err);
     const cu_npt npt = {1, (int)nsweeps, b->plan->npt_tail, b->plan->min_box_len, (double)b->plan->nmol, b->d_draws};
-    return cu_sweep_chains(&b->v, (long long)nsweeps * b->v.n, &npt, err);
+    MC_TRY(cu_sweep_chains(&b->v, (long long)nsweeps * b->v.n, &npt, err));
+    draw_volumes(b, nsweeps, nsweeps); /* the next launch's, while this one runs */
+    return MC_OK;
 }
 
 enum { NPT_SWEEPS_PER_LAUNCH = 1024 }; /* bounds the draws' buffers whatever sample_every is */
