@@ -61,7 +61,8 @@ __device__ double move_energy_part(const real *x, const real *y, const real *z, 
  * j = i + 1, ..., i + h_i (mod n), with h_i = (n - 1) / 2, one more for i < n / 2 when n is even:
  * every pair once, and all rows of one length to within one. Rows of the partners j > i (lengths
  * n - 1 down to 0) left the lanes of a warp idle while its first lane finished, and thread 0 a
- * tenth more pairs than the mean at n = 500 and 64 threads. */
+ * tenth more pairs than the mean at n = 500 and 64 threads. Mixtures and chains not staged in shared
+ * memory; a staged pure fluid takes scaled_energy_staged, two rows a thread. */
 template <bool MIX, bool SCALE, typename real>
 __device__ double scaled_energy_part(const real *x, const real *y, const real *z, int n, double s, real sbox, const cu_pairs<real> &pr)
 {
