@@ -38,8 +38,10 @@ struct mc_backend {
     double *d_scale;                 /* npt: device [nchains] box scaling of a volume move */
     double *d_draws, *h_draws;       /* npt in the chain kernel: [nchains][draw_sweeps][4] (cu_npt) */
     long draw_sweeps;                /* their room, in sweeps per chain */
-    long drawn_sweeps;               /* what h_draws holds (sweep_chains_npt): launches of this many sweeps, */
-    struct volume_key *drawn;        /* [nchains] each chain's draws from; 0 sweeps: nothing */
+    /* what h_draws holds (sweep_chains_npt): draws for launches of drawn_sweeps sweeps (0: none
+     * yet), chain k's from drawn[k] */
+    long drawn_sweeps;
+    struct volume_key *drawn;
     int *d_pairs, *h_pairs;          /* replica exchange: [nchains] chain pairs that trade */
     int batched;
 };

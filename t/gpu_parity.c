@@ -463,8 +463,9 @@ static void npt_chains_n500(void **state)
                 3);
 }
 
-/* an odd n (the trial volume's last row alone) with the force-shifted scheme, and an odd n of plain LJ:
- * the trial-volume loop's range-checked and unchecked copies (scaled_energy_staged) */
+/* odd n, shifted and truncated LJ: the trial volume's last row taken alone (scaled_energy_rows2),
+ * in double like every case here; the single-precision copy without the range check is held to
+ * the division by lj_energy_in_range */
 static void npt_chains_odd(void **state)
 {
     (void)state;
