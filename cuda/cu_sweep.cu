@@ -173,17 +173,15 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
     __shared__ draws next;
     __shared__ double s_energy;
     __shared__ unsigned long long s_accepted, s_volume_accepted, s_floor_hits;
-    __shared__ int s_scale;
+    __shared__ int s_scale, s_redraw;
+    /* State read once per sweep or per DRAW_AHEAD moves lives in shared memory, not in registers:
+     * the npt kernel held these in registers at 48 a thread and spilled the draws' bookkeeping to
+     * local memory, loaded back every move (doc/performance.md version 31). s_box: the box edge,
+     * changed by accepted volume moves; s_max_disp: the step, capped at half the box as
+     * mc_chain_step caps it (npt: at the current box). */
+    __shared__ double s_box, s_max_disp;
     cu_chain_dev *cd = &chains[blockIdx.x];
-    const unsigned id = cd->id;
-    const double beta = cd->beta;
-    double box_d = cd->box; /* changes with accepted volume moves */
-    /* the step, capped at half the box as mc_chain_step caps it (npt: at the current box) */
-    double max_disp = NPT ? (cd->max_step > 0.5 * box_d ? 0.5 * box_d : cd->max_step) : cd->max_displacement;
-    long long base = 0; /* the move the draws in `next` start at */
-    int redraw = 1;
     real box = (real)cd->box;
-    const unsigned long long step0 = cd->step;
     real *g = pos + (size_t)blockIdx.x * 3 * n;
     real *x = staged ? (real *)smem : g;
     if (staged)
@@ -194,15 +192,17 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         s_accepted = cd->accepted;
         s_volume_accepted = cd->volume_accepted;
         s_floor_hits = cd->floor_hits;
+        s_box = cd->box;
+        s_max_disp = NPT ? (cd->max_step > 0.5 * cd->box ? 0.5 * cd->box : cd->max_step) : cd->max_displacement;
     }
-    int sweep_move = 0; /* npt: moves made in this sweep */
-    long long sweep = 0;
-    for (long long m = 0; m < moves; m++) {
-        if (redraw || m - base == DRAW_AHEAD) { /* used up, or drawn at a step cap that changed */
-            base = m, redraw = 0;
-            draw_ahead(&next, seed, id, step0 + m, moves - m, n, max_disp);
+    int slot = DRAW_AHEAD; /* the draws in `next` used so far (DRAW_AHEAD: none left, or drawn at a step cap that changed) */
+    int sweep_move = 0;    /* npt: moves made in this sweep */
+    int sweep = 0;         /* npt: sweeps made (npt.sweeps at most) */
+    for (long long m = 0; m < moves; m++, slot++) {
+        if (slot == DRAW_AHEAD) {
+            slot = 0;
+            draw_ahead(&next, seed, cd->id, cd->step + m, moves - m, n, s_max_disp);
         }
-        int slot = (int)(m - base);
         __syncthreads(); /* draws written and the last move's particle visible */
         const mc_trial t = next.trial[slot];
         int i = (int)t.particle;
@@ -211,7 +211,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         double part = move_energy_part<MIX>(x, y, z, (int)threadIdx.x, n, (int)blockDim.x, i, ox, oy,
                                        oz, nx, ny, nz, box, lj);
         double dE = cu_block_sum(part, warp_sum);
-        if (threadIdx.x == 0 && mc_metropolis_test(dE, beta, next.threshold[slot])) {
+        if (threadIdx.x == 0 && mc_metropolis_test(dE, cd->beta, next.threshold[slot])) {
             x[i] = nx, y[i] = ny, z[i] = nz;
             s_energy += dE;
             s_accepted++;
@@ -221,9 +221,9 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         if (!NPT || ++sweep_move < n) continue;
         sweep_move = 0;
         /* the sweep's volume move */
-        const double *d = npt.draws + ((size_t)blockIdx.x * npt.sweeps + (size_t)sweep++) * 4;
-        double scale = d[2], new_box = box_d * scale;
+        const double *d = npt.draws + ((size_t)blockIdx.x * npt.sweeps + sweep++) * 4;
         __syncthreads(); /* the last move's particle visible */
+        const double box_d = s_box, scale = d[2], new_box = box_d * scale;
         if (new_box < npt.min_box_len) { /* rejected unevaluated, as the driver does */
             if (threadIdx.x == 0) s_floor_hits += cd->production;
             continue;
@@ -250,8 +250,13 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
             double v = box_d * box_d * box_d, v_new = v * d[3];
             double dh = mc_npt_volume_cost(e_new - s_energy, npt.tail_nn, v, v_new, cd->pressure, cd->kT, npt.n_scaled,
                                            d[0]);
-            s_scale = mc_metropolis_test(dh, beta, d[1]);
-            if (s_scale) s_energy = e_new, s_volume_accepted++;
+            s_scale = mc_metropolis_test(dh, cd->beta, d[1]);
+            s_redraw = 0;
+            if (s_scale) {
+                s_energy = e_new, s_volume_accepted++, s_box = new_box;
+                double capped = cd->max_step > 0.5 * new_box ? 0.5 * new_box : cd->max_step;
+                if (capped != s_max_disp) s_max_disp = capped, s_redraw = 1;
+            }
         }
         __syncthreads(); /* the decision seen by all */
         if (!s_scale) {
@@ -261,19 +266,18 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         }
         if (!staged)
             for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = cu_scaled(x[j], scale, sbox);
-        box_d = new_box, box = sbox;
-        double capped = cd->max_step > 0.5 * box_d ? 0.5 * box_d : cd->max_step;
-        if (capped != max_disp) max_disp = capped, redraw = 1;
+        box = sbox;
+        if (s_redraw) slot = DRAW_AHEAD - 1; /* the loop's increment makes it DRAW_AHEAD */
     }
     __syncthreads();
     if (staged)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = x[j];
     if (threadIdx.x == 0) {
-        cd->step = step0 + moves;
+        cd->step += moves;
         cd->accepted = s_accepted;
         cd->energy = s_energy;
         if (NPT) {
-            cd->box = box_d, cd->half_box = 0.5 * box_d;
+            cd->box = s_box, cd->half_box = 0.5 * s_box;
             cd->volume_moves += (unsigned long long)npt.sweeps;
             cd->volume_accepted = s_volume_accepted;
             cd->floor_hits = s_floor_hits;

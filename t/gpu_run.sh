@@ -116,17 +116,23 @@ ok $bad "exchange with 4 chains per rank, atoms and molecules: the GPU's walkers
 # recomputation every 5 sweeps at 1e-9 (mc_check_drift): a pair's r^2 rounded otherwise by a move
 # kernel than by the measurement (nvcc contracting the sum of squares otherwise in the cell-list
 # chain kernel's shifted separations: doc/performance.md version 27) drifted past it within 50 sweeps
+# (npt chains: each sweep's volume move summed in the kernel, in single precision for plain LJ by the
+# loop without the division's range check, doc/performance.md version 30, and taken as the running
+# energy when accepted; h5check moved_volume asserts that some were)
 bad=0
-for shape in "chains 500 3 4" "chain_cells 2000 2.5 140" "batched 4096 none 1" "cells 4096 2.5 1"; do
+for shape in "chains 500 3 4 nvt" "chain_cells 2000 2.5 140 nvt" "batched 4096 none 1 nvt" "cells 4096 2.5 1 nvt" \
+             "chains_npt 500 3 4 npt"; do
     set -- $shape
-    printf '[run]\nseed = 31\nbackend = gpu\nprecision = single\nequilibration = 0\nproduction = 50\nsample_every = 5\n[system]\nn = %s\n[potential]\ncutoff = %s\n[ensemble]\ntemperature = 1\ndensity = 0.8\nreplicas = %s\n' $2 $3 $4 > drift_$1.ini
+    npt=; [ "$5" = npt ] && npt='type = npt\npressure = 1\n'
+    printf "[run]\nseed = 31\nbackend = gpu\nprecision = single\nequilibration = 0\nproduction = 50\nsample_every = 5\n[system]\nn = %s\n[potential]\ncutoff = %s\n[ensemble]\n${npt}temperature = 1\ndensity = 0.8\nreplicas = %s\n" $2 $3 $4 > drift_$1.ini
     run_np 1 -q -o drift_$1.h5 drift_$1.ini > out.txt 2>&1 || { bad=1; diag < out.txt; }
 done
-ok $bad "GPU, single: chains, chains on cell lists, a batched and a cell-list large chain hold the drift check at 1e-9"
+h5check moved_volume drift_chains_npt.h5 0.8 || bad=1
+ok $bad "GPU, single: chains (nvt and npt), chains on cell lists, a batched and a cell-list large chain hold the drift check at 1e-9"
 
 # the cases above took the kernels they were written for (/parameters@paths, each rank's word)
 bad=0
-for case in drift_chains:many-chains drift_chain_cells:many-chains-cells drift_batched:large-chain \
+for case in drift_chains:many-chains drift_chains_npt:many-chains drift_chain_cells:many-chains-cells drift_batched:large-chain \
             drift_cells:large-chain-cells np1:many-chains np2:many-chains ladder1:many-chains-cells ladder2:many-chains-cells \
             large1:large-chain-cells large4:large-chain-cells hex1:molecules-batched hex2:molecules-batched \
             pt_gpu:large-chain-cells ptm_gpu:many-chains ptmol_gpu:molecules-resident; do

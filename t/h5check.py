@@ -538,6 +538,21 @@ def npt_ideal(path):
     sys.exit(0 if good else 1)
 
 
+def moved_volume(path, start_density):
+    """Every chain of an NPT run accepted some of its production volume moves, not all, and ended in
+    another box than the one it started in at START_DENSITY."""
+    with h5py.File(path, "r") as f:
+        acc = np.ravel(f["chains/volume_acceptance"][...])
+        start = (nparticles(f) / float(start_density)) ** (1 / 3)
+        edges = final_box(f)
+    if not np.all((acc > 0) & (acc < 1)):
+        fail(f"volume acceptance {acc}: expected every chain's between 0 and 1")
+    if np.any(np.abs(edges / start - 1) < 1e-6):
+        fail(f"final box edges {edges}: a chain still has its starting edge {start}")
+    print(f"# volume acceptance {acc.min():.3f} to {acc.max():.3f}; box edges {start:.4f} -> "
+          f"{edges.min():.4f} to {edges.max():.4f}")
+
+
 def wall(path, radius, strength):
     """Non-interacting particles in the spherical wall E = k (r - R)^2 / 2 beyond R sample
     p(r) ~ r^2 exp(-E(r)/kT): the radii of the final positions (independent chains) pass a
@@ -721,5 +736,5 @@ if __name__ == "__main__":
     {"h5md": h5md, "mdanalysis": mdanalysis, "layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "paths": paths, "set_gpu_shape": set_gpu_shape, "gpu_shape": gpu_shape, "eos": eos,
      "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent,
      "value": value, "mixture_pure": mixture_pure, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal,
-     "wall": wall, "rigid_layout": rigid_layout, "widom_diatomic": widom_diatomic,
+     "wall": wall, "moved_volume": moved_volume, "rigid_layout": rigid_layout, "widom_diatomic": widom_diatomic,
      "write_start": write_start, "started_from": started_from}[cmd](*args)

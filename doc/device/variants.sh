@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# GPU call: .base (base.sh), this tree, and one copy of this tree per entry of VARIANTS
+# ("name:nvcc flags;name2:flags2", each built with `make NVCCFLAGS=...`), then `mcens-bench --case N`
+# for each N in CASES (default 6 1) in every tree, alternating, REPEAT times (default 2). Lines that
+# match BENCH_LINES (default: cases' rows and ratios) labelled by tree. (doc/performance.md version 31)
+set -uo pipefail
+. doc/device/base.sh
+base_build_start
+. doc/device/build.sh
+base_build_wait
+trees="before:$base after:$PWD"
+IFS=';' read -ra vs <<< "${VARIANTS:-}"
+for v in "${vs[@]}"; do
+  name=${v%%:*} flags=${v#*:} dir=/tmp/variant-$name
+  rm -rf "$dir"; cp -a "$PWD" "$dir"
+  (cd "$dir" && make -j16 NVCCFLAGS="$flags" mcens mcens-bench > "$out/build-$name.log" 2>&1) || { echo "variant $name: build failed"; tail -5 "$out/build-$name.log"; continue; }
+  trees="$trees $name:$dir"
+done
+echo "built all at $SECONDS s"
+for ((r = 0; r < ${REPEAT:-2}; r++)); do
+  for c in ${CASES:-6 1}; do
+    for t in $trees; do
+      (cd "${t#*:}" && ./mcens-bench --case "$c" 2>&1) | grep -E "${BENCH_LINES:-^$c|NVT|NPT|npt}" | cut -c1-120 | sed "s|^|${t%%:*}: |"
+    done
+  done
+  echo "round $r done at $SECONDS s"
+done
