@@ -90,70 +90,87 @@ __device__ double scaled_energy_part(const real *x, const real *y, const real *z
     return e;
 }
 
-/* scaled_energy_part's sum for a pure fluid whose trial positions are staged in shared memory, a
- * thread two adjacent rows at once (i0 = 2 r, i1 = i0 + 1): row i1's partners, i0 + 2 to
- * i1 + h_i1, are row i0's but i1 itself, plus one more when h_i1 = h_i0, so each partner's three
- * coordinates are loaded once for two pair terms. The same pair terms, rounded alike and each added
- * in double, in another order. IN_RANGE (plain LJ in single precision, box edge below 2^20): each
- * term by cu_lj_energy_in_range, the same value without the division's range check (doc/
+/* scaled_energy_part's sum for a pure fluid whose trial positions are staged in shared memory, one
+ * particle's x, y, z after another (xyz), a thread ROWS adjacent rows at once, i_a = i0 + a with
+ * i0 = ROWS r: the rows' partners at offsets k = ROWS .. h_i0 from i0 (mod n) are every row's, so
+ * each partner's coordinates are loaded once for ROWS pair terms. The rest of the rows' pairs: those
+ * within the group (k <= ROWS - 1, every row having at least ROWS partners) and row a's partners
+ * past h_i0 (k up to a + h_a; h_a >= h_i0 - 1). Rows of a group cut short by n, and chains too
+ * small for whole groups, take one row at a time. The same pair terms, rounded alike and each
+ * added in double, in another order. IN_RANGE (plain LJ in single precision, box edge below 2^20):
+ * each term by cu_lj_energy_in_range, the same value without the division's range check (doc/
  * performance.md version 30). */
-template <bool IN_RANGE, typename real>
-__device__ double scaled_energy_rows2(const real *x, const real *y, const real *z, int n, real box,
-                                      const typename prec<real>::params &p)
+template <int ROWS, bool IN_RANGE, typename real>
+__device__ double scaled_energy_rows(const real *xyz, int n, real box, const typename prec<real>::params &p)
 {
     auto row_length = [&](int i) { return (n - 1) / 2 + (n % 2 == 0 && i < n / 2); };
-    auto u = [&](real xi, real yi, real zi, real xj, real yj, real zj) {
-        const real r2 = cu_dist2(xi, yi, zi, xj, yj, zj, box);
+    auto u = [&](real xi, real yi, real zi, const real *q) {
+        const real r2 = cu_dist2(xi, yi, zi, q[0], q[1], q[2], box);
         if constexpr (IN_RANGE) return (double)cu_lj_energy_in_range(r2, p);
         else return (double)prec<real>::energy(r2, p);
     };
-    double e0 = 0.0, e1 = 0.0;
-    for (int i0 = 2 * (int)threadIdx.x; i0 < n; i0 += 2 * (int)blockDim.x) {
-        const int h0 = row_length(i0);
-        const real x0 = x[i0], y0 = y[i0], z0 = z[i0];
-        if (i0 + 1 == n) { /* n odd: the last row alone */
-            for (int k = 1; k <= h0; k++) {
-                const int j = (i0 + k) % n;
-                e0 += u(x0, y0, z0, x[j], y[j], z[j]);
-            }
-            break;
-        }
-        const int i1 = i0 + 1, h1 = row_length(i1);
-        const real x1 = x[i1], y1 = y[i1], z1 = z[i1];
-        e0 += u(x0, y0, z0, x1, y1, z1);
-        /* the common partners i0 + 2 .. i0 + h0 (mod n) in one loop: as two runs, before and after
-         * the wrap, a warp ran its longest first run and then its longest second, and the wraps of
-         * its lanes' rows lie 62 apart (an eighth more steps than pairs at n = 500). Not unrolled:
-         * unrolled by 2 or 4, nvcc gave the kernel 79 or 98 registers against 48; two partners a
-         * step by hand kept 48 and ran no faster (doc/performance.md version 30) */
-        int j = i0 + 2 >= n ? i0 + 2 - n : i0 + 2;
+    const real *end = xyz + 3 * n;
+    auto next = [&](const real *q) { return q + 3 == end ? xyz : q + 3; }; /* the cyclic successor */
+    double e[ROWS] = {};
+    const bool grouped = (n - 1) / 2 >= ROWS;
+    for (int i0 = ROWS * (int)threadIdx.x; i0 < n; i0 += ROWS * (int)blockDim.x) {
+        if (!grouped || i0 + ROWS > n) { /* one row at a time */
+            for (int i = i0; i < n && i < i0 + ROWS; i++) {
+                const real *qi = xyz + 3 * i, *q = next(qi);
 #pragma unroll 1
-        for (int k = 2; k <= h0; k++) {
-            const real xj = x[j], yj = y[j], zj = z[j];
-            e0 += u(x0, y0, z0, xj, yj, zj);
-            e1 += u(x1, y1, z1, xj, yj, zj);
-            j = j + 1 == n ? 0 : j + 1;
+                for (int k = 1; k <= row_length(i); k++, q = next(q)) e[0] += u(qi[0], qi[1], qi[2], q);
+            }
+            continue;
         }
-        if (h1 == h0) {
-            const int j = (i1 + h1) % n;
-            e1 += u(x1, y1, z1, x[j], y[j], z[j]);
+        real xi[ROWS], yi[ROWS], zi[ROWS];
+#pragma unroll
+        for (int a = 0; a < ROWS; a++) {
+            xi[a] = xyz[3 * (i0 + a)], yi[a] = xyz[3 * (i0 + a) + 1], zi[a] = xyz[3 * (i0 + a) + 2];
+#pragma unroll
+            for (int b = 0; b < a; b++) e[b] += u(xi[b], yi[b], zi[b], xyz + 3 * (i0 + a)); /* within the group */
+        }
+        const int h0 = row_length(i0);
+        const real *q = xyz + 3 * (i0 + ROWS >= n ? i0 + ROWS - n : i0 + ROWS);
+        /* one loop over the cyclic wrap: as two runs, before and after it, a warp ran its longest
+         * first run and then its longest second (an eighth more steps than pairs at n = 500 with
+         * two rows a thread). Not unrolled: unrolled by 2 or 4, nvcc gave the kernel 79 or 98
+         * registers against 48 (doc/performance.md version 30) */
+#pragma unroll 1
+        for (int k = ROWS; k <= h0; k++, q = next(q))
+#pragma unroll
+            for (int a = 0; a < ROWS; a++) e[a] += u(xi[a], yi[a], zi[a], q);
+        /* q is now at offset h0 + 1: row a's partners up to a + h_a */
+#pragma unroll
+        for (int a = 1; a < ROWS; a++) {
+            const real *qa = q;
+            for (int k = h0 + 1; k <= a + row_length(i0 + a); k++, qa = next(qa)) e[a] += u(xi[a], yi[a], zi[a], qa);
         }
     }
-    return e0 + e1;
+    double sum = 0.0;
+#pragma unroll
+    for (int a = 0; a < ROWS; a++) sum += e[a];
+    return sum;
 }
 
-/* The staged pure fluid's trial-volume energy: scaled_energy_rows2 with the constants' own copy of
- * the loop (cu_specialised), the range-checked division dropped where cu_lj_energy_in_range
- * holds. */
+/* The chain kernel's dynamic shared memory, named at file scope so that scaled_energy_staged reads
+ * it as shared memory by name (LDS): loads through a generic pointer cost address arithmetic on
+ * every pair. */
+extern __shared__ __align__(16) unsigned char chain_smem[];
+
+/* The staged pure fluid's trial-volume energy, its trial coordinates xyz in chain_smem:
+ * scaled_energy_rows, two rows a thread, with the constants' own copy of the loop (cu_specialised),
+ * the range-checked division dropped where cu_lj_energy_in_range holds. Three or four rows a thread
+ * ran slower (case 6: 0.80 and 0.86 of NVT against 0.87 with two; doc/performance.md version 31). */
 template <typename real>
-__device__ double scaled_energy_staged(const real *x, const real *y, const real *z, int n, real box,
-                                       const typename prec<real>::params &one)
+__device__ __forceinline__ double scaled_energy_staged(int n, real box, const typename prec<real>::params one)
 {
     typedef typename prec<real>::params params;
+    enum { ROWS = 2 };
+    const real *xyz = (const real *)chain_smem;
     if constexpr (sizeof(real) == sizeof(float))
         if (one.morse_alpha == 0 && one.slope == 0 && box < 0x1p20f)
-            return scaled_energy_rows2<true>(x, y, z, n, box, cu_plain_lj(one));
-    return cu_specialised(one, [&](const params &p) { return scaled_energy_rows2<false>(x, y, z, n, box, p); });
+            return scaled_energy_rows<ROWS, true>(xyz, n, box, cu_plain_lj(one));
+    return cu_specialised(one, [&](const params &p) { return scaled_energy_rows<ROWS, false>(xyz, n, box, p); });
 }
 
 /* One block per chain. Per move: every thread sums its share of the pair terms; thread 0 adds the
@@ -163,12 +180,22 @@ __device__ double scaled_energy_staged(const real *x, const real *y, const real 
  * scale from the host's draws, a box below the floor rejected (and counted in production), else the
  * whole chain's energy at the scaled positions, the decision by mc_npt_volume_cost, and on
  * acceptance every coordinate scaled as cu_volume_scale scales it. */
+/* The chain kernel's second __launch_bounds__ argument: resident blocks of CHAIN_THREADS_MAX threads
+ * an SM, that is, a register cap (0: nvcc's choice). Left to itself nvcc gave the pure-fluid npt
+ * kernels 64 registers in single precision, 16 chains of n = 500 an SM against 20 at 48, and at
+ * 48 case 6 ran 2.6% faster (0.869 of NVT against 0.847); in double, 64 with 40 bytes of spills in
+ * every move's path, which 3 (80 registers) removes. doc/performance.md version 31. */
+template <typename real, bool MIX, bool NPT> constexpr int npt_min_blocks()
+{
+    return NPT && !MIX ? (sizeof(real) == sizeof(float) ? 5 : 3) : 0;
+}
+
 template <typename real, bool MIX, bool NPT>
-__global__ void __launch_bounds__(CHAIN_THREADS_MAX)
+__global__ void __launch_bounds__(CHAIN_THREADS_MAX, npt_min_blocks<real, MIX, NPT>())
     sweep_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves, cu_pairs<real> lj,
                         unsigned long long seed, int staged, cu_npt npt)
 {
-    extern __shared__ __align__(16) unsigned char smem[];
+    unsigned char *smem = chain_smem;
     __shared__ double warp_sum[32];
     __shared__ draws next;
     __shared__ double s_energy;
@@ -195,6 +222,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         s_box = cd->box;
         s_max_disp = NPT ? (cd->max_step > 0.5 * cd->box ? 0.5 * cd->box : cd->max_step) : cd->max_displacement;
     }
+    __syncthreads(); /* s_max_disp is read as the first draws' argument, before draw_ahead's own barrier */
     int slot = DRAW_AHEAD; /* the draws in `next` used so far (DRAW_AHEAD: none left, or drawn at a step cap that changed) */
     int sweep_move = 0;    /* npt: moves made in this sweep */
     int sweep = 0;         /* npt: sweeps made (npt.sweeps at most) */
@@ -232,17 +260,25 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
         /* staged: the trial volume's coordinates take the chain's place in shared memory, the
          * chain's own kept in its global slice g until the decision, each by the thread that
          * restores it (a second shared copy beside them cut the blocks an SM holds from 29 to 16
-         * at n = 500 in single); else each pair scales its coordinates itself */
+         * at n = 500 in single); else each pair scales its coordinates itself. A staged pure
+         * fluid's trial coordinates go one particle's x, y, z after another (xyz), so that a
+         * partner's three loads share one address (doc/performance.md version 31). */
+        real *xyz = (real *)smem;
         if (staged) {
-            for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = x[j], x[j] = cu_scaled(x[j], scale, sbox);
+            for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) {
+                g[j] = x[j];
+                if (MIX) x[j] = cu_scaled(x[j], scale, sbox);
+            }
             __syncthreads();
+            for (int e = threadIdx.x; !MIX && e < 3 * n; e += blockDim.x) { /* g's writes are the block's after a barrier */
+                const int i = e / 3, c = e - 3 * i;
+                xyz[e] = cu_scaled(g[c * n + i], scale, sbox);
+            }
+            if (!MIX) __syncthreads();
         }
-        /* staged pure fluids read the shared copy by its own name: a generic pointer's loads cost
-         * address arithmetic on every pair */
-        const real *sx = (const real *)smem;
         double e_new = cu_block_sum(!staged ? scaled_energy_part<MIX, true>(x, y, z, n, scale, sbox, lj)
                                     : MIX   ? scaled_energy_part<MIX, false>(x, y, z, n, 1.0, sbox, lj)
-                                            : scaled_energy_staged(sx, sx + n, sx + 2 * n, n, sbox, lj.one),
+                                            : scaled_energy_staged(n, sbox, lj.one),
                                     warp_sum);
         /* nvcc may fuse a product and a sum of the cost that the host keeps apart: the last bit of dh,
          * which decides only a tie within an ulp of the threshold */
@@ -264,8 +300,8 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX)
                 for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = g[j];
             continue;
         }
-        if (!staged)
-            for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = cu_scaled(x[j], scale, sbox);
+        if (!staged || !MIX) /* xyz's values, each where the chain's own coordinate goes */
+            for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = cu_scaled(staged ? g[j] : x[j], scale, sbox);
         box = sbox;
         if (s_redraw) slot = DRAW_AHEAD - 1; /* the loop's increment makes it DRAW_AHEAD */
     }

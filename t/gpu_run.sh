@@ -132,7 +132,7 @@ ok $bad "GPU, single: chains (nvt and npt), chains on cell lists, a batched and 
 
 # the cases above took the kernels they were written for (/parameters@paths, each rank's word)
 bad=0
-for case in drift_chains:many-chains drift_chains_npt:many-chains drift_chain_cells:many-chains-cells drift_batched:large-chain \
+for case in drift_chains:many-chains drift_chains_npt:many-chains-npt drift_chain_cells:many-chains-cells drift_batched:large-chain \
             drift_cells:large-chain-cells np1:many-chains np2:many-chains ladder1:many-chains-cells ladder2:many-chains-cells \
             large1:large-chain-cells large4:large-chain-cells hex1:molecules-batched hex2:molecules-batched \
             pt_gpu:large-chain-cells ptm_gpu:many-chains ptmol_gpu:molecules-resident; do

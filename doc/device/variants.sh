@@ -2,7 +2,8 @@
 # GPU call: .base (base.sh), this tree, and one copy of this tree per entry of VARIANTS
 # ("name:nvcc flags;name2:flags2", each built with `make NVCCFLAGS=...`), then `mcens-bench --case N`
 # for each N in CASES (default 6 1) in every tree, alternating, REPEAT times (default 2). Lines that
-# match BENCH_LINES (default: cases' rows and ratios) labelled by tree. (doc/performance.md version 31)
+# match BENCH_LINES (default: cases' rows and ratios) labelled by tree; with RUN_INI (a config file
+# in this tree), also the wall time of `mcens -q RUN_INI` in each tree. (doc/performance.md version 31)
 set -uo pipefail
 . doc/device/base.sh
 base_build_start
@@ -17,11 +18,18 @@ for v in "${vs[@]}"; do
   trees="$trees $name:$dir"
 done
 echo "built all at $SECONDS s"
+ini=$PWD/${RUN_INI:-}
 for ((r = 0; r < ${REPEAT:-2}; r++)); do
   for c in ${CASES:-6 1}; do
     for t in $trees; do
       (cd "${t#*:}" && ./mcens-bench --case "$c" 2>&1) | grep -E "${BENCH_LINES:-^$c|NVT|NPT|npt}" | cut -c1-120 | sed "s|^|${t%%:*}: |"
     done
+  done
+  for t in $trees; do
+    [ -n "${RUN_INI:-}" ] || break
+    rm -f /tmp/run.h5 /tmp/run.h5.ckpt; start=$(date +%s.%N)
+    (cd "${t#*:}" && ./mcens -q -o /tmp/run.h5 "$ini" > "$out/run-${t%%:*}.txt" 2>&1) || echo "${t%%:*}: mcens failed"
+    echo "${t%%:*}: $RUN_INI $(awk "BEGIN { print $(date +%s.%N) - $start }") s"
   done
   echo "round $r done at $SECONDS s"
 done
