@@ -173,13 +173,6 @@ __device__ __forceinline__ double scaled_energy_staged(int n, real box, const ty
     return cu_specialised(one, [&](const params &p) { return scaled_energy_rows<ROWS, false>(xyz, n, box, p); });
 }
 
-/* One block per chain. Per move: every thread sums its share of the pair terms; thread 0 adds the
- * warp sums in a fixed order, applies the Metropolis test and moves the particle. With NPT (npt.on;
- * a template flag, so that the nvt kernel is compiled without the volume move's code),
- * every sweep of n moves ends with the run driver's volume move (mc_run.c's volume_move): the edge
- * scale from the host's draws, a box below the floor rejected (and counted in production), else the
- * whole chain's energy at the scaled positions, the decision by mc_npt_volume_cost, and on
- * acceptance every coordinate scaled as cu_volume_scale scales it. */
 /* The chain kernel's second __launch_bounds__ argument: resident blocks of CHAIN_THREADS_MAX threads
  * an SM, that is, a register cap (0: nvcc's choice). Left to itself nvcc gave the pure-fluid npt
  * kernels 64 registers in single precision, 16 chains of n = 500 an SM against 20 at 48, and at
@@ -190,6 +183,13 @@ template <typename real, bool MIX, bool NPT> constexpr int npt_min_blocks()
     return NPT && !MIX ? (sizeof(real) == sizeof(float) ? 5 : 3) : 0;
 }
 
+/* One block per chain. Per move: every thread sums its share of the pair terms; thread 0 adds the
+ * warp sums in a fixed order, applies the Metropolis test and moves the particle. With NPT (npt.on;
+ * a template flag, so that the nvt kernel is compiled without the volume move's code),
+ * every sweep of n moves ends with the run driver's volume move (mc_run.c's volume_move): the edge
+ * scale from the host's draws, a box below the floor rejected (and counted in production), else the
+ * whole chain's energy at the scaled positions, the decision by mc_npt_volume_cost, and on
+ * acceptance every coordinate scaled as cu_volume_scale scales it. */
 template <typename real, bool MIX, bool NPT>
 __global__ void __launch_bounds__(CHAIN_THREADS_MAX, npt_min_blocks<real, MIX, NPT>())
     sweep_chains_kernel(cu_chain_dev *chains, real *pos, int n, long long moves, cu_pairs<real> lj,
