@@ -133,8 +133,8 @@ __device__ double scaled_energy_rows(const real *xyz, int n, real box, const typ
         const real *q = xyz + 3 * (i0 + ROWS >= n ? i0 + ROWS - n : i0 + ROWS);
         /* one loop over the cyclic wrap: as two runs, before and after it, a warp ran its longest
          * first run and then its longest second (an eighth more steps than pairs at n = 500 with
-         * two rows a thread). Not unrolled: unrolled by 2 or 4, nvcc gave the kernel 79 or 98
-         * registers against 48 (doc/performance.md version 30) */
+         * two rows a thread). Not unrolled: unrolled by 2 or 4, the loop of version 30 (x, y, z
+         * apart) gave the kernel 79 or 98 registers against 48 (doc/performance.md version 30) */
 #pragma unroll 1
         for (int k = ROWS; k <= h0; k++, q = next(q))
 #pragma unroll
@@ -300,7 +300,10 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX, npt_min_blocks<real, MIX, N
                 for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = g[j];
             continue;
         }
-        if (!staged || !MIX) /* xyz's values, each where the chain's own coordinate goes */
+        /* the accepted coordinates: not staged, scaled in place; a staged pure fluid, scaled from
+         * its global copy g (the values xyz held, now in the chain's own layout); a staged mixture's
+         * were scaled in place above */
+        if (!staged || !MIX)
             for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) x[j] = cu_scaled(staged ? g[j] : x[j], scale, sbox);
         box = sbox;
         if (s_redraw) slot = DRAW_AHEAD - 1; /* the loop's increment makes it DRAW_AHEAD */
