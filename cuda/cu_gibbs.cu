@@ -112,7 +112,7 @@ __device__ void displace(const gibbs_consts &k, gibbs_chain_dev &c, const chain_
 {
     mc_trial t = mc_trial_draw(k.seed, c.id, step, (uint32_t)n, 1.0);
     int i = (int)t.particle, b = v.box[i], a = mc_species_block(k.first, k.nspecies, i);
-    double len = c.box_len[b], max = mc_gibbs_step(c.max_displacement, len);
+    double len = c.box_len[b], max = mc_box_step(c.max_displacement, len);
     double old[3] = {v.x[i], v.y[i], v.z[i]};
     double now[3] = {mc_wrap(old[0] + t.dx * max, len), mc_wrap(old[1] + t.dy * max, len),
                      mc_wrap(old[2] + t.dz * max, len)};
@@ -360,7 +360,7 @@ __device__ void move_molecule(const gibbs_consts &k, gibbs_chain_dev &c, const c
 {
     mc_rigid_trial t = mc_rigid_trial_draw(k.seed, c.id, step, (uint32_t)k.nmol, r.first, 1.0, c.max_rotation);
     int m = (int)t.molecule, f0 = r.first[m], f1 = r.first[m + 1], b = v.box[f0];
-    double len = c.box_len[b], max = mc_gibbs_step(c.max_displacement, len);
+    double len = c.box_len[b], max = mc_box_step(c.max_displacement, len);
     double centre[3] = {mc_rigid_shift(r.centre[m], t.dx * max, len), mc_rigid_shift(r.centre[k.nmol + m], t.dy * max, len),
                         mc_rigid_shift(r.centre[2 * k.nmol + m], t.dz * max, len)};
     mc_quat q = quat_of(r, m);

@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX, npt_min_blocks<real, MIX, N
      * the npt kernel held these in registers at 48 a thread and spilled the draws' bookkeeping to
      * local memory, loaded back every move (doc/performance.md version 31). s_box: the box edge,
      * changed by accepted volume moves; s_max_disp: the step, capped at half the box as
-     * mc_chain_step caps it (npt: at the current box). */
+     * mc_chain_step caps it (npt: at the current box, mc_box_step). */
     __shared__ double s_box, s_max_disp;
     cu_chain_dev *cd = &chains[blockIdx.x];
     real box = (real)cd->box;
@@ -220,7 +220,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX, npt_min_blocks<real, MIX, N
         s_volume_accepted = cd->volume_accepted;
         s_floor_hits = cd->floor_hits;
         s_box = cd->box;
-        s_max_disp = NPT ? (cd->max_step > 0.5 * cd->box ? 0.5 * cd->box : cd->max_step) : cd->max_displacement;
+        s_max_disp = NPT ? mc_box_step(cd->max_step, cd->box) : cd->max_displacement;
     }
     __syncthreads(); /* s_max_disp is read as the first draws' argument, before draw_ahead's own barrier */
     int slot = DRAW_AHEAD; /* the draws in `next` used so far (DRAW_AHEAD: none left, or drawn at a step cap that changed) */
@@ -290,7 +290,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX, npt_min_blocks<real, MIX, N
             s_redraw = 0;
             if (s_scale) {
                 s_energy = e_new, s_volume_accepted++, s_box = new_box;
-                double capped = cd->max_step > 0.5 * new_box ? 0.5 * new_box : cd->max_step;
+                double capped = mc_box_step(cd->max_step, new_box);
                 if (capped != s_max_disp) s_max_disp = capped, s_redraw = 1;
             }
         }

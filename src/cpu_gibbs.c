@@ -100,7 +100,7 @@ static void displace(const mc_plan *p, mc_chain *c, uint64_t step)
 {
     mc_trial t = mc_trial_draw(p->seed, (uint32_t)c->id, step, (uint32_t)c->n, 1.0);
     int i = (int)t.particle, box = (int)c->in_box[i], a = mc_species_of(&p->species, i);
-    double len = c->gibbs_box_len[box], max = mc_gibbs_step(c->max_displacement, len);
+    double len = c->gibbs_box_len[box], max = mc_box_step(c->max_displacement, len);
     double old[3] = {c->x[i], c->y[i], c->z[i]};
     double now[3] = {mc_wrap(old[0] + t.dx * max, len), mc_wrap(old[1] + t.dy * max, len),
                      mc_wrap(old[2] + t.dz * max, len)};

@@ -128,7 +128,7 @@ static void move_molecule(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uin
                                            c->max_rotation);
     int m = (int)t.molecule, f0 = mol->first[m], f1 = mol->first[m + 1], box = (int)c->in_box[f0];
     const int *species = &mol->site_species[f0];
-    double len = c->gibbs_box_len[box], max = mc_gibbs_step(c->max_displacement, len);
+    double len = c->gibbs_box_len[box], max = mc_box_step(c->max_displacement, len);
     double centre[3] = {mc_rigid_shift(c->cx[m], t.dx * max, len), mc_rigid_shift(c->cy[m], t.dy * max, len),
                         mc_rigid_shift(c->cz[m], t.dz * max, len)};
     mc_quat q = mc_chain_quat(c, m);

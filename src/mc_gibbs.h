@@ -71,12 +71,6 @@ MC_HD mc_quat mc_gibbs_orientation(uint64_t seed, uint32_t chain, uint64_t step)
     return mc_quat_uniform(mc_rng_uniform(r.v[0]), mc_rng_uniform(r.v[1]), mc_rng_uniform(r.v[2]));
 }
 
-/* The displacement step of a particle in a box of edge `box`: at most half the box (mc_chain_step). */
-MC_HD double mc_gibbs_step(double max_displacement, double box)
-{
-    return max_displacement > 0.5 * box ? 0.5 * box : max_displacement;
-}
-
 /* The Metropolis argument of a transfer as an energy: dU - kT ln(n_src V_dst / ((n_dst + 1) V_src)),
  * n_src counting the particle that leaves, n_dst the kind's particles already in the other box. */
 MC_HD double mc_gibbs_transfer_cost(double dU, double kT, double n_src, double n_dst, double v_src, double v_dst)

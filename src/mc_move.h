@@ -53,6 +53,13 @@ typedef struct mc_volume_trial {
     double threshold;
 } mc_volume_trial;
 
+/* The displacement step of a particle in a box of edge `box`: at most half the box, as
+ * mc_chain_step caps it; for boxes that change (npt, Gibbs) on either backend. */
+MC_HD double mc_box_step(double max_displacement, double box)
+{
+    return max_displacement > 0.5 * box ? 0.5 * box : max_displacement;
+}
+
 MC_HD mc_volume_trial mc_volume_draw(uint64_t seed, uint32_t chain, uint64_t move, double max_step)
 {
     mc_rng4 r = mc_rng_block(seed, chain, MC_RNG_VOLUME, move);
