@@ -4,19 +4,11 @@
 # its kernel-shape and moved-volume checks; mcens-bench's case 6. (doc/performance.md version 31)
 set -uo pipefail
 . doc/device/build.sh
+. doc/device/sanitize.sh
 py=python3
-base='[run]\nbackend = gpu\nprecision = %s\nequilibration = 2\nproduction = 4\nsample_every = 2\n[system]\nn = 108\n[potential]\ncutoff = 2.5\n[ensemble]\n%stemperature = 1\ndensity = 0.8\nreplicas = 4\n'
-for prec in double single; do
-  for ens in nvt npt; do
-    e=; [ $ens = npt ] && e='type = npt\npressure = 1\n'
-    printf "$base" $prec "$e" > r.ini
-    for tool in racecheck memcheck; do
-      rm -f r.h5 r.h5.ckpt
-      compute-sanitizer --tool $tool --error-exitcode 9 ./mcens -q -o r.h5 r.ini > "$out/san.txt" 2>&1
-      echo "$tool $prec $ens: status $? $(grep -h 'SUMMARY' "$out/san.txt" | tr '\n' ' ')"
-    done
-  done
-done
+chains='[run]\nbackend = gpu\nprecision = %s\nequilibration = 2\nproduction = 4\nsample_every = 2\n[system]\nn = 108\n[potential]\ncutoff = 2.5\n[ensemble]\n'
+sanitize_precisions "${chains}temperature = 1\ndensity = 0.8\nreplicas = 4\n"
+sanitize_precisions "${chains}type = npt\npressure = 1\ntemperature = 1\ndensity = 0.8\nreplicas = 4\n"
 printf '[run]\nseed = 31\nbackend = gpu\nprecision = single\nequilibration = 0\nproduction = 50\nsample_every = 5\n[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntype = npt\npressure = 1\ntemperature = 1\ndensity = 0.8\nreplicas = 4\n' > d.ini
 rm -f d.h5; ./mcens -q -o d.h5 d.ini; echo "npt single drift run: status $?"
 $py t/h5check.py paths d.h5 many-chains-npt; echo "paths: $?"
