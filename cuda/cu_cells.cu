@@ -35,6 +35,12 @@
 #ifndef A_WARPS_PER_TRIAL
 #define A_WARPS_PER_TRIAL 4
 #endif
+/* Kernel A's second __launch_bounds__ argument, resident blocks an SM, that is, a register cap of
+ * 64: nvcc's choice (0) gave single precision 40 registers and 16 bytes of spills, and 4 (48
+ * registers, none spilled) ran case 3 7% faster (doc/performance.md version 32); -D to measure others */
+#ifndef A_MIN_BLOCKS
+#define A_MIN_BLOCKS 4
+#endif
 enum { MAXC = 32, A_WARPS = 8, MEASURE_CELL_THREADS = 256, MAX_CELL_CHANGES = 256 };
 enum { A_PARTS = A_WARPS_PER_TRIAL / 2, A_TRIALS_PER_BLOCK = A_WARPS / A_WARPS_PER_TRIAL };
 static_assert(A_PARTS >= 1 && A_TRIALS_PER_BLOCK >= 1 && A_WARPS % A_WARPS_PER_TRIAL == 0, "kernel A's shape");
@@ -224,7 +230,7 @@ __device__ double warp_energy(const cu_cells_dev &g, const real *pos, int n, int
  * with one warp per trial a pass took about 10k cycles (version 18), and with two per trial a
  * batch of 1024 left 13 warps on an SM (Nsight Compute, version 22). */
 template <typename real>
-__global__ void __launch_bounds__(32 * A_WARPS)
+__global__ void __launch_bounds__(32 * A_WARPS, A_MIN_BLOCKS)
     cells_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
                         cu_cells_dev g, typename prec<real>::params lj, double cutoff, unsigned long long seed,
                         unsigned long long next_step, int next_trials)

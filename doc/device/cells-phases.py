@@ -5,7 +5,7 @@
 # batches two of whose cell changes share a cell (so thread 0 makes those changes in order).
 # Thread 0 leaves each barrier with the block, so the steps' cycles add up to kernel B's time after its
 # wait for kernel A (what it does before that wait, while kernel A runs, is not counted). For
-# cells-scan.sh (which builds the copy and puts the file back). Written for version 23's cu_cells.cu;
+# cells-scan.sh (which builds the copy and puts the file back). Written for version 23's cu_cells.cu (anchors updated for version 31's);
 # a patch that no longer applies stops it with the text it looked for.
 import sys
 s = open('cuda/cu_cells.cu').read()
@@ -66,8 +66,8 @@ sub("""        cd->energy += cu_warps_total(red);
     }
     CK(10);
 }""")
-sub("""         * overlay the block's arrays (at K = 256, the 16 kB repeat table covers all of them) */
-        __syncthreads();""", """         * overlay the block's arrays (at K = 256, the 16 kB repeat table covers all of them) */
+sub("""         * K = 384 down in single and from K = 224 down in double) */
+        __syncthreads();""", """         * K = 384 down in single and from K = 224 down in double) */
         __syncthreads();
         CK(6);""")
 # the draws (kernel B's, and kernel D's once a round): after the barriers, and thread 0's own end
