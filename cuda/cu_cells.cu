@@ -41,6 +41,12 @@
 #ifndef A_MIN_BLOCKS
 #define A_MIN_BLOCKS 4
 #endif
+/* 1: cells_energy loads the grid and the positions through L2 only (__ldcg), as kernel A would
+ * have to if it summed before any wait with two batches in flight (doc/f-pipeline.md on the
+ * branch f-pipeline, its open question); -DCELLS_LOADS_L2=1 measures what that costs */
+#ifndef CELLS_LOADS_L2
+#define CELLS_LOADS_L2 0
+#endif
 enum { MAXC = 32, A_WARPS = 8, MEASURE_CELL_THREADS = 256, MAX_CELL_CHANGES = 256 };
 enum { A_PARTS = A_WARPS_PER_TRIAL / 2, A_TRIALS_PER_BLOCK = A_WARPS / A_WARPS_PER_TRIAL };
 static_assert(A_PARTS >= 1 && A_TRIALS_PER_BLOCK >= 1 && A_WARPS % A_WARPS_PER_TRIAL == 0, "kernel A's shape");
@@ -111,6 +117,13 @@ static size_t table_bytes(int K, size_t real_size)
            sizeof(unsigned long long) + 9 * (size_t)K * real_size + (size_t)K * sizeof(int);
 }
 
+/* *at, through L2 alone under CELLS_LOADS_L2 */
+template <typename T> __device__ __forceinline__ T cells_load(const T *at)
+{
+    if (CELLS_LOADS_L2) return __ldcg(at);
+    return *at;
+}
+
 /* Energy of particle p placed at q with the members of neighbour cells k0, k0 + stride, ... < 27
  * of q's cell (batch-start positions), pair terms rounded in real and added in double: of each
  * cell the groups of four members part, part + parts, ... (parts: 1, all of them). */
@@ -127,15 +140,16 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
         for (int k = k0; k < 27; k += stride) {
             int c = neighbour_cell(home, k, g.m);
             const int *members = g.slot + (size_t)c * g.cap;
-            const int count = g.count[c];
+            const int count = cells_load(&g.count[c]);
             /* four members per round: independent loads in flight instead of one chain of them */
             for (int s = 4 * part; s < count; s += 4 * parts) {
                 int j[4];
                 real u[4];
-                for (int q = 0; q < 4; q++) j[q] = s + q < count ? members[s + q] : -1;
+                for (int q = 0; q < 4; q++) j[q] = s + q < count ? cells_load(&members[s + q]) : -1;
                 for (int q = 0; q < 4; q++) {
                     int jj = j[q] >= 0 ? j[q] : max(p, 0); /* padding: any particle (Widom's p is -1) */
-                    u[q] = prec<real>::energy(cu_dist2(qx, qy, qz, x[jj], y[jj], z[jj], box), pp);
+                    u[q] = prec<real>::energy(
+                        cu_dist2(qx, qy, qz, cells_load(&x[jj]), cells_load(&y[jj]), cells_load(&z[jj]), box), pp);
                 }
                 for (int q = 0; q < 4; q++)
                     if (j[q] >= 0 && j[q] != p) e += (double)u[q];
