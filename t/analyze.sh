@@ -5,12 +5,7 @@
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 : "${MCENS_ANALYZE:=$(dirname "$MCENS")/mcens-analyze}"
 tap_plan 27
-# acheck CMD ARGS...: t/analyze_check.py, diagnostics to the TAP stream, its status returned
-acheck() {
-    aout=$("$PYTHON3" "$T_SRCDIR/analyze_check.py" "$@" 2>&1); arc=$?
-    printf '%s\n' "$aout" | diag
-    return $arc
-}
+acheck() { pycheck analyze_check.py "$@"; }
 # analyze ARGS...: mcens-analyze with stdout to out.txt and stderr to err.txt
 analyze() { "$MCENS_ANALYZE" "$@" > out.txt 2> err.txt; }
 # mcens_run NAME: run NAME.ini on 2 ranks (into run.txt)

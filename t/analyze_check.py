@@ -16,14 +16,7 @@ import sys
 import h5py
 import numpy as np
 
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
+from checkrun import check, run
 
 
 def sdec(x):
@@ -198,23 +191,5 @@ def cmd_figures(h5, outdir, manifest):
         print("%s: %s" % (png, got))
 
 
-def main(argv):
-    cmds = {"csv": (cmd_csv, 2), "xyz": (cmd_xyz, 3), "summary": (cmd_summary, 2), "figures": (cmd_figures, 3)}
-    if len(argv) < 1 or argv[0] not in cmds or len(argv) - 1 != cmds[argv[0]][1]:
-        print(__doc__)
-        return 2
-    try:
-        cmds[argv[0]][0](*argv[1:])
-    except Fail as e:
-        print("FAIL: %s" % e)
-        return 1
-    return 0
-
-
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except Exception as e:
-        import traceback
-        traceback.print_exc()
-        sys.exit(2)
+    run({"csv": cmd_csv, "xyz": cmd_xyz, "summary": cmd_summary, "figures": cmd_figures}, sys.argv, __doc__)

@@ -7,12 +7,7 @@
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 : "${MCENS_ANALYZE:=$(dirname "$MCENS")/mcens-analyze}"
 tap_plan 35
-# ccheck CMD ARGS...: t/coexistence_fit_check.py, its output to the TAP stream, its status returned
-ccheck() {
-    cout=$("$PYTHON3" "$T_SRCDIR/coexistence_fit_check.py" "$@" 2>&1); crc=$?
-    printf '%s\n' "$cout" | diag
-    return $crc
-}
+ccheck() { pycheck coexistence_fit_check.py "$@"; }
 # analyze ARGS...: mcens-analyze with stdout to out.txt and stderr to err.txt
 analyze() { "$MCENS_ANALYZE" "$@" > out.txt 2> err.txt; }
 sum() { cksum < "$1"; }
@@ -67,7 +62,7 @@ ccheck png skip-coexistence/coexistence.png; ok $? "skip-coexistence/coexistence
 
 # negative controls: each check fails, and for the reason it exists
 # fails MESSAGE: the last ccheck exited 1 with a FAIL line containing MESSAGE
-fails() { [ $crc -eq 1 ] && printf '%s\n' "$cout" | grep "^FAIL: " | grep -qF -- "$1"; }
+fails() { [ $pyrc -eq 1 ] && printf '%s\n' "$pyout" | grep "^FAIL: " | grep -qF -- "$1"; }
 cp nist-coexistence.h5 wrong-tc.h5
 "$PYTHON3" -c '
 import h5py; d = h5py.File("wrong-tc.h5", "r+")["parameters/Tc"]; d[()] = d[()] + 8 * d.attrs["stderr"]'

@@ -38,14 +38,7 @@ import sys
 import h5py
 import numpy as np
 
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
+from checkrun import check, run
 
 
 BETA = 0.326
@@ -368,24 +361,6 @@ def cmd_png(path):
     check(size > 20000, "%d bytes: too small for a phase diagram" % size)
 
 
-def main(argv):
-    cmds = {"synth": (cmd_synth, 3, 8), "recover": (cmd_recover, 4, 4), "honesty": (cmd_honesty, 3, 6),
-            "skipped": (cmd_skipped, 3, 3), "above": (cmd_above, 3, 3), "png": (cmd_png, 1, 1)}
-    if len(argv) < 1 or argv[0] not in cmds or not cmds[argv[0]][1] <= len(argv) - 1 <= cmds[argv[0]][2]:
-        sys.stderr.write(__doc__)
-        return 2
-    try:
-        cmds[argv[0]][0](*argv[1:])
-    except Fail as e:
-        print("FAIL: %s" % e)
-        return 1
-    except Exception as e:  # the checker itself broke: not a pass, not a fit failure
-        import traceback
-        traceback.print_exc()
-        print("checker error: %s: %s" % (type(e).__name__, e))
-        return 2
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run({"synth": cmd_synth, "recover": cmd_recover, "honesty": cmd_honesty, "skipped": cmd_skipped,
+         "above": cmd_above, "png": cmd_png}, sys.argv, __doc__)

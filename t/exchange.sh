@@ -7,12 +7,7 @@
 # exchange (the check's power) agreeing with it (t/exchange_check.py).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 tap_plan 17
-# echeck CMD ARGS...: t/exchange_check.py, diagnostics to the TAP stream, its status returned
-echeck() {
-    eout=$("$PYTHON3" "$T_SRCDIR/exchange_check.py" "$@" 2>&1); erc=$?
-    printf '%s\n' "$eout" | diag
-    return $erc
-}
+echeck() { pycheck exchange_check.py "$@"; }
 # refused NAME KEY=VALUE... PATTERN: the fluid config with the keys changed fails with PATTERN
 refused() {
     name=$1 pattern=$2; shift 2

@@ -1,17 +1,15 @@
 #!/usr/bin/env python3
 """Assertions on replica-exchange output (t/exchange.sh). Each subcommand prints '# ' diagnostics
-and exits 0 when its check holds, 1 when it does not. Thresholds are z-scores of combined
-standard errors, Bonferroni-corrected for the number of comparisons a check makes."""
+and exits 0 when its check holds, 1 when it does not, 2 when the checker breaks (t/checkrun.py).
+Thresholds are z-scores of combined standard errors, Bonferroni-corrected for the number of
+comparisons a check makes."""
 import math
 import sys
 
 import h5py
 import numpy as np
 
-
-def fail(msg):
-    print(f"# FAIL: {msg}")
-    sys.exit(1)
+from checkrun import fail, run
 
 
 def z_threshold(m, alpha=0.01):
@@ -143,7 +141,5 @@ def disagree(a, b, name):
 
 
 if __name__ == "__main__":
-    commands = {"paths": paths, "unchanged": unchanged, "overlap": overlap, "agree": agree, "disagree": disagree}
-    if len(sys.argv) < 3 or sys.argv[1] not in commands:
-        fail(f"usage: exchange_check.py {'|'.join(commands)} FILE...")
-    commands[sys.argv[1]](*sys.argv[2:])
+    run({"paths": paths, "unchanged": unchanged, "overlap": overlap, "agree": agree, "disagree": disagree},
+        sys.argv)

@@ -14,6 +14,8 @@ import h5py
 import numpy as np
 from scipy import stats
 
+from checkrun import run
+
 FAMILY_ALPHA = 0.01
 
 
@@ -179,20 +181,6 @@ def separated(path):
     return bool(np.all(sep > 3))
 
 
-def main(argv):
-    checks = {"nist": nist, "ideal": ideal, "same_phases": same_phases, "coexistence": coexistence,
-              "not_separated": not_separated, "separated": separated}
-    if len(argv) < 2 or argv[1] not in checks:
-        print(f"usage: {argv[0]} {'|'.join(checks)} FILE...", file=sys.stderr)
-        return 2
-    try:
-        return 0 if checks[argv[1]](*argv[2:]) else 1
-    except Exception as e:  # the checker itself broke: not a pass, and not a physics failure (t/h5check.py's rule)
-        import traceback
-        traceback.print_exc()
-        print(f"checker error: {type(e).__name__}: {e}")
-        return 2
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    run({"nist": nist, "ideal": ideal, "same_phases": same_phases, "coexistence": coexistence,
+         "not_separated": not_separated, "separated": separated}, sys.argv)

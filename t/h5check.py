@@ -10,6 +10,8 @@ import sys
 import h5py
 import numpy as np
 
+from checkrun import fail, run
+
 REQUIRED = {  # dataset -> expected shape in terms of S (state points), C (chains), N, B (bins), K samples
     "parameters": (),
     "statepoints/temperature": ("S",), "statepoints/density": ("S",),
@@ -77,11 +79,6 @@ def final_box(f):
 
 def nparticles(f):
     return f["particles/chain_000000/position/value"].shape[1]
-
-
-def fail(msg):
-    print("# " + msg)
-    sys.exit(1)
 
 
 def layout(path, S, C, N, B, K, species=1):
@@ -244,13 +241,13 @@ def eos(path, refcsv):
             good &= within("muex", mu[s, 0], dmu[s, 0], float(r["muex_Thol"]), 0.02)
     if checked == 0:
         fail("no state point of the file is in the reference table")
-    sys.exit(0 if good else 1)
+    return good
 
 
 def dilute(path, refcsv, column_u, column_b2):
     """rho -> 0: U/N = rho dU/drho, Z = P/(rho T) = 1 + B2 rho and (with Widom insertion)
     beta muex = 2 B2 rho, each to O(rho^2) (1e-3 relative)."""
-    dilute_check(path, {float(r["T"]): (float(r[column_u]), float(r[column_b2])) for r in rows(refcsv)})
+    return dilute_check(path, {float(r["T"]): (float(r[column_u]), float(r[column_b2])) for r in rows(refcsv)})
 
 
 def dilute_morse(path, eps, alpha, r0):
@@ -272,7 +269,7 @@ def dilute_morse(path, eps, alpha, r0):
         boltz = np.exp(-u / T)
         refs[float(T)] = (2 * math.pi * simpson(u * boltz * r * r), -2 * math.pi * simpson((boltz - 1) * r * r))
         print(f"# Morse T={T}: B2 = {refs[float(T)][1]:.6f}, dU/drho = {refs[float(T)][0]:.6f} (quadrature)")
-    dilute_check(path, refs)
+    return dilute_check(path, refs)
 
 
 def dilute_check(path, refs):
@@ -295,7 +292,7 @@ def dilute_check(path, refs):
             if widom:
                 mu_ref = 2 * b2 * rho[s] * T[s]
                 good &= within(f"T={T[s]} muex", mu[s, 0], dmu[s, 0], mu_ref, 1e-3 * abs(mu_ref))
-    sys.exit(0 if good else 1)
+    return good
 
 
 def diatomic_b2(bond, T, pair_u, R=12.0, tail_c6=0.0, nang=12, nr=2401):
@@ -356,7 +353,7 @@ def widom_diatomic(path, bond, potential, *args):
             mu_ref = 2 * b2 * rho[s] * T[s]
             print(f"# T={T[s]} rho={rho[s]}: B2 = {b2:.6f} (quadrature, bond {bond})")
             good &= within(f"T={T[s]} muex", mu[s, 0], dmu[s, 0], mu_ref, 1.5 * abs(b2) * rho[s] * abs(mu_ref))
-    sys.exit(0 if good else 1)
+    return good
 
 
 def gr_core(path):
@@ -402,7 +399,7 @@ def agree(a, b, quantities="energy,pressure"):
             mb, eb = fb[f"results/{q}/mean"][...], fb[f"results/{q}/stderr"][...]
             for s in range(len(ma)):
                 good &= within(f"{q}[{s}] {a} vs {b}", ma[s], math.hypot(ea[s], eb[s]), mb[s], 0.0)
-    sys.exit(0 if good else 1)
+    return good
 
 
 def cv_slope(path, shift="0"):
@@ -419,7 +416,7 @@ def cv_slope(path, shift="0"):
     dslope = math.hypot(dU[2], dU[0]) / (T[2] - T[0])
     good = within(f"C_V/N - 3/2 at T={T[1]} (fluctuations) vs dU/dT", C[1] - 1.5 + float(shift),
                   math.hypot(dC[1], dslope), slope, 0.0)
-    sys.exit(0 if good else 1)
+    return good
 
 
 def units_equivalent(reduced, real, sigma_nm, eps_k, mass):
@@ -487,7 +484,7 @@ def npt_nvt(nvt, npt):
         acc = b["chains/volume_acceptance"][...]
         if not np.all((acc > 0.1) & (acc < 0.9)):
             fail(f"volume acceptance {acc} not adapted")
-    sys.exit(0 if good else 1)
+    return good
 
 
 def mixture_pure(mix, pure, pair_names="A-A,A-B,B-B"):
@@ -522,7 +519,7 @@ def mixture_pure(mix, pure, pair_names="A-A,A-B,B-B"):
             good &= ok
         if names != pair_names.split(","):
             fail(f"pair names {names}, expected {pair_names}")
-    sys.exit(0 if good else 1)
+    return good
 
 
 def npt_ideal(path):
@@ -535,7 +532,7 @@ def npt_ideal(path):
         v, se_v = vol.mean(), vol.std(ddof=1) / math.sqrt(len(vol))
         good = within("ideal <N/V>", rho, se_rho, p / kT, 0)
         good &= within("ideal <V>", v, se_v, (n + 1) * kT / p, 0)
-    sys.exit(0 if good else 1)
+    return good
 
 
 def moved_volume(path, start_density):
@@ -577,7 +574,7 @@ def wall(path, radius, strength):
     print(f"# KS over {n} radii against R = {R}, k = {k}: D = {d:.4f}, critical {crit:.4f}: {'ok' if d < crit else 'FAIL'}")
     good = d < crit
     good &= within("wall energy per particle", u, se, mean_e, 0.0)
-    sys.exit(0 if good else 1)
+    return good
 
 
 def rigid_layout(path):
@@ -729,12 +726,8 @@ def mdanalysis(path):
 
 
 if __name__ == "__main__":
-    cmd, args = sys.argv[1], sys.argv[2:]
-    # a check that fails exits 1; a checker that breaks (unknown command, missing dataset) exits 2,
-    # so that a negative control (expecting 1) cannot pass on a crash
-    sys.excepthook = lambda kind, value, tb: (sys.__excepthook__(kind, value, tb), sys.exit(2))
-    {"h5md": h5md, "mdanalysis": mdanalysis, "layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "paths": paths, "set_gpu_shape": set_gpu_shape, "gpu_shape": gpu_shape, "eos": eos,
+    run({"h5md": h5md, "mdanalysis": mdanalysis, "layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "paths": paths, "set_gpu_shape": set_gpu_shape, "gpu_shape": gpu_shape, "eos": eos,
      "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent,
      "value": value, "mixture_pure": mixture_pure, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal,
      "wall": wall, "moved_volume": moved_volume, "rigid_layout": rigid_layout, "widom_diatomic": widom_diatomic,
-     "write_start": write_start, "started_from": started_from}[cmd](*args)
+     "write_start": write_start, "started_from": started_from}, sys.argv)

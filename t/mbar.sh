@@ -6,12 +6,7 @@
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 : "${MCENS_ANALYZE:=$(dirname "$MCENS")/mcens-analyze}"
 tap_plan 20
-# mcheck CMD ARGS...: t/mbar_check.py, its output to the TAP stream, its status returned
-mcheck() {
-    mout=$("$PYTHON3" "$T_SRCDIR/mbar_check.py" "$@" 2>&1); mrc=$?
-    printf '%s\n' "$mout" | diag
-    return $mrc
-}
+mcheck() { pycheck mbar_check.py "$@"; }
 # analyze ARGS...: mcens-analyze with stdout to out.txt and stderr to err.txt
 analyze() { "$MCENS_ANALYZE" "$@" > out.txt 2> err.txt; }
 mcens_run() { run_np 2 -q "$1.ini" > run.txt 2>&1; }

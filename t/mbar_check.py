@@ -18,14 +18,7 @@ import sys
 import h5py
 import numpy as np
 
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
+from checkrun import check, run
 
 
 # --- the synthetic file ---------------------------------------------------------------------------
@@ -230,24 +223,6 @@ def cmd_figures(run_path, outdir, manifest):
     print("mbar.png: %d x %d, %d panels with %d ladders each" % (w, h, len(panels), nlad))
 
 
-def main(argv):
-    cmds = {"synth": (cmd_synth, 1), "exact": (cmd_exact, 2), "sampled": (cmd_sampled, 2),
-            "between": (cmd_between, 3), "figures": (cmd_figures, 3)}
-    if len(argv) < 1 or argv[0] not in cmds or len(argv) - 1 != cmds[argv[0]][1]:
-        sys.stderr.write(__doc__)
-        return 2
-    try:
-        cmds[argv[0]][0](*argv[1:])
-    except Fail as e:
-        print("FAIL: %s" % e)
-        return 1
-    except Exception as e:  # the checker itself broke: not a pass, not a physics failure
-        import traceback
-        traceback.print_exc()
-        print("checker error: %s: %s" % (type(e).__name__, e))
-        return 2
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run({"synth": cmd_synth, "exact": cmd_exact, "sampled": cmd_sampled, "between": cmd_between,
+         "figures": cmd_figures}, sys.argv, __doc__)

@@ -7,10 +7,7 @@ import sys
 import h5py
 import numpy as np
 
-
-def fail(msg):
-    print("# " + msg)
-    sys.exit(1)
+from checkrun import fail, run
 
 
 def names(ds):
@@ -113,7 +110,5 @@ def _site_index(site_mol):
 
 
 if __name__ == "__main__":
-    cmd, args = sys.argv[1], sys.argv[2:]
-    sys.excepthook = lambda kind, value, tb: (sys.__excepthook__(kind, value, tb), sys.exit(2))
-    {"frames_equal": frames_equal, "energy_from": energy_from, "edit": edit, "same": same_dataset,
-     "finite": finite}[cmd](*args)
+    run({"frames_equal": frames_equal, "energy_from": energy_from, "edit": edit, "same": same_dataset,
+         "finite": finite}, sys.argv)

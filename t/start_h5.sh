@@ -6,12 +6,7 @@
 # stopped, never run to NaN.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 tap_plan 41
-# sc CMD ARGS...: a check of t/start_check.py, its diagnostics into the TAP stream
-sc() {
-    scout=$("$PYTHON3" "$T_SRCDIR/start_check.py" "$@" 2>&1); scrc=$?
-    printf '%s\n' "$scout" | diag
-    return $scrc
-}
+sc() { pycheck start_check.py "$@"; }
 
 # --- atoms: 2 densities x 2 replicas
 printf '%s\n' '[run]

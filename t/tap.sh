@@ -12,19 +12,17 @@ skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $1"; } # skip REASON: one 
 diag() { sed 's/^/# /'; }
 : "${MCENS:?MCENS must name the mcens binary (make check sets it)}"
 : "${MPIRUN:=mpirun}" "${PYTHON3:=python3}" "${T_SRCDIR:=$(cd "$(dirname "$0")" && pwd)}"
-# h5check CMD ARGS...: an assertion on output files (t/h5check.py); its diagnostics go to the TAP
-# stream and its exit status is returned (no pipe, so the status is the checker's own)
-h5check() {
-    h5out=$("$PYTHON3" "$T_SRCDIR/h5check.py" "$@" 2>&1); h5rc=$?
-    printf '%s\n' "$h5out" | diag
-    return $h5rc
+# pycheck SCRIPT CMD ARGS...: a check of t/SCRIPT, by t/checkrun.py's convention (0: it holds, 1:
+# it fails, 2: the checker broke); its output goes to the TAP stream as diagnostics and stays in
+# $pyout, and its exit status is returned (no pipe, so the status is the checker's own)
+pycheck() {
+    pyscript=$1; shift
+    pyout=$("$PYTHON3" "$T_SRCDIR/$pyscript" "$@" 2>&1); pyrc=$?
+    printf '%s\n' "$pyout" | diag
+    return $pyrc
 }
-# gcheck CMD ARGS...: the same for t/gibbs_check.py (the Gibbs ensemble's checks)
-gcheck() {
-    gout=$("$PYTHON3" "$T_SRCDIR/gibbs_check.py" "$@" 2>&1); grc=$?
-    printf '%s\n' "$gout" | diag
-    return $grc
-}
+h5check() { pycheck h5check.py "$@"; }   # assertions on output files
+gcheck() { pycheck gibbs_check.py "$@"; } # the Gibbs ensemble's checks
 # refused_edit BASE NAME SED EXPECTED-TEXT: BASE.ini edited by SED into NAME.ini is refused (status
 # 1, the fixed text EXPECTED-TEXT in the output) before BASE.h5 or its checkpoint is written; one
 # TAP line "refused: NAME"
