@@ -36,7 +36,7 @@ mcens_run nvt; ok $? "NVT: 2 x 2 state points x 2 replicas run" || diag < run.tx
 
 analyze summary nvt.h5; ok $? "summary runs" || diag < err.txt
 cp out.txt nvt-summary.txt; diag < nvt-summary.txt
-acheck summary nvt.h5 nvt-summary.txt; ok $? "summary: a row per state point, U/N as in the file, * where blocking did not converge"
+acheck summary nvt.h5 nvt-summary.txt; ok $? "summary: a row per state point, U/N and its standard error as in the file, * where blocking did not converge"
 analyze export nvt.h5 --csv nvt.csv; ok $? "export --csv runs" || diag < err.txt
 acheck csv nvt.h5 nvt.csv; ok $? "CSV: state points, means, errors and flags equal the datasets exactly"
 analyze export nvt.h5 --xyz nvt.xyz --chain 5; ok $? "export --xyz --chain 5 runs" || diag < err.txt

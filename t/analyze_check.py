@@ -127,8 +127,13 @@ def cmd_summary(h5, path):
         mean_text = cell.split(" ± ")[0]
         dec = len(mean_text.split(".")[1]) if "." in mean_text else 0
         check(abs(float(mean_text) - m[s]) <= 0.5001 * 10 ** -dec, "state %d: %s for %r" % (s, cell, m[s]))
+        if " ± " in cell:  # the standard error, to the mean's decimals
+            err_text = cell.split(" ± ")[1].rstrip("*").strip()
+            check(abs(float(err_text) - e[s]) <= 0.5001 * 10 ** -dec, "state %d: %s for stderr %r" % (s, cell, e[s]))
+        else:
+            check(not (math.isfinite(e[s]) and e[s] > 0), "state %d: %s without the stderr %r" % (s, cell, e[s]))
         check(cell.endswith("*") == (c[s] == 0), "state %d: '%s' but blocking_converged = %d" % (s, cell, c[s]))
-    print("%d rows, U/N to its printed precision, * where blocking did not converge" % S)
+    print("%d rows, U/N and its standard error to their printed precision, * where blocking did not converge" % S)
 
 
 def expected(f):
