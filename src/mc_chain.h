@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "mc_err.h"
+#include "mc_move.h"
 #include "mc_observable.h"
 #include "mc_plan.h"
 
@@ -105,10 +106,6 @@ double mc_chain_production_transfer_acceptance(const mc_chain *c);
 double mc_chain_production_translation_acceptance(const mc_chain *c);
 double mc_chain_production_rotation_acceptance(const mc_chain *c);
 
-/* The translation step a move uses: max_displacement, but at most half the current periodic box.
- * An npt box can shrink below twice a step frozen for production; a larger step would move a
- * coordinate by more than one box edge, which the one-fold wrap cannot fold back. At one box the
- * proposal stays symmetric (forward and reverse moves see the same box). */
 /* Whether the chain's production has begun (mc_run sets production_step0 when equilibration ends):
  * volume moves (exchanges) below the smallest box count as floor hits from then on. */
 static inline int mc_chain_in_production(const mc_plan *p, const mc_chain *c)
@@ -116,9 +113,14 @@ static inline int mc_chain_in_production(const mc_plan *p, const mc_chain *c)
     return p->equilibration_sweeps == 0 || c->production_step0 > 0;
 }
 
+/* The translation step a move uses: max_displacement, but at most half the current periodic box
+ * (mc_box_step; an open cluster has no box and no cap). An npt box can shrink below twice a step
+ * frozen for production; a larger step would move a coordinate by more than one box edge, which
+ * the one-fold wrap cannot fold back. At one box the proposal stays symmetric (forward and reverse
+ * moves see the same box). */
 static inline double mc_chain_step(const mc_chain *c)
 {
-    return c->box_len > 0 && c->max_displacement > c->half_box ? c->half_box : c->max_displacement;
+    return c->box_len > 0 ? mc_box_step(c->max_displacement, c->box_len) : c->max_displacement;
 }
 
 /* Change the box edge to box_len (npt), keeping half_box in step. */

@@ -53,8 +53,9 @@ typedef struct mc_volume_trial {
     double threshold;
 } mc_volume_trial;
 
-/* The displacement step of a particle in a box of edge `box`: at most half the box, as
- * mc_chain_step caps it; for boxes that change (npt, Gibbs) on either backend. */
+/* The displacement step of a particle in a box of edge `box`: at most half the box. The one rule
+ * for every box, fixed or changing (mc_chain_step, the Gibbs moves, the npt chain kernel), on
+ * either backend. */
 MC_HD double mc_box_step(double max_displacement, double box)
 {
     return max_displacement > 0.5 * box ? 0.5 * box : max_displacement;
