@@ -57,25 +57,19 @@ static_assert(CU_MAX_BATCH_TRIALS <= 32 * 32, "kernel A lists a trial's conflict
  * each, and in B's one block they were a chain of four at the batch's end (measured). */
 enum { G_HOME, G_SLOT, G_COUNT, G_LAST, G_NEW_CELL, G_NEW_COUNT, GRID_FIELDS };
 
-/* The trial table of one batch, carved out of cells.trials. A trial's several values of one kind
- * lie K apart ([3][K], [MAXC][K], ...): kernel B's and the draws' threads, a trial each, then read
- * and write them coalesced (laid out [K][3], their strided accesses took kernel B's one block
- * about a fifth of its time: doc/performance.md version 23). */
+/* The trial table of one batch, carved out of cells.trials: batches use two in turn, so that kernel
+ * A of a batch can write the next one's draws while kernel B still reads this one's. A trial's
+ * several values of one kind lie K apart ([3][K], [MAXC][K], ...): kernel B's and the draws'
+ * threads, a trial each, then read and write them coalesced (laid out [K][3], their strided
+ * accesses took kernel B's one block about a fifth of its time: doc/performance.md version 23). */
 struct tables {
     int K;                               /* trials the table holds: the stride below */
     int *p, *prev, *mult, *nconf, *conf; /* conf: [MAXC][K], ascending; nconf > MAXC: all earlier */
     int *grid;                           /* [GRID_FIELDS][K]: read ahead by kernel A for B */
     double *threshold, *base, *d;        /* d: displacement [3][K] */
     double *base2;                       /* second occurrence of a particle: dE if the first moved */
-    unsigned long long *undecided;       /* trials kernel B left to later batches, since the host zeroed it */
     void *a, *b;                         /* real [3][K]: batch-start old position, drawn new one */
-    /* the next batch's draws, made by kernel A while the kernel before it runs, for the next batch
-     * as it starts if every trial of this one is decided (kernel B checks): particle, displacement
-     * ([3][K]), acceptance threshold, and the particle's position as this batch starts (real
-     * [3][K]; where this batch moves the particle, kernel B puts it right) */
-    int *next_p;
-    double *next_d, *next_threshold;
-    void *next_a;
+    unsigned long long *undecided;       /* trials kernel B left to later batches this round: both tables' */
 };
 
 /* Trial k's value i of a [n][K] table. */
@@ -84,37 +78,52 @@ template <typename T> __device__ inline T &entry(T *table, const tables &t, int 
     return table[(size_t)i * t.K + k];
 }
 
-static size_t align8(size_t x) { return (x + 7) / 8 * 8; }
+static size_t align256(size_t x) { return (x + 255) / 256 * 256; }
 
-__host__ __device__ static inline tables table_at(void *buf, int K, size_t real_size)
+/* Lays a table of K trials out from base on (NULL: only measures it) and returns its bytes, so
+ * that the layout and the size cannot disagree. */
+static size_t table_layout(int K, size_t real_size, char *base, tables *t)
 {
-    char *c = (char *)buf;
-    tables t;
-    t.K = K;
-    t.p = (int *)c, c += K * sizeof(int);
-    t.prev = (int *)c, c += K * sizeof(int);
-    t.mult = (int *)c, c += K * sizeof(int);
-    t.nconf = (int *)c, c += K * sizeof(int);
-    t.conf = (int *)c, c += (size_t)K * MAXC * sizeof(int);
-    t.grid = (int *)c, c += (size_t)K * GRID_FIELDS * sizeof(int);
-    t.threshold = (double *)c, c += K * sizeof(double); /* offsets so far are multiples of 8 */
-    t.base = (double *)c, c += K * sizeof(double);
-    t.d = (double *)c, c += 3 * K * sizeof(double);
-    t.base2 = (double *)c, c += K * sizeof(double);
-    t.next_d = (double *)c, c += 3 * K * sizeof(double);
-    t.next_threshold = (double *)c, c += K * sizeof(double);
-    t.undecided = (unsigned long long *)c, c += sizeof(unsigned long long);
-    t.a = c, c += 3 * K * real_size;
-    t.b = c, c += 3 * K * real_size;
-    t.next_a = c, c += 3 * K * real_size;
-    t.next_p = (int *)c;
-    return t;
+    size_t at = 0;
+    auto take = [&](size_t bytes) {
+        char *p = base ? base + at : NULL;
+        at += bytes;
+        return p;
+    };
+    t->K = K;
+    t->threshold = (double *)take(K * sizeof(double)); /* the doubles first: aligned */
+    t->base = (double *)take(K * sizeof(double));
+    t->d = (double *)take(3 * K * sizeof(double));
+    t->base2 = (double *)take(K * sizeof(double));
+    t->a = take(3 * K * real_size);
+    t->b = take(3 * K * real_size);
+    t->p = (int *)take(K * sizeof(int));
+    t->prev = (int *)take(K * sizeof(int));
+    t->mult = (int *)take(K * sizeof(int));
+    t->nconf = (int *)take(K * sizeof(int));
+    t->conf = (int *)take((size_t)K * MAXC * sizeof(int));
+    t->grid = (int *)take((size_t)K * GRID_FIELDS * sizeof(int));
+    return align256(at);
 }
 
 static size_t table_bytes(int K, size_t real_size)
 {
-    return align8((4 + MAXC + GRID_FIELDS) * (size_t)K * sizeof(int)) + 10 * (size_t)K * sizeof(double) +
-           sizeof(unsigned long long) + 9 * (size_t)K * real_size + (size_t)K * sizeof(int);
+    tables t;
+    return table_layout(K, real_size, NULL, &t);
+}
+
+/* Table `which` (0 or 1) of cells.trials, for batches of K trials: the undecided count, then the tables. */
+static tables table_at(void *buf, int which, int K, size_t real_size)
+{
+    tables t;
+    t.undecided = (unsigned long long *)buf;
+    table_layout(K, real_size, (char *)buf + align256(sizeof *t.undecided) + which * table_bytes(K, real_size), &t);
+    return t;
+}
+
+static size_t trials_bytes(int K, size_t real_size)
+{
+    return align256(sizeof(unsigned long long)) + 2 * table_bytes(K, real_size);
 }
 
 /* *at, through L2 alone under CELLS_LOADS_L2 */
@@ -159,11 +168,12 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
     });
 }
 
-/* The draws of a batch of `trials` <= blockDim.x trials from move `step` on, by the whole block
- * (barriers inside): the trials, each particle's previous trial in the batch and multiplicity.
- * drawn_ahead: kernel A drew them and read their particles' positions (t.next_*), and a thread
- * whose `moved` >= 0 holds that particle's position after the batch before, `moved_to`: it puts
- * the position of each of the particle's trials right. sp: shared [blockDim.x] ints. */
+/* The draws of a batch of `trials` <= blockDim.x trials from move `step` on into table t, by the
+ * whole block (barriers inside): the trials, each particle's previous trial in the batch and
+ * multiplicity. drawn_ahead: kernel A of the batch before drew the particles, displacements and
+ * thresholds into t and read the particles' positions as that batch started; a thread whose
+ * `moved` >= 0 holds that particle's position after the batch before, `moved_to`, and puts the
+ * position of each of the particle's trials right. sp: shared [blockDim.x] ints. */
 template <typename real>
 __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, const real *pos, int n, int trials,
                            tables t, unsigned long long seed, bool drawn_ahead, int moved, const real (&moved_to)[3],
@@ -181,26 +191,22 @@ __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, cons
     __syncthreads();
     int p = -1, home = 0;
     if (k < trials) {
-        mc_trial tr;
-        double threshold;
-        if (drawn_ahead) {
-            tr.particle = (uint32_t)t.next_p[k];
-            tr.dx = entry(t.next_d, t, 0, k), tr.dy = entry(t.next_d, t, 1, k), tr.dz = entry(t.next_d, t, 2, k);
-            threshold = t.next_threshold[k];
-        } else {
-            tr = mc_trial_draw(seed, cd->id, step + k, (uint32_t)n, cd->max_displacement);
-            threshold = mc_accept_threshold(seed, cd->id, step + k);
-        }
-        p = (int)tr.particle;
-        const double d[3] = {tr.dx, tr.dy, tr.dz};
+        double d[3];
         real a[3];
-        for (int c = 0; c < 3; c++) {
-            a[c] = drawn_ahead ? entry((const real *)t.next_a, t, c, k) : pos[c * n + p];
-            entry(t.d, t, c, k) = d[c];
+        if (drawn_ahead) {
+            p = t.p[k];
+            for (int c = 0; c < 3; c++) d[c] = entry(t.d, t, c, k), a[c] = entry((const real *)t.a, t, c, k);
+            for (int c = 0; c < 3; c++) entry((real *)t.b, t, c, k) = cu_displace(a[c], d[c], box);
+        } else {
+            const mc_trial tr = mc_trial_draw(seed, cd->id, step + k, (uint32_t)n, cd->max_displacement);
+            p = (int)tr.particle;
+            d[0] = tr.dx, d[1] = tr.dy, d[2] = tr.dz;
+            for (int c = 0; c < 3; c++) a[c] = pos[c * n + p], entry(t.d, t, c, k) = d[c];
+            place(k, a, d);
+            t.threshold[k] = mc_accept_threshold(seed, cd->id, step + k);
+            t.p[k] = p;
         }
-        place(k, a, d);
-        t.threshold[k] = threshold;
-        t.p[k] = sp[k] = p;
+        sp[k] = p;
         home = repeat_register(repeats, k, p);
     }
     __syncthreads();
@@ -245,7 +251,7 @@ __device__ double warp_energy(const cu_cells_dev &g, const real *pos, int n, int
  * batch of 1024 left 13 warps on an SM (Nsight Compute, version 22). */
 template <typename real>
 __global__ void __launch_bounds__(32 * A_WARPS, A_MIN_BLOCKS)
-    cells_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
+    cells_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t, tables next_t,
                         cu_cells_dev g, typename prec<real>::params lj, double cutoff, unsigned long long seed,
                         unsigned long long next_step, int next_trials)
 {
@@ -344,12 +350,13 @@ __global__ void __launch_bounds__(32 * A_WARPS, A_MIN_BLOCKS)
         for (int f = 0; f < GRID_FIELDS; f++) entry(t.grid, t, f, k) = grid[f];
     }
     __syncthreads();
-    if (reads_next) { /* kernel B of the batch before is done with them */
+    if (reads_next) { /* into the next table, which the batch before used: its kernels are done with it */
         const mc_trial tr = s_next[slot];
-        t.next_p[k] = (int)tr.particle;
-        entry(t.next_d, t, 0, k) = tr.dx, entry(t.next_d, t, 1, k) = tr.dy, entry(t.next_d, t, 2, k) = tr.dz;
-        t.next_threshold[k] = s_next_threshold[slot];
-        for (int c = 0; c < 3; c++) entry((real *)t.next_a, t, c, k) = next_a[c];
+        next_t.p[k] = (int)tr.particle;
+        entry(next_t.d, next_t, 0, k) = tr.dx, entry(next_t.d, next_t, 1, k) = tr.dy;
+        entry(next_t.d, next_t, 2, k) = tr.dz;
+        next_t.threshold[k] = s_next_threshold[slot];
+        for (int c = 0; c < 3; c++) entry((real *)next_t.a, next_t, c, k) = next_a[c];
     }
     if (!active || role != 0) return;
     /* the conflict list in ascending trial order from the chunks' ballots, a chunk a lane (k < 1024:
@@ -435,14 +442,15 @@ __device__ static void cell_move(cu_cells_dev &g, int p, int c, int c2)
  * them; 0: none, the host's loop ends or the next round starts with kernel D). Drawn here they
  * cost no kernel boundary of their own: a batch is two kernels, not three. */
 template <typename real>
-__global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, tables t,
-                                    cu_cells_dev g, typename prec<real>::params lj,
-                                    unsigned long long seed, unsigned long long next_step, int next_trials)
+__global__ void __launch_bounds__(1024)
+    cells_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, tables t, tables next_t, cu_cells_dev g,
+                        typename prec<real>::params lj, unsigned long long seed, unsigned long long next_step,
+                        int next_trials)
 {
-    /* Chained: launched once every block of kernel A has waited for the kernel before it, so the
-     * trials' draws and their positions, written by that kernel (B of the batch before, or D), are
-     * read before waiting for kernel A; what kernel A writes is read after. This holds only while
-     * kernel A lets the next kernel launch after its own wait, and never writes what is read here. */
+    /* Chained: launched once every block of kernel A has waited for the batch before, so what the
+     * kernels before kernel A wrote (the trials' draws and positions, the chain's counts) is read
+     * before waiting for kernel A; what kernel A writes is read after. This holds only while kernel
+     * A lets the next kernel launch after its own wait, and never writes what is read here. */
     cu_launch_next();
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x;
@@ -468,7 +476,10 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
     level[k] = -1, next[k] = -1, acc[k] = 0, gain[k] = 0.0, chg_old[k] = chg_new[k] = -1, particle[k] = p;
     __shared__ cell_uses touched;
     for (int e = k; e < CELL_HASH; e += K) touched.key[e] = -1, touched.uses[e] = 0;
-    if (k == 0) s_stop = trials;
+    /* the chain's counts, which thread 0 adds to last: loaded here, the wait hides their latency */
+    __shared__ unsigned long long s_accepted;
+    __shared__ double s_energy;
+    if (k == 0) s_stop = trials, s_accepted = __ldcg(&cd->accepted), s_energy = __ldcg(&cd->energy);
     __syncthreads();
     if (active && prev >= 0) next[prev] = k;
     cu_wait_previous();
@@ -602,18 +613,18 @@ __global__ void __launch_bounds__(1024) cells_accept_kernel(cu_chain_dev *cd, re
          * K = 384 down in single and from K = 224 down in double) */
         __syncthreads();
         /* kernel A's draws hold where the next batch starts where the host assumed */
-        draw_batch(cd, step0 + stop, pos, n, next_trials, t, seed, step0 + stop == next_step, moved, moved_to,
+        draw_batch(cd, step0 + stop, pos, n, next_trials, next_t, seed, step0 + stop == next_step, moved, moved_to,
                    (int *)(smem + sizeof(repeat_table)), *(repeat_table *)smem);
     }
     /* thread 0's bookkeeping last, its warp's sums off the block's barriers */
     if (k == 0) {
         if (stop < trials) {
-            CU_CANCEL_TRACE("large-chain-cells", cd->step + stop);
+            CU_CANCEL_TRACE("large-chain-cells", step0 + stop);
             *t.undecided += trials - stop;
         }
         cd->step = step0 + stop;
-        cd->accepted += accepted;
-        cd->energy += cu_warps_total(red);
+        cd->accepted = s_accepted + accepted;
+        cd->energy = s_energy + cu_warps_total(red);
     }
 }
 
@@ -621,7 +632,7 @@ template <typename real>
 static int launch_cells(const cu_view *v, long long moves, double cutoff, unsigned long long step, mc_err *err)
 {
     const int K = v->batch_trials;
-    tables t = table_at(v->cells.trials, K, sizeof(real));
+    const tables both[2] = {table_at(v->cells.trials, 0, K, sizeof(real)), table_at(v->cells.trials, 1, K, sizeof(real))};
     size_t smem_b = 6 * (size_t)K * sizeof(real) + 8 + (size_t)K * (sizeof(double) + 5 * sizeof(int) + 1);
     const size_t smem_draws = sizeof(repeat_table) + (size_t)K * sizeof(int); /* over B's own at its end */
     if (smem_b < smem_draws) smem_b = smem_draws;
@@ -636,24 +647,25 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, unsign
     /* rounds of batches: a batch that kernel B ended early leaves moves to the next round (rare:
      * a pair term beyond CU_CANCEL_LIMIT kT; the round's one copy back is its only wait) */
     for (unsigned long long left = (unsigned long long)moves; left > 0;) {
-        CU_TRY(cudaMemsetAsync(t.undecided, 0, sizeof *t.undecided), err);
+        CU_TRY(cudaMemsetAsync(both[0].undecided, 0, sizeof *both[0].undecided), err);
         const unsigned long long round_step = step + ((unsigned long long)moves - left);
-        for (unsigned long long done = 0; done < left; done += K) {
+        for (unsigned long long done = 0, batch = 0; done < left; done += K, batch++) {
             const int trials = (int)(left - done < (unsigned long long)K ? left - done : K);
             const unsigned long long after = left - done - trials;
             const int next_trials = (int)(after < (unsigned long long)K ? after : K);
             const unsigned long long next_step = round_step + done + trials; /* if all so far are decided */
+            const tables t = both[batch & 1], next_t = both[(batch + 1) & 1];
             if (done == 0)
                 CU_TRY(cu_launch(chained, cells_draw_kernel<real>, 1, K, K * sizeof(int), v->chains, pos, v->n, trials,
                                  t, v->seed), err);
             size_t smem_a = (3 * (size_t)trials + 1) * sizeof(real) + 2 * (size_t)trials * sizeof(int);
             CU_TRY(cu_launch(chained, cells_trials_kernel<real>, (trials + A_TRIALS_PER_BLOCK - 1) / A_TRIALS_PER_BLOCK,
-                             32 * A_WARPS, smem_a, v->chains, pos, v->n, trials, t, v->cells, lj, cutoff, v->seed,
-                             next_step, next_trials), err);
-            CU_TRY(cu_launch(chained, cells_accept_kernel<real>, 1, K, smem_b, v->chains, pos, v->n, trials, t, v->cells,
-                             lj, v->seed, next_step, next_trials), err);
+                             32 * A_WARPS, smem_a, v->chains, pos, v->n, trials, t, next_t, v->cells, lj, cutoff,
+                             v->seed, next_step, next_trials), err);
+            CU_TRY(cu_launch(chained, cells_accept_kernel<real>, 1, K, smem_b, v->chains, pos, v->n, trials, t, next_t,
+                             v->cells, lj, v->seed, next_step, next_trials), err);
         }
-        CU_TRY(cudaMemcpy(&left, t.undecided, sizeof left, cudaMemcpyDeviceToHost), err);
+        CU_TRY(cudaMemcpy(&left, both[0].undecided, sizeof left, cudaMemcpyDeviceToHost), err);
     }
     return MC_OK;
 }
@@ -751,7 +763,7 @@ static int setup_grid(cu_view *v, int c, const void *host_pos, double box_len, d
     CU_TRY(cudaMalloc(&g->cell_of, v->n * sizeof(int)), err);
     CU_TRY(cudaMalloc(&g->slot_of, v->n * sizeof(int)), err);
     /* sized for the largest batch, whatever K the caller settles on after this */
-    CU_TRY(cudaMalloc(&g->trials, table_bytes(CU_MAX_BATCH_TRIALS, real_size)), err);
+    CU_TRY(cudaMalloc(&g->trials, trials_bytes(CU_MAX_BATCH_TRIALS, real_size)), err);
     CU_TRY(cudaMalloc(&g->overflow, sizeof(int)), err);
     CU_TRY(cudaMemset(g->overflow, 0, sizeof(int)), err);
     const char *slice = (const char *)host_pos + (size_t)c * 3 * v->n * real_size;

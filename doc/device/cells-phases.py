@@ -5,7 +5,7 @@
 # batches two of whose cell changes share a cell (so thread 0 makes those changes in order).
 # Thread 0 leaves each barrier with the block, so the steps' cycles add up to kernel B's time after its
 # wait for kernel A (what it does before that wait, while kernel A runs, is not counted). For
-# cells-scan.sh (which builds the copy and puts the file back). Written for version 23's cu_cells.cu (anchors updated for version 31's);
+# cells-scan.sh (which builds the copy and puts the file back). Written for version 23's cu_cells.cu (anchors updated for versions 31 and 33);
 # a patch that no longer applies stops it with the text it looked for.
 import sys
 s = open('cuda/cu_cells.cu').read()
@@ -60,9 +60,9 @@ sub("""    if (next_trials > 0) {
         /* this batch's tables""")
 sub("""                   (int *)(smem + sizeof(repeat_table)), *(repeat_table *)smem);""", """                   (int *)(smem + sizeof(repeat_table)), *(repeat_table *)smem);
         ck_ = clock64(); /* the draws counted their own steps */""")
-sub("""        cd->energy += cu_warps_total(red);
+sub("""        cd->energy = s_energy + cu_warps_total(red);
     }
-}""", """        cd->energy += cu_warps_total(red);
+}""", """        cd->energy = s_energy + cu_warps_total(red);
     }
     CK(10);
 }""")
@@ -83,9 +83,9 @@ sub("""    __syncthreads();
     CK(8);
     if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, home, &t.mult[k]);
     CK(9);""")
-sub("""        CU_TRY(cudaMemcpy(&left, t.undecided, sizeof left, cudaMemcpyDeviceToHost), err);
+sub("""        CU_TRY(cudaMemcpy(&left, both[0].undecided, sizeof left, cudaMemcpyDeviceToHost), err);
     }
-    return MC_OK;""", """        CU_TRY(cudaMemcpy(&left, t.undecided, sizeof left, cudaMemcpyDeviceToHost), err);
+    return MC_OK;""", """        CU_TRY(cudaMemcpy(&left, both[0].undecided, sizeof left, cudaMemcpyDeviceToHost), err);
     }
     unsigned long long ck[%d] = {0};
     CU_TRY(cudaMemcpyFromSymbol(ck, cells_clock, sizeof ck), err);

@@ -56,9 +56,9 @@ sub("""    cu_wait_previous();
     if (*g.overflow) return; /* as in kernel A */""", """    cu_wait_previous();
     const unsigned long long tb1_ = gtime();
     if (*g.overflow) return; /* as in kernel A */""")
-sub("""        cd->energy += cu_warps_total(red);
+sub("""        cd->energy = s_energy + cu_warps_total(red);
     }
-}""", """        cd->energy += cu_warps_total(red);
+}""", """        cd->energy = s_energy + cu_warps_total(red);
         const unsigned long long tb2_ = gtime();
         const int par_ = (int)((next_step / (unsigned long long)max(trials, 1)) & 1);
         if (tl_b_end_prev) {
@@ -79,9 +79,9 @@ sub("""    cu_after_previous(); /* chained launches: nothing read before the las
     if (threadIdx.x == 0) tl_b_end_prev = 0;
     extern __shared__ int sp[]; /* [K] particle of each trial */""")
 names = ', '.join('"%s"' % x for x in intervals)
-sub("""        CU_TRY(cudaMemcpy(&left, t.undecided, sizeof left, cudaMemcpyDeviceToHost), err);
+sub("""        CU_TRY(cudaMemcpy(&left, both[0].undecided, sizeof left, cudaMemcpyDeviceToHost), err);
     }
-    return MC_OK;""", """        CU_TRY(cudaMemcpy(&left, t.undecided, sizeof left, cudaMemcpyDeviceToHost), err);
+    return MC_OK;""", """        CU_TRY(cudaMemcpy(&left, both[0].undecided, sizeof left, cudaMemcpyDeviceToHost), err);
     }
     static const char *names_[] = {%s};
     unsigned long long sum_[%d], batches_ = 0, zero_[%d] = {0};

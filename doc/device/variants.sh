@@ -3,7 +3,8 @@
 # ("name:nvcc flags;name2:flags2", each built with `make NVCCFLAGS=...`), then `mcens-bench --case N`
 # for each N in CASES (default 6 1) in every tree, alternating, REPEAT times (default 2). Lines that
 # match BENCH_LINES (default: cases' rows and ratios) labelled by tree; with RUN_INI (a config file
-# in this tree), also the wall time of `mcens -q RUN_INI` in each tree. (doc/performance.md version 31)
+# in this tree), also the wall time of `mcens -q RUN_INI` in each tree; BENCH_TIMEOUT (default 300 s)
+# stops a run that hangs. (doc/performance.md version 31)
 set -uo pipefail
 . doc/device/base.sh
 base_build_start
@@ -22,7 +23,7 @@ ini=$PWD/${RUN_INI:-}
 for ((r = 0; r < ${REPEAT:-2}; r++)); do
   for c in ${CASES:-6 1}; do
     for t in $trees; do
-      (cd "${t#*:}" && ./mcens-bench --case "$c" 2>&1) | grep -E "${BENCH_LINES:-^$c|NVT|NPT|npt}" | cut -c1-120 | sed "s|^|${t%%:*}: |"
+      (cd "${t#*:}" && timeout -k 5 "${BENCH_TIMEOUT:-300}" ./mcens-bench --case "$c" 2>&1) | grep -E "${BENCH_LINES:-^$c|NVT|NPT|npt}" | cut -c1-120 | sed "s|^|${t%%:*}: |"
     done
   done
   for t in $trees; do
