@@ -168,55 +168,88 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
     });
 }
 
+/* Trial m's positions in table t: from a, displaced by d. */
+template <typename real>
+__device__ void place_trial(const tables &t, int m, const real (&a)[3], const double (&d)[3], real box)
+{
+    for (int c = 0; c < 3; c++) {
+        entry((real *)t.a, t, c, m) = a[c];
+        entry((real *)t.b, t, c, m) = cu_displace(a[c], d[c], box);
+    }
+}
+
 /* The draws of a batch of `trials` <= blockDim.x trials from move `step` on into table t, by the
  * whole block (barriers inside): the trials, each particle's previous trial in the batch and
- * multiplicity. drawn_ahead: kernel A of the batch before drew the particles, displacements and
- * thresholds into t and read the particles' positions as that batch started; a thread whose
- * `moved` >= 0 holds that particle's position after the batch before, `moved_to`, and puts the
- * position of each of the particle's trials right. sp: shared [blockDim.x] ints. */
+ * multiplicity, and the particles' positions now. sp: shared [blockDim.x] ints. */
 template <typename real>
 __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, const real *pos, int n, int trials,
-                           tables t, unsigned long long seed, bool drawn_ahead, int moved, const real (&moved_to)[3],
-                           int *sp, repeat_table &repeats)
+                           tables t, unsigned long long seed, int *sp, repeat_table &repeats)
 {
     const int k = threadIdx.x;
-    const real box = (real)cd->box;
-    auto place = [&](int m, const real(&a)[3], const double(&d)[3]) { /* trial m's positions, from a by d */
-        for (int c = 0; c < 3; c++) {
-            entry((real *)t.a, t, c, m) = a[c];
-            entry((real *)t.b, t, c, m) = cu_displace(a[c], d[c], box);
-        }
-    };
     repeat_clear(repeats);
     __syncthreads();
     int p = -1, home = 0;
     if (k < trials) {
-        double d[3];
+        const mc_trial tr = mc_trial_draw(seed, cd->id, step + k, (uint32_t)n, cd->max_displacement);
+        p = (int)tr.particle;
+        const double d[3] = {tr.dx, tr.dy, tr.dz};
         real a[3];
-        if (drawn_ahead) {
-            p = t.p[k];
-            for (int c = 0; c < 3; c++) d[c] = entry(t.d, t, c, k), a[c] = entry((const real *)t.a, t, c, k);
-            for (int c = 0; c < 3; c++) entry((real *)t.b, t, c, k) = cu_displace(a[c], d[c], box);
-        } else {
-            const mc_trial tr = mc_trial_draw(seed, cd->id, step + k, (uint32_t)n, cd->max_displacement);
-            p = (int)tr.particle;
-            d[0] = tr.dx, d[1] = tr.dy, d[2] = tr.dz;
-            for (int c = 0; c < 3; c++) a[c] = pos[c * n + p], entry(t.d, t, c, k) = d[c];
-            place(k, a, d);
-            t.threshold[k] = mc_accept_threshold(seed, cd->id, step + k);
-            t.p[k] = p;
-        }
-        sp[k] = p;
+        for (int c = 0; c < 3; c++) a[c] = pos[c * n + p], entry(t.d, t, c, k) = d[c];
+        place_trial(t, k, a, d, (real)cd->box);
+        t.threshold[k] = mc_accept_threshold(seed, cd->id, step + k);
+        t.p[k] = sp[k] = p;
         home = repeat_register(repeats, k, p);
     }
     __syncthreads();
     if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, home, &t.mult[k]);
-    if (drawn_ahead && moved >= 0) /* about one trial in a few batches */
-        for (int e = repeat_home(moved), m; (m = repeats.trial[e]) >= 0; e = (e + 1) & (REPEAT_SLOTS - 1))
-            if (sp[m] == moved) {
-                const double d[3] = {entry(t.d, t, 0, m), entry(t.d, t, 1, m), entry(t.d, t, 2, m)};
-                place(m, moved_to, d);
-            }
+}
+
+/* Kernel B's part of the next batch's draws before its wait, while kernel A runs (by the whole
+ * block, barriers inside): the particles and displacements, each particle's previous trial in the
+ * next batch and multiplicity, into table t; and the return value: the latest trial of the next
+ * batch that moves this batch's trial's particle p (-1: none), where a move of p in this batch puts
+ * that trial's start right. sp: shared [blockDim.x] ints, repeats: a shared table, both free after. */
+__device__ int draw_ahead(const cu_chain_dev *cd, unsigned long long step, int n, int trials, tables t,
+                          unsigned long long seed, int p, int *sp, repeat_table &repeats)
+{
+    const int k = threadIdx.x;
+    repeat_clear(repeats);
+    __syncthreads();
+    int q = -1, home = 0;
+    if (k < trials) {
+        const mc_trial tr = mc_trial_draw(seed, cd->id, step + k, (uint32_t)n, cd->max_displacement);
+        q = (int)tr.particle;
+        entry(t.d, t, 0, k) = tr.dx, entry(t.d, t, 1, k) = tr.dy, entry(t.d, t, 2, k) = tr.dz;
+        t.p[k] = sp[k] = q;
+        home = repeat_register(repeats, k, q);
+    }
+    __syncthreads();
+    if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, q, home, &t.mult[k]);
+    int link = -1;
+    if (p >= 0)
+        for (int e = repeat_home(p), m; (m = repeats.trial[e]) >= 0; e = (e + 1) & (REPEAT_SLOTS - 1))
+            if (sp[m] == p) link = max(link, m);
+    __syncthreads(); /* the table and sp read */
+    return link;
+}
+
+/* The draws that kernel B made before its wait, finished after the batch before them (by the whole
+ * block): kernel A put each particle's position as that batch started in t.a, so each trial's new
+ * position follows, and a thread whose `moved` >= 0 (that batch's last move of its particle, to
+ * `moved_to`) puts right the start of each next-batch trial from `link` back. */
+template <typename real>
+__device__ void finish_draws(const tables &t, int trials, real box, int moved, const real (&moved_to)[3], int link)
+{
+    const int k = threadIdx.x;
+    if (k < trials)
+        for (int c = 0; c < 3; c++)
+            entry((real *)t.b, t, c, k) = cu_displace(entry((const real *)t.a, t, c, k), entry(t.d, t, c, k), box);
+    __syncthreads(); /* the block's stores before the corrections' */
+    if (moved >= 0) /* about one trial in a few batches */
+        for (int m = link; m >= 0; m = t.prev[m]) {
+            const double d[3] = {entry(t.d, t, 0, m), entry(t.d, t, 1, m), entry(t.d, t, 2, m)};
+            place_trial(t, m, moved_to, d, box);
+        }
 }
 
 /* Kernel D: the draws of a round's first batch (kernel B draws those of the batches after it). */
@@ -228,8 +261,7 @@ __global__ void __launch_bounds__(1024)
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ int sp[]; /* [K] particle of each trial */
     __shared__ repeat_table repeats;
-    const real none[3] = {0, 0, 0};
-    draw_batch(cd, cd->step, pos, n, trials, t, seed, false, -1, none, sp, repeats);
+    draw_batch(cd, cd->step, pos, n, trials, t, seed, sp, repeats);
 }
 
 /* Warp-summed energy of particle p placed at q (lane = neighbour cell; of each cell the groups of
@@ -261,9 +293,9 @@ __global__ void __launch_bounds__(32 * A_WARPS, A_MIN_BLOCKS)
     const int k = blockIdx.x * PER_BLOCK + slot;
     /* The next batch's trial k as it will be if kernel B decides every trial of this batch (it
      * then starts at move next_step, and kernel B checks that it does), drawn while the kernel
-     * before this one runs: drawn by kernel B's one block, the draws were about a ninth of its
-     * time (doc/performance.md version 23). Nothing read here is written by a kernel (the chain's
-     * id and step size are the host's). */
+     * before this one runs, for its threshold and its particle's position (kernel B writes the
+     * particle and displacement, before its own wait). Nothing read here is written by a kernel
+     * (the chain's id and step size are the host's). */
     __shared__ mc_trial s_next[PER_BLOCK];
     __shared__ double s_next_threshold[PER_BLOCK];
     if (lane == 0 && k < next_trials) {
@@ -351,10 +383,6 @@ __global__ void __launch_bounds__(32 * A_WARPS, A_MIN_BLOCKS)
     }
     __syncthreads();
     if (reads_next) { /* into the next table, which the batch before used: its kernels are done with it */
-        const mc_trial tr = s_next[slot];
-        next_t.p[k] = (int)tr.particle;
-        entry(next_t.d, next_t, 0, k) = tr.dx, entry(next_t.d, next_t, 1, k) = tr.dy;
-        entry(next_t.d, next_t, 2, k) = tr.dz;
         next_t.threshold[k] = s_next_threshold[slot];
         for (int c = 0; c < 3; c++) entry((real *)next_t.a, next_t, c, k) = next_a[c];
     }
@@ -464,17 +492,26 @@ __global__ void __launch_bounds__(1024)
     const real box = (real)cd->box;
     const double beta = cd->beta;
     const bool active = k < trials;
-    int p = -1, prev = -1, mult = 1;
+    /* from L2 (__ldcg): what a load before the wait sees of an earlier kernel's writes is not among
+     * the guarantees of chained launches, which cover the kernel waited for */
+    const int p = active ? __ldcg(&t.p[k]) : -1;
+    __shared__ cell_uses touched;
+    /* the next batch's particles and repeats while kernel A runs, in the cell changes' arrays and
+     * table (used after the decisions), first, while few values are live: chg_new holds each
+     * trial's link until then */
+    static_assert(sizeof(repeat_table) <= sizeof(cell_uses), "the draws' table fits the cell changes'");
+    chg_new[k] = next_trials > 0 ? draw_ahead(cd, next_step, n, next_trials, next_t, seed, p, chg_old,
+                                              *reinterpret_cast<repeat_table *>(&touched))
+                                 : -1;
+    int prev = -1, mult = 1;
     double threshold = 0.0;
     if (active) {
-        /* from L2 (__ldcg): what a load before the wait sees of an earlier kernel's writes is not
-         * among the guarantees of chained launches, which cover the kernel waited for */
-        p = __ldcg(&t.p[k]), prev = __ldcg(&t.prev[k]), mult = __ldcg(&t.mult[k]), threshold = __ldcg(&t.threshold[k]);
+        prev = __ldcg(&t.prev[k]), mult = __ldcg(&t.mult[k]), threshold = __ldcg(&t.threshold[k]);
         for (int c = 0; c < 3; c++)
             sa[3 * k + c] = __ldcg(&entry((real *)t.a, t, c, k)), sb[3 * k + c] = __ldcg(&entry((real *)t.b, t, c, k));
     }
-    level[k] = -1, next[k] = -1, acc[k] = 0, gain[k] = 0.0, chg_old[k] = chg_new[k] = -1, particle[k] = p;
-    __shared__ cell_uses touched;
+    level[k] = -1, next[k] = -1, acc[k] = 0, gain[k] = 0.0, particle[k] = p;
+    chg_old[k] = -1;
     for (int e = k; e < CELL_HASH; e += K) touched.key[e] = -1, touched.uses[e] = 0;
     /* the chain's counts, which thread 0 adds to last: loaded here, the wait hides their latency */
     __shared__ unsigned long long s_accepted;
@@ -558,6 +595,8 @@ __global__ void __launch_bounds__(1024)
     real inv_w = (real)g.m / box;
     int moved = -1; /* p, where this trial is its last accepted move */
     real moved_to[3] = {0, 0, 0};
+    const int link = chg_new[k]; /* draw_ahead's, before chg_new takes the cell change */
+    chg_new[k] = -1;
     if (active && acc[k]) {
         int m = next[k];
         while (m >= 0 && !acc[m]) m = next[m];
@@ -612,9 +651,12 @@ __global__ void __launch_bounds__(1024)
          * overlay the block's arrays (the 16 kB repeat table reaches the cell changes' arrays from
          * K = 384 down in single and from K = 224 down in double) */
         __syncthreads();
-        /* kernel A's draws hold where the next batch starts where the host assumed */
-        draw_batch(cd, step0 + stop, pos, n, next_trials, next_t, seed, step0 + stop == next_step, moved, moved_to,
-                   (int *)(smem + sizeof(repeat_table)), *(repeat_table *)smem);
+        /* the draws made ahead hold where the next batch starts where the host assumed */
+        if (step0 + stop == next_step)
+            finish_draws(next_t, next_trials, box, moved, moved_to, link);
+        else
+            draw_batch(cd, step0 + stop, pos, n, next_trials, next_t, seed, (int *)(smem + sizeof(repeat_table)),
+                       *(repeat_table *)smem);
     }
     /* thread 0's bookkeeping last, its warp's sums off the block's barriers */
     if (k == 0) {

@@ -17,8 +17,10 @@ def sub(old, new):
     s = s.replace(old, new, 1)
 
 
-steps = ['load', 'decide', 'sums', 'positions', 'cell uses', 'cell moves', 'draw barrier', 'draw clear',
-         'draw trials', 'draw prev', 'thread 0 last']
+# the draws' three steps: finish_draws's (new positions, barrier, corrections) where kernel B drew
+# ahead, draw_batch's (clear, trials, prev) after an early stop
+steps = ['load', 'decide', 'sums', 'positions', 'cell uses', 'cell moves', 'draw barrier', 'draw new pos/clear',
+         'draw barrier/trials', 'draw corrections/prev', 'thread 0 last']
 counts = ['waves', 'cell changes', 'stopped early', 'shared cells', 'batches']
 n = len(steps) + len(counts)
 sub('#include "mc_move.h"\n', '#include "mc_move.h"\n#include <stdio.h>\n'
@@ -58,8 +60,23 @@ sub("""    if (next_trials > 0) {
         /* this batch's tables""", """    CK(5);
     if (next_trials > 0) {
         /* this batch's tables""")
-sub("""                   (int *)(smem + sizeof(repeat_table)), *(repeat_table *)smem);""", """                   (int *)(smem + sizeof(repeat_table)), *(repeat_table *)smem);
+sub("""                       *(repeat_table *)smem);""", """                       *(repeat_table *)smem);
         ck_ = clock64(); /* the draws counted their own steps */""")
+sub("""    const int k = threadIdx.x;
+    if (k < trials)
+        for (int c = 0; c < 3; c++)""", """    const int k = threadIdx.x;
+    long long ck_ = clock64();
+    if (k < trials)
+        for (int c = 0; c < 3; c++)""")
+sub("""    __syncthreads(); /* the block's stores before the corrections' */""", """    CK(7);
+    __syncthreads(); /* the block's stores before the corrections' */
+    CK(8);""")
+sub("""            place_trial(t, m, moved_to, d, box);
+        }
+}""", """            place_trial(t, m, moved_to, d, box);
+        }
+    CK(9);
+}""")
 sub("""        cd->energy = s_energy + cu_warps_total(red);
     }
 }""", """        cd->energy = s_energy + cu_warps_total(red);

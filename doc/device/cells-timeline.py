@@ -21,7 +21,7 @@ def sub(old, new, count=1):
 
 intervals = ['B(n-1) end -> first A(n) release', 'A release -> last block past its table', 'table -> last sums',
              'sums -> last list', 'last list -> B(n) release', 'B(n) release -> end', 'period (B end to B end)',
-             'A warp: release -> sums (mean)']
+             'A warp: release -> sums (mean)', 'B(n) start -> last A(n) list (negative: B started after)']
 NI = len(intervals)
 sub('#include "mc_move.h"\n', '#include "mc_move.h"\n#include <stdio.h>\n'
     '__device__ __forceinline__ unsigned long long gtime(void) { unsigned long long t; asm volatile("mov.u64 %%0, %%%%globaltimer;" : "=l"(t)); return t; }\n'
@@ -50,6 +50,7 @@ sub("""    if (mult == 2) t.base2[k] = change(1);
 sub("""    cu_launch_next();
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x;""", """    cu_launch_next();
+    const unsigned long long tb0_ = gtime(); /* the block is resident: its work before the wait begins */
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x;""")
 sub("""    cu_wait_previous();
@@ -64,7 +65,7 @@ sub("""        cd->energy = s_energy + cu_warps_total(red);
         if (tl_b_end_prev) {
             const unsigned long long v_[%d] = {tl_a_wait[par_] - tl_b_end_prev, tl_a_staged[par_] - tl_a_wait[par_],
                 tl_a_sums[par_] - tl_a_staged[par_], tl_a_end[par_] - tl_a_sums[par_], tb1_ - tl_a_end[par_], tb2_ - tb1_,
-                tb2_ - tl_b_end_prev, tl_warp_dur[par_] / max(tl_warps[par_], 1ull)};
+                tb2_ - tl_b_end_prev, tl_warp_dur[par_] / max(tl_warps[par_], 1ull), tl_a_end[par_] - tb0_};
             for (int i_ = 0; i_ < %d; i_++) tl_sum[i_] += v_[i_];
             tl_batches++;
         }
@@ -91,7 +92,7 @@ sub("""        CU_TRY(cudaMemcpy(&left, both[0].undecided, sizeof left, cudaMemc
     CU_TRY(cudaMemcpyToSymbol(tl_batches, zero_, sizeof batches_), err);
     if (batches_) {
         fprintf(stderr, "timeline (%%s, K %%d, ns a batch over %%llu batches):", sizeof(real) == 4 ? "single" : "double", K, batches_);
-        for (int i = 0; i < %d; i++) fprintf(stderr, " %%s %%.0f;", names_[i], (double)sum_[i] / batches_);
+        for (int i = 0; i < %d; i++) fprintf(stderr, " %%s %%.0f;", names_[i], (double)(long long)sum_[i] / batches_);
         fprintf(stderr, "\\n");
     }
     return MC_OK;""" % (names, NI, NI, NI))
