@@ -209,7 +209,7 @@ __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, cons
  * next batch and multiplicity, into table t; and the return value: the latest trial of the next
  * batch that moves this batch's trial's particle p (-1: none), where a move of p in this batch puts
  * that trial's start right. sp: shared [blockDim.x] ints, repeats: a shared table, both free after. */
-__device__ int draw_ahead(const cu_chain_dev *cd, unsigned long long step, int n, int trials, tables t,
+__device__ static int draw_ahead(const cu_chain_dev *cd, unsigned long long step, int n, int trials, tables t,
                           unsigned long long seed, int p, int *sp, repeat_table &repeats)
 {
     const int k = threadIdx.x;
@@ -478,7 +478,11 @@ __global__ void __launch_bounds__(1024)
     /* Chained: launched once every block of kernel A has waited for the batch before, so what the
      * kernels before kernel A wrote (the trials' draws and positions, the chain's counts) is read
      * before waiting for kernel A; what kernel A writes is read after. This holds only while kernel
-     * A lets the next kernel launch after its own wait, and never writes what is read here. */
+     * A lets the next kernel launch after its own wait, and never writes what is read here.
+     * Before its wait this kernel also writes the next table's particles, displacements and
+     * repeats (draw_ahead): safe while kernel A neither reads nor writes those four arrays of
+     * the next table (it writes its thresholds and start positions), and the kernels of the batch
+     * that used that table last have ended (kernel A waited for them). */
     cu_launch_next();
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x;
@@ -495,13 +499,17 @@ __global__ void __launch_bounds__(1024)
     /* from L2 (__ldcg): what a load before the wait sees of an earlier kernel's writes is not among
      * the guarantees of chained launches, which cover the kernel waited for */
     const int p = active ? __ldcg(&t.p[k]) : -1;
-    __shared__ cell_uses touched;
+    /* the cell changes' hash (after the decisions), and before the wait the next batch's repeats */
+    __shared__ union {
+        cell_uses cells;
+        repeat_table repeats;
+    } hashes;
+    cell_uses &touched = hashes.cells;
     /* the next batch's particles and repeats while kernel A runs, in the cell changes' arrays and
      * table (used after the decisions), first, while few values are live: chg_new holds each
      * trial's link until then */
-    static_assert(sizeof(repeat_table) <= sizeof(cell_uses), "the draws' table fits the cell changes'");
     chg_new[k] = next_trials > 0 ? draw_ahead(cd, next_step, n, next_trials, next_t, seed, p, chg_old,
-                                              *reinterpret_cast<repeat_table *>(&touched))
+                                              hashes.repeats)
                                  : -1;
     int prev = -1, mult = 1;
     double threshold = 0.0;
