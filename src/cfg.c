@@ -83,7 +83,7 @@ static const cfg_key schema[] = {
     {"system", "lattice_constant", K_REAL, OFF(system.lattice_constant), "0", 0, 1e6, 0, NULL,
      "boundary = none: cubic cell edge of the starting cluster (the n lattice sites nearest the origin); required there", DIM_LENGTH},
     {"system", "mass", K_REAL, OFF(system.mass), "1", 0, 1e9, 1, NULL,
-     "particle mass (g/mol in real units); only used to report the density in kg/m^3", DIM_NONE},
+     "particle mass (g/mol in real units): converts mass_density, reports the density in kg/m^3, and is each [mixture] species' default mass", DIM_NONE},
     {"potential", "type", K_CHOICE, OFF(potential.type), "lj", 0, 0, 0, "lj|morse",
      "pair potential: Lennard-Jones 4 eps [(sig/r)^12 - (sig/r)^6], or Morse eps [(1 - exp(-alpha (r - r0)))^2 - 1]", DIM_NONE},
     {"potential", "morse_alpha", K_REAL, OFF(potential.morse_alpha), "0", 0, 1e6, 0, NULL,
@@ -206,7 +206,7 @@ static const cfg_key schema[] = {
      "write a trajectory larger than snapshot_budget", DIM_NONE},
     {"rdf", "bins", K_INT, OFF(rdf.bins), "200", 1, 1e7, 0, NULL, "RDF histogram bins", DIM_NONE},
     {"rdf", "rmax", K_REAL, OFF(rdf.rmax), "0", 0, 1e6, 0, NULL,
-     "RDF range; 0 means half the smallest box edge (npt: 0.4 of the smallest starting box; gibbs: the cutoff)", DIM_LENGTH},
+     "RDF range; 0 means half the smallest box edge (npt: 0.4 of the smallest starting box; gibbs: the cutoff; boundary = none: the cutoff, and without one rmax is required)", DIM_LENGTH},
 };
 #undef OFF
 enum { N_KEYS = sizeof schema / sizeof schema[0] };

@@ -473,13 +473,14 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     }
     p->nchains = (int)nchains;
     p->rdf_bins = (int)c->rdf.bins;
-    /* npt: the box breathes, so the default RDF range leaves it room to shrink by a fifth */
+    /* an open cluster's default RDF range is its cutoff, so without one the range must be given */
     if (!p->periodic && !(c->rdf.rmax > 0) && !isfinite(p->cutoff)) {
         mc_err_set(err, MC_EINVAL, "%s: missing required key 'rmax' in [rdf] (boundary = none without a "
                    "cutoff has no default range)", c->filename);
         return mc_plan_destroy(p), NULL;
     }
-    /* gibbs: the liquid box shrinks well below its start, so the default range is the cutoff */
+    /* gibbs: the liquid box shrinks well below its start, so the default range is the cutoff;
+     * npt: the box breathes, so the default range leaves it room to shrink by a fifth */
     p->rdf_rmax = c->rdf.rmax > 0     ? c->rdf.rmax
                   : !p->periodic      ? p->cutoff
                   : p->gibbs && isfinite(p->cutoff) ? p->cutoff

@@ -3,13 +3,9 @@
 # open cluster): its table, CSV and XYZ equal the datasets, its figures are PNGs with the panels
 # and curves the file implies (t/analyze_check.py), and bad input gives one message and status 1.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-: "${MCENS_ANALYZE:=$(dirname "$MCENS")/mcens-analyze}"
+. "$T_SRCDIR/tap_analyze.sh"
 tap_plan 27
 acheck() { pycheck analyze_check.py "$@"; }
-# analyze ARGS...: mcens-analyze with stdout to out.txt and stderr to err.txt
-analyze() { "$MCENS_ANALYZE" "$@" > out.txt 2> err.txt; }
-# mcens_run NAME: run NAME.ini on 2 ranks (into run.txt)
-mcens_run() { run_np 2 -q "$1.ini" > run.txt 2>&1; }
 
 cat > nvt.ini <<'INI'
 [run]
@@ -153,14 +149,7 @@ open("wrong.xyz", "w").write("\n".join(lines))
 PY
 acheck xyz nvt.h5 wrong.xyz 5; [ $? -eq 1 ]; ok $? "the XYZ check fails on one coordinate changed"
 
-# bad input: one line naming the file and the problem, status 1, no traceback
-# bad NAME EXPECTED-MESSAGE ARGS...
-bad() {
-    name=$1; msg=$2; shift 2
-    analyze "$@"; rc=$?
-    [ $rc -eq 1 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -qF -- "$msg" err.txt && ! grep -q Traceback err.txt
-    ok $? "$name: '$msg', status 1" || diag < err.txt
-}
+# bad input: one line naming the file and the problem, status 1, no traceback (bad: tap_analyze.sh)
 bad "not HDF5" "nvt.ini: not an HDF5 file, so not an mcens output" summary nvt.ini
 "$PYTHON3" -c 'import h5py; h5py.File("other.h5", "w")["x"] = 1'
 bad "HDF5 but not mcens" "other.h5: not an mcens output" plot other.h5

@@ -5,11 +5,9 @@
 # 4 reported errors, errors honest over 200 seeds, NaN points skipped, a point above Tc flagged, the
 # figure, and bad input. t/coexistence_fit_check.py writes and reads the files.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-: "${MCENS_ANALYZE:=$(dirname "$MCENS")/mcens-analyze}"
+. "$T_SRCDIR/tap_analyze.sh"
 tap_plan 35
 ccheck() { pycheck coexistence_fit_check.py "$@"; }
-# analyze ARGS...: mcens-analyze with stdout to out.txt and stderr to err.txt
-analyze() { "$MCENS_ANALYZE" "$@" > out.txt 2> err.txt; }
 sum() { cksum < "$1"; }
 
 # 1. the Lennard-Jones-like case: 9 temperatures from 0.85 to 1.25, default output paths
@@ -79,14 +77,7 @@ ccheck skipped nist.h5 nist-coexistence.h5 nist.txt; fails "nothing to check"; o
 "$PYTHON3" -c 'from PIL import Image; Image.new("RGB", (1200, 800), "white").save("blank.png")'
 ccheck png blank.png; fails "a blank figure"; ok $? "the figure check fails on a blank PNG"
 
-# bad input: one line naming the problem, status 1, no traceback
-# bad NAME EXPECTED-MESSAGE ARGS...
-bad() {
-    name=$1; msg=$2; shift 2
-    analyze "$@"; rc=$?
-    [ $rc -eq 1 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -qF -- "$msg" err.txt && ! grep -q Traceback err.txt
-    ok $? "$name: '$msg', status 1" || diag < err.txt
-}
+# bad input: one line naming the problem, status 1, no traceback (bad: tap_analyze.sh)
 before=$(sum nist-coexistence.h5)
 bad "an existing output" "nist-coexistence.h5: exists; coexistence writes a new file (--force to replace it)" \
     coexistence nist.h5

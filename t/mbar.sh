@@ -4,12 +4,9 @@
 # separate direct run between two of them, the figure, and bad input. t/mbar_check.py reads the
 # HDF5 files; every tolerance is a multiple of their standard errors.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-: "${MCENS_ANALYZE:=$(dirname "$MCENS")/mcens-analyze}"
+. "$T_SRCDIR/tap_analyze.sh"
 tap_plan 20
 mcheck() { pycheck mbar_check.py "$@"; }
-# analyze ARGS...: mcens-analyze with stdout to out.txt and stderr to err.txt
-analyze() { "$MCENS_ANALYZE" "$@" > out.txt 2> err.txt; }
-mcens_run() { run_np 2 -q "$1.ini" > run.txt 2>&1; }
 
 # 1. the estimator: energies drawn exactly from known distributions (harmonic and two-level)
 mcheck synth synth.h5; ok $? "synthetic file: 2 densities x 5 temperatures x 2 replicas"
@@ -91,14 +88,7 @@ g["mean"][...] = g["mean"][:] + 6 * math.hypot(m["energy/stderr"][k], g["stderr"
 mcheck between lj.h5 lj-mbar.h5 wrong-direct.h5; [ $? -eq 1 ]
 ok $? "the interpolation check fails on the direct U/N moved by 6 combined standard errors"
 
-# bad input: one line naming the problem, status 1, no traceback
-# bad NAME EXPECTED-MESSAGE ARGS...
-bad() {
-    name=$1; msg=$2; shift 2
-    analyze "$@"; rc=$?
-    [ $rc -eq 1 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -qF -- "$msg" err.txt && ! grep -q Traceback err.txt
-    ok $? "$name: '$msg', status 1" || diag < err.txt
-}
+# bad input: one line naming the problem, status 1, no traceback (bad: tap_analyze.sh)
 bad "a missing file" "none.h5: no such file" mbar none.h5
 bad "an existing output" "lj-mbar.h5: exists; mbar writes a new file (--force to replace it)" mbar lj.h5
 bad "one temperature" "direct.h5: mbar: no density has two sampled temperatures to reweight between" mbar direct.h5
