@@ -41,12 +41,6 @@
 #ifndef A_MIN_BLOCKS
 #define A_MIN_BLOCKS 4
 #endif
-/* 1: cells_energy loads the grid and the positions through L2 only (__ldcg), as kernel A would
- * have to if it summed before any wait with two batches in flight (doc/f-pipeline.md on the
- * branch f-pipeline, its open question); -DCELLS_LOADS_L2=1 measures what that costs */
-#ifndef CELLS_LOADS_L2
-#define CELLS_LOADS_L2 0
-#endif
 enum { MAXC = 32, A_WARPS = 8, MEASURE_CELL_THREADS = 256, MAX_CELL_CHANGES = 256 };
 enum { A_PARTS = A_WARPS_PER_TRIAL / 2, A_TRIALS_PER_BLOCK = A_WARPS / A_WARPS_PER_TRIAL };
 static_assert(A_PARTS >= 1 && A_TRIALS_PER_BLOCK >= 1 && A_WARPS % A_WARPS_PER_TRIAL == 0, "kernel A's shape");
@@ -80,6 +74,9 @@ template <typename T> __device__ inline T &entry(T *table, const tables &t, int 
 
 static size_t align256(size_t x) { return (x + 255) / 256 * 256; }
 
+/* cells.trials: the undecided count, padded to TRIALS_HEAD bytes, then the two tables */
+enum { TRIALS_HEAD = 256 };
+
 /* Lays a table of K trials out from base on (NULL: only measures it) and returns its bytes, so
  * that the layout and the size cannot disagree. */
 static size_t table_layout(int K, size_t real_size, char *base, tables *t)
@@ -112,25 +109,18 @@ static size_t table_bytes(int K, size_t real_size)
     return table_layout(K, real_size, NULL, &t);
 }
 
-/* Table `which` (0 or 1) of cells.trials, for batches of K trials: the undecided count, then the tables. */
+/* Table `which` (0 or 1) of cells.trials, for batches of K trials. */
 static tables table_at(void *buf, int which, int K, size_t real_size)
 {
     tables t;
     t.undecided = (unsigned long long *)buf;
-    table_layout(K, real_size, (char *)buf + align256(sizeof *t.undecided) + which * table_bytes(K, real_size), &t);
+    table_layout(K, real_size, (char *)buf + TRIALS_HEAD + which * table_bytes(K, real_size), &t);
     return t;
 }
 
 static size_t trials_bytes(int K, size_t real_size)
 {
-    return align256(sizeof(unsigned long long)) + 2 * table_bytes(K, real_size);
-}
-
-/* *at, through L2 alone under CELLS_LOADS_L2 */
-template <typename T> __device__ __forceinline__ T cells_load(const T *at)
-{
-    if (CELLS_LOADS_L2) return __ldcg(at);
-    return *at;
+    return TRIALS_HEAD + 2 * table_bytes(K, real_size);
 }
 
 /* Energy of particle p placed at q with the members of neighbour cells k0, k0 + stride, ... < 27
@@ -149,16 +139,15 @@ __device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, in
         for (int k = k0; k < 27; k += stride) {
             int c = neighbour_cell(home, k, g.m);
             const int *members = g.slot + (size_t)c * g.cap;
-            const int count = cells_load(&g.count[c]);
+            const int count = g.count[c];
             /* four members per round: independent loads in flight instead of one chain of them */
             for (int s = 4 * part; s < count; s += 4 * parts) {
                 int j[4];
                 real u[4];
-                for (int q = 0; q < 4; q++) j[q] = s + q < count ? cells_load(&members[s + q]) : -1;
+                for (int q = 0; q < 4; q++) j[q] = s + q < count ? members[s + q] : -1;
                 for (int q = 0; q < 4; q++) {
                     int jj = j[q] >= 0 ? j[q] : max(p, 0); /* padding: any particle (Widom's p is -1) */
-                    u[q] = prec<real>::energy(
-                        cu_dist2(qx, qy, qz, cells_load(&x[jj]), cells_load(&y[jj]), cells_load(&z[jj]), box), pp);
+                    u[q] = prec<real>::energy(cu_dist2(qx, qy, qz, x[jj], y[jj], z[jj], box), pp);
                 }
                 for (int q = 0; q < 4; q++)
                     if (j[q] >= 0 && j[q] != p) e += (double)u[q];

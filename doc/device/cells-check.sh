@@ -9,12 +9,7 @@ VARIANTS="${VARIANTS:-}" CASES=3 REPEAT=${REPEAT:-2} BENCH_LINES="^3 N|rror|aile
 TESTS="${TESTS:-t/gpu_parity t/restart.sh}" timeout -k 5 "${TEST_TIMEOUT:-240}" bash -c '. doc/device/build.sh > /dev/null; gpu_tests'
 echo "tests done at $SECONDS s"
 # compute-sanitizer on the cell path alone (t/gpu_run.sh's cells.ini), both precisions, three tools
-for prec in single double; do
-  printf '[run]\nbackend = gpu\nprecision = %s\nequilibration = 1\nproduction = 1\nsample_every = 1\n[system]\nn = 4096\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\n[rdf]\nrmax = 2.5\n' $prec > san-cells.ini
-  for tool in memcheck racecheck initcheck; do
-    rm -f san.h5 san.h5.ckpt
-    timeout -k 5 120 compute-sanitizer --tool $tool --error-exitcode 9 ./mcens -q -o san.h5 san-cells.ini > "$out/san-$prec-$tool.txt" 2>&1
-    echo "cells $prec $tool: status $? $(grep -h 'SUMMARY' "$out/san-$prec-$tool.txt" | tr '\n' ' ')"
-  done
-done
+. doc/device/sanitize.sh
+SANITIZE_TOOLS="memcheck racecheck initcheck" SANITIZE_TIMEOUT=120 sanitize_precisions \
+  '[run]\nbackend = gpu\nprecision = %s\nequilibration = 1\nproduction = 1\nsample_every = 1\n[system]\nn = 4096\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\n[rdf]\nrmax = 2.5\n'
 echo "sanitized at $SECONDS s"
