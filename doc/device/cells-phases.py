@@ -5,7 +5,7 @@
 # batches two of whose cell changes share a cell (so thread 0 makes those changes in order).
 # Thread 0 leaves each barrier with the block, so the steps' cycles add up to kernel B's time after its
 # wait for kernel A (what it does before that wait, while kernel A runs, is not counted). For
-# cells-scan.sh (which builds the copy and puts the file back). Written for version 23's cu_cells.cu (anchors updated for versions 31 and 33);
+# cells-scan.sh (which builds the copy and puts the file back). Written for version 23's cu_cells.cu (anchors updated for versions 31, 33 and 34);
 # a patch that no longer applies stops it with the text it looked for.
 import sys
 s = open('cuda/cu_cells.cu').read()
