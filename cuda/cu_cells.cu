@@ -168,11 +168,13 @@ __device__ void place_trial(const tables &t, int m, const real (&a)[3], const do
 }
 
 /* The draws of a batch of `trials` <= blockDim.x trials from move `step` on into table t, by the
- * whole block (barriers inside): the trials, each particle's previous trial in the batch and
- * multiplicity, and the particles' positions now. sp: shared [blockDim.x] ints. */
-template <typename real>
-__device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, const real *pos, int n, int trials,
-                           tables t, unsigned long long seed, int *sp, repeat_table &repeats)
+ * whole block (barriers inside): each trial's particle (t.p and sp), then on_trial(trial), then each
+ * particle's previous trial in the batch and multiplicity (t.prev, t.mult). Returns this thread's
+ * particle (-1: no trial). sp: shared [blockDim.x] ints. */
+template <typename on_drawn>
+__device__ __forceinline__ int draw_trials(const cu_chain_dev *cd, unsigned long long step, int n, int trials,
+                                           const tables &t, unsigned long long seed, int *sp, repeat_table &repeats,
+                                           on_drawn on_trial)
 {
     const int k = threadIdx.x;
     repeat_clear(repeats);
@@ -181,39 +183,44 @@ __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, cons
     if (k < trials) {
         const mc_trial tr = mc_trial_draw(seed, cd->id, step + k, (uint32_t)n, cd->max_displacement);
         p = (int)tr.particle;
-        const double d[3] = {tr.dx, tr.dy, tr.dz};
-        real a[3];
-        for (int c = 0; c < 3; c++) a[c] = pos[c * n + p], entry(t.d, t, c, k) = d[c];
-        place_trial(t, k, a, d, (real)cd->box);
-        t.threshold[k] = mc_accept_threshold(seed, cd->id, step + k);
+        on_trial(tr);
         t.p[k] = sp[k] = p;
         home = repeat_register(repeats, k, p);
     }
     __syncthreads();
     if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, p, home, &t.mult[k]);
+    return p;
+}
+
+/* A whole batch's draws (draw_trials), with each trial's displacement, threshold and positions
+ * from the particles' positions now. */
+template <typename real>
+__device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, const real *pos, int n, int trials,
+                           tables t, unsigned long long seed, int *sp, repeat_table &repeats)
+{
+    const int k = threadIdx.x;
+    draw_trials(cd, step, n, trials, t, seed, sp, repeats, [&](const mc_trial &tr) {
+        const int p = (int)tr.particle;
+        const double d[3] = {tr.dx, tr.dy, tr.dz};
+        real a[3];
+        for (int c = 0; c < 3; c++) a[c] = pos[c * n + p], entry(t.d, t, c, k) = d[c];
+        place_trial(t, k, a, d, (real)cd->box);
+        t.threshold[k] = mc_accept_threshold(seed, cd->id, step + k);
+    });
 }
 
 /* Kernel B's part of the next batch's draws before its wait, while kernel A runs (by the whole
- * block, barriers inside): the particles and displacements, each particle's previous trial in the
- * next batch and multiplicity, into table t; and the return value: the latest trial of the next
- * batch that moves this batch's trial's particle p (-1: none), where a move of p in this batch puts
- * that trial's start right. sp: shared [blockDim.x] ints, repeats: a shared table, both free after. */
+ * block, barriers inside): draw_trials with the displacements into table t; and the return value:
+ * the latest trial of the next batch that moves this batch's trial's particle p (-1: none), where
+ * a move of p in this batch puts that trial's start right. sp: shared [blockDim.x] ints, repeats:
+ * a shared table, both free after. */
 __device__ static int draw_ahead(const cu_chain_dev *cd, unsigned long long step, int n, int trials, tables t,
-                          unsigned long long seed, int p, int *sp, repeat_table &repeats)
+                                 unsigned long long seed, int p, int *sp, repeat_table &repeats)
 {
     const int k = threadIdx.x;
-    repeat_clear(repeats);
-    __syncthreads();
-    int q = -1, home = 0;
-    if (k < trials) {
-        const mc_trial tr = mc_trial_draw(seed, cd->id, step + k, (uint32_t)n, cd->max_displacement);
-        q = (int)tr.particle;
+    draw_trials(cd, step, n, trials, t, seed, sp, repeats, [&](const mc_trial &tr) {
         entry(t.d, t, 0, k) = tr.dx, entry(t.d, t, 1, k) = tr.dy, entry(t.d, t, 2, k) = tr.dz;
-        t.p[k] = sp[k] = q;
-        home = repeat_register(repeats, k, q);
-    }
-    __syncthreads();
-    if (k < trials) t.prev[k] = repeat_prev(repeats, sp, k, q, home, &t.mult[k]);
+    });
     int link = -1;
     if (p >= 0)
         for (int e = repeat_home(p), m; (m = repeats.trial[e]) >= 0; e = (e + 1) & (REPEAT_SLOTS - 1))
