@@ -3,7 +3,7 @@
  * cu_chain_dev per chain mirrored on the host), picks the kernel shape, and moves the few numbers
  * the run driver needs across. Molecules (plan->rigid) take cu_rigid.cu: its kernels move them
  * and recompute energies; RDF samples, Widom test molecules and volume scaling run on fetched host
- * positions through mc_rigid_host, the CPU backend's own code. Gibbs-ensemble chains (plan->gibbs)
+ * positions through mc_rigid_host, the CPU backend's own code. Gibbs-ensemble chains (two boxes)
  * take cu_gibbs.cu, atoms and molecules: moves, measurements and test insertions all on the device. */
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +77,7 @@ static void cu_destroy(mc_backend *b)
  * batched path and molecules leave them to the run driver. */
 static int cu_moves_volume(const mc_backend *b)
 {
-    return b->plan->npt && !b->rigid && !b->gibbs && !b->batched && !b->v.cells_of;
+    return b->plan->ensemble->imposed_pressure && !b->rigid && !b->gibbs && !b->batched && !b->v.cells_of;
 }
 
 static int cu_moves_volume_op(const mc_backend *b) { return cu_moves_volume(b); }
@@ -515,7 +515,7 @@ static int allocate(mc_backend *b, mc_err *err)
     CU_TRY(cudaMallocHost(&v->partial_host, v->partial_len * sizeof(double)), err);
     CU_TRY(cudaMallocHost(&b->h_pos, pos_bytes(b)), err);
     if (v->nspecies > 1) MC_TRY(upload_pair_table(b, err));
-    if (b->plan->npt) CU_TRY(cudaMalloc(&b->d_scale, C * sizeof *b->d_scale), err);
+    if (b->plan->ensemble->imposed_pressure) CU_TRY(cudaMalloc(&b->d_scale, C * sizeof *b->d_scale), err);
     if (b->plan->exchange_every) {
         CU_TRY(cudaMalloc(&b->d_pairs, C * sizeof *b->d_pairs), err);
         if (!(b->h_pairs = (int *)malloc(C * sizeof *b->h_pairs))) MC_FAIL(err, MC_ENOMEM, "out of host memory");
@@ -545,7 +545,7 @@ static int setup(mc_backend *b, mc_err *err)
     MC_TRY(upload_positions(b, err));
     /* npt and mixtures keep to the all-pairs paths: a volume move would invalidate the cell
      * grid, and the cell kernels hold one set of pair constants */
-    if (b->batched && !b->plan->npt && b->plan->species.n == 1) {
+    if (b->batched && !b->plan->ensemble->imposed_pressure && b->plan->species.n == 1) {
         double *box = (double *)malloc(v->nchains * sizeof *box);
         if (!box) MC_FAIL(err, MC_ENOMEM, "out of host memory for the GPU backend");
         for (int c = 0; c < v->nchains; c++) box[c] = b->chains[c]->box_len;
@@ -557,7 +557,7 @@ static int setup(mc_backend *b, mc_err *err)
      * pay, on a grid from the smallest box of every state point, not of this rank's chains: the
      * grid orders a chain's sums, and a chain's numbers must not depend on the ranks it shares the
      * run with. Mixtures too: the kernel looks up each partner's species. */
-    if (!b->batched && !b->plan->npt && b->plan->gpu_cell_lists == CFG_GPU_CELL_LISTS_AUTO) {
+    if (!b->batched && !b->plan->ensemble->imposed_pressure && b->plan->gpu_cell_lists == CFG_GPU_CELL_LISTS_AUTO) {
         double min_box = b->plan->statepoint[0].box_len;
         for (int s = 1; s < b->plan->nstatepoints; s++)
             if (b->plan->statepoint[s].box_len < min_box) min_box = b->plan->statepoint[s].box_len;
@@ -587,7 +587,7 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
     b->v.rdf_pairs = plan->species.npairs;
     for (int a = 0; a <= MC_MAX_SPECIES; a++) b->v.species_first[a] = plan->species.first[a];
     int rc;
-    if (plan->gibbs) { /* atoms or molecules; exchange and trades do not reach this path (cfg refuses them) */
+    if (plan->ensemble->boxes > 1) { /* atoms or molecules; exchange and trades do not reach this path (cfg refuses them) */
         rc = (b->gibbs = cu_gibbs_create(plan, chains, nchains, err)) ? MC_OK : err->code;
     } else if (plan->rigid) {
         rc = (b->rigid = cu_rigid_create(plan, chains, nchains, err)) ? MC_OK : err->code;

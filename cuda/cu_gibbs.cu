@@ -50,7 +50,7 @@ typedef struct gibbs_consts {
     double tail[MC_MAX_SPECIES][MC_MAX_SPECIES];
     double fraction[3], volume, min_box_len, rdf_rmax, rdf_dr;
     int nspecies, first[MC_MAX_SPECIES + 1], rdf_bins, rdf_rows; /* rows: species pairs (molecules: and centres) */
-    int nkinds;  /* what a transfer moves (mc_plan.gibbs_nkinds): species, or molecule types */
+    int nkinds;  /* what a transfer moves (mc_plan.nkinds): species, or molecule types */
     int kind_first[MC_MAX_SPECIES + 1]; /* molecules: each type's block of molecules */
     int nmol;
     double hard_core2[MC_MAX_SPECIES][MC_MAX_SPECIES];
@@ -812,7 +812,7 @@ int cu_gibbs_measure(cu_gibbs *g, int add_rdf, mc_measurement *out, mc_err *err)
 int cu_gibbs_insertion(cu_gibbs *g, int kind, int insertions, long draw, double *sums, mc_err *err)
 {
     const mc_plan *p = g->plan;
-    int ns = p->gibbs_nkinds;
+    int ns = p->nkinds;
     for (int c = 0; c < g->nchains; c++) { /* the box of the kind's phase, as cpu_gibbs_insertion_sum takes it */
         int liquid = mc_gibbs_liquid_box(p, g->chains[c]);
         g->h_liquid[c] = kind / ns == 0 ? liquid : !liquid;
@@ -908,13 +908,13 @@ cu_gibbs *cu_gibbs_create(const mc_plan *plan, mc_chain **chains, int nchains, m
     g->plan = plan, g->chains = chains, g->nchains = nchains, g->n = plan->n;
     gibbs_consts *k = &g->k;
     memcpy(k->pair, plan->species.pair, sizeof k->pair);
-    memcpy(k->tail, plan->gibbs_tail, sizeof k->tail);
-    memcpy(k->fraction, plan->gibbs_fraction, sizeof k->fraction);
+    memcpy(k->tail, plan->kind_tail, sizeof k->tail);
+    memcpy(k->fraction, plan->move_fraction, sizeof k->fraction);
     memcpy(k->first, plan->species.first, sizeof k->first);
-    k->volume = plan->gibbs_volume, k->min_box_len = plan->min_box_len;
+    k->volume = plan->total_volume, k->min_box_len = plan->min_box_len;
     k->rdf_rmax = plan->rdf_rmax, k->rdf_dr = plan->rdf_dr, k->rdf_bins = plan->rdf_bins;
-    k->nspecies = plan->species.n, k->nkinds = plan->gibbs_nkinds, k->rdf_rows = mc_chain_rdf_rows(plan), k->seed = plan->seed;
-    memcpy(k->kind_first, plan->gibbs_kind_first, sizeof k->kind_first);
+    k->nspecies = plan->species.n, k->nkinds = plan->nkinds, k->rdf_rows = mc_chain_rdf_rows(plan), k->seed = plan->seed;
+    memcpy(k->kind_first, plan->kind_first, sizeof k->kind_first);
     memcpy(k->hard_core2, plan->mol.hard_core2, sizeof k->hard_core2);
     k->nmol = plan->nmol;
     size_t n = (size_t)g->n, C = (size_t)nchains, rdf_len = C * k->rdf_rows * k->rdf_bins;

@@ -1,4 +1,4 @@
-/* cu_gibbs: the CUDA backend's path for Gibbs-ensemble chains (plan->gibbs), called from
+/* cu_gibbs: the CUDA backend's path for Gibbs-ensemble chains (two boxes), called from
  * cu_backend.cu. Its state is opaque; every call returns an mc status. */
 #ifndef CU_GIBBS_H
 #define CU_GIBBS_H

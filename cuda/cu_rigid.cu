@@ -429,7 +429,7 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     b->h_virial = (double *)calloc(C, sizeof(double));
     b->h_parts = (double *)calloc(2 * C * P, sizeof(double));
     if (!b->h_energy || !b->h_virial || !b->h_parts) MC_FAIL(err, MC_ENOMEM, "out of memory");
-    if (p->npt) {
+    if (p->ensemble->imposed_pressure) {
         CU_TRY(cudaMalloc(&b->d_trial_pos, C * 3 * n * sizeof(double)), err);
         CU_TRY(cudaMalloc(&b->d_trial_centre, C * 3 * M * sizeof(double)), err);
         CU_TRY(cudaMalloc(&b->d_trial_chains, C * sizeof *b->d_trial_chains), err);

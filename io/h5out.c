@@ -188,10 +188,10 @@ static int write_statepoints(h5out *f, const mc_plan *plan, mc_err *err)
     if (rc == MC_OK) {
         for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].density;
         rc = h5out_write_whole(f, g, "density", H5T_NATIVE_DOUBLE, 1, dims, col, plan->units.density,
-                         plan->npt ? "starting number density N/V of each state point (npt)"
+                         plan->ensemble->imposed_pressure ? "starting number density N/V of each state point (npt)"
                                    : "number density N/V of each state point", err);
     }
-    if (rc == MC_OK && plan->npt) {
+    if (rc == MC_OK && plan->ensemble->imposed_pressure) {
         for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].pressure_given;
         rc = h5out_write_whole(f, g, "pressure", H5T_NATIVE_DOUBLE, 1, dims, col, plan->units.pressure,
                          "imposed pressure of each state point (npt)", err);
@@ -280,7 +280,7 @@ static int write_chain_series(h5out *f, hid_t g, const mc_plan *plan, const mc_r
         rc = h5out_write_rows(f, g, "rdf_g", H5T_NATIVE_DOUBLE, 3, dr, r0, n, rdf, "1",
                               "each chain's own g(r), rows and bins as /results/rdf/g (their spread over replicas "
                               "is the error of the pooled one)", err);
-    if (rc == MC_OK && plan->gibbs) rc = write_gibbs_boxes(f, g, plan, run, first_chain, err);
+    if (rc == MC_OK && plan->ensemble->boxes > 1) rc = write_gibbs_boxes(f, g, plan, run, first_chain, err);
     int *walker = plan->exchange_every ? malloc((size_t)nl * ns * sizeof *walker) : NULL;
     if (rc == MC_OK && plan->exchange_every && !walker) rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     if (rc == MC_OK && walker) {
@@ -383,7 +383,7 @@ static int write_chains(h5out *f, const mc_plan *plan, const mc_run *run, int fi
                          err);
     if (rc == MC_OK && plan->rigid) rc = h5out_molecules_chains(f, g, plan, res, err);
     if (rc == MC_OK && plan->exchange_every) rc = write_exchange_chains(f, g, plan, res, err);
-    if (rc == MC_OK && plan->npt)
+    if (rc == MC_OK && plan->ensemble->imposed_pressure)
         rc = h5out_write_whole(f, g, "max_volume_step", H5T_NATIVE_DOUBLE, 1, d1,
                          res->chain_max_volume_step, "1",
                          "maximum |ln V' - ln V| of a volume move in production (npt)", err);
@@ -484,9 +484,9 @@ static int write_results(h5out *f, const mc_plan *plan, const mc_results *res, m
                                        mc_unit_name(u, ob->unit), ob->pooled, err);
     }
     if (rc == MC_OK && plan->widom_insertions)
-        rc = h5out_write_estimates_per_kind(f, g, plan->gibbs ? "chemical_potential" : "mu_excess", res->mu_excess, S,
+        rc = h5out_write_estimates_per_kind(f, g, plan->ensemble->boxes > 1 ? "chemical_potential" : "mu_excess", res->mu_excess, S,
                              plan->widom_kinds, 1.0, u->energy,
-                             plan->gibbs ? "gibbs: chemical potential -kT ln <V/(N_a + 1) exp(-beta dU)> of each phase "
+                             plan->ensemble->boxes > 1 ? "gibbs: chemical potential -kT ln <V/(N_a + 1) exp(-beta dU)> of each phase "
                                            "and species (columns: the liquid's species, then the vapour's) by test "
                                            "insertions into each box at each sample, thermal wavelength 1 length unit, "
                                            "tail term included, over the chains whose boxes separated"

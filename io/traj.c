@@ -405,7 +405,7 @@ static int write_frame(traj *t, const mc_run *run, long j, mc_err *err)
         for (int i = 0; i < c->n; i++) t->buf[3 * i] = c->x[i], t->buf[3 * i + 1] = c->y[i], t->buf[3 * i + 2] = c->z[i];
         ok = write_slab(t, t->position[k], j, (hsize_t)c->n, 3, t->buf);
         /* gibbs: no one box holds the chain (/chains/box and box_length say which holds each particle) */
-        double len = p->gibbs ? NAN : c->box_len, edges[9] = {len, 0, 0, 0, len, 0, 0, 0, len};
+        double len = p->ensemble->boxes > 1 ? NAN : c->box_len, edges[9] = {len, 0, 0, 0, len, 0, 0, 0, len};
         if (ok && p->periodic) ok = write_slab(t, t->edges[k], j, 3, 3, edges);
         if (ok && p->rigid) {
             for (int i = 0; i < p->nmol; i++) t->buf[3 * i] = c->cx[i], t->buf[3 * i + 1] = c->cy[i], t->buf[3 * i + 2] = c->cz[i];

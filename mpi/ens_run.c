@@ -167,7 +167,7 @@ int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_res
     MC_TRY(gather_chain_block(l, res->chain_max_displacement, sizeof *res->chain_max_displacement,
                               err));
     MC_TRY(gather_chain_block(l, res->chain_rdf_norm, res->npairs * sizeof *res->chain_rdf_norm, err));
-    if (plan->npt)
+    if (plan->ensemble->imposed_pressure)
         MC_TRY(gather_chain_block(l, res->chain_max_volume_step, sizeof *res->chain_max_volume_step, err));
     if (plan->rigid) MC_TRY(gather_chain_block(l, res->chain_max_rotation, sizeof(double), err));
     if (res->exchange_attempts) { /* walkers sit on any rank: each entry is set by one, zero elsewhere */

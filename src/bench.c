@@ -240,8 +240,8 @@ static int cpu_shapes(row *rows, int *nrows, mc_err *err)
         if (!p) return err->code;
         double sites = (double)p->n / p->nmol; /* per molecule (1 for atoms) */
         row r = {shape[k].name, 0,
-                 shape[k].cells ? cell_pairs_per_move(p) : p->gibbs ? 2.0 * sites * p->n : 2.0 * (p->n - 1), 0, 0,
-                 p->gibbs ? NAN : inside_pairs_per_move(p)};
+                 shape[k].cells ? cell_pairs_per_move(p) : p->ensemble->boxes > 1 ? 2.0 * sites * p->n : 2.0 * (p->n - 1), 0, 0,
+                 p->ensemble->boxes > 1 ? NAN : inside_pairs_per_move(p)};
         int rc = time_cpu(p, shape[k].warmup, 1000000, &r.moves_per_s, err);
         mc_plan_destroy(p);
         MC_TRY(rc);

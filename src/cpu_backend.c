@@ -440,12 +440,12 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
     b->chains = chains;
     b->nchains = nchains;
     size_t trial_len = plan->rigid ? mc_rigid_scaled_scratch(plan) : 3 * (size_t)plan->n;
-    if ((plan->npt && !(b->trial_pos = malloc(trial_len * sizeof *b->trial_pos))) ||
+    if ((plan->ensemble->imposed_pressure && !(b->trial_pos = malloc(trial_len * sizeof *b->trial_pos))) ||
         (plan->rigid && !(b->old_pos = malloc(6 * (size_t)plan->mol.max_sites * sizeof *b->old_pos)))) {
         cpu_destroy(b);
         return mc_err_set(err, MC_ENOMEM, "out of memory for the CPU backend"), NULL;
     }
-    if (plan->gibbs) { /* two boxes per chain, no cell lists */
+    if (plan->ensemble->boxes > 1) { /* two boxes per chain, no cell lists */
         mc_measurement m;
         if (!(b->gibbs = cpu_gibbs_create(plan, err))) {
             cpu_destroy(b);

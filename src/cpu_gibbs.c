@@ -216,7 +216,7 @@ static void volume_exchange(const mc_plan *p, cpu_gibbs *g, mc_chain *c, const m
     double v[2], v_new[2], len_new[2], tail = 0.0;
     c->volume_moves++;
     for (int b = 0; b < 2; b++) v[b] = volume_of(c->gibbs_box_len[b]);
-    mc_gibbs_new_volumes(v[0], p->gibbs_volume, t->log_ratio, &v_new[0], &v_new[1]);
+    mc_gibbs_new_volumes(v[0], p->total_volume, t->log_ratio, &v_new[0], &v_new[1]);
     for (int b = 0; b < 2; b++) len_new[b] = cbrt(v_new[b]);
     if (len_new[0] < p->min_box_len || len_new[1] < p->min_box_len) {
         c->production_volume_floor_hits += mc_chain_in_production(p, c); /* mc_run stops a pinned chain */
@@ -257,7 +257,7 @@ void cpu_gibbs_sweep(const mc_plan *p, cpu_gibbs *g, mc_chain *c, long nsweeps)
     long moves = nsweeps * c->n;
     for (long m = 0; m < moves; m++) {
         uint64_t step = c->step++;
-        mc_gibbs_trial t = mc_gibbs_draw(p->seed, (uint32_t)c->id, step, p->gibbs_fraction, p->gibbs_nkinds,
+        mc_gibbs_trial t = mc_gibbs_draw(p->seed, (uint32_t)c->id, step, p->move_fraction, p->nkinds,
                                          c->max_volume_step);
         if (t.move == MC_GIBBS_DISPLACEMENT) displace(p, c, step);
         else if (t.move == MC_GIBBS_TRANSFER) transfer(p, c, step, &t);
@@ -313,7 +313,7 @@ double cpu_gibbs_insertion_sum(const mc_plan *p, const mc_chain *c, int kind, in
     int ns = p->species.n, a = kind % ns, liquid = mc_gibbs_liquid_box(p, c);
     int box = kind / ns == 0 ? liquid : !liquid;
     double len = c->gibbs_box_len[box], volume = volume_of(len), pt[3], sum = 0.0;
-    double tail = mc_gibbs_insertion_tail(p->gibbs_tail, p->gibbs_nkinds, c->gibbs_count[box], a, volume);
+    double tail = mc_gibbs_insertion_tail(p->kind_tail, p->nkinds, c->gibbs_count[box], a, volume);
     for (int i = 0; i < insertions; i++) {
         mc_widom_position(p->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)i, len, &pt[0],
                           &pt[1], &pt[2]);

@@ -149,7 +149,7 @@ static void move_molecule(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uin
 /* The k-th molecule (from 0, in index order) of kind `kind` in box `box`. */
 static int kth_in_box(const mc_plan *p, const mc_chain *c, int kind, int box, int64_t k)
 {
-    for (int m = p->gibbs_kind_first[kind]; m < p->gibbs_kind_first[kind + 1]; m++)
+    for (int m = p->kind_first[kind]; m < p->kind_first[kind + 1]; m++)
         if (mc_gibbs_box_of(p, c, m) == box && k-- == 0) return m;
     return -1; /* not reached: the counts match the labels */
 }
@@ -248,7 +248,7 @@ static void volume_exchange(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, c
     double v[2], v_new[2], len_new[2], scale[2], tail = 0.0;
     c->volume_moves++;
     for (int b = 0; b < 2; b++) v[b] = volume_of(c->gibbs_box_len[b]);
-    mc_gibbs_new_volumes(v[0], p->gibbs_volume, t->log_ratio, &v_new[0], &v_new[1]);
+    mc_gibbs_new_volumes(v[0], p->total_volume, t->log_ratio, &v_new[0], &v_new[1]);
     for (int b = 0; b < 2; b++) len_new[b] = cbrt(v_new[b]), scale[b] = len_new[b] / c->gibbs_box_len[b];
     if (len_new[0] < p->min_box_len || len_new[1] < p->min_box_len) {
         c->production_volume_floor_hits += mc_chain_in_production(p, c); /* mc_run stops a pinned chain */
@@ -291,7 +291,7 @@ void cpu_gibbs_rigid_sweep(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, lo
     long moves = nsweeps * c->nmol;
     for (long mv = 0; mv < moves; mv++) {
         uint64_t step = c->step++;
-        mc_gibbs_trial t = mc_gibbs_draw(p->seed, (uint32_t)c->id, step, p->gibbs_fraction, p->gibbs_nkinds,
+        mc_gibbs_trial t = mc_gibbs_draw(p->seed, (uint32_t)c->id, step, p->move_fraction, p->nkinds,
                                          c->max_volume_step);
         if (t.move == MC_GIBBS_DISPLACEMENT) move_molecule(p, g, c, step);
         else if (t.move == MC_GIBBS_TRANSFER) transfer(p, g, c, step, &t);
@@ -318,11 +318,11 @@ void cpu_gibbs_rigid_measure(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, 
 
 double cpu_gibbs_rigid_insertion_sum(const mc_plan *p, const mc_chain *c, int kind, int insertions, long draw)
 {
-    int nk = p->gibbs_nkinds, type = kind % nk, liquid = mc_gibbs_liquid_box(p, c);
+    int nk = p->nkinds, type = kind % nk, liquid = mc_gibbs_liquid_box(p, c);
     int box = kind / nk == 0 ? liquid : !liquid;
     const mc_moltype *mt = &p->mol.type[type];
     double len = c->gibbs_box_len[box], volume = volume_of(len), sum = 0.0, pos[3 * MC_MAX_SITES];
-    double tail = mc_gibbs_insertion_tail(p->gibbs_tail, nk, c->gibbs_count[box], type, volume);
+    double tail = mc_gibbs_insertion_tail(p->kind_tail, nk, c->gibbs_count[box], type, volume);
     for (int i = 0; i < insertions; i++) {
         double centre[3];
         mc_widom_position(p->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)i, len,

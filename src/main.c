@@ -155,15 +155,15 @@ static void print_plan(const cfg *c, const mc_plan *p, const char *output, int c
         printf("replica exchange: %d ladders of %d rungs along %s, neighbours try to swap every %ld sweeps\n",
                mc_exchange_ladders(p), mc_exchange_rungs(p),
                p->exchange_axis == CFG_EXCHANGE_PRESSURE ? "pressure" : "temperature", p->exchange_every);
-    if (p->gibbs)
+    if (p->ensemble->boxes > 1)
         printf("gibbs: two boxes per chain, total volume %g (the box column: each box's starting edge, half the "
-               "volume each); trial moves %g displacements, %g transfers, %g volume exchanges\n", p->gibbs_volume,
-               p->gibbs_fraction[0], p->gibbs_fraction[1], p->gibbs_fraction[2]);
-    printf("%6s %12s %12s %12s%s\n", "point", "T", "density", "box", p->npt ? "            P" : "");
+               "volume each); trial moves %g displacements, %g transfers, %g volume exchanges\n", p->total_volume,
+               p->move_fraction[0], p->move_fraction[1], p->move_fraction[2]);
+    printf("%6s %12s %12s %12s%s\n", "point", "T", "density", "box", p->ensemble->imposed_pressure ? "            P" : "");
     for (int s = 0; s < p->nstatepoints; s++) {
         printf("%6d %12.6g %12.6g %12.6g", s, p->statepoint[s].temperature_given,
                p->statepoint[s].density, p->statepoint[s].box_len);
-        if (p->npt) printf(" %12.6g", p->statepoint[s].pressure_given);
+        if (p->ensemble->imposed_pressure) printf(" %12.6g", p->statepoint[s].pressure_given);
         printf("\n");
     }
     print_footprint(c, p, output, chains_per_rank);
@@ -244,7 +244,7 @@ static void print_gibbs_summary(const mc_plan *p, const mc_results *r)
 static void print_summary(const mc_plan *p, const mc_results *r)
 {
     printf("\nunits: %s", p->units.system);
-    if (p->gibbs) {
+    if (p->ensemble->boxes > 1) {
         print_gibbs_summary(p, r);
     } else if (p->rigid && !p->periodic) {
         print_cluster_summary(p, r);
@@ -256,7 +256,7 @@ static void print_summary(const mc_plan *p, const mc_results *r)
                    r->obs[MC_OBS_ENERGY][s].error, r->obs[MC_OBS_PRESSURE][s].mean * p->units.pressure_factor,
                    r->obs[MC_OBS_PRESSURE][s].error * p->units.pressure_factor, r->obs[MC_OBS_ACCEPTANCE][s].mean);
     }
-    if (p->npt) {
+    if (p->ensemble->imposed_pressure) {
         printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "P", "density", "H/N", "V acc");
         for (int s = 0; s < p->nstatepoints; s++)
             printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
@@ -477,7 +477,7 @@ static void warn_not_stationary(const mc_plan *p, const mc_results *r)
  * stops a chain pinned there; a few leave the averages those of the boxes above the floor). */
 static int warn_volume_floor(const job *j, mc_err *err)
 {
-    if (!j->plan->npt && !j->plan->gibbs) return MC_OK;
+    if (!j->plan->ensemble->volume_moves) return MC_OK;
     double hits = 0.0, worst = 0.0; /* summed over chains; the largest fraction of one chain's moves */
     for (int k = 0; k < mc_run_nchains(j->run); k++) {
         const mc_chain *c = mc_run_chain(j->run, k);
@@ -491,7 +491,7 @@ static int warn_volume_floor(const job *j, mc_err *err)
         fprintf(stderr, "mcens: warning: %.0f production volume moves were rejected because the box would have "
                 "gone below %g, twice the cutoff or the RDF range (up to %.3g%% of one chain's): the %s averages "
                 "are those of the boxes above it\n", hits, j->plan->min_box_len, 100.0 * worst,
-                j->plan->gibbs ? "Gibbs" : "NPT");
+                j->plan->ensemble->title);
     return MC_OK;
 }
 

@@ -77,7 +77,7 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
         return mc_err_set(err, MC_ENOMEM, "out of memory for chain %d (n = %d)", id, plan->n), NULL;
     }
     c->nmol = plan->nmol;
-    if (plan->gibbs) { /* atoms or molecules, in two boxes */
+    if (plan->ensemble->boxes > 1) { /* atoms or molecules, in two boxes */
         if (mc_gibbs_start(plan, c, err) != MC_OK) {
             mc_chain_destroy(c);
             return NULL;

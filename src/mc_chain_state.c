@@ -6,11 +6,11 @@ static size_t sites(const mc_plan *p) { return (size_t)p->n; }
 static size_t centres(const mc_plan *p) { return p->rigid ? (size_t)p->nmol : 0; }
 static size_t quaternions(const mc_plan *p) { return p->rigid ? 4 * (size_t)p->nmol : 0; }
 static size_t rigid_only(const mc_plan *p) { return p->rigid ? 1 : 0; }
-static size_t volume_moves(const mc_plan *p) { return p->npt || p->gibbs ? 1 : 0; }
-static size_t gibbs_only(const mc_plan *p) { return p->gibbs ? 1 : 0; }
-static size_t gibbs_boxes(const mc_plan *p) { return p->gibbs ? 2 : 0; }
-static size_t gibbs_labels(const mc_plan *p) { return p->gibbs ? (size_t)p->n : 0; }
-static size_t gibbs_counts(const mc_plan *p) { return p->gibbs ? 2 * (size_t)MC_MAX_SPECIES : 0; }
+static size_t volume_moves(const mc_plan *p) { return p->ensemble->volume_moves ? 1 : 0; }
+static size_t gibbs_only(const mc_plan *p) { return p->ensemble->boxes > 1 ? 1 : 0; }
+static size_t gibbs_boxes(const mc_plan *p) { return p->ensemble->boxes > 1 ? 2 : 0; }
+static size_t gibbs_labels(const mc_plan *p) { return p->ensemble->boxes > 1 ? (size_t)p->n : 0; }
+static size_t gibbs_counts(const mc_plan *p) { return p->ensemble->boxes > 1 ? 2 * (size_t)MC_MAX_SPECIES : 0; }
 static size_t rdf_bins(const mc_plan *p) { return (size_t)mc_chain_rdf_rows(p) * (size_t)p->rdf_bins; }
 static size_t rdf_rows(const mc_plan *p) { return (void)p, (size_t)MC_MAX_PAIRS + 1; }
 static size_t widom_kinds(const mc_plan *p) { return p->widom_insertions ? (size_t)p->widom_kinds : 0; }

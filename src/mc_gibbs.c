@@ -15,7 +15,7 @@ static void site_counts(const mc_plan *p, const int64_t *count, double *sites)
 {
     for (int a = 0; a < p->species.n; a++) {
         sites[a] = 0.0;
-        for (int k = 0; k < p->gibbs_nkinds; k++) sites[a] += (double)count[k] * p->gibbs_kind_sites[k][a];
+        for (int k = 0; k < p->nkinds; k++) sites[a] += (double)count[k] * p->kind_sites[k][a];
     }
 }
 
@@ -45,7 +45,7 @@ mc_corrections mc_gibbs_corrections(const mc_plan *p, const int64_t *count, doub
 int64_t mc_gibbs_particles(const mc_plan *p, const mc_chain *c, int b)
 {
     int64_t n = 0;
-    for (int k = 0; k < p->gibbs_nkinds; k++) n += c->gibbs_count[b][k];
+    for (int k = 0; k < p->nkinds; k++) n += c->gibbs_count[b][k];
     return n;
 }
 
@@ -66,18 +66,18 @@ int mc_gibbs_liquid_box(const mc_plan *p, const mc_chain *c)
 
 void mc_gibbs_start_split(const mc_plan *p, int64_t *count0, double *volume)
 {
-    double rho0 = p->gibbs_start_density[0], rho1 = p->gibbs_start_density[1], n = p->nmol;
+    double rho0 = p->box_start_density[0], rho1 = p->box_start_density[1], n = p->nmol;
     /* n0 / rho0 + (n - n0) / rho1 = V, or half each */
-    double share = rho0 > 0 ? (p->gibbs_volume - n / rho1) / (1.0 / rho0 - 1.0 / rho1) / n : 0.5;
+    double share = rho0 > 0 ? (p->total_volume - n / rho1) / (1.0 / rho0 - 1.0 / rho1) / n : 0.5;
     int64_t n0 = 0;
-    for (int k = 0; k < p->gibbs_nkinds; k++) {
-        int64_t nk = p->gibbs_kind_first[k + 1] - p->gibbs_kind_first[k];
+    for (int k = 0; k < p->nkinds; k++) {
+        int64_t nk = p->kind_first[k + 1] - p->kind_first[k];
         count0[k] = (int64_t)(share * nk + (rho0 > 0 ? 0.5 : 0.0)); /* half: the floor, as before */
         if (count0[k] > nk) count0[k] = nk;
         n0 += count0[k];
     }
-    volume[0] = rho0 > 0 ? n0 / rho0 : n0 / n * p->gibbs_volume; /* else both at the total density */
-    volume[1] = p->gibbs_volume - volume[0];
+    volume[0] = rho0 > 0 ? n0 / rho0 : n0 / n * p->total_volume; /* else both at the total density */
+    volume[1] = p->total_volume - volume[0];
 }
 
 int mc_gibbs_start(const mc_plan *p, mc_chain *c, mc_err *err)
@@ -94,8 +94,8 @@ int mc_gibbs_start(const mc_plan *p, mc_chain *c, mc_err *err)
     int64_t count0[MC_MAX_SPECIES];
     double volume[2];
     mc_gibbs_start_split(p, count0, volume);
-    for (int k = 0; k < p->gibbs_nkinds; k++) {
-        int m0 = p->gibbs_kind_first[k], m1 = p->gibbs_kind_first[k + 1];
+    for (int k = 0; k < p->nkinds; k++) {
+        int m0 = p->kind_first[k], m1 = p->kind_first[k + 1];
         c->gibbs_count[0][k] = count0[k];
         c->gibbs_count[1][k] = m1 - m0 - count0[k];
         for (int m = m0; m < m1; m++) { /* every site of a molecule in its box */
@@ -114,7 +114,7 @@ int mc_gibbs_start(const mc_plan *p, mc_chain *c, mc_err *err)
         } else {
             mc_lattice_fill(p->lattice, nb, c->gibbs_box_len[b], x, y, z);
             /* a mixture's kinds spread over the box; box 1 takes the setup keys after box 0's */
-            if (p->gibbs_nkinds > 1) mc_chain_shuffle_points_from(c, p->seed, (uint64_t)b * (uint64_t)p->n, nb, x, y, z);
+            if (p->nkinds > 1) mc_chain_shuffle_points_from(c, p->seed, (uint64_t)b * (uint64_t)p->n, nb, x, y, z);
         }
         for (int m = 0, k = 0; rc == MC_OK && m < nmol; m++)
             if (mc_gibbs_box_of(p, c, m) == b) px[m] = x[k], py[m] = y[k], pz[m] = z[k], k++;
@@ -149,8 +149,8 @@ void mc_gibbs_add_rdf_norm(const mc_plan *p, mc_chain *c, int box)
         for (int b = a; b < sp->n; b++) {
             /* the box's site pairs, less those within a molecule (which the RDF does not count) */
             double pairs = a == b ? 0.5 * sites[a] * (sites[a] - 1.0) : sites[a] * sites[b];
-            for (int k = 0; p->rigid && k < p->gibbs_nkinds; k++) {
-                double na = p->gibbs_kind_sites[k][a], nb = p->gibbs_kind_sites[k][b];
+            for (int k = 0; p->rigid && k < p->nkinds; k++) {
+                double na = p->kind_sites[k][a], nb = p->kind_sites[k][b];
                 pairs -= (double)count[k] * (a == b ? 0.5 * na * (na - 1.0) : na * nb);
             }
             c->rdf_norm[mc_species_pair_index(sp, a, b)] += pairs / volume;

@@ -6,7 +6,7 @@
  *   displacement  a particle drawn over all n moves within its box (a symmetric proposal: the step
  *                 is capped at half its box, the same box before and after); a molecule, drawn over
  *                 all molecules, is translated or rotated within its box (mc_rigid.h's move);
- *   transfer      a kind (a species of atoms, a type of molecules: mc_plan.gibbs_nkinds) drawn
+ *   transfer      a kind (a species of atoms, a type of molecules: mc_plan.nkinds) drawn
  *                 uniformly, a source box drawn uniformly, one of its particles (molecules) of that
  *                 kind uniformly, inserted uniformly into the other box, a molecule in an orientation
  *                 uniform on SO(3) (mc_gibbs_orientation):
@@ -41,7 +41,7 @@ typedef struct mc_gibbs_trial {
     double log_ratio;  /* volume: the change of ln(V0/V1) */
 } mc_gibbs_trial;
 
-/* fraction[move] in enum order (they add up to 1); nkinds: mc_plan.gibbs_nkinds. */
+/* fraction[move] in enum order (they add up to 1); nkinds: mc_plan.nkinds. */
 MC_HD mc_gibbs_trial mc_gibbs_draw(uint64_t seed, uint32_t chain, uint64_t step, const double *fraction,
                                    int nkinds, double max_volume_step)
 {
@@ -96,7 +96,7 @@ MC_HD double mc_gibbs_volume_cost(double dU, double kT, double n0, double n1, do
 }
 
 /* A box's tail correction from its counts (count[k], kind k) and volume: sum over pairs of kinds of
- * N_k N_l coef[k][l] / V, coef the plan's gibbs_tail (0 without tails). */
+ * N_k N_l coef[k][l] / V, coef the plan's kind_tail (0 without tails). */
 MC_HD double mc_gibbs_tail(const double (*coef)[MC_MAX_SPECIES], int nkinds, const int64_t *count, double volume)
 {
     double u = 0.0;
@@ -127,7 +127,7 @@ extern "C" {
  * u_ab, from its counts of each kind (count[k]) and volume; 0 without tails (mc_gibbs_tail). */
 static inline double mc_gibbs_tail_energy(const mc_plan *p, const int64_t *count, double volume)
 {
-    return mc_gibbs_tail(p->gibbs_tail, p->gibbs_nkinds, count, volume);
+    return mc_gibbs_tail(p->kind_tail, p->nkinds, count, volume);
 }
 
 /* Tail and impulsive corrections of a box at its own composition of kinds (count[k]), per site as

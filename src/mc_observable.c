@@ -7,10 +7,10 @@
 #include "mc_gibbs.h"
 #include "mc_rigid_host.h"
 
-static int npt_only(const mc_plan *p) { return p->npt; }
-static int gibbs_only(const mc_plan *p) { return p->gibbs; }
-static int one_box(const mc_plan *p) { return !p->gibbs; }
-static int volume_moves(const mc_plan *p) { return p->npt || p->gibbs; }
+static int npt_only(const mc_plan *p) { return p->ensemble->imposed_pressure; }
+static int gibbs_only(const mc_plan *p) { return p->ensemble->boxes > 1; }
+static int one_box(const mc_plan *p) { return p->ensemble->boxes == 1; }
+static int volume_moves(const mc_plan *p) { return p->ensemble->volume_moves; }
 static int molecules_only(const mc_plan *p) { return p->rigid; }
 
 /* U/N per site, the tail correction included. */
@@ -38,7 +38,7 @@ static double sample_enthalpy(const mc_sample_ctx *s)
  * ideal part: 3/2 per atom, or per molecule 3/2 and 1 (linear) or 3/2 for rotation, per site. */
 static mc_estimate heat_capacity(const mc_plan *p, const mc_chain *c)
 {
-    return mc_stats_heat_capacity(c->series[p->npt ? MC_OBS_ENTHALPY : MC_OBS_ENERGY], c->nsamples, c->n,
+    return mc_stats_heat_capacity(c->series[p->ensemble->imposed_pressure ? MC_OBS_ENTHALPY : MC_OBS_ENERGY], c->nsamples, c->n,
                                   p->statepoint[c->statepoint].temperature, p->rigid ? p->mol.kinetic_per_site : 1.5);
 }
 

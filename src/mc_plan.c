@@ -165,11 +165,11 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
 {
     const cfg_list *T = &c->ensemble.temperature, *rho = &c->ensemble.density;
     const cfg_list *P = &c->ensemble.pressure;
-    int naxis = !p->periodic ? 1 : p->npt ? P->n : rho->n; /* an open cluster: temperature only */
+    int naxis = !p->periodic ? 1 : p->ensemble->imposed_pressure ? P->n : rho->n; /* an open cluster: temperature only */
     size_t npoints;
     /* 1e5 temperatures x 1e5 densities wrapped an int and ended in "out of memory" */
     if (mc_mul_overflows((size_t)T->n, (size_t)naxis, &npoints) || npoints > MC_MAX_CHAINS) {
-        const char *axis = p->npt ? "pressure" : "density", *key = T->n >= naxis ? "temperature" : axis;
+        const char *axis = p->ensemble->imposed_pressure ? "pressure" : "density", *key = T->n >= naxis ? "temperature" : axis;
         MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] %s: %d temperatures x %d %s values give %.0f state points; "
                 "expected at most %d (each is a chain)", c->filename, cfg_line(c, "ensemble", key), key, T->n,
                 naxis, axis, (double)T->n * naxis, MC_MAX_CHAINS);
@@ -184,15 +184,15 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
             mc_statepoint *sp = &p->statepoint[it * naxis + ia];
             sp->temperature_given = T->v[it];
             sp->temperature = T->v[it] * p->units.kT_per_temperature;
-            sp->density = p->periodic ? rho->v[p->npt ? 0 : ia] : 0.0;
-            if (p->npt) {
+            sp->density = p->periodic ? rho->v[p->ensemble->imposed_pressure ? 0 : ia] : 0.0;
+            if (p->ensemble->imposed_pressure) {
                 sp->pressure_given = P->v[ia];
                 sp->pressure = P->v[ia] / p->units.pressure_factor;
             }
             if (!p->periodic) continue; /* no box, no density, no corrections */
             /* gibbs: each box starts with half the particles at the total density */
-            sp->box_len = cbrt((p->gibbs ? 0.5 : 1.0) * p->nmol / sp->density);
-            if (p->gibbs) p->gibbs_volume = p->nmol / sp->density;
+            sp->box_len = cbrt((p->ensemble->boxes > 1 ? 0.5 : 1.0) * p->nmol / sp->density);
+            if (p->ensemble->boxes > 1) p->total_volume = p->nmol / sp->density;
             sp->corr = mc_plan_corrections(p, p->n / (sp->box_len * sp->box_len * sp->box_len),
                                            sp->temperature);
             MC_TRY(check_statepoint(c, p, sp, err));
@@ -301,25 +301,25 @@ int mc_plan_check_host_memory(const mc_plan *p, const cfg *c, int chains_on_rank
 static void gibbs_kinds(mc_plan *p)
 {
     const mc_species *sp = &p->species;
-    p->gibbs_nkinds = p->rigid ? p->mol.ntypes : sp->n;
-    p->gibbs_kind_first[0] = 0;
-    for (int k = 0; k < p->gibbs_nkinds; k++) {
+    p->nkinds = p->rigid ? p->mol.ntypes : sp->n;
+    p->kind_first[0] = 0;
+    for (int k = 0; k < p->nkinds; k++) {
         int count = p->rigid ? p->mol.type[k].count : sp->first[k + 1] - sp->first[k];
-        p->gibbs_kind_first[k + 1] = p->gibbs_kind_first[k] + count;
-        for (int a = 0; a < sp->n; a++) p->gibbs_kind_sites[k][a] = 0;
-        if (!p->rigid) p->gibbs_kind_sites[k][k] = 1;
-        for (int s = 0; p->rigid && s < p->mol.type[k].nsites; s++) p->gibbs_kind_sites[k][p->mol.type[k].species[s]]++;
+        p->kind_first[k + 1] = p->kind_first[k] + count;
+        for (int a = 0; a < sp->n; a++) p->kind_sites[k][a] = 0;
+        if (!p->rigid) p->kind_sites[k][k] = 1;
+        for (int s = 0; p->rigid && s < p->mol.type[k].nsites; s++) p->kind_sites[k][p->mol.type[k].species[s]]++;
     }
     /* the tail is bilinear in the site counts, N_a = sum_k N_k sites[k][a]: per pair of kinds the
      * sum over their sites' species pairs of pair_tail_energy(pp, 1, 1) (N_a = N_b = V = 1) */
     int tails = isfinite(p->cutoff) && p->tail_correction;
-    for (int k = 0; k < p->gibbs_nkinds; k++)
-        for (int l = 0; l < p->gibbs_nkinds; l++) {
+    for (int k = 0; k < p->nkinds; k++)
+        for (int l = 0; l < p->nkinds; l++) {
             double coef = 0.0;
             for (int a = 0; tails && a < sp->n; a++)
                 for (int b = 0; b < sp->n; b++)
-                    coef += p->gibbs_kind_sites[k][a] * p->gibbs_kind_sites[l][b] * pair_tail_energy(&sp->pair[a][b], 1.0, 1.0);
-            p->gibbs_tail[k][l] = coef;
+                    coef += p->kind_sites[k][a] * p->kind_sites[l][b] * pair_tail_energy(&sp->pair[a][b], 1.0, 1.0);
+            p->kind_tail[k][l] = coef;
         }
 }
 
@@ -340,11 +340,11 @@ static int check_gibbs_start(const cfg *c, mc_plan *p, mc_err *err)
 {
     const cfg_list *start = &c->ensemble.start_densities;
     if (!start->n) return MC_OK;
-    p->gibbs_start_density[0] = start->v[0], p->gibbs_start_density[1] = start->v[1];
+    p->box_start_density[0] = start->v[0], p->box_start_density[1] = start->v[1];
     double v[2];
     int64_t count0[MC_MAX_SPECIES], n0 = 0;
     mc_gibbs_start_split(p, count0, v);
-    for (int k = 0; k < p->gibbs_nkinds; k++) n0 += count0[k];
+    for (int k = 0; k < p->nkinds; k++) n0 += count0[k];
     for (int b = 0; b < 2; b++) {
         int nb = (int)(b ? p->nmol - n0 : n0);
         double nn = mc_lattice_spacing(p->lattice, nb, cbrt(v[b]));
@@ -427,9 +427,8 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->gpu_cell_lists = c->run.gpu_cell_lists;
     p->tail_correction = c->potential.tail_correction;
     p->cutoff_scheme = c->potential.cutoff_scheme;
-    p->npt = c->ensemble.type == CFG_ENSEMBLE_NPT;
-    p->gibbs = c->ensemble.type == CFG_ENSEMBLE_GIBBS;
-    for (int k = 0; k < 3; k++) p->gibbs_fraction[k] = c->moves.move_fraction[k];
+    p->ensemble = &mc_ensembles[c->ensemble.type];
+    for (int k = 0; k < 3; k++) p->move_fraction[k] = c->moves.move_fraction[k];
     p->max_volume_step0 = c->moves.max_volume_step;
     p->units = units_of(c, p);
     p->sigma = p->epsilon = 0.0; /* the largest of the species: the scale of lengths and energies */
@@ -449,7 +448,7 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->exchange_every = c->ensemble.exchange_every;
     p->exchange_axis = c->ensemble.exchange_axis;
     /* gibbs: the test particles (molecules) of each kind go into the liquid and into the vapour box */
-    p->widom_kinds = (p->gibbs ? 2 : 1) * (p->rigid ? p->mol.ntypes : p->species.n);
+    p->widom_kinds = (p->ensemble->boxes > 1 ? 2 : 1) * (p->rigid ? p->mol.ntypes : p->species.n);
     /* a cutoff inside the core truncates the repulsion itself: no fluid, and tail terms that
      * overflow (cutoff = 1e-300 gave NaN energies) */
     if (isfinite(p->cutoff) && p->cutoff < core_diameter(p)) {
@@ -458,10 +457,10 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
                    core_diameter(p));
         return mc_plan_destroy(p), NULL;
     }
-    if (p->gibbs && check_gibbs_size(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
+    if (p->ensemble->boxes > 1 && check_gibbs_size(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     if (fill_statepoints(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
-    if (p->gibbs) gibbs_kinds(p);
-    for (int a = 0; p->npt && isfinite(p->cutoff) && p->tail_correction && a < p->species.n; a++)
+    if (p->ensemble->boxes > 1) gibbs_kinds(p);
+    for (int a = 0; p->ensemble->imposed_pressure && isfinite(p->cutoff) && p->tail_correction && a < p->species.n; a++)
         for (int b = 0; b < p->species.n; b++) /* pair_tail_energy(pp, 1, 1): N_a = N_b = V = 1 */
             p->npt_tail += (double)p->species.count[a] * p->species.count[b] * pair_tail_energy(&p->species.pair[a][b], 1.0, 1.0);
     size_t nchains;
@@ -483,11 +482,11 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
      * npt: the box breathes, so the default range leaves it room to shrink by a fifth */
     p->rdf_rmax = c->rdf.rmax > 0     ? c->rdf.rmax
                   : !p->periodic      ? p->cutoff
-                  : p->gibbs && isfinite(p->cutoff) ? p->cutoff
-                                      : (p->npt ? 0.4 : 0.5) * mc_plan_smallest_box(p);
+                  : p->ensemble->boxes > 1 && isfinite(p->cutoff) ? p->cutoff
+                                      : (p->ensemble->imposed_pressure ? 0.4 : 0.5) * mc_plan_smallest_box(p);
     p->rdf_dr = p->rdf_rmax / p->rdf_bins;
     p->min_box_len = 2.0 * fmax(p->rdf_rmax, isfinite(p->cutoff) ? p->cutoff : 0.0);
-    if (p->gibbs && check_gibbs_start(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
+    if (p->ensemble->boxes > 1 && check_gibbs_start(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     if (check_sizes(c, p, mc_host_memory_bytes(), err) != MC_OK) return mc_plan_destroy(p), NULL;
     p->snapshot_every = c->output.snapshot_every;
     if (check_trajectory_size(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;

@@ -10,6 +10,7 @@
 
 #include "cfg.h"
 #include "pair.h"
+#include "mc_ensemble.h"
 #include "mc_err.h"
 #include "mc_molecule.h"
 #include "mc_species.h"
@@ -68,21 +69,23 @@ typedef struct mc_plan {
                                  s % naxis */
     long exchange_every; /* replica exchange: sweeps between attempts (mc_exchange.h); 0: none */
     int exchange_axis;   /* enum cfg_exchange_axis */
-    int npt;             /* isothermal-isobaric: one ln V move per chain after every sweep */
-    int gibbs;           /* Gibbs ensemble (mc_gibbs.h): two boxes per chain; each state point's
-                            box_len is a box's starting edge, half the total volume each */
-    double gibbs_fraction[3]; /* gibbs: the share of each enum mc_gibbs_move among the trial moves */
-    double gibbs_volume;      /* gibbs: V0 + V1, n over the total density */
-    double gibbs_start_density[2]; /* gibbs: box 0's and box 1's at the start; 0: the total density */
-    /* gibbs: what a transfer moves is a kind, a species of atoms or a type of molecules; kind k holds
-     * the consecutive molecules (atoms) gibbs_kind_first[k] .. gibbs_kind_first[k + 1] - 1, each
-     * with gibbs_kind_sites[k][a] sites of species a, and the chain's box counts count kinds */
-    int gibbs_nkinds;
-    int gibbs_kind_first[MC_MAX_SPECIES + 1];
-    int gibbs_kind_sites[MC_MAX_SPECIES][MC_MAX_SPECIES];
-    double gibbs_tail[MC_MAX_SPECIES][MC_MAX_SPECIES]; /* gibbs: a box's tail energy per N_k N_l / V (kinds
-                                                           k, l): the sum over their sites' species pairs
-                                                           of 2 pi int_rc r^2 u_ab (0 without tails) */
+    /* The ensemble's row (mc_ensemble.h): npt makes one ln V move per chain after every sweep; the
+     * Gibbs ensemble (mc_gibbs.h) has two boxes per chain, each state point's box_len a box's
+     * starting edge, half the total volume each */
+    const mc_ensemble *ensemble;
+    double move_fraction[3];  /* two boxes: the share of each enum mc_gibbs_move among the trial moves */
+    double total_volume;      /* two boxes: V0 + V1, n over the total density */
+    double box_start_density[2]; /* two boxes: box 0's and box 1's at the start; 0: the total density */
+    /* What a transfer between boxes moves is a kind, a species of atoms or a type of molecules
+     * (set where the ensemble has two boxes): kind k holds the consecutive molecules (atoms)
+     * kind_first[k] .. kind_first[k + 1] - 1, each with kind_sites[k][a] sites of species a, and a
+     * chain's box counts count kinds */
+    int nkinds;
+    int kind_first[MC_MAX_SPECIES + 1];
+    int kind_sites[MC_MAX_SPECIES][MC_MAX_SPECIES];
+    double kind_tail[MC_MAX_SPECIES][MC_MAX_SPECIES]; /* a box's tail energy per N_k N_l / V (kinds k, l):
+                                                         the sum over their sites' species pairs of
+                                                         2 pi int_rc r^2 u_ab (0 without tails) */
     uint64_t seed;
     int precision;        /* enum cfg_precision */
     int gpu_batch_trials; /* GPU batched paths: trials per batch; 0 = chosen by size */

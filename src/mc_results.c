@@ -116,7 +116,7 @@ static mc_estimate widom_mu(mc_estimate w, const mc_plan *plan, const mc_statepo
     if (!plan->widom_insertions) return mu;
     mu = w;
     /* gibbs: w is <V/(n_a + 1) exp(-beta dU)>, the tail inside dU: -kT ln w is the whole mu (Lambda 1) */
-    double tail = plan->gibbs ? 0.0 : mc_plan_widom_tail(plan, pow(sp->box_len, 3), a);
+    double tail = plan->ensemble->boxes > 1 ? 0.0 : mc_plan_widom_tail(plan, pow(sp->box_len, 3), a);
     mu.mean = -sp->temperature * log(w.mean) + tail;
     mu.error = sp->temperature * w.error / w.mean;
     return mu;
@@ -172,7 +172,7 @@ void mc_results_pool(mc_results *r, const mc_plan *plan)
             if (r->obs[o]) r->obs[o][s] = pool_replicas(r, plan, s, mc_observables[o].phase, r->chain_obs[o], 1, acc);
         for (int a = 0; a < r->widom_kinds; a++) /* gibbs: each phase's, over the separated chains */
             r->mu_excess[(size_t)s * r->widom_kinds + a] =
-                widom_mu(pool_replicas(r, plan, s, plan->gibbs, r->chain_widom + a, (size_t)r->widom_kinds, acc), plan,
+                widom_mu(pool_replicas(r, plan, s, plan->ensemble->boxes > 1, r->chain_widom + a, (size_t)r->widom_kinds, acc), plan,
                          &plan->statepoint[s], a);
         for (int q = 0; q < r->npairs; q++) pool_rdf(r, plan, s, q);
         if (r->exchange_attempts) {

@@ -5,12 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mc_gibbs.h"
-#include "mc_move.h"
-
-typedef struct mc_round_counts {
-    uint64_t step, volume_moves, transfers, transfers_accepted;
-} mc_round_counts;
+#include "mc_ensemble.h"
 
 struct mc_run {
     const mc_plan *plan;
@@ -21,12 +16,8 @@ struct mc_run {
     long sweeps_done;
     mc_measurement *measured; /* [nchains] scratch for one round */
     double *boltzmann;        /* [nchains] Widom sums of one sample */
-    uint64_t *accepted0;      /* [nchains] accepted count when the round began */
-    uint64_t *volume_accepted0; /* [nchains] accepted volume moves when the round began */
-    uint64_t *rotations0, *rotations_accepted0; /* [nchains] rotation moves, the same */
-    mc_round_counts *round0;  /* [nchains] gibbs: counts of each kind of move when the round began */
-    double *scale, *trial_energy; /* npt [nchains]: one volume move's box scaling and energy */
-    mc_volume_trial *volume_trial; /* npt [nchains]: its draws */
+    mc_round_counts *round0;  /* [nchains] counts of each kind of move when the round began */
+    mc_ensemble_ctx ensemble; /* what the plan's ensemble row acts on, with its scratch */
     /* replica exchange (plan->exchange_every > 0) */
     int first_chain;
     mc_run_exchange_transport transport; /* zeroed: the run holds every chain */
@@ -50,14 +41,10 @@ void mc_run_destroy(mc_run *r)
     free(r->chains);
     free(r->measured);
     free(r->boltzmann);
-    free(r->accepted0);
-    free(r->volume_accepted0);
-    free(r->rotations0);
-    free(r->rotations_accepted0);
     free(r->round0);
-    free(r->scale);
-    free(r->trial_energy);
-    free(r->volume_trial);
+    free(r->ensemble.scale);
+    free(r->ensemble.trial_energy);
+    free(r->ensemble.volume_trial);
     free(r->exchange_mine);
     free(r->exchange_all);
     free(r->partner);
@@ -111,17 +98,14 @@ mc_run *mc_run_resume(const mc_plan *plan, const mc_backend_ops *ops, int first_
     r->first_chain = first_chain;
     r->chains = calloc((size_t)nchains, sizeof *r->chains);
     r->measured = calloc((size_t)nchains, sizeof *r->measured);
-    r->accepted0 = calloc((size_t)nchains, sizeof *r->accepted0);
     r->boltzmann = calloc((size_t)nchains, sizeof *r->boltzmann);
-    r->volume_accepted0 = calloc((size_t)nchains, sizeof *r->volume_accepted0);
-    r->scale = calloc((size_t)nchains, sizeof *r->scale);
-    r->trial_energy = calloc((size_t)nchains, sizeof *r->trial_energy);
-    r->volume_trial = calloc((size_t)nchains, sizeof *r->volume_trial);
-    r->rotations0 = calloc((size_t)nchains, sizeof *r->rotations0);
-    r->rotations_accepted0 = calloc((size_t)nchains, sizeof *r->rotations_accepted0);
     r->round0 = calloc((size_t)nchains, sizeof *r->round0);
-    if (!r->chains || !r->measured || !r->accepted0 || !r->boltzmann || !r->volume_accepted0 ||
-        !r->scale || !r->trial_energy || !r->volume_trial || !r->rotations0 || !r->rotations_accepted0 || !r->round0) {
+    mc_ensemble_ctx *x = &r->ensemble;
+    x->scale = calloc((size_t)nchains, sizeof *x->scale);
+    x->trial_energy = calloc((size_t)nchains, sizeof *x->trial_energy);
+    x->volume_trial = calloc((size_t)nchains, sizeof *x->volume_trial);
+    if (!r->chains || !r->measured || !r->boltzmann || !r->round0 || !x->scale || !x->trial_energy ||
+        !x->volume_trial) {
         mc_run_destroy(r);
         return mc_err_set(err, MC_ENOMEM, "out of memory for %d chains", nchains), NULL;
     }
@@ -143,67 +127,8 @@ mc_run *mc_run_resume(const mc_plan *plan, const mc_backend_ops *ops, int first_
         mc_run_destroy(r);
         return NULL;
     }
+    x->plan = plan, x->ops = ops, x->backend = r->backend, x->chains = r->chains, x->nchains = nchains;
     return r;
-}
-
-/* Scale a step toward the target acceptance; bounded factors keep one noisy block from
- * collapsing or exploding it, and `largest` caps it (half the box for a displacement). */
-static double adapted_step(double step, double acceptance, double target, double largest)
-{
-    double factor = acceptance / target;
-    factor = factor < 0.5 ? 0.5 : factor > 1.5 ? 1.5 : factor;
-    return fmin(step * factor, largest);
-}
-
-/* npt: one volume move per chain, a random walk in ln V. With V' = V e^d, d uniform in
- * (-dmax, dmax), the walk's proposal density in V is 1/V', so detailed balance for the NPT weight
- * V^N exp(-beta (U + P V)) accepts with min(1, exp(-beta [dU + P dV] + (N + 1) d)) (Frenkel &
- * Smit, 2nd ed., 5.4.2). N counts what the volume move scales: atoms, or for rigid molecules their
- * centres (the sites follow each centre unchanged, so only the centres' coordinates carry the
- * Jacobian). dU includes the change of the tail correction, which depends on V. A box
- * that would end below plan->min_box_len is rejected without evaluation (the cutoff and the RDF
- * range must stay within half the box): the ensemble is then the one restricted to larger boxes.
- * That is harmless while equilibration compresses a dilute start, and rare rejections in
- * production (a small system's broad volume distribution) barely touch the averages; they are
- * counted, and a chain pinned at the floor (a quarter of its production volume moves rejected there,
- * over at least 100: at the floor about half the proposals shrink the box) stops the run. */
-static int volume_move(mc_run *r, mc_err *err)
-{
-    const mc_plan *p = r->plan;
-    mc_volume_trial *t = r->volume_trial;
-    for (int k = 0; k < r->nchains; k++) {
-        mc_chain *c = r->chains[k];
-        t[k] = mc_volume_draw(p->seed, (uint32_t)c->id, c->volume_moves++, c->max_volume_step);
-        r->scale[k] = exp(t[k].log_ratio / 3.0);
-        if (c->box_len * r->scale[k] >= p->min_box_len) continue;
-        r->scale[k] = 1.0;
-        c->production_volume_floor_hits += mc_chain_in_production(p, c); /* as the GPU's chain kernel counts */
-    }
-    MC_TRY(r->ops->volume_energy(r->backend, r->scale, r->trial_energy, err));
-    for (int k = 0; k < r->nchains; k++) {
-        mc_chain *c = r->chains[k];
-        if (r->scale[k] == 1.0) continue;
-        const mc_statepoint *sp = &p->statepoint[c->statepoint];
-        double v = c->box_len * c->box_len * c->box_len, v_new = v * exp(t[k].log_ratio);
-        double dh = mc_npt_volume_cost(r->trial_energy[k] - c->energy_pair, p->npt_tail, v, v_new, sp->pressure,
-                                       sp->temperature, (double)c->nmol, t[k].log_ratio);
-        if (mc_metropolis_test(dh, c->beta, t[k].threshold)) c->volume_accepted++;
-        else r->scale[k] = 1.0;
-    }
-    return r->ops->volume_apply(r->backend, r->scale, r->trial_energy, err);
-}
-
-/* nsweeps sweeps of translation moves, each followed by a volume move in npt: here, or inside the
- * backend's sweep where it makes them itself (the same draws and rule, mc_npt_volume_cost). */
-static int sweeps(mc_run *r, long nsweeps, mc_err *err)
-{
-    if (!r->plan->npt || (r->ops->moves_volume && r->ops->moves_volume(r->backend)))
-        return r->ops->sweep(r->backend, nsweeps, err);
-    for (long s = 0; s < nsweeps; s++) {
-        MC_TRY(r->ops->sweep(r->backend, 1, err));
-        MC_TRY(volume_move(r, err));
-    }
-    return MC_OK;
 }
 
 static int is_local(const mc_run *r, int chain) { return chain >= r->first_chain && chain < r->first_chain + r->nchains; }
@@ -306,11 +231,11 @@ static int exchange_step(mc_run *r, long step, int status, mc_err *err)
 static int advance(mc_run *r, long nsweeps, mc_err *err)
 {
     long every = r->plan->exchange_every;
-    if (!every) return sweeps(r, nsweeps, err);
+    if (!every) return r->plan->ensemble->sweeps(&r->ensemble, nsweeps, err);
     for (long done = 0; done < nsweeps;) {
         long at = r->sweeps_done + done, chunk = nsweeps - done, to_exchange = every - at % every;
         if (to_exchange < chunk) chunk = to_exchange;
-        int rc = sweeps(r, chunk, err);
+        int rc = r->plan->ensemble->sweeps(&r->ensemble, chunk, err);
         done += chunk;
         if ((at + chunk) % every == 0) MC_TRY(exchange_step(r, (at + chunk) / every, rc, err));
         else MC_TRY(rc);
@@ -320,17 +245,18 @@ static int advance(mc_run *r, long nsweeps, mc_err *err)
 
 static int measure_and_check(mc_run *r, int add_rdf, mc_err *err)
 {
+    const mc_plan *p = r->plan;
     MC_TRY(r->ops->measure(r->backend, add_rdf, r->measured, err));
-    for (int k = 0; k < r->nchains; k++)
+    for (int k = 0; k < r->nchains; k++) {
+        const mc_measurement *m = &r->measured[k];
         /* the floor's energy scale: epsilon, or kT where there is none (ideal particles in a wall) */
-        MC_TRY(mc_check_drift(r->measured[k].energy_pair_running, r->measured[k].energy_pair,
-                              r->plan->n, fmax(r->plan->epsilon, 1.0 / r->chains[k]->beta),
-                              r->chains[k]->id, r->sweeps_done, err));
-    for (int k = 0; r->plan->gibbs && k < r->nchains; k++) /* each box's running sum too */
-        for (int b = 0; b < 2; b++)
-            MC_TRY(mc_check_drift(r->measured[k].box_energy_running[b], r->measured[k].box_energy[b], r->plan->n,
-                                  fmax(r->plan->epsilon, 1.0 / r->chains[k]->beta), r->chains[k]->id, r->sweeps_done,
-                                  err));
+        double scale = fmax(p->epsilon, 1.0 / r->chains[k]->beta);
+        MC_TRY(mc_check_drift(m->energy_pair_running, m->energy_pair, p->n, scale, r->chains[k]->id, r->sweeps_done,
+                              err));
+        for (int b = 0; p->ensemble->boxes > 1 && b < p->ensemble->boxes; b++) /* each box's running sum too */
+            MC_TRY(mc_check_drift(m->box_energy_running[b], m->box_energy[b], p->n, scale, r->chains[k]->id,
+                                  r->sweeps_done, err));
+    }
     for (int k = 0; k < r->nchains; k++) /* the drift check above already refuses a non-finite energy */
         if (!isfinite(r->measured[k].virial_pair))
             MC_FAIL(err, MC_ECHECK, "chain %d, sweep %ld: the virial is %g (overlapping particles?): "
@@ -339,65 +265,14 @@ static int measure_and_check(mc_run *r, int add_rdf, mc_err *err)
     return MC_OK;
 }
 
-/* Gibbs: the displacement step toward the target acceptance (at most half the smaller box), the
- * rotation step of molecules likewise (at most pi), and the volume step (at most a change of
- * ln(V0/V1) by 1), from the round's own counts of each kind of move; transfers have nothing to
- * adapt. */
-static void adapt_gibbs(mc_run *r, int k)
-{
-    const mc_plan *p = r->plan;
-    mc_chain *c = r->chains[k];
-    const mc_round_counts *at = &r->round0[k];
-    double volume = (double)(c->volume_moves - at->volume_moves);
-    double transfer = (double)(c->transfers - at->transfers);
-    double rotations = (double)(c->rotations - r->rotations0[k]);
-    double rotated = (double)(c->rotations_accepted - r->rotations_accepted0[k]);
-    double displaced = (double)(c->step - at->step) - volume - transfer - rotations;
-    double vol_acc = (double)(c->volume_accepted - r->volume_accepted0[k]);
-    double acc = (double)(c->accepted - r->accepted0[k]) - vol_acc -
-                 (double)(c->transfers_accepted - at->transfers_accepted) - rotated;
-    double largest = 0.5 * fmin(c->gibbs_box_len[0], c->gibbs_box_len[1]);
-    if (displaced > 0)
-        c->max_displacement = adapted_step(c->max_displacement, acc / displaced, p->target_acceptance, largest);
-    if (rotations > 0)
-        c->max_rotation = adapted_step(c->max_rotation, rotated / rotations, p->target_acceptance, M_PI);
-    if (volume > 0)
-        c->max_volume_step = adapted_step(c->max_volume_step, vol_acc / volume, p->target_acceptance, 1.0);
-}
-
 static int equilibration_round(mc_run *r, mc_err *err)
 {
     const mc_plan *p = r->plan;
     long sweeps = p->equilibration_sweeps - r->sweeps_done;
     if (sweeps > p->adapt_every_sweeps) sweeps = p->adapt_every_sweeps;
-    for (int k = 0; k < r->nchains; k++) {
-        r->accepted0[k] = r->chains[k]->accepted;
-        r->volume_accepted0[k] = r->chains[k]->volume_accepted;
-        r->rotations0[k] = r->chains[k]->rotations;
-        r->rotations_accepted0[k] = r->chains[k]->rotations_accepted;
-        r->round0[k] = (mc_round_counts){r->chains[k]->step, r->chains[k]->volume_moves, r->chains[k]->transfers,
-                                         r->chains[k]->transfers_accepted};
-    }
+    for (int k = 0; k < r->nchains; k++) r->round0[k] = mc_round_counts_of(r->chains[k]);
     MC_TRY(advance(r, sweeps, err));
-    for (int k = 0; p->gibbs && k < r->nchains; k++) adapt_gibbs(r, k);
-    for (int k = 0; !p->gibbs && k < r->nchains; k++) {
-        mc_chain *c = r->chains[k];
-        double rotations = (double)(c->rotations - r->rotations0[k]);
-        double rotated = (double)(c->rotations_accepted - r->rotations_accepted0[k]);
-        double translations = (double)sweeps * c->nmol - rotations;
-        /* an open cluster has no box to bound the step: a lattice spacing's worth is plenty */
-        double largest = p->periodic ? c->half_box : fmax(p->lattice_constant, p->sigma);
-        if (translations > 0)
-            c->max_displacement = adapted_step(c->max_displacement,
-                                               ((double)(c->accepted - r->accepted0[k]) - rotated) / translations,
-                                               p->target_acceptance, largest);
-        if (rotations > 0)
-            c->max_rotation = adapted_step(c->max_rotation, rotated / rotations, p->target_acceptance, M_PI);
-        if (p->npt) /* at most a change of V by e^1 per move */
-            c->max_volume_step = adapted_step(c->max_volume_step,
-                                              (double)(c->volume_accepted - r->volume_accepted0[k]) / sweeps,
-                                              p->target_acceptance, 1.0);
-    }
+    for (int k = 0; k < r->nchains; k++) p->ensemble->adapt(p, r->chains[k], &r->round0[k], sweeps);
     r->sweeps_done += sweeps;
     MC_TRY(measure_and_check(r, 0, err));
     if (r->sweeps_done == p->equilibration_sweeps)
@@ -433,39 +308,18 @@ static int widom_sample(mc_run *r, mc_err *err)
     return MC_OK;
 }
 
-/* npt and gibbs: stop when a chain is pinned at the smallest box the minimum image allows
- * (volume_move; cpu_gibbs.c's volume exchange). */
+/* Ensembles that change volume: stop when a chain is pinned at the smallest box the minimum image
+ * allows (a quarter of at least 100 production volume moves rejected there). */
 static int check_volume_floor(const mc_run *r, mc_err *err)
 {
     const mc_plan *p = r->plan;
-    for (int k = 0; (p->npt || p->gibbs) && k < r->nchains; k++) {
+    for (int k = 0; p->ensemble->volume_moves && k < r->nchains; k++) {
         const mc_chain *c = r->chains[k];
         uint64_t moves = c->volume_moves - c->production_volume_moves0, hits = c->production_volume_floor_hits;
-        if (moves >= 100 && 4 * hits > moves && p->gibbs)
-            MC_FAIL(err, MC_ECHECK, "chain %d, sweep %ld: %llu of %llu production volume exchanges would have taken a "
-                    "box below %g (twice the cutoff or the RDF range, which the minimum image needs): the liquid box is "
-                    "too small for this n; raise [system] n, or lower [potential] cutoff and [rdf] rmax", c->id,
-                    r->sweeps_done, (unsigned long long)hits, (unsigned long long)moves, p->min_box_len);
         if (moves >= 100 && 4 * hits > moves)
-            MC_FAIL(err, MC_ECHECK, "chain %d, sweep %ld: %llu of %llu production volume moves would have taken "
-                    "the box below %g (twice the cutoff or the RDF range, which the minimum image needs): at "
-                    "pressure %g the fluid is denser than that; lower [ensemble] pressure, or [potential] "
-                    "cutoff and [rdf] rmax", c->id, r->sweeps_done, (unsigned long long)hits,
-                    (unsigned long long)moves, p->min_box_len, p->statepoint[c->statepoint].pressure_given);
+            return p->ensemble->floor_error(p, c, r->sweeps_done, hits, moves, err);
     }
     return MC_OK;
-}
-
-/* Gibbs: both boxes into the sample's context, the denser labelled the liquid. */
-static void gibbs_sample(const mc_plan *p, const mc_chain *c, const mc_measurement *m, mc_sample_ctx *s)
-{
-    for (int b = 0; b < 2; b++) {
-        double volume = pow(c->gibbs_box_len[b], 3);
-        s->box[b] = (mc_gibbs_box_sample){(double)mc_gibbs_particles(p, c, b), volume, (double)mc_gibbs_sites(p, c, b),
-                                          m->box_energy[b], m->box_virial[b],
-                                          mc_gibbs_corrections(p, c->gibbs_count[b], volume, s->sp->temperature)};
-    }
-    s->liquid = mc_gibbs_liquid_box(p, c);
 }
 
 static int production_round(mc_run *r, mc_err *err)
@@ -481,9 +335,8 @@ static int production_round(mc_run *r, mc_err *err)
         const mc_statepoint *sp = &p->statepoint[c->statepoint];
         double volume = c->box_len * c->box_len * c->box_len;
         mc_sample_ctx s = {.plan = p, .sp = sp, .n = c->n, .nmol = c->nmol, .volume = volume,
-                           .corr = p->npt ? mc_plan_corrections(p, c->n / volume, sp->temperature) : sp->corr,
                            .energy_pair = r->measured[k].energy_pair, .virial_pair = r->measured[k].virial_pair};
-        if (p->gibbs) gibbs_sample(p, c, &r->measured[k], &s);
+        p->ensemble->sample(p, c, &r->measured[k], &s);
         long at = c->nsamples++;
         if (c->walker_at) c->walker_at[at] = (double)c->walker;
         for (int o = 0; o < MC_NOBS; o++)

@@ -45,7 +45,7 @@ static void npt_axes(void **state)
     mc_plan *p = mc_plan_create(&c, &err);
     assert_non_null(p);
     assert_int_equal(p->nstatepoints, 6);
-    assert_true(p->npt && p->statepoint[4].pressure == 1.0 && p->statepoint[4].temperature == 2.0);
+    assert_true(p->ensemble->imposed_pressure && p->statepoint[4].pressure == 1.0 && p->statepoint[4].temperature == 2.0);
     assert_true(p->statepoint[4].density == 0.5);
     mc_plan_destroy(p);
     cfg_fini(&c);
@@ -156,7 +156,7 @@ static void molecule_rules(void **state)
     if (cfg_parse(&c, ok, "ok.ini", &err) != MC_OK) fail_msg("refused: %s", err.msg);
     mc_plan *p = mc_plan_create(&c, &err);
     if (!p) fail_msg("plan refused: %s", err.msg);
-    assert_true(p->rigid && p->npt && p->nmol == 32 && p->n == 64 && p->widom_kinds == 1);
+    assert_true(p->rigid && p->ensemble->imposed_pressure && p->nmol == 32 && p->n == 64 && p->widom_kinds == 1);
     mc_plan_destroy(p);
     cfg_fini(&c);
 }

@@ -550,7 +550,7 @@ static void rigid_in_step(const char *ini, int chains)
     mc_plan *p = tu_plan(ini);
     mc_run *rc, *rg;
     create_runs(p, &mc_backend_cpu, &mc_backend_cuda, chains, &rc, &rg);
-    int rounds = rounds_in_step(rc, rg, chains, p->npt ? rigid_npt_same_decisions : rigid_same_decisions);
+    int rounds = rounds_in_step(rc, rg, chains, p->ensemble->imposed_pressure ? rigid_npt_same_decisions : rigid_same_decisions);
     assert_int_equal(mc_run_fetch(rg, &err), MC_OK);
     double worst = 0.0;
     for (int k = 0; k < chains; k++) {
@@ -589,14 +589,14 @@ static void rigid_in_step(const char *ini, int chains)
            "largest coordinate difference %.3g\n", rounds, a->n, (unsigned long long)a->accepted,
            (unsigned long long)a->step, (unsigned long long)a->rotations_accepted,
            (unsigned long long)a->rotations, worst);
-    if (p->npt)
+    if (p->ensemble->imposed_pressure)
         printf("# npt: %llu of %llu volume moves accepted on both, box %.6f (from %.6f)\n",
                (unsigned long long)a->volume_accepted, (unsigned long long)a->volume_moves, a->box_len,
                p->statepoint[0].box_len);
     if (p->widom_insertions) printf("# Widom: first sample's Boltzmann factor %.12g on both\n", a->widom[0]);
     assert_true(worst < 1e-12);
     assert_true(a->accepted > a->step / 10);
-    assert_true(!p->npt || (a->volume_accepted > 10 && a->box_len != p->statepoint[0].box_len));
+    assert_true(!p->ensemble->imposed_pressure || (a->volume_accepted > 10 && a->box_len != p->statepoint[0].box_len));
     mc_run_destroy(rc);
     mc_run_destroy(rg);
     mc_plan_destroy(p);
