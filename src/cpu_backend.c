@@ -11,6 +11,7 @@
 #include "cpu_cells.h"
 #include "cpu_gibbs.h"
 #include "cpu_isa.h"
+#include "cpu_site_energy.h"
 #include "pair.h"
 #include "mc_backend.h"
 #include "mc_move.h"
@@ -34,30 +35,12 @@ struct mc_backend {
 };
 
 /* Energy of a particle at p with the particles [j0, j1) of x, y, z (a chain's, or members gathered
- * from its cells) in a periodic box; vectorises (omp simd) over j. */
-static inline __attribute__((always_inline)) double
-energy_loop(const double *x, const double *y, const double *z, double box, const pair_params *lj, int j0, int j1,
-            double px, double py, double pz)
+ * from its cells) in a periodic box: the one site-energy loop, over all of them. */
+static double energy_range(const double *x, const double *y, const double *z, double box, const pair_params *pp,
+                           int j0, int j1, double px, double py, double pz)
 {
-    double u = 0.0;
-#pragma omp simd reduction(+ : u)
-    for (int j = j0; j < j1; j++)
-        u += pair_energy(mc_image_dist2(px - x[j], py - y[j], pz - z[j], box), lj);
-    return u;
-}
-
-/* LJ without the force shift (slope and morse_alpha 0, known to the compiler here): the pair
- * function has no branch left and the loop vectorises; Morse or the force shift take the general
- * loop (square root, exp). Compiled for several x86-64 levels, the widest the CPU has taken at
- * load time (cpu_isa.h). */
-MC_CPU_CLONES static double energy_range(const double *x, const double *y, const double *z, double box,
-                                        const pair_params *pp, int j0, int j1, double px, double py, double pz)
-{
-    if (pp->slope != 0.0 || pp->morse_alpha != 0.0) return energy_loop(x, y, z, box, pp, j0, j1, px, py, pz);
-    pair_params plain = *pp;
-    plain.slope = 0.0;
-    plain.morse_alpha = 0.0;
-    return energy_loop(x, y, z, box, &plain, j0, j1, px, py, pz);
+    const cpu_partners all = {.x = x, .y = y, .z = z, .box = box};
+    return cpu_site_energy_all(&all, pp, j0, j1, px, py, pz);
 }
 
 /* Energy of a particle of species a at p with the members cpu_cells_gather gathered, species

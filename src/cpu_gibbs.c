@@ -10,6 +10,7 @@
 
 #include "cpu_gibbs_rigid.h"
 #include "cpu_isa.h"
+#include "cpu_site_energy.h"
 #include "mc_gibbs.h"
 #include "mc_move.h"
 #include "pair.h"
@@ -59,40 +60,16 @@ void cpu_gibbs_destroy(cpu_gibbs *g)
 
 static double volume_of(double len) { return len * len * len; }
 
-/* Energy of a particle of species a at p in box `box` with every other particle there: skip is its
+/* Energy of a particle of species a at pt in box `box` with every other particle there: skip is its
  * own index (-1 for a test or an inserted particle). */
-static inline __attribute__((always_inline)) double
-masked_loop(const mc_chain *c, const pair_params *pp, int j0, int j1, int64_t box, int skip, double px, double py,
-            double pz)
-{
-    const double *x = c->x, *y = c->y, *z = c->z, len = c->gibbs_box_len[box];
-    const int64_t *in = c->in_box;
-    double u = 0.0;
-#pragma omp simd reduction(+ : u)
-    for (int j = j0; j < j1; j++) {
-        double e = pair_energy(mc_image_dist2(px - x[j], py - y[j], pz - z[j], len), pp);
-        u += in[j] == box && j != skip ? e : 0.0; /* a select: the masked pairs' values never enter */
-    }
-    return u;
-}
-
-/* Plain LJ with its constants known to the compiler, as cpu_backend's energy_range. */
-MC_CPU_CLONES static double masked_range(const mc_chain *c, const pair_params *pp, int j0, int j1, int64_t box,
-                                         int skip, double px, double py, double pz)
-{
-    if (pp->slope != 0.0 || pp->morse_alpha != 0.0) return masked_loop(c, pp, j0, j1, box, skip, px, py, pz);
-    pair_params plain = *pp;
-    plain.slope = 0.0;
-    plain.morse_alpha = 0.0;
-    return masked_loop(c, &plain, j0, j1, box, skip, px, py, pz);
-}
-
 static double energy_in_box(const mc_plan *p, const mc_chain *c, int a, int box, int skip, const double *pt)
 {
     const mc_species *sp = &p->species;
+    const cpu_partners in_box = {.x = c->x, .y = c->y, .z = c->z, .box = c->gibbs_box_len[box], .in_box = c->in_box,
+                                 .box_label = box, .skip0 = skip};
     double u = 0.0;
     for (int b = 0; b < sp->n; b++)
-        u += masked_range(c, &sp->pair[a][b], sp->first[b], sp->first[b + 1], box, skip, pt[0], pt[1], pt[2]);
+        u += cpu_site_energy_in_box(&in_box, &sp->pair[a][b], sp->first[b], sp->first[b + 1], pt[0], pt[1], pt[2]);
     return u;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cpu_isa.h"
+#include "cpu_site_energy.h"
 #include "mc_gibbs.h"
 #include "mc_move.h"
 #include "mc_rigid.h"
@@ -49,48 +50,21 @@ void cpu_gibbs_rigid_destroy(cpu_gibbs_rigid *g)
 
 static double volume_of(double len) { return len * len * len; }
 
-/* The pair energy of a site of species a at pt with every site of species b in box `box` outside
- * [skip0, skip1), masked by selects so that the loop vectorises (a masked pair's value, infinite
- * at r = 0 for the site itself, never enters); +infinity inside a hard core. */
-static inline __attribute__((always_inline)) double
-masked_sites(const mc_plan *p, const mc_chain *c, const pair_params *pp, double hc2, int b, const double *pt, int box,
-             double len, int skip0, int skip1)
-{
-    const double *x = c->x, *y = c->y, *z = c->z;
-    const int64_t *in = c->in_box;
-    const int *species = p->mol.site_species;
-    double u = 0.0;
-#pragma omp simd reduction(+ : u)
-    for (int j = 0; j < c->n; j++) {
-        double e = mc_site_pair_energy(mc_image_dist2(pt[0] - x[j], pt[1] - y[j], pt[2] - z[j], len), pp, hc2);
-        u += in[j] == box && species[j] == b && (j < skip0 || j >= skip1) ? e : 0.0;
-    }
-    return u;
-}
-
-/* Plain LJ with its constants known to the compiler, as cpu_gibbs.c's masked_range. */
-MC_CPU_CLONES static double masked_sites_range(const mc_plan *p, const mc_chain *c, const pair_params *pp, double hc2,
-                                               int b, const double *pt, int box, double len, int skip0, int skip1)
-{
-    if (pp->slope != 0.0 || pp->morse_alpha != 0.0) return masked_sites(p, c, pp, hc2, b, pt, box, len, skip0, skip1);
-    pair_params plain = *pp;
-    plain.slope = 0.0;
-    plain.morse_alpha = 0.0;
-    return masked_sites(p, c, &plain, hc2, b, pt, box, len, skip0, skip1);
-}
-
 /* The pair energy of the sites at pos[3 k + d] (species species[k], k < nsites) with every site of
  * box `box` outside [skip0, skip1) (the molecule's own sites; empty for a test molecule), under the
  * minimum image of edge len, one pass per site and species; +infinity inside a hard core. */
 static double sites_energy(const mc_plan *p, const mc_chain *c, const int *species, int nsites, const double *pos,
                            int box, double len, int skip0, int skip1)
 {
+    cpu_partners in_box = {.x = c->x, .y = c->y, .z = c->z, .box = len, .in_box = c->in_box, .box_label = box,
+                           .species = p->mol.site_species, .skip0 = skip0, .skip1 = skip1};
     double u = 0.0;
     for (int k = 0; k < nsites; k++)
         for (int b = 0; b < p->species.n; b++) {
             int a = species[k];
-            u += masked_sites_range(p, c, &p->species.pair[a][b], p->mol.hard_core2[a][b], b, &pos[3 * k], box, len,
-                                    skip0, skip1);
+            in_box.species_b = b, in_box.hard_core2 = p->mol.hard_core2[a][b];
+            u += cpu_site_energy_molecular(&in_box, &p->species.pair[a][b], 0, c->n, pos[3 * k], pos[3 * k + 1],
+                                           pos[3 * k + 2]);
         }
     return u;
 }

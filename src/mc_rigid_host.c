@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_site_energy.h"
 #include "mc_lattice.h"
 #include "mc_move.h"
 #include "mc_rigid.h"
@@ -262,27 +263,16 @@ double mc_rigid_move_energy(const mc_plan *p, const mc_chain *c, int m, const do
                             const double *new_pos, const double old_centre[3], const double new_centre[3])
 {
     const mc_molecules *mol = &p->mol;
-    const mc_species *sp = &p->species;
     int f0 = mol->first[m], f1 = mol->first[m + 1];
+    cpu_partners others = {.x = c->x, .y = c->y, .z = c->z, .box = c->box_len, .species = mol->site_species,
+                           .skip0 = f0, .skip1 = f1};
     double u_old = 0.0, u_new = 0.0;
     for (int s = f0; s < f1; s++) {
         int a = mol->site_species[s];
         const double *o = &old_pos[3 * (s - f0)], *nw = &new_pos[3 * (s - f0)];
-        for (int j = 0; j < c->n; j++) {
-            if (j == f0) j = f1; /* the molecule's own sites */
-            if (j >= c->n) break;
-            int b = mol->site_species[j];
-            const pair_params *pp = &sp->pair[a][b];
-            double hc2 = mol->hard_core2[a][b];
-            double dx = mc_rigid_separation(o[0] - c->x[j], c->box_len);
-            double dy = mc_rigid_separation(o[1] - c->y[j], c->box_len);
-            double dz = mc_rigid_separation(o[2] - c->z[j], c->box_len);
-            u_old += mc_site_pair_energy(dx * dx + dy * dy + dz * dz, pp, hc2);
-            dx = mc_rigid_separation(nw[0] - c->x[j], c->box_len);
-            dy = mc_rigid_separation(nw[1] - c->y[j], c->box_len);
-            dz = mc_rigid_separation(nw[2] - c->z[j], c->box_len);
-            u_new += mc_site_pair_energy(dx * dx + dy * dy + dz * dz, pp, hc2);
-        }
+        others.pair_row = p->species.pair[a], others.hard_core_row = mol->hard_core2[a];
+        u_old = cpu_site_energy_serial(&others, 0, c->n, o[0], o[1], o[2], u_old);
+        u_new = cpu_site_energy_serial(&others, 0, c->n, nw[0], nw[1], nw[2], u_new);
     }
     return mc_rigid_move_total(p, u_old, u_new, old_centre, new_centre);
 }
@@ -374,19 +364,15 @@ void mc_rigid_measure_chains(const mc_plan *p, mc_chain **chains, int nchains, i
 static double insertion_energy(const mc_plan *p, const mc_chain *c, int t, const double centre[3], mc_quat q)
 {
     const mc_moltype *type = &p->mol.type[t];
-    const mc_species *sp = &p->species;
+    cpu_partners all = {.x = c->x, .y = c->y, .z = c->z, .box = c->box_len, .species = p->mol.site_species,
+                        .skip0 = -1, .skip1 = -1};
     double u = 0.0;
     for (int s = 0; s < type->nsites; s++) {
         double site[3];
         int a = type->species[s];
         mc_rigid_site(centre, q, type->body[s], c->box_len, site);
-        for (int j = 0; j < c->n; j++) {
-            int b = p->mol.site_species[j];
-            double dx = mc_rigid_separation(site[0] - c->x[j], c->box_len);
-            double dy = mc_rigid_separation(site[1] - c->y[j], c->box_len);
-            double dz = mc_rigid_separation(site[2] - c->z[j], c->box_len);
-            u += mc_site_pair_energy(dx * dx + dy * dy + dz * dz, &sp->pair[a][b], p->mol.hard_core2[a][b]);
-        }
+        all.pair_row = p->species.pair[a], all.hard_core_row = p->mol.hard_core2[a];
+        u = cpu_site_energy_serial(&all, 0, c->n, site[0], site[1], site[2], u);
     }
     return u;
 }

@@ -1,0 +1,75 @@
+/* cpu_site_energy: the one loop body and its entries, one per kind of partner mask. */
+#include "cpu_site_energy.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#include "cpu_isa.h"
+
+/* What a partner must pass to count, and where its pair constants come from; the entries hand
+ * constants, so the unused tests fold away. */
+enum { MASK_BOX = 1, MASK_SPECIES = 2, MASK_SKIP = 4, MASK_SELF = 8, HARD_CORE = 16, PAIR_OF_PARTNER = 32 };
+
+/* The pair term of partner j with the site at p, 0 where j does not count: the one expression
+ * every loop below sums. */
+static inline __attribute__((always_inline)) double
+partner_term(const cpu_partners *P, const pair_params *pp, int masks, int j, double px, double py, double pz)
+{
+    double hc2 = P->hard_core2;
+    if (masks & PAIR_OF_PARTNER) {
+        int b = P->species[j];
+        pp = &P->pair_row[b], hc2 = P->hard_core_row[b];
+    }
+    double r2 = mc_image_dist2(px - P->x[j], py - P->y[j], pz - P->z[j], P->box);
+    double e = (masks & HARD_CORE) && r2 < hc2 ? INFINITY : pair_energy(r2, pp);
+    int counts = (!(masks & MASK_BOX) || P->in_box[j] == P->box_label) &&
+                 (!(masks & MASK_SPECIES) || P->species[j] == P->species_b) &&
+                 (!(masks & MASK_SKIP) || j < P->skip0 || j >= P->skip1) &&
+                 (!(masks & MASK_SELF) || j != P->skip0); /* one compare where the skip is one site */
+    return counts ? e : 0.0; /* a select: the masked pairs' values never enter */
+}
+
+/* The vectorised loop: a sum over j by omp simd's reduction, the order each backend path had before
+ * it was written here, so the energies keep their bits. */
+static inline __attribute__((always_inline)) double
+site_energy_loop(const cpu_partners *P, const pair_params *pp, int masks, int j0, int j1, double px, double py,
+                 double pz)
+{
+    const cpu_partners local = *P; /* its members in registers: the vectoriser sees no loads of P */
+    double u = 0.0;
+#pragma omp simd reduction(+ : u)
+    for (int j = j0; j < j1; j++) u += partner_term(&local, pp, masks, j, px, py, pz);
+    return u;
+}
+
+/* An entry for one set of masks: plain LJ with its constants known to the compiler (the pair
+ * function's branches gone), else the general pair function; compiled for several x86-64 levels,
+ * the widest the CPU has taken at load time (cpu_isa.h). */
+#define SITE_ENERGY_ENTRY(name, masks)                                                                              \
+    MC_CPU_CLONES double name(const cpu_partners *P, const pair_params *pp, int j0, int j1, double px, double py,   \
+                              double pz)                                                                            \
+    {                                                                                                               \
+        if (!cpu_pair_plain_lj(pp)) return site_energy_loop(P, pp, masks, j0, j1, px, py, pz);                     \
+        pair_params plain = *pp;                                                                                    \
+        plain.slope = 0.0;                                                                                          \
+        plain.morse_alpha = 0.0;                                                                                    \
+        return site_energy_loop(P, &plain, masks, j0, j1, px, py, pz);                                              \
+    }
+
+SITE_ENERGY_ENTRY(cpu_site_energy_all, 0)
+SITE_ENERGY_ENTRY(cpu_site_energy_in_box, MASK_BOX | MASK_SELF)
+SITE_ENERGY_ENTRY(cpu_site_energy_molecular, MASK_BOX | MASK_SPECIES | MASK_SKIP | HARD_CORE)
+
+/* The serial loop: u plus the partners in index order, one addition each (the sites of a molecule
+ * are added one after the other into one running sum, as the rigid-body paths have always summed,
+ * and the GPU's host-side measurements with them). */
+double cpu_site_energy_serial(const cpu_partners *P, int j0, int j1, double px, double py, double pz, double u)
+{
+    const int masks = PAIR_OF_PARTNER | HARD_CORE;
+    for (int j = j0; j < j1; j++) {
+        if (j == P->skip0) j = P->skip1; /* the site's own molecule */
+        if (j >= j1) break;
+        u += partner_term(P, NULL, masks, j, px, py, pz);
+    }
+    return u;
+}

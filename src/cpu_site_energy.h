@@ -1,0 +1,52 @@
+/* cpu_site_energy: the CPU backend's one loop body for the energy of a site with a run of partner
+ * sites (HOOMD-blue's pair loop generic over its evaluator, here over the partners). Every trial
+ * move, Widom test particle, Gibbs transfer and volume exchange of the CPU backend sums its pair
+ * energies through it: atoms against all particles or the members gathered from cells, Gibbs
+ * atoms against their box, Gibbs molecules' sites against the other molecules of their box. The
+ * partner masks are chosen by constant flags, so each entry below compiles to the loop its case
+ * needs, vectorised over the partners, and plain LJ (no Morse, no force shift) gets its own copy
+ * with the pair function's selectors known to the compiler. */
+#ifndef CPU_SITE_ENERGY_H
+#define CPU_SITE_ENERGY_H
+
+#include <stdint.h>
+
+#include "pair.h"
+
+/* Which partners of the run count, beside all of them. */
+typedef struct cpu_partners {
+    const double *x, *y, *z; /* partner positions: a chain's sites, or members gathered from cells */
+    double box;              /* minimum-image edge (0: an open cluster, no images) */
+    const int64_t *in_box;   /* Gibbs: a partner counts where in_box[j] == box_label */
+    int64_t box_label;
+    const int *species;      /* molecules: a partner counts where species[j] == species_b */
+    int species_b;
+    int skip0, skip1;        /* partners [skip0, skip1) do not count: the site's own molecule, or itself
+                                (cpu_site_energy_in_box: skip0 alone, the particle's own index or -1) */
+    double hard_core2;       /* molecules: +infinity inside this squared distance (0: none) */
+    /* cpu_site_energy_serial: the site's row of pair constants and hard cores, indexed by the
+     * partner's species (species[j]) */
+    const pair_params *pair_row;
+    const double *hard_core_row;
+} cpu_partners;
+
+/* The energy of a site at (px, py, pz) with the partners j in [j0, j1) that count: all of them
+ * (atoms), those in the site's box other than itself (Gibbs atoms), or those of one species in
+ * the box outside the molecule (Gibbs molecules, with their hard core). A masked partner's value,
+ * infinite for the site itself, is dropped by a select, so the loop stays vectorised. */
+double cpu_site_energy_all(const cpu_partners *P, const pair_params *pp, int j0, int j1, double px, double py,
+                           double pz);
+double cpu_site_energy_in_box(const cpu_partners *P, const pair_params *pp, int j0, int j1, double px, double py,
+                              double pz);
+double cpu_site_energy_molecular(const cpu_partners *P, const pair_params *pp, int j0, int j1, double px, double py,
+                                 double pz);
+
+/* u plus the energy of a site at p with the partners j in [j0, j1) outside [skip0, skip1), each
+ * with the pair constants and hard core of its own species (pair_row, hard_core_row), added one by
+ * one in index order: the rigid-body paths' sum over mixed species. */
+double cpu_site_energy_serial(const cpu_partners *P, int j0, int j1, double px, double py, double pz, double u);
+
+/* Whether the pair is plain LJ: no Morse, no force shift (the loops' fast copy). */
+static inline int cpu_pair_plain_lj(const pair_params *pp) { return pp->slope == 0.0 && pp->morse_alpha == 0.0; }
+
+#endif
