@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "mc_chain_state.h"
 #include "mc_exchange.h"
 #include "mc_gibbs.h"
 #include "mc_lattice.h"
@@ -57,26 +58,14 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
     c->beta = 1.0 / sp->temperature;
     c->max_displacement = plan->max_displacement0;
     c->max_volume_step = plan->max_volume_step0;
-    size_t n = (size_t)plan->n, ns = (size_t)plan->nsamples;
-    c->x = malloc(n * sizeof *c->x);
-    c->y = malloc(n * sizeof *c->y);
-    c->z = malloc(n * sizeof *c->z);
-    int series_ok = 1;
-    for (int o = 0; o < MC_NOBS; o++)
-        if (mc_observables[o].kind == MC_OBS_SERIES && mc_observable_applies(plan, o))
-            series_ok &= (c->series[o] = malloc(ns * sizeof(double))) != NULL;
-    c->rdf_counts = calloc((size_t)mc_chain_rdf_rows(plan) * plan->rdf_bins, sizeof *c->rdf_counts);
-    if (plan->widom_insertions) c->widom = malloc(ns * plan->widom_kinds * sizeof *c->widom);
+    c->nmol = plan->nmol;
+    if (mc_state_allocate(plan, c, err) != MC_OK) { /* every array the plan's chains have */
+        mc_chain_destroy(c);
+        return NULL;
+    }
     c->walker = id;
     c->walker_end = -1;
     if (plan->exchange_every) mc_exchange_visit(plan, c); /* a walker starting at an end has been there */
-    if (plan->exchange_every) c->walker_at = malloc(ns * sizeof *c->walker_at);
-    if (!c->x || !c->y || !c->z || !series_ok || !c->rdf_counts || (plan->widom_insertions && !c->widom) ||
-        (plan->exchange_every && !c->walker_at)) {
-        mc_chain_destroy(c);
-        return mc_err_set(err, MC_ENOMEM, "out of memory for chain %d (n = %d)", id, plan->n), NULL;
-    }
-    c->nmol = plan->nmol;
     if (plan->ensemble->boxes > 1) { /* atoms or molecules, in two boxes */
         if (mc_gibbs_start(plan, c, err) != MC_OK) {
             mc_chain_destroy(c);
@@ -114,20 +103,7 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
 void mc_chain_destroy(mc_chain *c)
 {
     if (!c) return;
-    free(c->x);
-    free(c->y);
-    free(c->z);
-    for (int o = 0; o < MC_NOBS; o++) free(c->series[o]);
-    free(c->widom);
-    free(c->walker_at);
-    free(c->in_box);
-    free(c->rdf_counts);
-    free(c->cx);
-    free(c->cy);
-    free(c->cz);
-    free(c->q);
-    free(c->lindemann_r);
-    free(c->lindemann_r2);
+    mc_state_free(c);
     free(c);
 }
 

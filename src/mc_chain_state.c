@@ -1,6 +1,8 @@
 /* mc_chain_state: the members of mc_chain that a checkpoint saves, as a table. */
 #include "mc_chain_state.h"
 
+#include <stdlib.h>
+
 static size_t one(const mc_plan *p) { return (void)p, 1; }
 static size_t sites(const mc_plan *p) { return (size_t)p->n; }
 static size_t centres(const mc_plan *p) { return p->rigid ? (size_t)p->nmol : 0; }
@@ -93,6 +95,35 @@ int mc_state_present(const mc_state_field *f, const mc_plan *p, int observable)
 size_t mc_state_stored(const mc_state_field *f, const mc_plan *p, long nsamples)
 {
     return f->count(p) * (f->per_sample ? (size_t)nsamples : 1);
+}
+
+int mc_state_allocate(const mc_plan *p, mc_chain *c, mc_err *err)
+{
+    for (int i = 0; i < mc_state_nfields; i++) {
+        const mc_state_field *f = &mc_state_fields[i];
+        if (!f->indirect) continue;
+        for (int o = 0; o < (f->series ? MC_NOBS : 1); o++) {
+            if (!mc_state_present(f, p, o)) continue;
+            void **member = f->series ? (void **)&c->series[o] : (void **)((char *)c + f->offset);
+            size_t count = mc_state_stored(f, p, p->nsamples);
+            if (!(*member = calloc(count, 8)))
+                MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's %s (%zu values)", c->id, f->name, count);
+        }
+    }
+    return MC_OK;
+}
+
+void mc_state_free(mc_chain *c)
+{
+    for (int i = 0; i < mc_state_nfields; i++) {
+        const mc_state_field *f = &mc_state_fields[i];
+        if (!f->indirect) continue;
+        for (int o = 0; o < (f->series ? MC_NOBS : 1); o++) {
+            void **member = f->series ? (void **)&c->series[o] : (void **)((char *)c + f->offset);
+            free(*member);
+            *member = NULL;
+        }
+    }
 }
 
 size_t mc_state_bytes_per_chain(const mc_plan *p)

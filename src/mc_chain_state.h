@@ -1,5 +1,6 @@
 /* mc_chain_state: the table of every member of mc_chain that makes up a chain's state between two
- * rounds, so that a checkpoint can save it and a restart rebuild the chain bit for bit. What is
+ * rounds: it allocates the chain's arrays (mc_state_allocate), and a checkpoint saves what it lists
+ * so that a restart rebuilds the chain bit for bit. What is
  * not in the table is derived from the plan (id, statepoint, n, nmol, beta), from a member that is
  * (half_box from box_len), or is scratch of one round. A new member of mc_chain that survives a
  * round goes here, or a restarted run silently differs from an uninterrupted one (t/restart.sh
@@ -42,6 +43,14 @@ int mc_state_present(const mc_state_field *f, const mc_plan *p, int observable);
 
 /* Values per chain of field f after `nsamples` samples. */
 size_t mc_state_stored(const mc_state_field *f, const mc_plan *p, long nsamples);
+
+/* Allocate every array of the table that the plan has (the pointed members, and the per-sample
+ * ones for all of plan->nsamples), zeroed, so that a new array of mc_chain is one row of the table:
+ * allocated, freed, checkpointed and restored alike. */
+int mc_state_allocate(const mc_plan *p, mc_chain *c, mc_err *err);
+
+/* Free every array of the table (NULL-safe, whatever the plan). */
+void mc_state_free(mc_chain *c);
 
 /* Bytes of one chain's state with all of the plan's samples taken: the size per chain of the
  * last checkpoint of a run. */

@@ -82,15 +82,12 @@ void mc_gibbs_start_split(const mc_plan *p, int64_t *count0, double *volume)
 
 int mc_gibbs_start(const mc_plan *p, mc_chain *c, mc_err *err)
 {
-    int n = c->n, nmol = c->nmol;
+    int nmol = c->nmol;
     double *pts = malloc(3 * (size_t)nmol * sizeof *pts);
-    c->in_box = malloc((size_t)n * sizeof *c->in_box);
-    if (!pts || !c->in_box) {
-        free(pts);
-        MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's two boxes", c->id);
-    }
+    if (!pts) MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's two boxes", c->id);
     mc_chain_set_box(c, 0.0); /* a Gibbs chain has two boxes, in gibbs_box_len */
-    int rc = p->rigid ? mc_rigid_alloc(p, c, err) : MC_OK;
+    if (p->rigid) mc_rigid_reset_orientations(p, c);
+    int rc = MC_OK;
     int64_t count0[MC_MAX_SPECIES];
     double volume[2];
     mc_gibbs_start_split(p, count0, volume);

@@ -212,27 +212,15 @@ static int place_without_overlap(const mc_plan *p, mc_chain *c, int m, double *g
     return best >= OVERLAP_SIGMA ? -1 : best_with;
 }
 
-int mc_rigid_alloc(const mc_plan *p, mc_chain *c, mc_err *err)
+void mc_rigid_reset_orientations(const mc_plan *p, mc_chain *c)
 {
-    size_t nm = (size_t)c->nmol, npairs = nm * (nm - 1) / 2;
-    c->cx = malloc(nm * sizeof *c->cx);
-    c->cy = malloc(nm * sizeof *c->cy);
-    c->cz = malloc(nm * sizeof *c->cz);
-    c->q = malloc(4 * nm * sizeof *c->q);
-    if (mc_plan_lindemann(p)) {
-        c->lindemann_r = calloc(npairs, sizeof *c->lindemann_r);
-        c->lindemann_r2 = calloc(npairs, sizeof *c->lindemann_r2);
-    }
-    if (!c->cx || !c->cy || !c->cz || !c->q || (mc_plan_lindemann(p) && (!c->lindemann_r || !c->lindemann_r2)))
-        MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's molecules", c->id);
     c->max_rotation = p->max_rotation0;
     for (int m = 0; m < c->nmol; m++) memcpy(&c->q[4 * m], &(mc_quat){1, 0, 0, 0}, sizeof(mc_quat));
-    return MC_OK;
 }
 
 int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err)
 {
-    MC_TRY(mc_rigid_alloc(p, c, err));
+    mc_rigid_reset_orientations(p, c);
     if (start_given(p)) MC_TRY(copy_start(p, c, err));
     else if (p->start == CFG_START_MELT) MC_TRY(mc_melt_points(p, c->id, 0, c->nmol, c->box_len, 0.8, c->cx, c->cy, c->cz, err));
     else if (p->periodic) mc_lattice_fill(p->lattice, c->nmol, c->box_len, c->cx, c->cy, c->cz);

@@ -25,9 +25,10 @@ extern "C" {
 int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err);
 
 /* The pieces of mc_rigid_start, for the Gibbs ensemble's start (mc_gibbs_start), which places the
- * centres box by box: the molecular arrays allocated, orientations the identity; then, centres
- * placed, every molecule oriented as described above. */
-int mc_rigid_alloc(const mc_plan *p, mc_chain *c, mc_err *err);
+ * centres box by box: the starting rotation step and every orientation the identity (the arrays
+ * come with the chain, mc_state_allocate); then, centres placed, every molecule oriented as
+ * described above. */
+void mc_rigid_reset_orientations(const mc_plan *p, mc_chain *c);
 int mc_rigid_orient(const mc_plan *p, mc_chain *c, mc_err *err);
 
 /* The edge of molecule m's periodic box: the chain's, or in the Gibbs ensemble its box's; 0 for
