@@ -15,6 +15,7 @@
 #include "cu_gibbs.h"
 #include "cu_rigid.h"
 #include "mc_backend.h"
+#include "mc_chain_state.h"
 #include "mc_move.h"
 #include "mc_rigid_host.h"
 
@@ -182,12 +183,12 @@ static int cu_swap(mc_backend *b, int npairs, const int *first, const int *secon
     if (npairs == 0) return b->v.chain_cells.m ? cu_chain_cells_rebuild(&b->v, err) : MC_OK;
     if (b->rigid) {
         MC_TRY(cu_rigid_fetch(b->rigid, err));
-        for (int i = 0; i < npairs; i++) mc_chain_swap_configuration(b->chains[first[i]], b->chains[second[i]]);
+        for (int i = 0; i < npairs; i++) mc_state_swap_configuration(b->plan, b->chains[first[i]], b->chains[second[i]]);
         return cu_rigid_upload(b->rigid, 1, err);
     }
     for (int i = 0; i < npairs; i++) {
         int k = first[i], j = second[i];
-        mc_chain_swap_configuration(b->chains[k], b->chains[j]); /* the host positions are stale until a fetch */
+        mc_state_swap_configuration(b->plan, b->chains[k], b->chains[j]); /* the host positions are stale until a fetch */
         cu_chain_dev t = b->mirror[k];
         b->mirror[k].box = b->mirror[j].box, b->mirror[k].half_box = b->mirror[j].half_box;
         b->mirror[k].energy = b->mirror[j].energy;

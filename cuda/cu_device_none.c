@@ -18,7 +18,7 @@ static mc_backend *none_create(const mc_plan *plan, mc_chain **chains, int nchai
     return NULL;
 }
 
-const mc_backend_ops mc_backend_cuda = {"gpu", none_create, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+const mc_backend_ops mc_backend_cuda = {.name = "gpu", .create = none_create};
 
 #include "cu_fold_check.h"
 

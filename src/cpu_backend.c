@@ -14,6 +14,7 @@
 #include "cpu_site_energy.h"
 #include "pair.h"
 #include "mc_backend.h"
+#include "mc_chain_state.h"
 #include "mc_move.h"
 #include "mc_rigid.h"
 #include "mc_rigid_host.h"
@@ -368,7 +369,7 @@ static int cpu_swap(mc_backend *b, int npairs, const int *first, const int *seco
 {
     for (int i = 0; i < npairs; i++) {
         int pair[2] = {first[i], second[i]};
-        mc_chain_swap_configuration(b->chains[pair[0]], b->chains[pair[1]]);
+        mc_state_swap_configuration(b->plan, b->chains[pair[0]], b->chains[pair[1]]);
         cpu_chain_scratch t = b->scratch[pair[0]];
         b->scratch[pair[0]] = b->scratch[pair[1]];
         b->scratch[pair[1]] = t;

@@ -173,19 +173,3 @@ double mc_chain_production_rotation_acceptance(const mc_chain *c)
     uint64_t moves = c->rotations - c->production_rotations0;
     return moves ? (double)(c->rotations_accepted - c->production_rotations_accepted0) / (double)moves : 0.0;
 }
-
-#define SWAP(type, x, y) do { type t_ = (x); (x) = (y); (y) = t_; } while (0)
-
-void mc_chain_swap_configuration(mc_chain *a, mc_chain *b)
-{
-    SWAP(double *, a->x, b->x);
-    SWAP(double *, a->y, b->y);
-    SWAP(double *, a->z, b->z);
-    SWAP(double *, a->cx, b->cx);
-    SWAP(double *, a->cy, b->cy);
-    SWAP(double *, a->cz, b->cz);
-    SWAP(double *, a->q, b->q);
-    SWAP(double, a->box_len, b->box_len);
-    SWAP(double, a->half_box, b->half_box);
-    SWAP(double, a->energy_pair, b->energy_pair);
-}

@@ -126,9 +126,6 @@ static inline double mc_chain_step(const mc_chain *c)
 /* Change the box edge to box_len (npt), keeping half_box in step. */
 void mc_chain_set_box(mc_chain *c, double box_len);
 
-/* Replica exchange: a and b trade their host configurations (the arrays of positions, centres and
- * orientations by pointer; box and running energy), nothing else. */
-void mc_chain_swap_configuration(mc_chain *a, mc_chain *b);
 
 #ifdef __cplusplus
 }

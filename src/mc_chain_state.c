@@ -2,6 +2,7 @@
 #include "mc_chain_state.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static size_t one(const mc_plan *p) { return (void)p, 1; }
 static size_t sites(const mc_plan *p) { return (size_t)p->n; }
@@ -22,16 +23,21 @@ static size_t centre_pairs(const mc_plan *p) /* the open cluster's Lindemann sum
     return p->rigid && mc_plan_lindemann(p) ? (size_t)p->nmol * ((size_t)p->nmol - 1) / 2 : 0;
 }
 
-#define INSIDE(member, type, count) {#member, type, offsetof(mc_chain, member), 0, count, 0, 0}
-#define POINTED(member, type, count) {#member, type, offsetof(mc_chain, member), 1, count, 0, 0}
-#define PER_SAMPLE(member, rows, series) {#member, MC_STATE_F64, offsetof(mc_chain, member), 1, rows, 1, series}
+#define INSIDE(member, type, count) {#member, type, offsetof(mc_chain, member), 0, count, 0, 0, MC_STATE_KEPT}
+#define POINTED(member, type, count) {#member, type, offsetof(mc_chain, member), 1, count, 0, 0, MC_STATE_KEPT}
+#define PER_SAMPLE(member, rows, series) \
+    {#member, MC_STATE_F64, offsetof(mc_chain, member), 1, rows, 1, series, MC_STATE_KEPT}
+/* members that a replica exchange trades: the configuration, and the walker record that goes with it */
+#define TRADED_INSIDE(member, type, count, role) {#member, type, offsetof(mc_chain, member), 0, count, 0, 0, role}
+#define TRADED_POINTED(member, count) {#member, MC_STATE_F64, offsetof(mc_chain, member), 1, count, 0, 0, \
+                                       MC_STATE_CONFIGURATION}
 
 const mc_state_field mc_state_fields[] = {
-    INSIDE(box_len, MC_STATE_F64, one),
+    TRADED_INSIDE(box_len, MC_STATE_F64, one, MC_STATE_CONFIGURATION),
     INSIDE(max_displacement, MC_STATE_F64, one),
     INSIDE(step, MC_STATE_U64, one),
     INSIDE(accepted, MC_STATE_U64, one),
-    INSIDE(energy_pair, MC_STATE_F64, one),
+    TRADED_INSIDE(energy_pair, MC_STATE_F64, one, MC_STATE_CONFIGURATION),
     INSIDE(max_volume_step, MC_STATE_F64, volume_moves),
     INSIDE(volume_moves, MC_STATE_U64, volume_moves),
     INSIDE(volume_accepted, MC_STATE_U64, volume_moves),
@@ -54,21 +60,21 @@ const mc_state_field mc_state_fields[] = {
     INSIDE(rotations_accepted, MC_STATE_U64, rigid_only),
     INSIDE(production_rotations0, MC_STATE_U64, rigid_only),
     INSIDE(production_rotations_accepted0, MC_STATE_U64, rigid_only),
-    INSIDE(walker, MC_STATE_I64, exchange_only),
-    INSIDE(walker_end, MC_STATE_I64, exchange_only),
-    INSIDE(walker_traversals, MC_STATE_U64, exchange_only),
+    TRADED_INSIDE(walker, MC_STATE_I64, exchange_only, MC_STATE_WALKER),
+    TRADED_INSIDE(walker_end, MC_STATE_I64, exchange_only, MC_STATE_WALKER),
+    TRADED_INSIDE(walker_traversals, MC_STATE_U64, exchange_only, MC_STATE_WALKER),
     INSIDE(exchange_attempts, MC_STATE_U64, exchange_only),
     INSIDE(exchange_accepted, MC_STATE_U64, exchange_only),
     INSIDE(production_exchange_attempts0, MC_STATE_U64, exchange_only),
     INSIDE(production_exchange_accepted0, MC_STATE_U64, exchange_only),
-    POINTED(x, MC_STATE_F64, sites),
-    POINTED(y, MC_STATE_F64, sites),
-    POINTED(z, MC_STATE_F64, sites),
+    TRADED_POINTED(x, sites),
+    TRADED_POINTED(y, sites),
+    TRADED_POINTED(z, sites),
     POINTED(in_box, MC_STATE_I64, gibbs_labels),
-    POINTED(cx, MC_STATE_F64, centres),
-    POINTED(cy, MC_STATE_F64, centres),
-    POINTED(cz, MC_STATE_F64, centres),
-    POINTED(q, MC_STATE_F64, quaternions),
+    TRADED_POINTED(cx, centres),
+    TRADED_POINTED(cy, centres),
+    TRADED_POINTED(cz, centres),
+    TRADED_POINTED(q, quaternions),
     POINTED(rdf_counts, MC_STATE_U64, rdf_bins),
     POINTED(lindemann_r, MC_STATE_F64, centre_pairs),
     POINTED(lindemann_r2, MC_STATE_F64, centre_pairs),
@@ -135,4 +141,54 @@ size_t mc_state_bytes_per_chain(const mc_plan *p)
             if (mc_state_present(f, p, o)) bytes += 8 * mc_state_stored(f, p, p->nsamples);
     }
     return bytes;
+}
+
+size_t mc_state_traded_len(const mc_plan *p)
+{
+    size_t len = 0;
+    for (int i = 0; i < mc_state_nfields; i++)
+        if (mc_state_fields[i].role != MC_STATE_KEPT) len += mc_state_fields[i].count(p);
+    return len;
+}
+
+/* Each traded member's 8-byte values copied as they are (walker numbers included, so nothing is
+ * converted), in table order. */
+static void copy_traded(const mc_plan *p, mc_chain *c, double *buf, int into_chain)
+{
+    for (int i = 0; i < mc_state_nfields; i++) {
+        const mc_state_field *f = &mc_state_fields[i];
+        size_t bytes = 8 * f->count(p);
+        if (f->role == MC_STATE_KEPT || !bytes) continue;
+        void *values = mc_state_values(f, c, 0);
+        if (into_chain) memcpy(values, buf, bytes);
+        else memcpy(buf, values, bytes);
+        buf += bytes / 8;
+    }
+    if (into_chain) mc_chain_set_box(c, c->box_len); /* half_box follows */
+}
+
+void mc_state_pack_traded(const mc_plan *p, const mc_chain *c, double *buf)
+{
+    copy_traded(p, (mc_chain *)c, buf, 0); /* only read */
+}
+
+void mc_state_unpack_traded(const mc_plan *p, mc_chain *c, const double *buf)
+{
+    copy_traded(p, c, (double *)buf, 1); /* only read */
+}
+
+void mc_state_swap_configuration(const mc_plan *p, mc_chain *a, mc_chain *b)
+{
+    for (int i = 0; i < mc_state_nfields; i++) {
+        const mc_state_field *f = &mc_state_fields[i];
+        if (f->role != MC_STATE_CONFIGURATION || !f->count(p)) continue;
+        char *ma = (char *)a + f->offset, *mb = (char *)b + f->offset;
+        size_t bytes = f->indirect ? sizeof(void *) : 8 * f->count(p); /* arrays by pointer */
+        char t[8 * 4];
+        for (size_t k = 0; k < bytes; k += sizeof t) {
+            size_t m = bytes - k < sizeof t ? bytes - k : sizeof t;
+            memcpy(t, ma + k, m), memcpy(ma + k, mb + k, m), memcpy(mb + k, t, m);
+        }
+    }
+    mc_chain_set_box(a, a->box_len), mc_chain_set_box(b, b->box_len);
 }

@@ -19,6 +19,10 @@ extern "C" {
 
 typedef enum { MC_STATE_F64, MC_STATE_U64, MC_STATE_I64 } mc_state_type; /* all 8 bytes wide */
 
+/* What a replica exchange does with a member: nothing (the chain keeps it with its state point),
+ * or it trades it, as part of the configuration or of the walker record that travels with it. */
+typedef enum { MC_STATE_KEPT, MC_STATE_CONFIGURATION, MC_STATE_WALKER } mc_state_role;
+
 typedef struct mc_state_field {
     const char *name;   /* the dataset name in a checkpoint (series: series_NAME per observable) */
     mc_state_type type;
@@ -29,6 +33,7 @@ typedef struct mc_state_field {
     size_t (*count)(const mc_plan *p);
     int per_sample;
     int series;         /* 1: the member is series[MC_NOBS]: one array per series observable */
+    mc_state_role role;
 } mc_state_field;
 
 extern const mc_state_field mc_state_fields[];
@@ -51,6 +56,15 @@ int mc_state_allocate(const mc_plan *p, mc_chain *c, mc_err *err);
 
 /* Free every array of the table (NULL-safe, whatever the plan). */
 void mc_state_free(mc_chain *c);
+
+/* Replica exchange: the values (8 bytes each) of the members a trade carries, its configuration
+ * and walker record; packed into buf and unpacked from it in table order, exactly. */
+size_t mc_state_traded_len(const mc_plan *p);
+void mc_state_pack_traded(const mc_plan *p, const mc_chain *c, double *buf);
+void mc_state_unpack_traded(const mc_plan *p, mc_chain *c, const double *buf);
+
+/* a and b trade their configurations (the arrays by pointer), not their walker records. */
+void mc_state_swap_configuration(const mc_plan *p, mc_chain *a, mc_chain *b);
 
 /* Bytes of one chain's state with all of the plan's samples taken: the size per chain of the
  * last checkpoint of a run. */

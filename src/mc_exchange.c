@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "mc_chain_state.h"
 #include "mc_move.h"
 #include "mc_rng.h"
 
@@ -72,53 +73,18 @@ void mc_exchange_decide(const mc_plan *p, long step, const mc_exchange_config *a
         }
 }
 
-size_t mc_exchange_config_len(const mc_plan *p)
-{
-    size_t molecules = p->rigid ? 7 * (size_t)p->nmol : 0; /* centres and quaternions */
-    return 3 * (size_t)p->n + molecules + 6;
-}
+/* The traded members of the chain-state table, then the packing chain's id. */
+size_t mc_exchange_config_len(const mc_plan *p) { return mc_state_traded_len(p) + 1; }
 
-/* The members a configuration consists of, in packing order: arrays, then scalars. */
 void mc_exchange_pack(const mc_plan *p, const mc_chain *c, double *buf)
 {
-    size_t n = (size_t)p->n, m = (size_t)p->nmol;
-    memcpy(buf, c->x, n * sizeof *buf), buf += n;
-    memcpy(buf, c->y, n * sizeof *buf), buf += n;
-    memcpy(buf, c->z, n * sizeof *buf), buf += n;
-    if (p->rigid) {
-        memcpy(buf, c->cx, m * sizeof *buf), buf += m;
-        memcpy(buf, c->cy, m * sizeof *buf), buf += m;
-        memcpy(buf, c->cz, m * sizeof *buf), buf += m;
-        memcpy(buf, c->q, 4 * m * sizeof *buf), buf += 4 * m;
-    }
-    buf[0] = c->box_len;
-    buf[1] = c->energy_pair;
-    buf[2] = (double)c->walker;
-    buf[3] = (double)c->walker_end;
-    buf[4] = (double)c->walker_traversals;
-    buf[5] = c->id;
+    mc_state_pack_traded(p, c, buf);
+    buf[mc_state_traded_len(p)] = c->id;
 }
 
 int mc_exchange_sender(const mc_plan *p, const double *buf) { return (int)buf[mc_exchange_config_len(p) - 1]; }
 
-void mc_exchange_unpack(const mc_plan *p, mc_chain *c, const double *buf)
-{
-    size_t n = (size_t)p->n, m = (size_t)p->nmol;
-    memcpy(c->x, buf, n * sizeof *buf), buf += n;
-    memcpy(c->y, buf, n * sizeof *buf), buf += n;
-    memcpy(c->z, buf, n * sizeof *buf), buf += n;
-    if (p->rigid) {
-        memcpy(c->cx, buf, m * sizeof *buf), buf += m;
-        memcpy(c->cy, buf, m * sizeof *buf), buf += m;
-        memcpy(c->cz, buf, m * sizeof *buf), buf += m;
-        memcpy(c->q, buf, 4 * m * sizeof *buf), buf += 4 * m;
-    }
-    mc_chain_set_box(c, buf[0]);
-    c->energy_pair = buf[1];
-    c->walker = (int64_t)buf[2];
-    c->walker_end = (int64_t)buf[3];
-    c->walker_traversals = (uint64_t)buf[4];
-}
+void mc_exchange_unpack(const mc_plan *p, mc_chain *c, const double *buf) { mc_state_unpack_traded(p, c, buf); }
 
 void mc_exchange_swap_walkers(mc_chain *a, mc_chain *b)
 {
