@@ -86,10 +86,6 @@ void mc_chain_add_rdf_sample(mc_chain *c, const mc_plan *p);
 double mc_chain_production_acceptance(const mc_chain *c);
 double mc_chain_production_volume_acceptance(const mc_chain *c);
 
-/* Fisher-Yates over n starting points (lattice sites or molecular centres), so that each species
- * or molecule type (a block of indices) spreads over the box instead of filling one end of it;
- * keyed by the chain's setup stream like every other number of the chain. */
-void mc_chain_shuffle_points(const mc_chain *c, uint64_t seed, int n, double *x, double *y, double *z);
 /* The same with the setup stream's keys from first_key on (a second set of points of one chain, such
  * as a Gibbs chain's second box). */
 void mc_chain_shuffle_points_from(const mc_chain *c, uint64_t seed, uint64_t first_key, int n, double *x, double *y,
@@ -124,7 +120,11 @@ static inline double mc_chain_step(const mc_chain *c)
 }
 
 /* Change the box edge to box_len (npt), keeping half_box in step. */
-void mc_chain_set_box(mc_chain *c, double box_len);
+static inline void mc_chain_set_box(mc_chain *c, double box_len)
+{
+    c->box_len = box_len;
+    c->half_box = 0.5 * box_len;
+}
 
 
 #ifdef __cplusplus

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "mc_backend.h"
+#include "mc_corrections.h"
 #include "mc_gibbs.h"
 #include "mc_observable.h"
 
@@ -114,7 +115,7 @@ static void npt_adapt(const mc_plan *p, mc_chain *c, const mc_round_counts *at, 
 static void npt_sample(const mc_plan *p, const mc_chain *c, const mc_measurement *m, mc_sample_ctx *s)
 {
     (void)m;
-    s->corr = mc_plan_corrections(p, c->n / s->volume, s->sp->temperature);
+    s->corr = mc_corrections_at(p, c->n / s->volume, s->sp->temperature);
 }
 
 static int npt_floor_error(const mc_plan *p, const mc_chain *c, long sweep, uint64_t hits, uint64_t moves,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mc_chain_state.h"
+#include "mc_corrections.h"
 #include "mc_move.h"
 #include "mc_rng.h"
 
@@ -46,7 +47,7 @@ static double reduced_enthalpy(const mc_plan *p, int at, const mc_exchange_confi
     double h = x->energy_pair;
     if (p->periodic) {
         double v = x->box_len * x->box_len * x->box_len;
-        h += p->n * mc_plan_corrections(p, p->n / v, sp->temperature).u_tail + sp->pressure * v;
+        h += p->n * mc_corrections_at(p, p->n / v, sp->temperature).u_tail + sp->pressure * v;
     }
     return h / sp->temperature;
 }

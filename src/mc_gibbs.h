@@ -131,7 +131,7 @@ static inline double mc_gibbs_tail_energy(const mc_plan *p, const int64_t *count
 }
 
 /* Tail and impulsive corrections of a box at its own composition of kinds (count[k]), per site as
- * mc_plan_corrections; zero for an empty box. */
+ * mc_corrections_at; zero for an empty box. */
 mc_corrections mc_gibbs_corrections(const mc_plan *p, const int64_t *count, double volume, double temperature);
 
 /* Particles (molecules) in box b, all kinds: what its density counts. */

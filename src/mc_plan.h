@@ -133,15 +133,6 @@ typedef struct mc_plan {
     double max_rotation0;   /* molecules: starting max rotation angle (rad) */
 } mc_plan;
 
-/* Tail and impulsive corrections at number density rho and kT (npt calls it at every volume). */
-mc_corrections mc_plan_corrections(const mc_plan *p, double density, double temperature);
-
-/* Tail correction to the excess chemical potential of a Widom test particle of kind `kind` (a
- * species, or with molecules a molecule type) in a box of the given volume: for each of its sites
- * of species a, 4 pi rho sum_b x_b int_rc^inf r^2 u_ab dr with rho and x_b those of the sites
- * (2 U_tail/N for a pure fluid); 0 without tails. */
-double mc_plan_widom_tail(const mc_plan *p, double volume, int kind);
-
 /* The smallest box edge over the state points (npt: of the starting boxes). */
 double mc_plan_smallest_box(const mc_plan *p);
 

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "mc_corrections.h"
 #include "mc_gibbs.h"
 
 void mc_results_destroy(mc_results *r)
@@ -116,7 +117,7 @@ static mc_estimate widom_mu(mc_estimate w, const mc_plan *plan, const mc_statepo
     if (!plan->widom_insertions) return mu;
     mu = w;
     /* gibbs: w is <V/(n_a + 1) exp(-beta dU)>, the tail inside dU: -kT ln w is the whole mu (Lambda 1) */
-    double tail = plan->ensemble->boxes > 1 ? 0.0 : mc_plan_widom_tail(plan, pow(sp->box_len, 3), a);
+    double tail = plan->ensemble->boxes > 1 ? 0.0 : mc_corrections_widom_tail(plan, pow(sp->box_len, 3), a);
     mu.mean = -sp->temperature * log(w.mean) + tail;
     mu.error = sp->temperature * w.error / w.mean;
     return mu;

@@ -16,21 +16,6 @@
 extern "C" {
 #endif
 
-/* Allocate the chain's molecular state and build its start (plan->start): centres on the
- * lattice (a periodic box, or for an open cluster the fcc cube of lattice_constant about the
- * origin, nearest sites first), at random (melt), or from start_file; orientations uniformly at
- * random, redrawn (up to 200 times) while a molecule's sites come close to an earlier molecule's.
- * An error names the molecules when two sites of different molecules stay closer than
- * 0.5 sigma_ab or their hard cores. */
-int mc_rigid_start(const mc_plan *p, mc_chain *c, mc_err *err);
-
-/* The pieces of mc_rigid_start, for the Gibbs ensemble's start (mc_gibbs_start), which places the
- * centres box by box: the starting rotation step and every orientation the identity (the arrays
- * come with the chain, mc_state_allocate); then, centres placed, every molecule oriented as
- * described above. */
-void mc_rigid_reset_orientations(const mc_plan *p, mc_chain *c);
-int mc_rigid_orient(const mc_plan *p, mc_chain *c, mc_err *err);
-
 /* The edge of molecule m's periodic box: the chain's, or in the Gibbs ensemble its box's; 0 for
  * an open cluster. */
 static inline double mc_rigid_box_len(const mc_plan *p, const mc_chain *c, int m)
@@ -93,13 +78,6 @@ void mc_rigid_measure_chains(const mc_plan *p, mc_chain **chains, int nchains, i
 /* Lindemann index of the chain's samples: the mean over centre pairs of
  * sqrt(<r^2> - <r>^2) / <r> (open cluster; NaN before any sample or for periodic boxes). */
 double mc_rigid_lindemann(const mc_chain *c);
-
-/* start = melt: n points uniformly at random, no two closer than `spacings` lattice spacings (in
- * the box, or for an open cluster in a ball), from chain's setup stream: molecules' centres (0.8)
- * and atoms (0.7, which random placement reaches at any density). box: 0, or a Gibbs chain's box 1,
- * whose points come from other keys of the stream than box 0's. */
-int mc_melt_points(const mc_plan *p, int chain, int box, int n, double box_len, double spacings, double *x, double *y,
-                   double *z, mc_err *err);
 
 #ifdef __cplusplus
 }
