@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "ens.h"
+#include "mc_test_hooks.h"
 
 enum { WIRE = 3 }; /* doubles per chain in the gather: energy, box, the rank's status */
 
@@ -35,14 +36,12 @@ static int gather(void *ctx, long sweep, const mc_exchange_config *mine, int sta
     return MC_OK;
 }
 
-/* Test hook: MCENS_TEST_FAIL_EXCHANGE=R:S makes rank R fail the first exchange step at or after
- * sweep S between its decisions and its trades, as a device error there would (t/exchange.sh). */
+/* Test hook MC_TEST_FAIL_EXCHANGE (rank R, sweep S): rank R fails the first exchange step at or
+ * after sweep S between its decisions and its trades, as a device error there would. */
 static int injected_failure(const ens_layout *l, long sweep, int status, mc_err *err)
 {
-    const char *v = getenv("MCENS_TEST_FAIL_EXCHANGE");
-    int rank;
     long at;
-    if (status != MC_OK || !v || sscanf(v, "%d:%ld", &rank, &at) != 2 || rank != l->rank || sweep < at) return status;
+    if (status != MC_OK || !mc_test_hook_rank_sweep(MC_TEST_FAIL_EXCHANGE, l->rank, &at) || sweep < at) return status;
     return mc_err_set(err, MC_ECHECK, "injected exchange failure at sweep %ld (MCENS_TEST_FAIL_EXCHANGE)", sweep);
 }
 

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "ens.h"
+#include "mc_test_hooks.h"
 
 static void print_progress(const mc_run *run, double elapsed_s, int nchains)
 {
@@ -17,27 +18,25 @@ static void print_progress(const mc_run *run, double elapsed_s, int nchains)
     fflush(stdout);
 }
 
-/* Test hook: MCENS_TEST_FAIL_RANK=R makes rank R fail its first round, so the tests can check
- * that one failing rank ends the whole job cleanly. */
+/* Test hook MC_TEST_FAIL_RANK: rank R fails its first round, so the tests can check that one
+ * failing rank ends the whole job cleanly. */
 static int injected_failure(const ens_layout *l, mc_err *err)
 {
-    const char *v = getenv("MCENS_TEST_FAIL_RANK");
+    const char *v = mc_test_hook(MC_TEST_FAIL_RANK);
     if (v && atoi(v) == l->rank) MC_FAIL(err, MC_ECHECK, "injected failure (MCENS_TEST_FAIL_RANK)");
     return MC_OK;
 }
 
-/* Test hooks: MCENS_TEST_SIGNAL_AT=R:S and MCENS_TEST_KILL_AT=R:S make rank R send itself SIGUSR1
- * (a stop request) or SIGKILL (a crash) once S sweeps are done, so that the tests can stop a run
- * at a chosen point instead of racing a timer. *raised keeps it to once. */
+/* Test hooks MC_TEST_SIGNAL_AT and MC_TEST_KILL_AT: rank R sends itself SIGUSR1 (a stop request) or
+ * SIGKILL (a crash) once S sweeps are done, so that the tests can stop a run at a chosen point
+ * instead of racing a timer. *raised keeps it to once. */
 static void injected_signal(const ens_layout *l, long sweeps, int *raised)
 {
-    static const struct { const char *var; int sig; } hooks[] = {
-        {"MCENS_TEST_SIGNAL_AT", SIGUSR1}, {"MCENS_TEST_KILL_AT", SIGKILL}};
+    static const struct { enum mc_test_hook_id hook; int sig; } hooks[] = {
+        {MC_TEST_SIGNAL_AT, SIGUSR1}, {MC_TEST_KILL_AT, SIGKILL}};
     for (int h = 0; h < 2; h++) {
-        const char *v = getenv(hooks[h].var);
-        int rank;
         long at;
-        if (*raised || !v || sscanf(v, "%d:%ld", &rank, &at) != 2 || rank != l->rank || sweeps < at) continue;
+        if (*raised || !mc_test_hook_rank_sweep(hooks[h].hook, l->rank, &at) || sweeps < at) continue;
         *raised = 1;
         raise(hooks[h].sig);
     }

@@ -26,6 +26,7 @@
 #include "mc_snapshot.h"
 #include "mc_run.h"
 #include "mc_start.h"
+#include "mc_test_hooks.h"
 #include "run_lock.h"
 #include "traj.h"
 
@@ -53,7 +54,8 @@ static void usage(FILE *f)
                "      --restart    continue the run from its checkpoint (OUTPUT.ckpt), bit for bit\n"
                "      --extend N   add N production sweeps to a finished run, from its last checkpoint\n"
                "      --config-reference  print every config key with its default (Markdown)\n"
-               "      --output-reference  print the output rows of the per-sample observables (Markdown)\n");
+               "      --output-reference  print the output rows of the per-sample observables (Markdown)\n"
+               "      --test-hooks the environment variables through which the tests inject failures\n");
 }
 
 /* 0: run; 1: exit 0 now (help, version); 2: usage error. Same answer on every rank. */
@@ -64,7 +66,7 @@ static int parse_options(int argc, char **argv, options *o, int rank)
         {"dry-run", no_argument, NULL, 'n'}, {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},  {"config-reference", no_argument, NULL, 'R'},
         {"output-reference", no_argument, NULL, 'O'}, {"restart", no_argument, NULL, 'r'},
-        {"extend", required_argument, NULL, 'e'},
+        {"extend", required_argument, NULL, 'e'}, {"test-hooks", no_argument, NULL, 'T'},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     opterr = rank == 0;
@@ -78,6 +80,7 @@ static int parse_options(int argc, char **argv, options *o, int rank)
         case 'q': o->quiet = 1; break;
         case 'R': if (rank == 0) cfg_print_reference(stdout); return 1;
         case 'O': if (rank == 0) mc_observables_print_reference(stdout); return 1;
+        case 'T': if (rank == 0) mc_test_hooks_print(stdout); return 1;
         case 'r': o->restart = 1; break;
         case 'e': {
             char *end;

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "mc_test_hooks.h"
+
 /* The largest particle (site) total of a chain, the schema's bound on [system] n; mixtures and
  * molecules are held to it too, so 3 n and 4 nmol index an int everywhere. */
 #define MC_MAX_PARTICLES 100000000
@@ -51,12 +53,12 @@ static inline int mc_mul_fits_int(size_t a, size_t b)
 }
 
 /* Physical memory of this machine in bytes (SIZE_MAX where the system does not say): no rank can
- * hold more than this, so a plan that needs more is refused before it allocates. Test hook:
- * MCENS_TEST_HOST_MEMORY=BYTES stands in a smaller machine, so the refusals are testable anywhere. */
+ * hold more than this, so a plan that needs more is refused before it allocates. The test hook
+ * MC_TEST_HOST_MEMORY stands in a smaller machine, so the refusals are testable anywhere. */
 static inline size_t mc_host_memory_bytes(void)
 {
-    const char *test = getenv("MCENS_TEST_HOST_MEMORY");
-    if (test && *test) return (size_t)strtoull(test, NULL, 10);
+    const char *test = mc_test_hook(MC_TEST_HOST_MEMORY);
+    if (test) return (size_t)strtoull(test, NULL, 10);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || page <= 0) return SIZE_MAX;
     return mc_mul_sat((size_t)pages, (size_t)page);

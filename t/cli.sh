@@ -1,7 +1,7 @@
 #!/bin/sh
 # Command line: help, version, dry run, output override, refusing to overwrite, rank count.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 13
+tap_plan 14
 cp "$T_SRCDIR/small.ini" .
 
 "$MCENS" --help > out.txt 2>&1; rc=$?
@@ -53,4 +53,9 @@ grep '^| `\[' ref.md | cmp -s - readme-keys.md; ok $? "README's config reference
 "$MCENS" --output-reference > out-ref.md
 missing=$(grep -vxF -f "$T_SRCDIR/../README.md" out-ref.md)
 [ -s out-ref.md ] && [ -z "$missing" ]; ok $? "README's output layout has every row of mcens --output-reference" || printf '%s\n' "$missing" | diag
+# the test hooks: every one the tests set is in mcens's table, and every one in the table is used
+"$MCENS" --test-hooks | cut -f1 | cut -d= -f1 | sort > hooks-table.txt
+grep -ho 'MCENS_TEST_[A-Z][A-Z_]*' "$T_SRCDIR"/*.sh | sort -u > hooks-used.txt
+[ -s hooks-table.txt ] && cmp -s hooks-table.txt hooks-used.txt
+ok $? "mcens --test-hooks lists exactly the hooks the tests use" || diff hooks-table.txt hooks-used.txt | diag
 exit 0
