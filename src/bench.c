@@ -352,150 +352,143 @@ static const char usage_text[] =
     "  --chains C          chains of case 1 (default 32 per SM)\n"
     "  --batch-trials K    [run] gpu_batch_trials of cases 2 and 3 (default 0: chosen by size)\n";
 
-int main(int argc, char **argv)
-{
-    static const struct option longopts[] = {{"out", required_argument, NULL, 'o'},
-                                             {"case", required_argument, NULL, 'c'},
-                                             {"chains", required_argument, NULL, 'n'},
-                                             {"batch-trials", required_argument, NULL, 'k'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    const char *out = NULL, *only = NULL;
-    int chains_given = 0, batch_trials = 0, ch;
-    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'o': out = optarg; break;
-        case 'c': only = optarg; break;
-        case 'n': chains_given = atoi(optarg); break;
-        case 'k': batch_trials = atoi(optarg); break;
-        case 'h': fputs(usage_text, stdout); return 0;
-        default: fputs(usage_text, stderr); return 2;
-        }
-    }
-    if (optind != argc ||
-        (only && !(strlen(only) == 1 && only[0] >= '1' && only[0] <= '9') && strcmp(only, "10") && strcmp(only, "cpu")) ||
-        chains_given < 0 || batch_trials < 0)
-        return fputs(usage_text, stderr), 2;
-    mc_err err = {0, ""};
-    row rows[MAX_ROWS];
-    int nrows = 0;
-    if (only && !strcmp(only, "cpu")) { /* no GPU needed */
-        if (cpu_shapes(rows, &nrows, &err) != MC_OK) return fprintf(stderr, "mcens-bench: %s\n", err.msg), 1;
-        printf("\nserial CPU backend, loops at %s\n", mc_cpu_isa());
-        print_header(stdout, 0);
-        for (int k = 0; k < nrows; k++) print_row(stdout, &rows[k], 0);
-        FILE *f = out ? fopen(out, "w") : NULL;
-        if (out && !f) return fprintf(stderr, "mcens-bench: cannot write %s\n", out), 1;
-        if (f) {
-            fprintf(f, "# serial CPU backend, loops at %s\n", mc_cpu_isa());
-            print_header(f, 1);
-            for (int k = 0; k < nrows; k++) print_row(f, &rows[k], 1);
-            fclose(f);
-        }
-        return 0;
-    }
+/* What every case sees and adds to: the device, the measured all-pairs rates, case 1's chain count,
+ * the command line's choices, and the table. */
+typedef struct bench {
     cu_device_info dev;
-    if (cu_device_bind(0, &dev, &err) != MC_OK) {
-        fprintf(stderr, "mcens-bench: %s (--case cpu measures the CPU backend alone)\n", err.msg);
-        return 1;
-    }
-    int chains1 = chains_given ? chains_given : 32 * dev.sm_count; /* up to 32 resident blocks per SM */
-    double rate[2] = {0, 0}; /* [single] all-pairs pair evaluations per second */
-    for (int s = 0; s < 2; s++)
-        if (cu_pair_rate(1 << 20, s, &rate[s], &err) != MC_OK) goto fail; /* enough blocks to fill every SM */
-    fprintf(stderr, "measured: all-pairs rate %.4g (single), %.4g (double) pairs/s\n", rate[1], rate[0]);
+    double rate[2]; /* [single] all-pairs pair evaluations per second */
+    int chains1;    /* case 1's chains: --chains, or 32 per SM (up to 32 resident blocks per SM) */
+    int batch_trials;
+    int alone;      /* --case N: that case alone, without its serial CPU row */
+    row rows[MAX_ROWS];
+    int nrows;
+} bench;
 
+/* Case 1: N = 500, rc 3, many chains, single and double, with its serial CPU row. */
+static int case_many_chains(bench *b, mc_err *err)
+{
     char ini[512];
     snprintf(ini, sizeof ini, "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\n"
                               "temperature = 1\ndensity = 0.8\nreplicas = %d\n[run]\nprecision = %%s\n",
-             chains1);
-    double cpu1 = 0, cpu2 = 0;
-    for (int s = 1; s >= 0 && !(only && strcmp(only, "1") != 0); s--) {
+             b->chains1);
+    double cpu1 = 0;
+    int first = b->nrows;
+    for (int s = 1; s >= 0; s--) {
         char text[600];
         snprintf(text, sizeof text, ini, s ? "single" : "double");
-        mc_plan *p = plan_of(text, &err);
-        if (!p || (s == 0 && time_cpu(p, 0, 20000, &cpu1, &err) != MC_OK)) goto fail;
+        mc_plan *p = plan_of(text, err);
+        if (!p) return err->code;
+        if (s == 0 && time_cpu(p, 0, 20000, &cpu1, err) != MC_OK) return mc_plan_destroy(p), err->code;
         if (s == 0) fprintf(stderr, "measured: serial CPU, case 1: %.4g moves/s\n", cpu1);
         row r = {s ? "1 N=500 rc=3, many chains, GPU single" : "1 N=500 rc=3, many chains, GPU double",
-                 0, 2.0 * (p->n - 1), rate[s], 0, inside_pairs_per_move(p)};
-        if (time_backend(&mc_backend_cuda, p, p->nchains, 40, &r.moves_per_s, &err) != MC_OK) goto fail;
-        add_row(rows, &nrows, r);
+                 0, 2.0 * (p->n - 1), b->rate[s], 0, inside_pairs_per_move(p)};
+        int rc = time_backend(&mc_backend_cuda, p, p->nchains, 40, &r.moves_per_s, err);
         mc_plan_destroy(p);
+        MC_TRY(rc);
+        add_row(b->rows, &b->nrows, r);
     }
     if (cpu1 > 0) {
-        rows[0].cpu_moves_per_s = rows[1].cpu_moves_per_s = cpu1;
-        rows[nrows++] = (row){"1 N=500 rc=3, one chain, serial CPU", cpu1, 2.0 * 499, 0, cpu1, rows[0].inside_per_move};
+        b->rows[first].cpu_moves_per_s = b->rows[first + 1].cpu_moves_per_s = cpu1;
+        add_row(b->rows, &b->nrows,
+                (row){"1 N=500 rc=3, one chain, serial CPU", cpu1, 2.0 * 499, 0, cpu1, b->rows[first].inside_per_move});
     }
-    for (int s = 1; s >= 0 && !(only && strcmp(only, "2") != 0); s--) {
+    return MC_OK;
+}
+
+/* The rows of case `c` take cpu as their serial CPU rate. */
+static void cpu_rate_of_case(bench *b, char c, double cpu)
+{
+    for (int k = 0; k < b->nrows; k++)
+        if (b->rows[k].name[0] == c) b->rows[k].cpu_moves_per_s = cpu;
+}
+
+/* Case 2: N = 50,000, no cutoff, one chain (batched trials), against the launch-per-move baseline. */
+static int case_batched(bench *b, mc_err *err)
+{
+    double cpu2 = 0;
+    for (int s = 1; s >= 0; s--) {
         char text[300];
         snprintf(text, sizeof text, "[system]\nn = 50000\n[potential]\ncutoff = none\n[ensemble]\n"
                  "temperature = 1\ndensity = 0.8\n[run]\nprecision = %s\ngpu_batch_trials = %d\n",
-                 s ? "single" : "double", batch_trials);
-        mc_plan *p = plan_of(text, &err);
-        if (!p || (s == 0 && !only && time_cpu(p, 0, 50000, &cpu2, &err) != MC_OK)) goto fail;
+                 s ? "single" : "double", b->batch_trials);
+        mc_plan *p = plan_of(text, err);
+        if (!p) return err->code;
+        if (s == 0 && !b->alone && time_cpu(p, 0, 50000, &cpu2, err) != MC_OK) return mc_plan_destroy(p), err->code;
         if (s == 0) fprintf(stderr, "measured: serial CPU, case 2: %.4g moves/s\n", cpu2);
         row r = {s ? "2 N=50000 no cutoff, one chain, GPU single" : "2 N=50000 no cutoff, one chain, GPU double",
-                 0, 2.0 * (p->n - 1), rate[s], 0, 0};
+                 0, 2.0 * (p->n - 1), b->rate[s], 0, 0};
         row base = {s ? "2 ... launch-per-move baseline, single" : "2 ... launch-per-move baseline, double",
-                    0, 2.0 * (p->n - 1), rate[s], 0, 0};
-        if (time_backend(&mc_backend_cuda, p, 1, 4, &r.moves_per_s, &err) != MC_OK ||
-            baseline(p, s, &base.moves_per_s, &err) != MC_OK)
-            goto fail;
-        add_row(rows, &nrows, r);
-        add_row(rows, &nrows, base);
-        printf("case 2 %s: GPU / launch-per-move = %.1f\n", s ? "single" : "double",
-               r.moves_per_s / base.moves_per_s);
+                    0, 2.0 * (p->n - 1), b->rate[s], 0, 0};
+        int rc = time_backend(&mc_backend_cuda, p, 1, 4, &r.moves_per_s, err);
+        if (rc == MC_OK) rc = baseline(p, s, &base.moves_per_s, err);
         mc_plan_destroy(p);
+        MC_TRY(rc);
+        add_row(b->rows, &b->nrows, r);
+        add_row(b->rows, &b->nrows, base);
+        printf("case 2 %s: GPU / launch-per-move = %.1f\n", s ? "single" : "double", r.moves_per_s / base.moves_per_s);
     }
-    for (int k = 0; k < nrows; k++)
-        if (rows[k].name[0] == '2') rows[k].cpu_moves_per_s = cpu2;
-    if (cpu2 > 0) rows[nrows++] = (row){"2 N=50000 no cutoff, one chain, serial CPU", cpu2, 2.0 * 49999, 0, cpu2, 0};
+    cpu_rate_of_case(b, '2', cpu2);
+    if (cpu2 > 0) add_row(b->rows, &b->nrows, (row){"2 N=50000 no cutoff, one chain, serial CPU", cpu2, 2.0 * 49999, 0, cpu2, 0});
+    return MC_OK;
+}
 
+/* Case 3: N = 1e6, rc 2.5, one chain on cell lists. */
+static int case_cells(bench *b, mc_err *err)
+{
     double cpu3 = 0;
-    for (int s = 1; s >= 0 && !(only && strcmp(only, "3") != 0); s--) {
+    for (int s = 1; s >= 0; s--) {
         char text[300];
         snprintf(text, sizeof text, "[system]\nn = 1000000\n[potential]\ncutoff = 2.5\n[ensemble]\n"
                  "temperature = 1\ndensity = 0.8\n[run]\nprecision = %s\ngpu_batch_trials = %d\n"
-                 "[rdf]\nrmax = 2.5\n", s ? "single" : "double", batch_trials);
-        mc_plan *p = plan_of(text, &err);
-        if (!p || (s == 0 && !only && time_cpu(p, 0, 1000000, &cpu3, &err) != MC_OK)) goto fail;
+                 "[rdf]\nrmax = 2.5\n", s ? "single" : "double", b->batch_trials);
+        mc_plan *p = plan_of(text, err);
+        if (!p) return err->code;
+        if (s == 0 && !b->alone && time_cpu(p, 0, 1000000, &cpu3, err) != MC_OK) return mc_plan_destroy(p), err->code;
         if (s == 0 && cpu3 > 0) fprintf(stderr, "measured: serial CPU, case 3: %.4g moves/s\n", cpu3);
         /* about 680 pair evaluations a move: 27 cells of 12.6 particles, old and new position */
         row r = {s ? "3 N=1e6 rc=2.5 cells, one chain, GPU single" : "3 N=1e6 rc=2.5 cells, one chain, GPU double",
-                 0, cell_pairs_per_move(p), rate[s], 0, inside_pairs_per_move(p)};
-        if (time_backend(&mc_backend_cuda, p, 1, 3, &r.moves_per_s, &err) != MC_OK) goto fail;
-        add_row(rows, &nrows, r);
+                 0, cell_pairs_per_move(p), b->rate[s], 0, inside_pairs_per_move(p)};
+        int rc = time_backend(&mc_backend_cuda, p, 1, 3, &r.moves_per_s, err);
         mc_plan_destroy(p);
+        MC_TRY(rc);
+        add_row(b->rows, &b->nrows, r);
     }
-    for (int k = 0; k < nrows; k++)
-        if (rows[k].name[0] == '3') rows[k].cpu_moves_per_s = cpu3;
-    if (cpu3 > 0) rows[nrows++] = (row){"3 N=1e6 rc=2.5 cells, one chain, serial CPU", cpu3, 680, 0, cpu3,
-                                        2.0 * 0.8 * 4.0 / 3.0 * M_PI * 2.5 * 2.5 * 2.5};
+    cpu_rate_of_case(b, '3', cpu3);
+    if (cpu3 > 0)
+        add_row(b->rows, &b->nrows, (row){"3 N=1e6 rc=2.5 cells, one chain, serial CPU", cpu3, 680, 0, cpu3,
+                                          2.0 * 0.8 * 4.0 / 3.0 * M_PI * 2.5 * 2.5 * 2.5});
+    return MC_OK;
+}
 
-    /* case 4: exchange on case 1's chains, 8 rungs; the row of no exchange is the reference */
+/* Case 4: exchange on case 1's chains, 8 rungs; the row of no exchange is the reference. */
+static int case_exchange(bench *b, mc_err *err)
+{
     double none = 0;
     static const long every[] = {0, 100, 10, 1};
     static const char *names[] = {"4 ladder, no exchange, GPU single", "4 ladder, exchange every 100, GPU single",
                                   "4 ladder, exchange every 10, GPU single", "4 ladder, exchange every 1, GPU single"};
-    for (int e = 0; e < 4 && !(only && strcmp(only, "4") != 0); e++) {
+    for (int e = 0; e < 4; e++) {
         char text[400];
         snprintf(text, sizeof text, "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 0.9:1.6:8\n"
                  "density = 0.8\nreplicas = %d\nexchange_every = %ld\n[run]\nprecision = single\nequilibration = 0\n"
-                 "production = 300\nsample_every = 100\n", chains1 / 8 > 0 ? chains1 / 8 : 1, every[e]);
-        mc_plan *p = plan_of(text, &err);
-        row r = {names[e], 0, 2.0 * 499, rate[1], 0, inside_pairs_per_move(p)};
-        if (!p || time_run(p, &r.moves_per_s, &err) != MC_OK) {
-            mc_plan_destroy(p);
-            goto fail;
-        }
-        if (e == 0) none = r.moves_per_s;
-        add_row(rows, &nrows, r);
-        printf("case 4, exchange every %ld: %.3f of the run without exchange\n", every[e], r.moves_per_s / none);
+                 "production = 300\nsample_every = 100\n", b->chains1 / 8 > 0 ? b->chains1 / 8 : 1, every[e]);
+        mc_plan *p = plan_of(text, err);
+        if (!p) return err->code;
+        row r = {names[e], 0, 2.0 * 499, b->rate[1], 0, inside_pairs_per_move(p)};
+        int rc = time_run(p, &r.moves_per_s, err);
         mc_plan_destroy(p);
+        MC_TRY(rc);
+        if (e == 0) none = r.moves_per_s;
+        add_row(b->rows, &b->nrows, r);
+        printf("case 4, exchange every %ld: %.3f of the run without exchange\n", every[e], r.moves_per_s / none);
     }
+    return MC_OK;
+}
 
-    /* case 5: Gibbs chains against NVT chains of the same size in double, after 2000 sweeps of
-     * separation, atoms and two-centre molecules; the serial CPU rows are G1 and G2 */
+/* Case 5: Gibbs chains against NVT chains of the same size in double, after 2000 sweeps of
+ * separation, atoms and two-centre molecules; the serial CPU rows are G1 and G2. */
+static int case_gibbs(bench *b, mc_err *err)
+{
     static const struct { const char *name, *ini; double pairs_per_move; long warmup; } case5[] = {
         {"5 nvt N=500 rho=0.75 T=0.9, many chains, GPU double",
          "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 0.9\ndensity = 0.75\nreplicas = %d\n",
@@ -507,143 +500,218 @@ int main(int argc, char **argv)
          "density = 0.38\nreplicas = %d\n", 2.0 * 2 * 398, 1},
         {"5 gibbs 200 2CLJ T=2.4, same chains, GPU double", MOLECULES_2CLJ "[ensemble]\ntype = gibbs\n"
          "temperature = 2.4\ndensity = 0.12\nreplicas = %d\n", 2.0 * 2 * 400, 2000}};
-    for (int g = 0; g < 4 && !(only && strcmp(only, "5") != 0); g++) {
+    for (int g = 0; g < 4; g++) {
         char text[600];
-        int chains5 = 4 * dev.sm_count; /* a coexistence sweep's shape: examples/coexistence.ini */
+        int chains5 = 4 * b->dev.sm_count; /* a coexistence sweep's shape: examples/coexistence.ini */
         snprintf(text, sizeof text, case5[g].ini, chains5);
-        mc_plan *p = plan_of(text, &err);
+        mc_plan *p = plan_of(text, err);
+        if (!p) return err->code;
         /* molecules and two boxes: the pairs within the cutoff are not counted here */
-        row r = {case5[g].name, 0, case5[g].pairs_per_move, rate[0], 0, g == 0 ? inside_pairs_per_move(p) : NAN};
-        if (!p || time_backend_after(&mc_backend_cuda, p, p->nchains, case5[g].warmup, 200, &r.moves_per_s, &err) != MC_OK) {
-            mc_plan_destroy(p);
-            goto fail;
-        }
-        add_row(rows, &nrows, r);
+        row r = {case5[g].name, 0, case5[g].pairs_per_move, b->rate[0], 0, g == 0 ? inside_pairs_per_move(p) : NAN};
+        int rc = time_backend_after(&mc_backend_cuda, p, p->nchains, case5[g].warmup, 200, &r.moves_per_s, err);
+        mc_plan_destroy(p);
+        MC_TRY(rc);
+        add_row(b->rows, &b->nrows, r);
         if (g % 2)
             printf("case 5: Gibbs chains of %s run at %.3f of NVT chains' moves/s\n", g < 2 ? "atoms" : "molecules",
-                   r.moves_per_s / rows[nrows - 2].moves_per_s);
-        mc_plan_destroy(p);
+                   r.moves_per_s / b->rows[b->nrows - 2].moves_per_s);
     }
+    return MC_OK;
+}
 
-    /* case 6: NPT chains against NVT chains of the same shape through the run driver (issue 14's
-     * shape B: the volume move made inside the chain kernel after every sweep) */
-    for (int g = 0; g < 2 && !(only && strcmp(only, "6") != 0); g++) {
+/* Case 6: NPT chains against NVT chains of the same shape through the run driver (the volume move
+ * made inside the chain kernel after every sweep). */
+static int case_npt(bench *b, mc_err *err)
+{
+    for (int g = 0; g < 2; g++) {
         char text[400];
         snprintf(text, sizeof text,
                  "[run]\nequilibration = 0\nproduction = 400\nsample_every = 100\nprecision = single\n[system]\n"
                  "n = 500\n[potential]\ncutoff = 3\n[ensemble]\n%s\ntemperature = 1\ndensity = 0.8\nreplicas = %d\n",
-                 g ? "type = npt\npressure = 1" : "type = nvt", chains1);
-        mc_plan *p = plan_of(text, &err);
+                 g ? "type = npt\npressure = 1" : "type = nvt", b->chains1);
+        mc_plan *p = plan_of(text, err);
+        if (!p) return err->code;
         row r = {g ? "6 npt N=500 P=1 T=1, many chains, GPU single" : "6 nvt N=500 rho=0.8 T=1, same chains, GPU single",
-                 0, 2.0 * 499, rate[1], 0, inside_pairs_per_move(p)};
-        if (!p || time_run(p, &r.moves_per_s, &err) != MC_OK) {
-            mc_plan_destroy(p);
-            goto fail;
-        }
-        add_row(rows, &nrows, r);
-        if (g) printf("case 6: NPT chains run at %.3f of NVT chains' moves/s\n", r.moves_per_s / rows[nrows - 2].moves_per_s);
+                 0, 2.0 * 499, b->rate[1], 0, inside_pairs_per_move(p)};
+        int rc = time_run(p, &r.moves_per_s, err);
         mc_plan_destroy(p);
+        MC_TRY(rc);
+        add_row(b->rows, &b->nrows, r);
+        if (g)
+            printf("case 6: NPT chains run at %.3f of NVT chains' moves/s\n",
+                   r.moves_per_s / b->rows[b->nrows - 2].moves_per_s);
     }
+    return MC_OK;
+}
 
-    /* case 7: issue 14's shape A, the chains of examples/phase_diagram.ini (4 per SM of N = 4000 at
-     * rho 0.8, T = 1, rc 2.5: six cells per edge) through the run driver with its samples (energy,
-     * virial and RDF every 50 sweeps), over all pairs and through the chain kernel's cell lists */
+/* Case 7: the chains of examples/phase_diagram.ini (4 per SM of N = 4000 at rho 0.8, T = 1, rc 2.5:
+ * six cells per edge) through the run driver with its samples (energy, virial and RDF every 50
+ * sweeps), over all pairs and through the chain kernel's cell lists. */
+static int case_large_chains(bench *b, mc_err *err)
+{
     static const struct { const char *name, *precision, *lists; } case7[] = {
         {"7 A N=4000 rc=2.5, all pairs, GPU single", "single", "no"},
         {"7 A N=4000 rc=2.5, cell lists, GPU single", "single", "auto"},
         {"7 A N=4000 rc=2.5, all pairs, GPU double", "double", "no"},
         {"7 A N=4000 rc=2.5, cell lists, GPU double", "double", "auto"}};
     double cpu7 = 0, cpu7_pairs = 0; /* the CPU's cells are a cutoff wide */
-    for (int g = 0; g < 4 && !(only && strcmp(only, "7") != 0); g++) {
+    for (int g = 0; g < 4; g++) {
         char text[500];
         int single = !strcmp(case7[g].precision, "single"), cells = !strcmp(case7[g].lists, "auto");
         snprintf(text, sizeof text,
                  "[run]\nequilibration = 0\nproduction = 200\nsample_every = 50\nprecision = %s\ngpu_cell_lists = %s\n"
                  "[system]\nn = 4000\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\n"
                  "replicas = %d\n[rdf]\nbins = 125\nrmax = 2.5\n",
-                 case7[g].precision, case7[g].lists, 4 * dev.sm_count);
-        mc_plan *p = plan_of(text, &err);
-        if (p && g == 0 && !only && time_cpu(p, 0, 200000, &cpu7, &err) != MC_OK) p = (mc_plan_destroy(p), NULL);
-        if (p && g == 0) cpu7_pairs = cell_pairs_per_move(p);
+                 case7[g].precision, case7[g].lists, 4 * b->dev.sm_count);
+        mc_plan *p = plan_of(text, err);
+        if (!p) return err->code;
+        if (g == 0 && !b->alone && time_cpu(p, 0, 200000, &cpu7, err) != MC_OK) return mc_plan_destroy(p), err->code;
+        if (g == 0) cpu7_pairs = cell_pairs_per_move(p);
         /* the members of the 27 cells around the old and the new position, on the kernel's grid */
-        mc_cell_grid grid = p ? mc_cell_grid_choose(p->n, p->statepoint[0].box_len, p->cutoff) : (mc_cell_grid){0, 0};
-        row r = {case7[g].name, 0, cells && grid.m ? 2.0 * grid.members : 2.0 * 3999, rate[single], cpu7,
+        mc_cell_grid grid = mc_cell_grid_choose(p->n, p->statepoint[0].box_len, p->cutoff);
+        row r = {case7[g].name, 0, cells && grid.m ? 2.0 * grid.members : 2.0 * 3999, b->rate[single], cpu7,
                  inside_pairs_per_move(p)};
-        if (!p || time_run(p, &r.moves_per_s, &err) != MC_OK) {
-            mc_plan_destroy(p);
-            goto fail;
-        }
-        add_row(rows, &nrows, r);
+        int rc = time_run(p, &r.moves_per_s, err);
+        mc_plan_destroy(p);
+        MC_TRY(rc);
+        add_row(b->rows, &b->nrows, r);
         if (cells)
             printf("case 7 %s: cell lists run at %.2f times all pairs\n", case7[g].precision,
-                   r.moves_per_s / rows[nrows - 2].moves_per_s);
-        mc_plan_destroy(p);
+                   r.moves_per_s / b->rows[b->nrows - 2].moves_per_s);
     }
-    if (cpu7 > 0) {
-        row last = rows[nrows - 1];
-        rows[nrows++] = (row){"7 A N=4000 rc=2.5 cells, one chain, serial CPU", cpu7, cpu7_pairs, 0, cpu7,
-                              last.inside_per_move};
-    }
+    if (cpu7 > 0)
+        add_row(b->rows, &b->nrows, (row){"7 A N=4000 rc=2.5 cells, one chain, serial CPU", cpu7, cpu7_pairs, 0, cpu7,
+                                          b->rows[b->nrows - 1].inside_per_move});
+    return MC_OK;
+}
 
-    /* case 8: the argon-cluster melting sweep with 4 chains per SM (replicas per temperature
-     * rounded up), double, through the run driver; pairs evaluated 2 (N - 1) per move (the
-     * rigid-body kernel sums over all sites), pairs inside the cutoff counted in the crystal */
-    if (!(only && strcmp(only, "8") != 0)) {
-        char text[900];
-        snprintf(text, sizeof text, ARGON_CLUSTER, (4 * dev.sm_count + 10) / 11);
-        mc_plan *p = plan_of(text, &err);
-        double inside = p ? cluster_inside_per_move(p, &err) : NAN;
-        row r = {"8 argon cluster N=864, 11 T, 4 chains/SM, GPU double", 0, p ? 2.0 * (p->n - 1) : 0, rate[0], 0,
-                 inside};
-        if (!p || !isfinite(inside) || time_run(p, &r.moves_per_s, &err) != MC_OK) {
-            mc_plan_destroy(p);
-            goto fail;
-        }
-        add_row(rows, &nrows, r);
-        printf("case 8: %.3f of the double all-pairs rate in pairs evaluated, %.3f in pairs inside the cutoff\n",
-               r.moves_per_s * r.pairs_per_move / rate[0], r.moves_per_s * inside / rate[0]);
-        mc_plan_destroy(p); /* its serial CPU row is K1 (cpu_shapes), measured once for both */
-    }
+/* Case 8: the argon-cluster melting sweep with 4 chains per SM (replicas per temperature rounded
+ * up), double, through the run driver; pairs evaluated 2 (N - 1) per move (the rigid-body kernel
+ * sums over all sites), pairs inside the cutoff counted in the crystal. Its serial CPU row is K1
+ * (cpu_shapes), measured once for both. */
+static int case_cluster(bench *b, mc_err *err)
+{
+    char text[900];
+    snprintf(text, sizeof text, ARGON_CLUSTER, (4 * b->dev.sm_count + 10) / 11);
+    mc_plan *p = plan_of(text, err);
+    if (!p) return err->code;
+    double inside = cluster_inside_per_move(p, err);
+    row r = {"8 argon cluster N=864, 11 T, 4 chains/SM, GPU double", 0, 2.0 * (p->n - 1), b->rate[0], 0, inside};
+    int rc = isfinite(inside) ? time_run(p, &r.moves_per_s, err)
+             : err->code ? err->code : mc_err_set(err, MC_ECHECK, "case 8: the cluster's pairs inside the cutoff are not finite");
+    mc_plan_destroy(p);
+    MC_TRY(rc);
+    add_row(b->rows, &b->nrows, r);
+    printf("case 8: %.3f of the double all-pairs rate in pairs evaluated, %.3f in pairs inside the cutoff\n",
+           r.moves_per_s * r.pairs_per_move / b->rate[0], r.moves_per_s * inside / b->rate[0]);
+    return MC_OK;
+}
 
-    /* case 9: issue 14's shapes C (4 chains per SM) and D (one chain), rigid benzene, single and
-     * double, through the run driver with its samples every 20 sweeps (on the device) */
+/* Case 9: rigid benzene with 4 chains per SM (shape C) and alone (shape D), single and double,
+ * through the run driver with its samples every 20 sweeps (on the device). */
+static int case_benzene(bench *b, mc_err *err)
+{
     static const struct { const char *name, *precision; int per_sm, sweeps; } case9[] = {
         {"9 C benzene 150 mol, 4 chains/SM, GPU single", "single", 4, 100},
         {"9 C benzene 150 mol, 4 chains/SM, GPU double", "double", 4, 100},
         {"9 D benzene 150 mol, one chain, GPU single", "single", 0, 1000},
         {"9 D benzene 150 mol, one chain, GPU double", "double", 0, 1000}};
-    for (int g = 0; g < 4 && !(only && strcmp(only, "9") != 0); g++) {
+    for (int g = 0; g < 4; g++) {
         char text[900];
         snprintf(text, sizeof text, BENZENE, case9[g].sweeps, case9[g].precision, 150,
-                 case9[g].per_sm ? case9[g].per_sm * dev.sm_count : 1);
-        mc_plan *p = plan_of(text, &err);
-        row r = {case9[g].name, 0, p ? 2.0 * 6 * (p->n - 6) : 0, rate[!strcmp(case9[g].precision, "single")], 0, 0};
-        if (!p || time_run(p, &r.moves_per_s, &err) != MC_OK) {
-            mc_plan_destroy(p);
-            goto fail;
-        }
-        add_row(rows, &nrows, r);
+                 case9[g].per_sm ? case9[g].per_sm * b->dev.sm_count : 1);
+        mc_plan *p = plan_of(text, err);
+        if (!p) return err->code;
+        row r = {case9[g].name, 0, 2.0 * 6 * (p->n - 6), b->rate[!strcmp(case9[g].precision, "single")], 0, 0};
+        int rc = time_run(p, &r.moves_per_s, err);
         mc_plan_destroy(p);
+        MC_TRY(rc);
+        add_row(b->rows, &b->nrows, r);
     }
+    return MC_OK;
+}
 
-    if (!(only && strcmp(only, "10") != 0) && thesis_sizes(rows, &nrows, rate, &err) != MC_OK) goto fail;
+static int case_thesis(bench *b, mc_err *err) { return thesis_sizes(b->rows, &b->nrows, b->rate, err); }
 
-    if (!only && cpu_shapes(rows, &nrows, &err) != MC_OK) goto fail;
-    speedup_from(rows, nrows, '8', "K1");
-    speedup_from(rows, nrows, '9', "D1");
+/* The GPU cases in the table's order; a full run ends with the serial CPU rows (cpu_shapes). */
+static const struct bench_case {
+    const char *id;
+    int (*run)(bench *b, mc_err *err);
+} bench_cases[] = {{"1", case_many_chains}, {"2", case_batched},       {"3", case_cells},   {"4", case_exchange},
+                   {"5", case_gibbs},       {"6", case_npt},           {"7", case_large_chains},
+                   {"8", case_cluster},     {"9", case_benzene},       {"10", case_thesis}};
+enum { NCASES = sizeof bench_cases / sizeof bench_cases[0] };
 
-    printf("\nGPU: %s, %d SMs; case 1 with %d chains; all-pairs rate %.3g pairs/s (single), %.3g (double)\n", dev.name, dev.sm_count, chains1, rate[1], rate[0]);
-    print_header(stdout, 0);
-    for (int k = 0; k < nrows; k++) print_row(stdout, &rows[k], 0);
-    if (out) {
-        FILE *f = fopen(out, "w");
-        if (!f) return fprintf(stderr, "mcens-bench: cannot write %s\n", out), 1;
-        fprintf(f, "# GPU %s; all-pairs rate single %.4g double %.4g pairs/s\n", dev.name, rate[1], rate[0]);
-        print_header(f, 1);
-        for (int k = 0; k < nrows; k++) print_row(f, &rows[k], 1);
-        fclose(f);
+/* The table on f: a header line, then the rows (tsv: tab-separated, for --out). */
+static int print_table(FILE *f, const char *title, const bench *b, int tsv)
+{
+    fprintf(f, tsv ? "# %s\n" : "\n%s\n", title);
+    print_header(f, tsv);
+    for (int k = 0; k < b->nrows; k++) print_row(f, &b->rows[k], tsv);
+    return MC_OK;
+}
+
+/* The table on stdout and, with --out, into that file. */
+static int write_tables(const char *title, const char *tsv_title, const bench *b, const char *out)
+{
+    print_table(stdout, title, b, 0);
+    if (!out) return 0;
+    FILE *f = fopen(out, "w");
+    if (!f) return fprintf(stderr, "mcens-bench: cannot write %s\n", out), 1;
+    print_table(f, tsv_title, b, 1);
+    return fclose(f) == 0 ? 0 : (fprintf(stderr, "mcens-bench: cannot write %s\n", out), 1);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"out", required_argument, NULL, 'o'},
+                                             {"case", required_argument, NULL, 'c'},
+                                             {"chains", required_argument, NULL, 'n'},
+                                             {"batch-trials", required_argument, NULL, 'k'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    const char *out = NULL, *only = NULL;
+    int chains_given = 0, ch;
+    bench b = {0};
+    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'o': out = optarg; break;
+        case 'c': only = optarg; break;
+        case 'n': chains_given = atoi(optarg); break;
+        case 'k': b.batch_trials = atoi(optarg); break;
+        case 'h': fputs(usage_text, stdout); return 0;
+        default: fputs(usage_text, stderr); return 2;
+        }
     }
-    return 0;
+    int known = !only || !strcmp(only, "cpu");
+    for (int c = 0; only && c < NCASES; c++) known |= !strcmp(only, bench_cases[c].id);
+    if (optind != argc || !known || chains_given < 0 || b.batch_trials < 0) return fputs(usage_text, stderr), 2;
+    mc_err err = {0, ""};
+    char title[512], tsv_title[512];
+    if (only && !strcmp(only, "cpu")) { /* no GPU needed */
+        if (cpu_shapes(b.rows, &b.nrows, &err) != MC_OK) return fprintf(stderr, "mcens-bench: %s\n", err.msg), 1;
+        snprintf(title, sizeof title, "serial CPU backend, loops at %s", mc_cpu_isa());
+        return write_tables(title, title, &b, out);
+    }
+    if (cu_device_bind(0, &b.dev, &err) != MC_OK) {
+        fprintf(stderr, "mcens-bench: %s (--case cpu measures the CPU backend alone)\n", err.msg);
+        return 1;
+    }
+    b.chains1 = chains_given ? chains_given : 32 * b.dev.sm_count;
+    b.alone = only != NULL;
+    for (int s = 0; s < 2; s++)
+        if (cu_pair_rate(1 << 20, s, &b.rate[s], &err) != MC_OK) goto fail; /* enough blocks to fill every SM */
+    fprintf(stderr, "measured: all-pairs rate %.4g (single), %.4g (double) pairs/s\n", b.rate[1], b.rate[0]);
+    for (int c = 0; c < NCASES; c++)
+        if ((!only || !strcmp(only, bench_cases[c].id)) && bench_cases[c].run(&b, &err) != MC_OK) goto fail;
+    if (!only && cpu_shapes(b.rows, &b.nrows, &err) != MC_OK) goto fail;
+    speedup_from(b.rows, b.nrows, '8', "K1");
+    speedup_from(b.rows, b.nrows, '9', "D1");
+    snprintf(title, sizeof title, "GPU: %s, %d SMs; case 1 with %d chains; all-pairs rate %.3g pairs/s (single), %.3g (double)",
+             b.dev.name, b.dev.sm_count, b.chains1, b.rate[1], b.rate[0]);
+    snprintf(tsv_title, sizeof tsv_title, "GPU %s; all-pairs rate single %.4g double %.4g pairs/s", b.dev.name,
+             b.rate[1], b.rate[0]);
+    return write_tables(title, tsv_title, &b, out);
 fail:
     fprintf(stderr, "mcens-bench: %s\n", err.msg);
     return 1;
