@@ -307,6 +307,32 @@ static void host_memory(void **state)
     cfg_fini(&c);
 }
 
+/* The ensemble rows (mc_ensemble.h) are indexed by the schema's [ensemble] type choices: each name
+ * selects the row of that name, with the boxes and volume moves the ensemble has. */
+static void ensemble_rows(void **state)
+{
+    (void)state;
+    static const struct { const char *text, *name; int boxes, volume_moves, imposed_pressure; } cases[] = {
+        {"[ensemble]\ntype = nvt\ntemperature = 1\ndensity = 0.3\n", "nvt", 1, 0, 0},
+        {"[ensemble]\ntype = npt\ntemperature = 1\npressure = 1\n", "npt", 1, 1, 1},
+        {"[ensemble]\ntype = gibbs\ntemperature = 1\ndensity = 0.3\n", "gibbs", 2, 1, 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cfg c;
+        mc_err err = {0, ""};
+        assert_int_equal(cfg_parse(&c, cases[k].text, "a.ini", &err), MC_OK);
+        mc_plan *p = mc_plan_create(&c, &err);
+        if (!p) fail_msg("%s", err.msg);
+        assert_string_equal(p->ensemble->name, cases[k].name);
+        assert_int_equal(p->ensemble->boxes, cases[k].boxes);
+        assert_int_equal(p->ensemble->volume_moves, cases[k].volume_moves);
+        assert_int_equal(p->ensemble->imposed_pressure, cases[k].imposed_pressure);
+        assert_true(p->ensemble->sweeps && p->ensemble->adapt && p->ensemble->sample);
+        assert_true(!p->ensemble->volume_moves || p->ensemble->floor_error);
+        mc_plan_destroy(p);
+        cfg_fini(&c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,7 +341,7 @@ int main(void)
         cmocka_unit_test(length_units_and_mass_density),
         cmocka_unit_test(bad_inputs), cmocka_unit_test(molecule_rules),
         cmocka_unit_test(rmin_parametrisation),
-        cmocka_unit_test(cutoff_scheme_rules), cmocka_unit_test(host_memory),
+        cmocka_unit_test(cutoff_scheme_rules), cmocka_unit_test(host_memory), cmocka_unit_test(ensemble_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
