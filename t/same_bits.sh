@@ -1,0 +1,59 @@
+#!/bin/sh
+# Same bits: eight example shapes (LJ sweep, NPT, mixture with Widom, diatomic, benzene, Gibbs
+# coexistence, replica exchange of an open cluster, Morse), shortened as /work/shared/tools/same-bits
+# shortens them, on 1, 2 and 3 ranks of the CPU backend: every dataset under /chains and /results is
+# bit-identical across the rank counts and its digest (t/same_bits.py) equals the stored reference
+# t/refdata/same_bits.sha256, made by commit 4d397f8 (before the engine's restructuring).
+#
+# `MCENS=./mcens t/same_bits.sh --update` (from the build directory, after make) rewrites the
+# reference from the 1-rank runs. Run it ONLY for a change whose different bits are intended and
+# explained in its commit message (which datasets change, and why); a refactoring must never need it.
+#
+# Nothing is excluded from the digest: the datasets that differ from run to run (wall time
+# run_seconds, moves_per_second, creation_time, hosts, nranks) are attributes of /parameters, not
+# datasets under /chains or /results; the shapes run twice (and on 1, 2 and 3 ranks) gave identical
+# digests. benzene has only 2 chains (1 state point x 2 replicas), so it runs on 1 and 2 ranks.
+. "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
+update=0; [ "${1:-}" = "--update" ] && update=1
+ref=$T_SRCDIR/refdata/same_bits.sha256
+shapes="sweep npt_isotherm mixture diatomic benzene coexistence argon_cluster_pt morse"
+[ $update -eq 1 ] || tap_plan 24
+cp "$T_SRCDIR"/../examples/*.xyz . 2>/dev/null
+digest() { PYTHONPATH="$T_SRCDIR${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON3" "$T_SRCDIR/same_bits.py" digest "$@"; }
+for ex in $shapes; do
+    # the shortening of tools/same-bits, edit for edit
+    awk '/^(equilibration|production) *=/{split($0,a,"="); print a[1] "= " (a[1] ~ /^equil/ ? 100 : 200); next}
+         /^replicas *=/{print "replicas = 2"; next} /^backend *=/{next} /^precision *=/{next}
+         /^temperature *= *20:120:48:log/{print "temperature = 20:120:6:log"; next}
+         /^temperature *= *0.7:1.2:11/{print "temperature = 0.8, 1.0"; next} {print}' "$T_SRCDIR/../examples/$ex.ini" > $ex.ini
+    grep -q '^sample_every' $ex.ini || sed -i 's/^\[run\]/[run]\nsample_every = 10/' $ex.ini
+    ranks="1 2 3"; [ $ex = benzene ] && ranks="1 2"
+    [ $update -eq 1 ] && ranks=1
+    status=0
+    for np in $ranks; do
+        if run_np $np -q -o $ex-$np.h5 $ex.ini > $ex-$np.log 2>&1 && digest $ex $ex-$np.h5 > $ex-$np.dig 2>&1; then :; else
+            status=1
+            { echo "$ex on $np ranks:"; tail -5 $ex-$np.log $ex-$np.dig; } 2>&1 | diag
+            rm -f $ex-$np.dig
+        fi
+    done
+    if [ $update -eq 1 ]; then
+        [ $status -eq 0 ] || { echo "same_bits.sh --update: $ex failed, reference unchanged" >&2; exit 1; }
+        continue
+    fi
+    ok $status "$ex: runs on $(echo $ranks | sed 's/ /, /g') ranks and its datasets are read"
+    status=0
+    for np in $ranks; do
+        [ $np = 1 ] || diff $ex-1.dig $ex-$np.dig > diff$np.txt 2>&1 || { status=1; diag < diff$np.txt; }
+    done
+    ok $status "$ex: /chains and /results bit-identical on $(echo $ranks | sed 's/ /, /g') ranks"
+    grep "^$ex " "$ref" > $ex-ref.dig 2>/dev/null
+    [ -s $ex-ref.dig ] && diff $ex-ref.dig $ex-1.dig > diffref.txt 2>&1
+    ok $? "$ex: digests equal t/refdata/same_bits.sha256" || { diag < diffref.txt; }
+done
+if [ $update -eq 1 ]; then
+    { echo "# t/same_bits.sh's reference: shape, dataset, dtype, shape, sha256 of its bytes (t/same_bits.py)."
+      echo "# Rewritten by 't/same_bits.sh --update' only for a change whose different bits its commit explains."
+      for ex in $shapes; do cat $ex-1.dig; done; } > "$ref.tmp" && mv "$ref.tmp" "$ref" && echo "wrote $ref"
+fi
+exit 0
