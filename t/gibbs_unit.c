@@ -119,7 +119,7 @@ static void ideal_transfer_probability(void **state)
     uint64_t accepted = 0, tried_uphill = 0, step0 = c->step;
     const long sweeps = 20;
     for (uint64_t s = step0; s < step0 + (uint64_t)sweeps * c->n; s++) {
-        mc_gibbs_trial t = mc_gibbs_draw(p->seed, (uint32_t)c->id, s, p->gibbs_fraction, p->gibbs_nkinds, 0.0);
+        mc_gibbs_trial t = mc_gibbs_draw(p->seed, (uint32_t)c->id, s, p->move_fraction, p->nkinds, 0.0);
         assert_int_equal(t.move, MC_GIBBS_TRANSFER);
         int src = t.source, dst = !src;
         if (n[src] == 0) continue;
