@@ -1,13 +1,16 @@
-/* h5out_dataset: the dataset writers every part of the output file uses (collective rows, arrays
+/* h5ds: the dataset writers every part of an output or checkpoint file uses (collective rows, arrays
  * rank 0 holds in full, names, pooled estimates, groups, attributes). Each returns an mc status
  * and checks every HDF5 call, closes included. */
-#include "h5out_dataset.h"
+#include "h5ds.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int h5out_set_string_attr(hid_t obj, const char *name, const char *value, mc_err *err)
+#include "ens.h"
+
+int h5ds_set_string_attr(hid_t obj, const char *name, const char *value, mc_err *err)
 {
     hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
     int rc = type >= 0 && space >= 0 && H5Tset_size(type, strlen(value) + 1) >= 0 &&
@@ -19,7 +22,7 @@ int h5out_set_string_attr(hid_t obj, const char *name, const char *value, mc_err
 }
 
 /* A scalar attribute of a native type (H5T_NATIVE_LONG, H5T_NATIVE_DOUBLE, ...). */
-int h5out_set_scalar_attr(hid_t obj, const char *name, hid_t type, const void *value, mc_err *err)
+int h5ds_set_scalar_attr(hid_t obj, const char *name, hid_t type, const void *value, mc_err *err)
 {
     hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
     int rc = space >= 0 &&
@@ -33,7 +36,7 @@ int h5out_set_scalar_attr(hid_t obj, const char *name, hid_t type, const void *v
 /* Test hook: MCENS_TEST_FAIL_WRITE=R:SUFFIX makes rank R's dataset writes to a file whose name ends
  * in SUFFIX fail (".ckpt.part": checkpoints, ".h5.part": the output), as a full disk under one
  * rank would; the tests check that every rank ends with its message and nothing safe is lost. */
-int h5out_injected_failure(const h5out *f)
+int h5ds_injected_failure(const h5ds *f)
 {
     const char *v = getenv("MCENS_TEST_FAIL_WRITE");
     char suffix[64];
@@ -45,7 +48,7 @@ int h5out_injected_failure(const h5out *f)
 
 /* A dataset of rank ndims; this rank writes rows [row0, row0 + nrows) of dimension 0 from data
  * (row-major, nrows x the other dims). nrows = 0 joins the collective write with nothing. */
-int h5out_write_rows(h5out *f, hid_t loc, const char *name, hid_t type, int ndims,
+int h5ds_write_rows(const h5ds *f, hid_t loc, const char *name, hid_t type, int ndims,
                       const hsize_t *dims, hsize_t row0, hsize_t nrows, const void *data,
                       const char *unit, const char *description, mc_err *err)
 {
@@ -58,23 +61,23 @@ int h5out_write_rows(h5out *f, hid_t loc, const char *name, hid_t type, int ndim
     if (ok && nrows == 0) ok = H5Sselect_none(fspace) >= 0 && H5Sselect_none(mspace) >= 0;
     if (ok) ok = H5Dwrite(dset, type, mspace, fspace, f->dxpl, data) >= 0;
     int rc = ok ? MC_OK : mc_err_set(err, MC_EHDF5, "%s: cannot write dataset %s (disk full?)", f->part, name);
-    if (rc == MC_OK && h5out_injected_failure(f))
+    if (rc == MC_OK && h5ds_injected_failure(f))
         rc = mc_err_set(err, MC_EHDF5, "%s: cannot write dataset %s (injected: MCENS_TEST_FAIL_WRITE)", f->part, name);
     /* before the attributes: creating them is collective metadata, which every rank must do alike */
-    rc = h5out_agree(f->comm, rc, err);
-    if (rc == MC_OK) rc = h5out_set_string_attr(dset, "unit", unit, err);
-    if (rc == MC_OK) rc = h5out_set_string_attr(dset, "description", description, err);
+    rc = ens_agree(f->comm, rc, err);
+    if (rc == MC_OK) rc = h5ds_set_string_attr(dset, "unit", unit, err);
+    if (rc == MC_OK) rc = h5ds_set_string_attr(dset, "description", description, err);
     int closed = (H5Sclose(mspace) >= 0) & (H5Dclose(dset) >= 0) & (H5Sclose(fspace) >= 0); /* all, always */
     if (!closed && rc == MC_OK) rc = mc_err_set(err, MC_EHDF5, "cannot close dataset %s", name);
-    return h5out_agree(f->comm, rc, err);
+    return ens_agree(f->comm, rc, err);
 }
 
 /* A 1-D or 2-D dataset that every rank holds in full; rank 0 writes it. */
-int h5out_write_whole(h5out *f, hid_t loc, const char *name, hid_t type, int ndims,
+int h5ds_write_whole(const h5ds *f, hid_t loc, const char *name, hid_t type, int ndims,
                        const hsize_t *dims, const void *data, const char *unit,
                        const char *description, mc_err *err)
 {
-    return h5out_write_rows(f, loc, name, type, ndims, dims, 0, f->rank == 0 ? dims[0] : 0, data, unit,
+    return h5ds_write_rows(f, loc, name, type, ndims, dims, 0, f->rank == 0 ? dims[0] : 0, data, unit,
                       description, err);
 }
 
@@ -82,11 +85,11 @@ int h5out_write_whole(h5out *f, hid_t loc, const char *name, hid_t type, int ndi
 /* /results/NAME/{mean, stderr, n_independent, statistical_inefficiency} from estimates [S], or
  * [S][m] when m > 0 (one per species). scale multiplies mean and stderr (unit conversion); the
  * sample counts are as they are. */
-int h5out_write_estimates_per_kind(h5out *f, hid_t results, const char *name, const mc_estimate *est,
+int h5ds_write_estimates_per_kind(const h5ds *f, hid_t results, const char *name, const mc_estimate *est,
                              int S, int m, double scale, const char *unit, const char *what,
                              mc_err *err)
 {
-    hid_t g = h5out_make_group(results, name);
+    hid_t g = h5ds_make_group(results, name);
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /results/%s", name);
     size_t len = (size_t)S * (m > 0 ? m : 1);
     double *col = malloc(len * sizeof *col);
@@ -111,7 +114,7 @@ int h5out_write_estimates_per_kind(h5out *f, hid_t results, const char *name, co
         for (size_t s = 0; s < len; s++)
             col[s] = cols[c].scale * *(const double *)((const char *)&est[s] + cols[c].offset);
         snprintf(desc, sizeof desc, cols[c].desc, what);
-        rc = h5out_write_whole(f, g, cols[c].name, H5T_NATIVE_DOUBLE, m > 0 ? 2 : 1, dims, col,
+        rc = h5ds_write_whole(f, g, cols[c].name, H5T_NATIVE_DOUBLE, m > 0 ? 2 : 1, dims, col,
                          cols[c].unit, desc, err);
     }
     int *flag = rc == MC_OK ? malloc(len * sizeof *flag) : NULL;
@@ -121,42 +124,42 @@ int h5out_write_estimates_per_kind(h5out *f, hid_t results, const char *name, co
         snprintf(desc, sizeof desc,
                  "%s: 1 where blocking found a plateau with at least 4 blocks in every replica (the "
                  "error bar can be trusted), 0 where the run was too short for that", what);
-        rc = h5out_write_whole(f, g, "blocking_converged", H5T_NATIVE_INT, m > 0 ? 2 : 1, dims, flag, "1",
+        rc = h5ds_write_whole(f, g, "blocking_converged", H5T_NATIVE_INT, m > 0 ? 2 : 1, dims, flag, "1",
                          desc, err);
     }
     free(flag);
     free(col);
-    return h5out_close_group(g, name, rc, err);
+    return h5ds_close_group(g, name, rc, err);
 }
 
 
 /* A [len] dataset of fixed-length strings, rank 0 writing. */
-int h5out_write_names(h5out *f, hid_t loc, const char *name, const char (*names)[H5OUT_NAME_LEN],
+int h5ds_write_names(const h5ds *f, hid_t loc, const char *name, const char (*names)[H5DS_NAME_LEN],
                        hsize_t len, const char *description, mc_err *err)
 {
     hid_t type = H5Tcopy(H5T_C_S1);
-    if (type < 0 || H5Tset_size(type, H5OUT_NAME_LEN) < 0) {
+    if (type < 0 || H5Tset_size(type, H5DS_NAME_LEN) < 0) {
         H5Tclose(type);
         MC_FAIL(err, MC_EHDF5, "cannot make a string type for %s", name);
     }
     hsize_t dims[1] = {len};
-    int rc = h5out_write_whole(f, loc, name, type, 1, dims, names, "1", description, err);
+    int rc = h5ds_write_whole(f, loc, name, type, 1, dims, names, "1", description, err);
     if (H5Tclose(type) < 0 && rc == MC_OK) rc = mc_err_set(err, MC_EHDF5, "cannot close the string type of %s", name);
     return rc;
 }
 
-int h5out_write_estimates(h5out *f, hid_t results, const char *name, const mc_estimate *est,
+int h5ds_write_estimates(const h5ds *f, hid_t results, const char *name, const mc_estimate *est,
                            int S, double scale, const char *unit, const char *what, mc_err *err)
 {
-    return h5out_write_estimates_per_kind(f, results, name, est, S, 0, scale, unit, what, err);
+    return h5ds_write_estimates_per_kind(f, results, name, est, S, 0, scale, unit, what, err);
 }
 
-hid_t h5out_make_group(hid_t loc, const char *name)
+hid_t h5ds_make_group(hid_t loc, const char *name)
 {
     return H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 }
 
-int h5out_close_group(hid_t g, const char *name, int rc, mc_err *err)
+int h5ds_close_group(hid_t g, const char *name, int rc, mc_err *err)
 {
     if (g >= 0 && H5Gclose(g) < 0 && rc == MC_OK) rc = mc_err_set(err, MC_EHDF5, "cannot close group %s", name);
     return rc;
