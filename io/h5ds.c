@@ -1,5 +1,5 @@
 /* h5ds: the dataset writers every part of an output or checkpoint file uses (collective rows, arrays
- * rank 0 holds in full, names, pooled estimates, groups, attributes). Each returns an mc status
+ * rank 0 holds in full, names, groups, attributes). Each returns an mc status
  * and checks every HDF5 call, closes included. */
 #include "h5ds.h"
 
@@ -82,57 +82,6 @@ int h5ds_write_whole(const h5ds *f, hid_t loc, const char *name, hid_t type, int
 }
 
 
-/* /results/NAME/{mean, stderr, n_independent, statistical_inefficiency} from estimates [S], or
- * [S][m] when m > 0 (one per species). scale multiplies mean and stderr (unit conversion); the
- * sample counts are as they are. */
-int h5ds_write_estimates_per_kind(const h5ds *f, hid_t results, const char *name, const mc_estimate *est,
-                             int S, int m, double scale, const char *unit, const char *what,
-                             mc_err *err)
-{
-    hid_t g = h5ds_make_group(results, name);
-    if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /results/%s", name);
-    size_t len = (size_t)S * (m > 0 ? m : 1);
-    double *col = malloc(len * sizeof *col);
-    int rc = col ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
-    hsize_t dims[2] = {(hsize_t)S, (hsize_t)m};
-    char desc[256];
-    const struct {
-        const char *name, *unit, *desc;
-        size_t offset;
-        double scale;
-    } cols[] = {
-        {"mean", unit, "%s: mean over samples and replicas", offsetof(mc_estimate, mean), scale},
-        {"stderr", unit, "%s: standard error (replica spread, or blocking for one replica)",
-         offsetof(mc_estimate, error), scale},
-        {"n_independent", "1", "%s: independent samples behind the error bar",
-         offsetof(mc_estimate, n_independent), 1.0},
-        {"statistical_inefficiency", "1",
-         "%s: samples per independent sample found by blocking (mean over replicas)",
-         offsetof(mc_estimate, inefficiency), 1.0},
-    };
-    for (size_t c = 0; rc == MC_OK && c < sizeof cols / sizeof cols[0]; c++) {
-        for (size_t s = 0; s < len; s++)
-            col[s] = cols[c].scale * *(const double *)((const char *)&est[s] + cols[c].offset);
-        snprintf(desc, sizeof desc, cols[c].desc, what);
-        rc = h5ds_write_whole(f, g, cols[c].name, H5T_NATIVE_DOUBLE, m > 0 ? 2 : 1, dims, col,
-                         cols[c].unit, desc, err);
-    }
-    int *flag = rc == MC_OK ? malloc(len * sizeof *flag) : NULL;
-    if (rc == MC_OK && !flag) rc = mc_err_set(err, MC_ENOMEM, "out of memory");
-    if (rc == MC_OK) {
-        for (size_t s = 0; s < len; s++) flag[s] = est[s].converged;
-        snprintf(desc, sizeof desc,
-                 "%s: 1 where blocking found a plateau with at least 4 blocks in every replica (the "
-                 "error bar can be trusted), 0 where the run was too short for that", what);
-        rc = h5ds_write_whole(f, g, "blocking_converged", H5T_NATIVE_INT, m > 0 ? 2 : 1, dims, flag, "1",
-                         desc, err);
-    }
-    free(flag);
-    free(col);
-    return h5ds_close_group(g, name, rc, err);
-}
-
-
 /* A [len] dataset of fixed-length strings, rank 0 writing. */
 int h5ds_write_names(const h5ds *f, hid_t loc, const char *name, const char (*names)[H5DS_NAME_LEN],
                        hsize_t len, const char *description, mc_err *err)
@@ -146,12 +95,6 @@ int h5ds_write_names(const h5ds *f, hid_t loc, const char *name, const char (*na
     int rc = h5ds_write_whole(f, loc, name, type, 1, dims, names, "1", description, err);
     if (H5Tclose(type) < 0 && rc == MC_OK) rc = mc_err_set(err, MC_EHDF5, "cannot close the string type of %s", name);
     return rc;
-}
-
-int h5ds_write_estimates(const h5ds *f, hid_t results, const char *name, const mc_estimate *est,
-                           int S, double scale, const char *unit, const char *what, mc_err *err)
-{
-    return h5ds_write_estimates_per_kind(f, results, name, est, S, 0, scale, unit, what, err);
 }
 
 hid_t h5ds_make_group(hid_t loc, const char *name)

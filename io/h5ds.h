@@ -10,7 +10,6 @@
 #include <mpi.h>
 
 #include "mc_err.h"
-#include "mc_stats.h"
 
 /* An open file as its writers see it. */
 typedef struct h5ds {
@@ -40,13 +39,6 @@ int h5ds_write_whole(const h5ds *f, hid_t loc, const char *name, hid_t type, int
 /* A [len] dataset of fixed-length strings. */
 int h5ds_write_names(const h5ds *f, hid_t loc, const char *name, const char (*names)[H5DS_NAME_LEN], hsize_t len,
                      const char *description, mc_err *err);
-/* LOC/NAME/{mean, stderr, n_independent, statistical_inefficiency, blocking_converged} of S
- * estimates, mean and stderr times scale (unit conversion); the per-kind form takes [S][kinds]
- * (kinds > 0: one per species or molecule type). */
-int h5ds_write_estimates(const h5ds *f, hid_t loc, const char *name, const mc_estimate *est, int S,
-                         double scale, const char *unit, const char *what, mc_err *err);
-int h5ds_write_estimates_per_kind(const h5ds *f, hid_t loc, const char *name, const mc_estimate *est, int S,
-                                  int kinds, double scale, const char *unit, const char *what, mc_err *err);
 /* Attributes on an object. type: a native type (H5T_NATIVE_LONG, H5T_NATIVE_DOUBLE, ...). */
 int h5ds_set_string_attr(hid_t obj, const char *name, const char *value, mc_err *err);
 int h5ds_set_scalar_attr(hid_t obj, const char *name, hid_t type, const void *value, mc_err *err);

@@ -1,10 +1,13 @@
-/* h5out: collective parallel-HDF5 output. Small datasets are written by rank 0 with the other ranks
- * taking part with empty selections (a collective write needs everyone); per-chain rows by their
- * owners, each rank's chains being one contiguous block of rows. */
+/* h5out: the output file's life (OUTPUT.part made or reopened, renamed on success) and its common
+ * layout: /parameters, /statepoints, /species and /chains; /molecules and /results are
+ * h5out_molecules.c's and h5out_results.c's. Small datasets are written by rank 0 with the other
+ * ranks taking part with empty selections (a collective write needs everyone); per-chain rows by
+ * their owners, each rank's chains being one contiguous block of rows. */
 #include "h5out.h"
 
 #include "ens.h"
 #include "h5out_molecules.h"
+#include "h5out_results.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -398,18 +401,6 @@ static int write_chains(const h5ds *f, const mc_plan *plan, const mc_run *run, i
     return h5ds_close_group(g, "/chains", rc, err);
 }
 
-static int write_pair_names(const h5ds *f, hid_t rdf, const mc_plan *plan, mc_err *err)
-{
-    const mc_species *sp = &plan->species;
-    char names[MC_MAX_PAIRS + 1][H5DS_NAME_LEN];
-    for (int k = 0; k < sp->npairs; k++) mc_species_pair_name(sp, k, names[k], H5DS_NAME_LEN);
-    if (plan->rigid) snprintf(names[sp->npairs], H5DS_NAME_LEN, "centres");
-    return h5ds_write_names(f, rdf, "pairs", names, (hsize_t)mc_chain_rdf_rows(plan),
-                       plan->rigid ? "species pair of each row of g and counts (intermolecular site pairs), "
-                                     "then the molecular centres"
-                                   : "species pair of each row of g and counts", err);
-}
-
 /* A symmetric [n][n] table of the species pairs, row-major. */
 static void pair_table(const mc_species *sp, const double t[MC_MAX_SPECIES][MC_MAX_SPECIES], double *out)
 {
@@ -458,73 +449,6 @@ static int write_species(const h5ds *f, const mc_plan *plan, mc_err *err)
     return h5ds_close_group(g, "/species", rc, err);
 }
 
-/* /results/exchange: the swap acceptance of every neighbouring pair, pooled over replicas, with
- * the settings as attributes. */
-static int write_exchange_results(const h5ds *f, hid_t results, const mc_plan *plan, const mc_results *res, mc_err *err)
-{
-    hid_t g = h5ds_make_group(results, "exchange");
-    if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /results/exchange");
-    hsize_t d1[1] = {(hsize_t)plan->nstatepoints};
-    long long every = plan->exchange_every;
-    int rc = h5ds_set_scalar_attr(g, "exchange_every", H5T_NATIVE_LLONG, &every, err);
-    if (rc == MC_OK)
-        rc = h5ds_set_string_attr(g, "axis", plan->exchange_axis == CFG_EXCHANGE_PRESSURE ? "pressure" : "temperature",
-                                   err);
-    if (rc == MC_OK)
-        rc = h5ds_write_whole(f, g, "acceptance", H5T_NATIVE_DOUBLE, 1, d1, res->exchange_acceptance, "1",
-                               "per state point: accepted / attempted production swaps with the next state point up "
-                               "its ladder (along the axis attribute), summed over replicas; NaN at the last rung",
-                               err);
-    return h5ds_close_group(g, "/results/exchange", rc, err);
-}
-
-static int write_results(const h5ds *f, const mc_plan *plan, const mc_results *res, mc_err *err)
-{
-    hid_t g = h5ds_make_group(f->file, "results");
-    if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /results");
-    int S = plan->nstatepoints, rc;
-    const mc_units *u = &plan->units;
-    rc = MC_OK;
-    for (int o = 0; rc == MC_OK && o < MC_NOBS; o++) { /* the table's pooled estimates */
-        const mc_observable *ob = &mc_observables[o];
-        if (res->obs[o])
-            rc = h5ds_write_estimates(f, g, ob->name, res->obs[o], S, mc_unit_factor(u, ob->unit),
-                                       mc_unit_name(u, ob->unit), ob->pooled, err);
-    }
-    if (rc == MC_OK && plan->widom_insertions)
-        rc = h5ds_write_estimates_per_kind(f, g, plan->gibbs ? "chemical_potential" : "mu_excess", res->mu_excess, S,
-                             plan->widom_kinds, 1.0, u->energy,
-                             plan->gibbs ? "gibbs: chemical potential -kT ln <V/(N_a + 1) exp(-beta dU)> of each phase "
-                                           "and species (columns: the liquid's species, then the vapour's) by test "
-                                           "insertions into each box at each sample, thermal wavelength 1 length unit, "
-                                           "tail term included, over the chains whose boxes separated"
-                             : plan->rigid ? "excess chemical potential of each molecule type by Widom "
-                                           "insertion (uniform orientations), tail term included when tails are on"
-                                         : "excess chemical potential of each species by Widom insertion, tail "
-                                           "term included when tails are on", err);
-    if (rc == MC_OK && res->obs[MC_OBS_DENSITY]) /* the density again, in mass units */
-        rc = h5ds_write_estimates(f, g, "mass_density", res->obs[MC_OBS_DENSITY], S, u->mass_density_factor,
-                                   u->mass_density, "mass density ([system] mass) (npt)", err);
-    hid_t rdf = rc == MC_OK ? h5ds_make_group(g, "rdf") : H5I_INVALID_HID;
-    if (rc == MC_OK && rdf < 0) rc = mc_err_set(err, MC_EHDF5, "cannot create /results/rdf");
-    hsize_t P = (hsize_t)mc_chain_rdf_rows(plan);
-    hsize_t db[1] = {(hsize_t)plan->rdf_bins}, dsb[3] = {(hsize_t)S, P, (hsize_t)plan->rdf_bins};
-    if (rc == MC_OK)
-        rc = h5ds_write_whole(f, rdf, "r", H5T_NATIVE_DOUBLE, 1, db, res->rdf_r, u->length,
-                         "bin centres", err);
-    if (rc == MC_OK)
-        rc = h5ds_write_whole(f, rdf, "g", H5T_NATIVE_DOUBLE, 3, dsb, res->rdf_g, "1",
-                         "radial distribution function per state point and species pair (names in "
-                         "pairs), pooled over replicas", err);
-    if (rc == MC_OK)
-        rc = h5ds_write_whole(f, rdf, "counts", H5T_NATIVE_UINT64, 3, dsb, res->rdf_counts, "1",
-                         "pair counts per bin summed over samples and replicas", err);
-    if (rc == MC_OK) rc = write_pair_names(f, rdf, plan, err);
-    rc = h5ds_close_group(rdf, "/results/rdf", rc, err);
-    if (rc == MC_OK && plan->exchange_every) rc = write_exchange_results(f, g, plan, res, err);
-    return h5ds_close_group(g, "/results", rc, err);
-}
-
 int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_run *run,
                 int first_chain, const mc_results *res, mc_err *err)
 {
@@ -534,7 +458,7 @@ int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_
     if (rc == MC_OK) rc = write_species(ds, plan, err);
     if (rc == MC_OK && plan->rigid) rc = h5out_molecules_tables(ds, plan, err);
     if (rc == MC_OK) rc = write_chains(ds, plan, run, first_chain, res, err);
-    if (rc == MC_OK) rc = write_results(ds, plan, res, err);
+    if (rc == MC_OK) rc = h5out_results_write(ds, plan, res, err);
     return ens_agree(ds->comm, rc, err);
 }
 
