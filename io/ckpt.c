@@ -1,6 +1,5 @@
 /* ckpt: writing a run's state to OUTPUT.ckpt and reading it back for a restart. */
 #include "ckpt.h"
-#include "h5out_dataset.h"
 
 #include <hdf5.h>
 #include <stdint.h>
@@ -9,6 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ens.h"
+#include "h5ds.h"
+#include "h5out.h"
 #include "mc_chain_state.h"
 
 static const char FORMAT[] = "mcens checkpoint";
@@ -63,7 +65,7 @@ static void copy_field(const mc_state_field *f, const mc_plan *p, int o, mc_chai
     }
 }
 
-static int write_header(h5out *f, const ckpt_info *info, const mc_plan *p, long sweeps_done,
+static int write_header(const h5ds *f, const ckpt_info *info, const mc_plan *p, long sweeps_done,
                         long nsamples, mc_err *err)
 {
     long format_version = FORMAT_VERSION, nchains = p->nchains, n = p->n, nmol = p->nmol;
@@ -76,26 +78,26 @@ static int write_header(h5out *f, const ckpt_info *info, const mc_plan *p, long 
         {"backend", info->backend}, {"precision", info->precision}};
     int rc = MC_OK;
     for (size_t i = 0; rc == MC_OK && i < sizeof strings / sizeof strings[0]; i++)
-        rc = h5out_set_string_attr(f->file, strings[i].name, strings[i].value, err);
+        rc = h5ds_set_string_attr(f->file, strings[i].name, strings[i].value, err);
     for (size_t i = 0; rc == MC_OK && i < sizeof longs / sizeof longs[0]; i++)
-        rc = h5out_set_scalar_attr(f->file, longs[i].name, H5T_NATIVE_LONG, longs[i].value, err);
+        rc = h5ds_set_scalar_attr(f->file, longs[i].name, H5T_NATIVE_LONG, longs[i].value, err);
     hid_t type = H5Tcopy(H5T_C_S1);
     hsize_t one[1] = {1};
     if (rc == MC_OK && (type < 0 || H5Tset_size(type, strlen(info->config_text) + 1) < 0))
         rc = mc_err_set(err, MC_EHDF5, "cannot make the string type of the config");
     if (rc == MC_OK)
-        rc = h5out_write_whole(f, f->file, "config", type, 1, one, info->config_text, "1",
+        rc = h5ds_write_whole(f, f->file, "config", type, 1, one, info->config_text, "1",
                                "the config file as given: a restart must use the same", err);
     if (type >= 0) H5Tclose(type);
     return rc;
 }
 
 /* Every field of the table as [nchains][stored] rows; this rank writes its own chains' rows. */
-static int write_chains(h5out *f, mc_run *run, int first_chain, long nsamples, mc_err *err)
+static int write_chains(const h5ds *f, mc_run *run, int first_chain, long nsamples, mc_err *err)
 {
     const mc_plan *p = mc_run_plan(run);
     int nl = mc_run_nchains(run);
-    hid_t g = h5out_make_group(f->file, "chains");
+    hid_t g = h5ds_make_group(f->file, "chains");
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /chains in the checkpoint");
     int rc = MC_OK;
     for (int i = 0; rc == MC_OK && i < mc_state_nfields; i++) {
@@ -113,12 +115,12 @@ static int write_chains(h5out *f, mc_run *run, int first_chain, long nsamples, m
             char name[96];
             field_name(fd, o, name, sizeof name);
             hsize_t dims[2] = {(hsize_t)p->nchains, stored};
-            rc = h5out_write_rows(f, g, name, native_type(fd->type), 2, dims, (hsize_t)first_chain,
+            rc = h5ds_write_rows(f, g, name, native_type(fd->type), 2, dims, (hsize_t)first_chain,
                                   (hsize_t)nl, buf, "1", "chain state (mc_chain_state.c)", err);
             free(buf);
         }
     }
-    return h5out_close_group(g, "/chains", rc, err);
+    return h5ds_close_group(g, "/chains", rc, err);
 }
 
 int ckpt_write(MPI_Comm comm, const char *path, const ckpt_info *info, mc_run *run, int first_chain,
@@ -126,14 +128,14 @@ int ckpt_write(MPI_Comm comm, const char *path, const ckpt_info *info, mc_run *r
 {
     double start = MPI_Wtime();
     /* a device failure on one rank must not leave the others in the collective create */
-    MC_TRY(h5out_agree(comm, mc_run_fetch(run, err), err));
+    MC_TRY(ens_agree(comm, mc_run_fetch(run, err), err));
     h5out *f = h5out_create(comm, path, 1, err);
     if (!f) return err->code;
     long nsamples = mc_run_chain(run, 0)->nsamples; /* the rounds keep every chain in step */
-    int rc = write_header(f, info, mc_run_plan(run), mc_run_sweeps_done(run), nsamples, err);
-    rc = h5out_agree(comm, rc, err);
-    if (rc == MC_OK) rc = write_chains(f, run, first_chain, nsamples, err);
-    rc = h5out_agree(comm, rc, err);
+    int rc = write_header(h5out_ds(f), info, mc_run_plan(run), mc_run_sweeps_done(run), nsamples, err);
+    rc = ens_agree(comm, rc, err);
+    if (rc == MC_OK) rc = write_chains(h5out_ds(f), run, first_chain, nsamples, err);
+    rc = ens_agree(comm, rc, err);
     int closed = h5out_close(f, rc == MC_OK, err);
     MC_TRY(rc != MC_OK ? rc : closed);
     struct stat st;
@@ -238,7 +240,7 @@ ckpt *ckpt_open(MPI_Comm comm, const char *path, mc_err *err)
         rc = mc_err_set(err, MC_EINVAL, "%s: cannot open it as HDF5 (truncated or corrupt?); the "
                         "checkpoint is left as it is", path);
     if (rc == MC_OK) rc = read_header(c, err);
-    if (h5out_agree(comm, rc, err) != MC_OK) {
+    if (ens_agree(comm, rc, err) != MC_OK) {
         ckpt_close(c);
         return NULL;
     }

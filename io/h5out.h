@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include "h5ds.h"
 #include "mc_err.h"
 #include "mc_plan.h"
 #include "mc_results.h"
@@ -35,6 +36,10 @@ h5out *h5out_create(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
  * finished OUTPUT (an extension), and remove what the end of the run writes again (everything but
  * the trajectory). The file is kept if the run fails again. */
 h5out *h5out_reopen(MPI_Comm comm, const char *path, int overwrite, mc_err *err);
+
+/* The open file as the dataset writers (h5ds.h) take it; valid until h5out_close. For the parts
+ * of the file written outside this module: the trajectory (traj.c), checkpoints (ckpt.c). */
+const h5ds *h5out_ds(const h5out *f);
 
 /* From now on the unfinished file holds frames a checkpoint counts: a failed run keeps it. */
 void h5out_keep(h5out *f);

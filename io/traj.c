@@ -24,14 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5out_dataset.h"
+#include "ens.h"
+#include "h5ds.h"
 #include "mc_observable.h"
 #include "mc_snapshot.h"
 
 enum { TRAJ_NAME_LEN = 32 };
 
 struct traj {
-    h5out *f;
+    const h5ds *f; /* the output file (h5out_ds) */
     const mc_plan *plan;
     int first_chain, nlocal;
     long nframes;
@@ -49,8 +50,8 @@ static void chain_group_name(int chain, char *name, size_t len) { snprintf(name,
  * a description. */
 static int set_h5md_unit(hid_t value, const mc_plan *p, const char *description, mc_err *err)
 {
-    if (p->units.real) MC_TRY(h5out_set_string_attr(value, "unit", p->units.length, err));
-    return h5out_set_string_attr(value, "description", description, err);
+    if (p->units.real) MC_TRY(h5ds_set_string_attr(value, "unit", p->units.length, err));
+    return h5ds_set_string_attr(value, "description", description, err);
 }
 
 void traj_close(traj *t)
@@ -66,7 +67,7 @@ void traj_close(traj *t)
     free(t);
 }
 
-static traj *traj_alloc(h5out *f, const mc_plan *plan, const mc_run *run, int first_chain, mc_err *err)
+static traj *traj_alloc(const h5ds *f, const mc_plan *plan, const mc_run *run, int first_chain, mc_err *err)
 {
     traj *t = calloc(1, sizeof *t);
     if (!t) return mc_err_set(err, MC_ENOMEM, "out of memory"), NULL;
@@ -120,7 +121,7 @@ static int write_rows_by_rank0(traj *t, hid_t d, hid_t memtype, hsize_t row0, hs
     if (ok && t->f->rank != 0) ok = H5Sselect_none(fspace) >= 0 && H5Sselect_none(mspace) >= 0;
     if (ok) ok = H5Dwrite(d, memtype, mspace, fspace, t->f->dxpl, data) >= 0;
     H5Sclose(mspace), H5Sclose(fspace);
-    return h5out_agree(t->f->comm, ok ? MC_OK : mc_err_set(err, MC_EHDF5, "%s: cannot write %s", t->f->part, what), err);
+    return ens_agree(t->f->comm, ok ? MC_OK : mc_err_set(err, MC_EHDF5, "%s: cannot write %s", t->f->part, what), err);
 }
 
 /* The shared step and time of every frame: the sweep count. */
@@ -139,15 +140,15 @@ static int write_steps(traj *t, hid_t step, hid_t time, mc_err *err)
 
 static int set_int_attr(hid_t obj, const char *name, int value, mc_err *err)
 {
-    return h5out_set_scalar_attr(obj, name, H5T_NATIVE_INT, &value, err);
+    return h5ds_set_scalar_attr(obj, name, H5T_NATIVE_INT, &value, err);
 }
 
 /* /h5md: the version, and who and what wrote the file. */
 static int write_h5md_group(traj *t, const char *author, const char *version, mc_err *err)
 {
-    hid_t h5md = h5out_make_group(t->f->file, "h5md");
-    hid_t who = h5md >= 0 ? h5out_make_group(h5md, "author") : H5I_INVALID_HID;
-    hid_t what = h5md >= 0 ? h5out_make_group(h5md, "creator") : H5I_INVALID_HID;
+    hid_t h5md = h5ds_make_group(t->f->file, "h5md");
+    hid_t who = h5md >= 0 ? h5ds_make_group(h5md, "author") : H5I_INVALID_HID;
+    hid_t what = h5md >= 0 ? h5ds_make_group(h5md, "creator") : H5I_INVALID_HID;
     int rc = who >= 0 && what >= 0 ? MC_OK : mc_err_set(err, MC_EHDF5, "%s: cannot create /h5md", t->f->part);
     hsize_t two = 2;
     int v[2] = {1, 1};
@@ -157,12 +158,12 @@ static int write_h5md_group(traj *t, const char *author, const char *version, mc
         rc = mc_err_set(err, MC_EHDF5, "%s: cannot write /h5md version", t->f->part);
     if (attr >= 0) H5Aclose(attr);
     if (space >= 0) H5Sclose(space);
-    if (rc == MC_OK) rc = h5out_set_string_attr(who, "name", author, err);
-    if (rc == MC_OK) rc = h5out_set_string_attr(what, "name", "mcens", err);
-    if (rc == MC_OK) rc = h5out_set_string_attr(what, "version", version, err);
-    rc = h5out_close_group(what, "/h5md/creator", rc, err);
-    rc = h5out_close_group(who, "/h5md/author", rc, err);
-    return h5out_close_group(h5md, "/h5md", rc, err);
+    if (rc == MC_OK) rc = h5ds_set_string_attr(who, "name", author, err);
+    if (rc == MC_OK) rc = h5ds_set_string_attr(what, "name", "mcens", err);
+    if (rc == MC_OK) rc = h5ds_set_string_attr(what, "version", version, err);
+    rc = h5ds_close_group(what, "/h5md/creator", rc, err);
+    rc = h5ds_close_group(who, "/h5md/author", rc, err);
+    return h5ds_close_group(h5md, "/h5md", rc, err);
 }
 
 /* box: dimension 3 and the boundary of each axis, as H5MD's string array. */
@@ -186,13 +187,13 @@ static int write_box_attrs(hid_t box, int periodic, mc_err *err)
 static hid_t make_element(hid_t g, const char *name, hid_t chain0, const hsize_t *dims, int ndims, hsize_t frames_per_chunk,
                           const mc_plan *p, const char *description)
 {
-    hid_t e = h5out_make_group(g, name), v = H5I_INVALID_HID;
+    hid_t e = h5ds_make_group(g, name), v = H5I_INVALID_HID;
     if (e < 0) return H5I_INVALID_HID;
     mc_err ignored;
     if (H5Lcreate_hard(chain0, "position/step", e, "step", H5P_DEFAULT, H5P_DEFAULT) >= 0 &&
         H5Lcreate_hard(chain0, "position/time", e, "time", H5P_DEFAULT, H5P_DEFAULT) >= 0)
         v = make_series(e, "value", H5T_IEEE_F64LE, ndims, dims, frames_per_chunk);
-    if (v >= 0 && (p ? set_h5md_unit(v, p, description, &ignored) : h5out_set_string_attr(v, "description", description, &ignored)) != MC_OK) {
+    if (v >= 0 && (p ? set_h5md_unit(v, p, description, &ignored) : h5ds_set_string_attr(v, "description", description, &ignored)) != MC_OK) {
         H5Dclose(v);
         v = H5I_INVALID_HID;
     }
@@ -205,7 +206,7 @@ static int make_shared(traj *t, hid_t chain0, mc_err *err)
 {
     const mc_plan *p = t->plan;
     hsize_t F = (hsize_t)t->nframes, chunk = F < 1024 ? F : 1024, n = (hsize_t)p->n;
-    hid_t pos = h5out_make_group(chain0, "position");
+    hid_t pos = h5ds_make_group(chain0, "position");
     hid_t step = pos >= 0 ? make_series(pos, "step", H5T_STD_I64LE, 1, &F, chunk) : H5I_INVALID_HID;
     hid_t time = pos >= 0 ? make_series(pos, "time", H5T_IEEE_F64LE, 1, &F, chunk) : H5I_INVALID_HID;
     hid_t nspace = H5Screate_simple(1, &n, NULL);
@@ -214,8 +215,8 @@ static int make_shared(traj *t, hid_t chain0, mc_err *err)
                               : H5I_INVALID_HID;
     int rc = step >= 0 && time >= 0 && species >= 0 && (molecule >= 0 || !p->rigid)
                  ? MC_OK : mc_err_set(err, MC_EHDF5, "%s: cannot create /particles/chain_000000", t->f->part);
-    if (rc == MC_OK) rc = h5out_set_string_attr(time, "description", "sweep count (equilibration included) of each frame", err);
-    if (rc == MC_OK) rc = h5out_set_string_attr(step, "description", "sweep count (equilibration included) of each frame", err);
+    if (rc == MC_OK) rc = h5ds_set_string_attr(time, "description", "sweep count (equilibration included) of each frame", err);
+    if (rc == MC_OK) rc = h5ds_set_string_attr(step, "description", "sweep count (equilibration included) of each frame", err);
     if (rc == MC_OK) rc = write_steps(t, step, time, err);
     int *index = rc == MC_OK ? malloc((size_t)p->n * sizeof *index) : NULL;
     if (rc == MC_OK && !index) rc = mc_err_set(err, MC_ENOMEM, "out of memory");
@@ -223,16 +224,16 @@ static int make_shared(traj *t, hid_t chain0, mc_err *err)
         for (int i = 0; i < p->n; i++) index[i] = p->rigid ? p->mol.site_species[i] : mc_species_of(&p->species, i);
         rc = write_rows_by_rank0(t, species, H5T_NATIVE_INT, 0, n, index, "/particles species", err);
     }
-    if (rc == MC_OK) rc = h5out_set_string_attr(species, "description", "index into /species/name of each particle (site)", err);
+    if (rc == MC_OK) rc = h5ds_set_string_attr(species, "description", "index into /species/name of each particle (site)", err);
     if (rc == MC_OK && p->rigid) rc = write_rows_by_rank0(t, molecule, H5T_NATIVE_INT, 0, n, p->mol.site_mol, "/particles molecule", err);
-    if (rc == MC_OK && p->rigid) rc = h5out_set_string_attr(molecule, "description", "molecule (0 to M - 1) of each site", err);
+    if (rc == MC_OK && p->rigid) rc = h5ds_set_string_attr(molecule, "description", "molecule (0 to M - 1) of each site", err);
     free(index);
     if (molecule >= 0) H5Dclose(molecule);
     if (species >= 0) H5Dclose(species);
     H5Sclose(nspace);
     if (time >= 0) H5Dclose(time);
     if (step >= 0) H5Dclose(step);
-    return h5out_close_group(pos, "position", rc, err);
+    return h5ds_close_group(pos, "position", rc, err);
 }
 
 /* Chain k's group; its value datasets stay open when this rank owns the chain. */
@@ -241,7 +242,7 @@ static int make_chain(traj *t, hid_t particles, hid_t chain0, int k, mc_err *err
     const mc_plan *p = t->plan;
     char name[TRAJ_NAME_LEN];
     chain_group_name(k, name, sizeof name);
-    hid_t g = k == 0 ? chain0 : h5out_make_group(particles, name);
+    hid_t g = k == 0 ? chain0 : h5ds_make_group(particles, name);
     if (g < 0) MC_FAIL(err, MC_EHDF5, "%s: cannot create /particles/%s", t->f->part, name);
     int rc = set_int_attr(g, "statepoint", mc_plan_statepoint_of(p, k), err);
     if (rc == MC_OK) rc = set_int_attr(g, "replica", k % p->replicas, err);
@@ -251,7 +252,7 @@ static int make_chain(traj *t, hid_t particles, hid_t chain0, int k, mc_err *err
     hsize_t F = (hsize_t)t->nframes, n = (hsize_t)p->n, m = (hsize_t)p->nmol;
     hsize_t dpos[3] = {F, n, 3}, dedge[3] = {F, 3, 3}, dcentre[3] = {F, m, 3}, dquat[3] = {F, m, 4};
     hid_t sets[4] = {H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID};
-    hid_t box = rc == MC_OK ? h5out_make_group(g, "box") : H5I_INVALID_HID;
+    hid_t box = rc == MC_OK ? h5ds_make_group(g, "box") : H5I_INVALID_HID;
     if (rc == MC_OK && box < 0) rc = mc_err_set(err, MC_EHDF5, "%s: cannot create /particles/%s/box", t->f->part, name);
     if (rc == MC_OK) rc = write_box_attrs(box, p->periodic, err);
     if (rc == MC_OK) {
@@ -277,32 +278,33 @@ static int make_chain(traj *t, hid_t particles, hid_t chain0, int k, mc_err *err
         if (sets[0] < 0 || (p->periodic && sets[1] < 0) || (p->rigid && (sets[2] < 0 || sets[3] < 0)))
             rc = mc_err_set(err, MC_EHDF5, "%s: cannot create the elements of /particles/%s", t->f->part, name);
     }
-    rc = h5out_close_group(box, "box", rc, err);
+    rc = h5ds_close_group(box, "box", rc, err);
     int local = k - t->first_chain;
     if (rc == MC_OK && local >= 0 && local < t->nlocal) {
         t->position[local] = sets[0], t->edges[local] = sets[1], t->centre[local] = sets[2], t->orientation[local] = sets[3];
     } else {
         for (int s = 0; s < 4; s++) if (sets[s] >= 0) H5Dclose(sets[s]);
     }
-    return k == 0 ? rc : h5out_close_group(g, name, rc, err);
+    return k == 0 ? rc : h5ds_close_group(g, name, rc, err);
 }
 
-traj *traj_create(h5out *f, const mc_plan *plan, const mc_run *run, int first_chain, const char *author,
+traj *traj_create(h5out *out, const mc_plan *plan, const mc_run *run, int first_chain, const char *author,
                   const char *version, mc_err *err)
 {
+    const h5ds *f = h5out_ds(out);
     traj *t = traj_alloc(f, plan, run, first_chain, err);
     int rc = t ? MC_OK : err->code;
     if (rc == MC_OK) rc = write_h5md_group(t, author, version, err);
-    hid_t particles = rc == MC_OK ? h5out_make_group(f->file, "particles") : H5I_INVALID_HID;
+    hid_t particles = rc == MC_OK ? h5ds_make_group(f->file, "particles") : H5I_INVALID_HID;
     char name[TRAJ_NAME_LEN];
     chain_group_name(0, name, sizeof name);
-    hid_t chain0 = particles >= 0 ? h5out_make_group(particles, name) : H5I_INVALID_HID;
+    hid_t chain0 = particles >= 0 ? h5ds_make_group(particles, name) : H5I_INVALID_HID;
     if (rc == MC_OK && chain0 < 0) rc = mc_err_set(err, MC_EHDF5, "%s: cannot create /particles", f->part);
     if (rc == MC_OK) rc = make_shared(t, chain0, err);
     for (int k = 0; rc == MC_OK && k < plan->nchains; k++) rc = make_chain(t, particles, chain0, k, err);
-    rc = h5out_close_group(chain0, name, rc, err);
-    rc = h5out_close_group(particles, "/particles", rc, err);
-    if (h5out_agree(f->comm, rc, err) != MC_OK) return traj_close(t), NULL;
+    rc = h5ds_close_group(chain0, name, rc, err);
+    rc = h5ds_close_group(particles, "/particles", rc, err);
+    if (ens_agree(f->comm, rc, err) != MC_OK) return traj_close(t), NULL;
     return t;
 }
 
@@ -343,8 +345,9 @@ static int check_reopened(traj *t, hid_t particles, long samples, mc_err *err)
     return MC_OK;
 }
 
-traj *traj_reopen(h5out *f, const mc_plan *plan, const mc_run *run, int first_chain, long samples, mc_err *err)
+traj *traj_reopen(h5out *out, const mc_plan *plan, const mc_run *run, int first_chain, long samples, mc_err *err)
 {
+    const h5ds *f = h5out_ds(out);
     traj *t = traj_alloc(f, plan, run, first_chain, err);
     int rc = t ? MC_OK : err->code;
     hid_t particles = rc == MC_OK ? H5Gopen2(f->file, "particles", H5P_DEFAULT) : H5I_INVALID_HID;
@@ -377,8 +380,8 @@ traj *traj_reopen(h5out *f, const mc_plan *plan, const mc_run *run, int first_ch
     if (rc == MC_OK) rc = write_steps(t, step, time, err);
     if (time >= 0) H5Dclose(time);
     if (step >= 0) H5Dclose(step);
-    rc = h5out_close_group(particles, "/particles", rc, err);
-    if (h5out_agree(f->comm, rc, err) != MC_OK) return traj_close(t), NULL;
+    rc = h5ds_close_group(particles, "/particles", rc, err);
+    if (ens_agree(f->comm, rc, err) != MC_OK) return traj_close(t), NULL;
     return t;
 }
 
@@ -414,17 +417,17 @@ static int write_frame(traj *t, const mc_run *run, long j, mc_err *err)
         }
     }
     int rc = ok ? MC_OK : mc_err_set(err, MC_EHDF5, "%s: cannot write frame %ld of the trajectory (disk full?)", t->f->part, j);
-    if (rc == MC_OK && h5out_injected_failure(t->f))
+    if (rc == MC_OK && h5ds_injected_failure(t->f))
         rc = mc_err_set(err, MC_EHDF5, "%s: cannot write frame %ld of the trajectory (injected: MCENS_TEST_FAIL_WRITE)",
                         t->f->part, j);
-    return h5out_agree(t->f->comm, rc, err);
+    return ens_agree(t->f->comm, rc, err);
 }
 
 int traj_after_round(traj *t, mc_run *run, mc_err *err)
 {
     long j = mc_snapshot_due(t->plan, t->nlocal > 0 ? mc_run_chain(run, 0)->nsamples : 0);
     if (j < 0) return MC_OK;
-    MC_TRY(h5out_agree(t->f->comm, mc_run_fetch(run, err), err));
+    MC_TRY(ens_agree(t->f->comm, mc_run_fetch(run, err), err));
     return write_frame(t, run, j, err);
 }
 
@@ -434,7 +437,7 @@ int traj_flush(traj *t, mc_err *err)
 {
     int rc = H5Fflush(t->f->file, H5F_SCOPE_GLOBAL) >= 0 ? MC_OK
                                                          : mc_err_set(err, MC_EHDF5, "%s: cannot flush the trajectory", t->f->part);
-    return h5out_agree(t->f->comm, rc, err);
+    return ens_agree(t->f->comm, rc, err);
 }
 
 /* One series as H5MD's observables/<name>: this rank's chains are a block of columns. */
@@ -443,7 +446,7 @@ static int write_observable(traj *t, hid_t obs, const char **first, const mc_run
     const mc_plan *p = t->plan;
     const mc_observable *ob = &mc_observables[o];
     hsize_t S = (hsize_t)p->nsamples, dims[2] = {S, (hsize_t)p->nchains};
-    hid_t g = h5out_make_group(obs, ob->name);
+    hid_t g = h5ds_make_group(obs, ob->name);
     if (g < 0) MC_FAIL(err, MC_EHDF5, "%s: cannot create /observables/%s", t->f->part, ob->name);
     int rc = MC_OK;
     if (!*first) { /* the first observable holds step and time; the others link them */
@@ -459,7 +462,7 @@ static int write_observable(traj *t, hid_t obs, const char **first, const mc_run
             times[i] = (double)(steps[i] = p->equilibration_sweeps + (long long)(i + 1) * p->sample_every_sweeps);
         if (rc == MC_OK) rc = write_rows_by_rank0(t, step, H5T_NATIVE_LLONG, 0, S, steps, "/observables step", err);
         if (rc == MC_OK) rc = write_rows_by_rank0(t, time, H5T_NATIVE_DOUBLE, 0, S, times, "/observables time", err);
-        if (rc == MC_OK) rc = h5out_set_string_attr(time, "description", "sweep count (equilibration included) of each sample", err);
+        if (rc == MC_OK) rc = h5ds_set_string_attr(time, "description", "sweep count (equilibration included) of each sample", err);
         free(steps), free(times);
         if (time >= 0) H5Dclose(time);
         if (step >= 0) H5Dclose(step);
@@ -481,18 +484,18 @@ static int write_observable(traj *t, hid_t obs, const char **first, const mc_run
     int ok = rc == MC_OK && d >= 0 && mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
              H5Dwrite(d, H5T_NATIVE_DOUBLE, mspace, fspace, t->f->dxpl, cols) >= 0;
     if (rc == MC_OK && !ok) rc = mc_err_set(err, MC_EHDF5, "%s: cannot write /observables/%s", t->f->part, ob->name);
-    rc = h5out_agree(t->f->comm, rc, err);
-    if (rc == MC_OK) rc = h5out_set_string_attr(d, "unit", mc_unit_name(&p->units, ob->unit), err);
-    if (rc == MC_OK) rc = h5out_set_string_attr(d, "description", ob->per_chain, err);
+    rc = ens_agree(t->f->comm, rc, err);
+    if (rc == MC_OK) rc = h5ds_set_string_attr(d, "unit", mc_unit_name(&p->units, ob->unit), err);
+    if (rc == MC_OK) rc = h5ds_set_string_attr(d, "description", ob->per_chain, err);
     H5Sclose(mspace), H5Sclose(fspace);
     if (d >= 0) H5Dclose(d);
-    return h5out_close_group(g, ob->name, rc, err);
+    return h5ds_close_group(g, ob->name, rc, err);
 }
 
 int traj_write_observables(traj *t, const mc_run *run, mc_err *err)
 {
     const mc_plan *p = t->plan;
-    hid_t obs = h5out_make_group(t->f->file, "observables");
+    hid_t obs = h5ds_make_group(t->f->file, "observables");
     const char *first = NULL;
     double *cols = malloc((size_t)p->nsamples * (t->nlocal > 0 ? t->nlocal : 1) * sizeof *cols);
     int rc = obs >= 0 && cols ? MC_OK : mc_err_set(err, MC_EHDF5, "%s: cannot create /observables", t->f->part);
@@ -500,6 +503,6 @@ int traj_write_observables(traj *t, const mc_run *run, mc_err *err)
         if (mc_observables[o].kind == MC_OBS_SERIES && mc_observable_applies(p, o))
             rc = write_observable(t, obs, &first, run, o, cols, err);
     free(cols);
-    rc = h5out_close_group(obs, "/observables", rc, err);
-    return h5out_agree(t->f->comm, rc, err);
+    rc = h5ds_close_group(obs, "/observables", rc, err);
+    return ens_agree(t->f->comm, rc, err);
 }

@@ -132,8 +132,13 @@ static inline int cfg_rigid(const cfg *c)
     return c->molecules.types != NULL || c->system.boundary == CFG_BOUNDARY_NONE;
 }
 
-/* Parse INI text (already read from filename); on error c holds nothing to free. */
+/* Parse INI text (already read from filename) and check it: cfg_read, then the checks across keys
+ * (cfg_check.c); on error c holds nothing to free. */
 int cfg_parse(cfg *c, const char *text, const char *filename, mc_err *err);
+
+/* cfg_parse's first half (cfg.c): every key read, range-checked and defaulted, and every required
+ * key found; the checks across keys not yet made. On error c holds nothing to free. */
+int cfg_read(cfg *c, const char *text, const char *filename, mc_err *err);
 void cfg_fini(cfg *c);
 
 /* Line of [section] key in the file, or 0 when it took its default. */

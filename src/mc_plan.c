@@ -19,6 +19,10 @@ _Static_assert((int)MC_MAX_MOLTYPES <= (int)MC_MAX_SPECIES, "Gibbs kinds: MC_MAX
 _Static_assert((double)MC_MAX_CHAINS * MC_MAX_MOLTYPES * sizeof(mc_estimate) < (double)INT_MAX,
                "MC_MAX_CHAINS too large for the per-chain gathers' int counts");
 
+/* The closest two atoms may start on a lattice, in core diameters (core_diameter): closer starts
+ * put pairs far up the repulsive wall. One rule for the state points' boxes and Gibbs' two. */
+static const double min_start_spacing = 0.9;
+
 /* Where the potential crosses zero, the smallest species': sigma for LJ, r0 - ln 2 / alpha for
  * Morse (mc_species keeps that as the species' sigma). */
 static double core_diameter(const mc_plan *p)
@@ -85,13 +89,12 @@ static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint 
     if (p->rigid) return check_rigid_packing(c, p, mc_lattice_spacing(p->lattice, p->nmol, sp->box_len),
                                              "ensemble", "density", sp->density, err);
     double nn = mc_lattice_spacing(p->lattice, p->n, sp->box_len);
-    const double min_nn = 0.9; /* of the core; closer starts put pairs far up the repulsive wall */
-    if (nn < min_nn * core_diameter(p))
+    if (nn < min_start_spacing * core_diameter(p))
         MC_FAIL(err, MC_EINVAL,
                 "%s:%d: [ensemble] density = %g cannot hold n = %d particles on the %s lattice: "
                 "neighbours would start %.3f core diameters apart (where u = 0), expected at least %.1f",
                 c->filename, cfg_line(c, "ensemble", "density"), sp->density, p->n,
-                p->lattice == CFG_LATTICE_FCC ? "fcc" : "sc", nn / core_diameter(p), min_nn);
+                p->lattice == CFG_LATTICE_FCC ? "fcc" : "sc", nn / core_diameter(p), min_start_spacing);
     return MC_OK;
 }
 
@@ -308,10 +311,11 @@ static int check_gibbs_start(const cfg *c, mc_plan *p, mc_err *err)
         double nn = mc_lattice_spacing(p->lattice, nb, cbrt(v[b]));
         if (p->rigid) /* molecules: as check_statepoint, for this box */
             MC_TRY(check_rigid_packing(c, p, nn, "ensemble", "start_densities", start->v[b], err));
-        else if (p->start == CFG_START_LATTICE && nn < 0.9 * core_diameter(p)) /* as check_statepoint */
+        else if (p->start == CFG_START_LATTICE && nn < min_start_spacing * core_diameter(p))
             MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] start_densities: box %d cannot hold its %d particles on the "
-                    "lattice: neighbours would start %.3f core diameters apart (where u = 0), expected at least 0.9",
-                    c->filename, cfg_line(c, "ensemble", "start_densities"), b, nb, nn / core_diameter(p));
+                    "lattice: neighbours would start %.3f core diameters apart (where u = 0), expected at least %.1f",
+                    c->filename, cfg_line(c, "ensemble", "start_densities"), b, nb, nn / core_diameter(p),
+                    min_start_spacing);
         if (cbrt(v[b]) < p->min_box_len)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] start_densities: box %d would start with an edge of %g, below %g "
                     "(twice the cutoff or the RDF range, which the minimum image needs); raise [system] n or bring the "

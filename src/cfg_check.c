@@ -1,0 +1,369 @@
+/* cfg_check: the config's own consistency, once cfg_parse has read every key against the schema
+ * (cfg.c): keys that need or exclude each other, values the physics cannot take, and the values
+ * derived from others. What needs the plan (box edges, the species' cores, memory) is checked by
+ * mc_plan_create. */
+#include "cfg_check.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Real units: the argon preset, epsilon from epsilon_k; both only in real units. */
+static int check_units(cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    int real = c->system.units == CFG_UNITS_REAL;
+    if (c->unit_suffix && !real)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: a length with a unit (nm, A): expected [system] units = real "
+                "(reduced lengths are bare numbers in sigma)", f, c->unit_suffix);
+    if (c->potential.preset != CFG_PRESET_NONE) {
+        if (!real)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] preset = argon: expected [system] units = real",
+                    f, cfg_line(c, "potential", "preset"));
+        static const char *fixed[] = {"sigma", "epsilon", "epsilon_k", "rmin"};
+        for (int i = 0; i < 4; i++)
+            if (cfg_line(c, "potential", fixed[i]))
+                MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] %s: the argon preset sets it; remove one",
+                        f, cfg_line(c, "potential", fixed[i]), fixed[i]);
+        c->potential.sigma = 0.3405;            /* nm */
+        c->potential.epsilon_k = 119.8;         /* K */
+        if (!cfg_line(c, "system", "mass")) c->system.mass = 39.948; /* g/mol */
+    }
+    if (c->potential.epsilon_k > 0) {
+        if (!real)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] epsilon_k: expected [system] units = real",
+                    f, cfg_line(c, "potential", "epsilon_k"));
+        if (cfg_line(c, "potential", "epsilon"))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] epsilon_k: give epsilon or epsilon_k, not both",
+                    f, cfg_line(c, "potential", "epsilon_k"));
+        c->potential.epsilon = c->potential.epsilon_k * MC_BOLTZMANN_KJ_MOL_K;
+    }
+    return MC_OK;
+}
+
+/* Morse: its two keys required, the LJ length keys refused; and the other way round. */
+static int check_morse(const cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    int morse = c->potential.type == CFG_POTENTIAL_MORSE;
+    static const char *morse_keys[] = {"morse_alpha", "morse_r0"}, *lj_keys[] = {"sigma", "rmin"};
+    for (int i = 0; i < 2 && !c->mixture.species; i++) { /* a mixture's are per species (check_mixture) */
+        if (morse && !cfg_line(c, "potential", morse_keys[i]))
+            MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [potential] (type = morse)", f,
+                    morse_keys[i]);
+        if (morse && (*morse_keys[i] == 'm' ? c->potential.morse_alpha : c->potential.morse_r0) <= 0)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] %s: expected a number > 0 with type = morse", f,
+                    cfg_line(c, "potential", morse_keys[i]), morse_keys[i]);
+        if (!morse && cfg_line(c, "potential", morse_keys[i]))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] %s: expected type = morse", f,
+                    cfg_line(c, "potential", morse_keys[i]), morse_keys[i]);
+        if (morse && cfg_line(c, "potential", lj_keys[i]))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] %s belongs to type = lj; Morse takes morse_r0 "
+                    "and morse_alpha", f, cfg_line(c, "potential", lj_keys[i]), lj_keys[i]);
+    }
+    if (morse && c->potential.preset != CFG_PRESET_NONE)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] preset = argon is a Lennard-Jones model; expected type = lj",
+                f, cfg_line(c, "potential", "preset"));
+    return MC_OK;
+}
+
+/* [mixture]: all or nothing; per-species LJ parameters replace the [potential] ones. The lists
+ * themselves are checked against the species names by mc_species_build. */
+static int check_mixture(const cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    static const char *keys[] = {"counts", "sigma", "epsilon", "mass", "pair_sigma", "pair_epsilon",
+                                 "hard_core", "morse_alpha", "morse_r0", "pair_morse_alpha", "pair_morse_r0"};
+    if (!c->mixture.species) {
+        for (int i = 0; i < (int)(sizeof keys / sizeof keys[0]); i++)
+            if (cfg_line(c, "mixture", keys[i]))
+                MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] %s: expected [mixture] species as well",
+                        f, cfg_line(c, "mixture", keys[i]), keys[i]);
+        return MC_OK;
+    }
+    /* with molecules the species are site types, counted by the molecules */
+    int molecules = c->molecules.types != NULL;
+    if (molecules && cfg_line(c, "mixture", "counts"))
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] counts: with [molecules] the sites are counted by "
+                "[molecules] counts; remove this key", f, cfg_line(c, "mixture", "counts"));
+    /* the species' constants of the potential type, and none of the other's */
+    int morse = c->potential.type == CFG_POTENTIAL_MORSE;
+    static const char *lj_keys[] = {"counts", "epsilon", "sigma", "pair_sigma"};
+    static const char *morse_keys[] = {"counts", "epsilon", "morse_alpha", "morse_r0", "pair_morse_alpha",
+                                       "pair_morse_r0"};
+    const char *const *need = morse ? morse_keys : lj_keys, *const *other = morse ? lj_keys : morse_keys;
+    int nneed = morse ? 4 : 3, nother = morse ? 2 : 4; /* the required ones first, then overrides */
+    for (int i = molecules; i < nneed; i++)
+        if (!cfg_line(c, "mixture", need[i]))
+            MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [mixture] (type = %s)", f, need[i],
+                    morse ? "morse" : "lj");
+    for (int i = 0; i < nother; i++) {
+        const char *key = other[2 + i]; /* past counts and epsilon, which both types take */
+        if (cfg_line(c, "mixture", key))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] %s belongs to type = %s; this run is type = %s", f,
+                    cfg_line(c, "mixture", key), key, morse ? "lj" : "morse", morse ? "morse" : "lj");
+    }
+    static const char *pure[] = {"sigma", "epsilon", "epsilon_k", "rmin", "preset", "morse_alpha", "morse_r0"};
+    for (int i = 0; i < 7; i++)
+        if (cfg_line(c, "potential", pure[i]))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] %s: a mixture takes its parameters per species "
+                    "in [mixture]", f, cfg_line(c, "potential", pure[i]), pure[i]);
+    return MC_OK;
+}
+
+/* Keys that constrain each other in [potential]. */
+static int check_potential(cfg *c, mc_err *err)
+{
+    MC_TRY(check_mixture(c, err));
+    MC_TRY(check_morse(c, err));
+    MC_TRY(check_units(c, err));
+    if (c->potential.rmin > 0) {
+        if (cfg_line(c, "potential", "sigma"))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] rmin: give sigma or rmin, not both (sigma on line %d)",
+                    c->filename, cfg_line(c, "potential", "rmin"), cfg_line(c, "potential", "sigma"));
+        c->potential.sigma = c->potential.rmin / pow(2.0, 1.0 / 6.0);
+    }
+    if (c->potential.cutoff_scheme == CFG_CUTOFF_TRUNCATED) return MC_OK;
+    if (!isfinite(c->potential.cutoff))
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] cutoff_scheme: a shifted potential needs a finite cutoff",
+                c->filename, cfg_line(c, "potential", "cutoff_scheme"));
+    if (c->potential.tail_correction && cfg_line(c, "potential", "tail_correction"))
+        MC_FAIL(err, MC_EINVAL,
+                "%s:%d: [potential] tail_correction = yes: expected no with cutoff_scheme = %s "
+                "(tail corrections belong to the truncated potential)",
+                c->filename, cfg_line(c, "potential", "tail_correction"),
+                c->potential.cutoff_scheme == CFG_CUTOFF_SHIFTED ? "shifted" : "force_shifted");
+    c->potential.tail_correction = 0;
+    return MC_OK;
+}
+
+/* Which of density and pressure the ensemble takes as its axis. */
+static int check_ensemble(cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    cfg_list *rho = &c->ensemble.density, *mass_rho = &c->ensemble.mass_density;
+    if (mass_rho->n) {
+        if (rho->n)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] mass_density: give density or mass_density, "
+                    "not both (density on line %d)", f, cfg_line(c, "ensemble", "mass_density"),
+                    cfg_line(c, "ensemble", "density"));
+        double per_number = c->system.mass * (c->system.units == CFG_UNITS_REAL ? MC_KGM3_PER_GMOL_NM3 : 1.0);
+        *rho = *mass_rho; /* the list moves over, converted to number densities */
+        *mass_rho = (cfg_list){0, NULL};
+        for (int i = 0; i < rho->n; i++) rho->v[i] /= per_number;
+    }
+    if (c->ensemble.type != CFG_ENSEMBLE_NPT) {
+        const char *type = c->ensemble.type == CFG_ENSEMBLE_GIBBS ? "gibbs" : "nvt";
+        if (c->ensemble.pressure.n)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] pressure: expected type = npt (this run is %s)",
+                    f, cfg_line(c, "ensemble", "pressure"), type);
+        if (!rho->n && c->system.boundary == CFG_BOUNDARY_PERIODIC)
+            MC_FAIL(err, MC_EINVAL, "%s: missing required key 'density' in [ensemble] (type = %s)", f, type);
+        return MC_OK;
+    }
+    if (!c->ensemble.pressure.n)
+        MC_FAIL(err, MC_EINVAL, "%s: missing required key 'pressure' in [ensemble] (type = npt)", f);
+    /* at P <= 0 the isobaric weight V^N exp(-beta P V) grows without bound in V: no equilibrium,
+     * the box expands for ever */
+    for (int i = 0; i < c->ensemble.pressure.n; i++)
+        if (!(c->ensemble.pressure.v[i] > 0))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] pressure = %g: expected > 0 with type = npt (at P <= 0 the "
+                    "isobaric ensemble has no equilibrium: the box grows without bound)", f,
+                    cfg_line(c, "ensemble", "pressure"), c->ensemble.pressure.v[i]);
+    if (c->ensemble.widom)
+        MC_FAIL(err, MC_EINVAL,
+                "%s:%d: [ensemble] widom: Widom insertion runs with type = nvt only (npt would need "
+                "the volume-weighted average); run nvt at the npt density",
+                f, cfg_line(c, "ensemble", "widom"));
+    if (rho->n > 1)
+        MC_FAIL(err, MC_EINVAL,
+                "%s:%d: [ensemble] density: expected one starting density with type = npt "
+                "(pressure is the axis), got %d values", f, cfg_line(c, "ensemble", "density"), rho->n);
+    if (!rho->n) {
+        rho->v = malloc(sizeof *rho->v);
+        if (!rho->v) MC_FAIL(err, MC_ENOMEM, "out of memory");
+        rho->n = 1;
+        rho->v[0] = 0.5 / (c->potential.sigma * c->potential.sigma * c->potential.sigma);
+    }
+    return MC_OK;
+}
+
+/* Replica exchange: a ladder needs two rungs, and its values in order, so that the neighbours a swap
+ * pairs are the state points whose energy distributions overlap. */
+static int check_exchange(const cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    if (!c->ensemble.exchange_every) return MC_OK;
+    int along_pressure = c->ensemble.exchange_axis == CFG_EXCHANGE_PRESSURE;
+    if (along_pressure && c->ensemble.type != CFG_ENSEMBLE_NPT)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] exchange_axis = pressure: expected type = npt (an nvt run has "
+                "no pressure axis)", f, cfg_line(c, "ensemble", "exchange_axis"));
+    const char *key = along_pressure ? "pressure" : "temperature";
+    const cfg_list *axis = along_pressure ? &c->ensemble.pressure : &c->ensemble.temperature;
+    if (axis->n < 2)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] exchange_every = %ld: expected at least two %s values to exchange "
+                "between (got %d); set exchange_every = 0 or give a list or a range", f,
+                cfg_line(c, "ensemble", "exchange_every"), c->ensemble.exchange_every, key, axis->n);
+    double sign = axis->v[1] > axis->v[0] ? 1.0 : -1.0;
+    for (int i = 1; i < axis->n; i++)
+        if (!(sign * (axis->v[i] - axis->v[i - 1]) > 0))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] %s: expected strictly increasing or decreasing values for "
+                    "replica exchange (neighbours in the list are the pairs that swap), but value %d (%g) follows %g",
+                    f, cfg_line(c, "ensemble", key), key, i + 1, axis->v[i], axis->v[i - 1]);
+    return MC_OK;
+}
+
+static int refuse(const cfg *c, const char *section, const char *key, const char *why, mc_err *err)
+{
+    if (cfg_line(c, section, key))
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] %s: %s", c->filename, cfg_line(c, section, key), section,
+                key, why);
+    return MC_OK;
+}
+
+/* Molecules and open clusters: what they need, and what an open cluster cannot take. */
+static int check_rigid(cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    int none = c->system.boundary == CFG_BOUNDARY_NONE;
+    static const char *mol_keys[] = {"types", "counts", "geometry"};
+    for (int i = 0; i < 3; i++) {
+        if (c->molecules.types && !cfg_line(c, "molecules", mol_keys[i]))
+            MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [molecules]", f, mol_keys[i]);
+        if (!c->molecules.types)
+            MC_TRY(refuse(c, "molecules", mol_keys[i], "expected [molecules] types as well", err));
+    }
+    int h5 = c->system.start == CFG_START_H5, from_file = c->system.start == CFG_START_FILE || h5;
+    if (!from_file)
+        MC_TRY(refuse(c, "system", "start_file", "expected start = file or start = h5", err));
+    if (from_file && !c->system.start_file)
+        MC_FAIL(err, MC_EINVAL, "%s: missing required key 'start_file' in [system] (start = %s)", f, h5 ? "h5" : "file");
+    if (!h5) MC_TRY(refuse(c, "system", "start_chain", "expected start = h5", err));
+    if (!cfg_rigid(c)) {
+        static const char *keys[][2] = {{"mixture", "hard_core"}, {"moves", "max_rotation"}};
+        for (int i = 0; i < 2; i++)
+            MC_TRY(refuse(c, keys[i][0], keys[i][1],
+                          "belongs to molecules or boundary = none (the rigid-body engine)", err));
+        /* atoms start on [system] lattice, at random (melt) or from an earlier output (h5) */
+        if (c->system.start == CFG_START_FILE)
+            MC_TRY(refuse(c, "system", "start", "file belongs to molecules or boundary = none (the rigid-body "
+                          "engine); atoms start on [system] lattice, at random (melt), or from an earlier output (h5)", err));
+    }
+    if (!none) {
+        MC_TRY(refuse(c, "wall", "radius", "a wall confines an open cluster: expected [system] boundary = none", err));
+        MC_TRY(refuse(c, "wall", "strength", "a wall confines an open cluster: expected [system] boundary = none", err));
+        MC_TRY(refuse(c, "system", "lattice_constant", "periodic boxes take their size from density", err));
+    } else {
+        MC_TRY(refuse(c, "ensemble", "density", "an open cluster (boundary = none) has no density", err));
+        MC_TRY(refuse(c, "ensemble", "mass_density", "an open cluster (boundary = none) has no density", err));
+        if (c->potential.tail_correction && cfg_line(c, "potential", "tail_correction"))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] tail_correction = yes: an open cluster has no "
+                    "uniform surroundings to correct for; expected no", f, cfg_line(c, "potential", "tail_correction"));
+        c->potential.tail_correction = 0;
+        if (!from_file && !(c->system.lattice_constant > 0))
+            MC_FAIL(err, MC_EINVAL, "%s: missing required key 'lattice_constant' in [system] (boundary = none "
+                    "builds its starting cluster from it)", f);
+        if ((c->wall.radius > 0) != (c->wall.strength > 0))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [wall]: expected both radius and strength > 0, or neither", f,
+                    cfg_line(c, "wall", c->wall.radius > 0 ? "radius" : "strength"));
+    }
+    if (c->molecules.types)
+        MC_TRY(refuse(c, "ensemble", "mass_density", "with molecules give density (molecules per volume)", err));
+    if (none) { /* what physics forbids: an open cluster has no volume to change or insert into */
+        if (c->ensemble.type == CFG_ENSEMBLE_NPT)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] type = npt: an open cluster (boundary = none) has "
+                    "no volume to exchange; expected nvt", f, cfg_line(c, "ensemble", "type"));
+        MC_TRY(refuse(c, "ensemble", "widom", "an open cluster (boundary = none) has no uniform volume to "
+                      "insert test molecules into; expected 0", err));
+    }
+    return MC_OK;
+}
+
+/* The Gibbs ensemble (mc_gibbs.h): two periodic boxes of atoms or molecules, temperature the only axis. */
+static int check_gibbs(const cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    static const char *fractions[] = {"displacement_fraction", "transfer_fraction", "volume_fraction"};
+    if (c->ensemble.type != CFG_ENSEMBLE_GIBBS) {
+        for (int i = 0; i < 3; i++) MC_TRY(refuse(c, "moves", fractions[i], "expected [ensemble] type = gibbs", err));
+        return refuse(c, "ensemble", "start_densities", "expected [ensemble] type = gibbs", err);
+    }
+    if (c->system.boundary == CFG_BOUNDARY_NONE)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] type = gibbs: the Gibbs ensemble exchanges volume and particles "
+                "between two periodic boxes; an open cluster (boundary = none) has neither; expected boundary = "
+                "periodic", f, cfg_line(c, "system", "boundary"));
+    if (c->system.start == CFG_START_FILE)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [system] start = file: type = gibbs starts on a lattice or at random (melt) in "
+                "each box", f, cfg_line(c, "system", "start"));
+    if (c->ensemble.density.n != 1)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] density: expected one total density N/(V1 + V2) with type = gibbs "
+                "(temperature is the axis), got %d values", f, cfg_line(c, "ensemble", "density"),
+                c->ensemble.density.n);
+    const cfg_list *start = &c->ensemble.start_densities;
+    if (start->n && (start->n != 2 || !(fmin(start->v[0], start->v[1]) < c->ensemble.density.v[0] &&
+                                        c->ensemble.density.v[0] < fmax(start->v[0], start->v[1]))))
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] start_densities: expected two densities (box 0, box 1) with the "
+                "total density %g between them", f, cfg_line(c, "ensemble", "start_densities"),
+                c->ensemble.density.v[0]);
+    if (c->ensemble.exchange_every)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] exchange_every: replica exchange is not built for type = gibbs; "
+                "expected 0", f, cfg_line(c, "ensemble", "exchange_every"));
+    if (c->output.snapshot_every)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [output] snapshot_every: trajectories of the two boxes of type = gibbs are "
+                "not written (the final positions and box labels are); expected 0", f,
+                cfg_line(c, "output", "snapshot_every"));
+    if (c->run.precision == CFG_PRECISION_SINGLE)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [run] precision = single: type = gibbs runs in double on both backends",
+                f, cfg_line(c, "run", "precision"));
+    if (c->system.start == CFG_START_H5)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [system] start = h5: type = gibbs starts on a lattice or at random (melt) in "
+                "each box", f, cfg_line(c, "system", "start"));
+    double sum = 0.0;
+    for (int i = 0; i < 3; i++) sum += c->moves.move_fraction[i];
+    if (fabs(sum - 1.0) > 1e-9) {
+        int line = 0;
+        for (int i = 0; i < 3; i++) line = line > cfg_line(c, "moves", fractions[i]) ? line : cfg_line(c, "moves", fractions[i]);
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [moves] displacement_fraction + transfer_fraction + volume_fraction = %g + %g + "
+                "%g = %.12g: expected them to add up to 1", f, line, c->moves.move_fraction[0],
+                c->moves.move_fraction[1], c->moves.move_fraction[2], sum);
+    }
+    for (int i = 1; i < 3; i++)
+        if (!(c->moves.move_fraction[i] > 0))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [moves] %s = 0: expected > 0 with type = gibbs (without %s the boxes "
+                    "cannot reach coexistence)", f, cfg_line(c, "moves", fractions[i]), fractions[i],
+                    i == 1 ? "particle transfers their chemical potentials" : "volume exchange their pressures");
+    return MC_OK;
+}
+
+/* Two [run] keys that constrain each other or the GPU's batch shape. */
+static int check_run(const cfg *c, mc_err *err)
+{
+    if (c->run.gpu_batch_trials % 32 != 0)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [run] gpu_batch_trials = %ld: expected 0 or a multiple of 32 up to 1024",
+                c->filename, cfg_line(c, "run", "gpu_batch_trials"), c->run.gpu_batch_trials);
+    if (c->run.production_sweeps % c->run.sample_every_sweeps != 0)
+        MC_FAIL(err, MC_EINVAL,
+                "%s:%d: [run] sample_every = %ld: expected a divisor of production = %ld",
+                c->filename, cfg_line(c, "run", "sample_every"), c->run.sample_every_sweeps,
+                c->run.production_sweeps);
+    return MC_OK;
+}
+
+int cfg_check(cfg *c, mc_err *err)
+{
+    /* in this order: the first refusal is the message, and later checks rely on what earlier ones
+     * settled (sigma from rmin or the preset, number densities from mass_density) */
+    MC_TRY(check_rigid(c, err));
+    MC_TRY(check_potential(c, err));
+    MC_TRY(check_ensemble(c, err));
+    MC_TRY(check_exchange(c, err));
+    MC_TRY(check_gibbs(c, err));
+    return check_run(c, err);
+}
+
+int cfg_parse(cfg *c, const char *text, const char *filename, mc_err *err)
+{
+    MC_TRY(cfg_read(c, text, filename, err));
+    if (cfg_check(c, err) == MC_OK) return MC_OK;
+    cfg_fini(c);
+    return err->code;
+}
