@@ -49,7 +49,7 @@ typedef struct cu_cells_dev {
     int *overflow;               /* set when a cell would exceed cap */
 } cu_cells_dev;
 
-enum { CU_MAX_BATCH_TRIALS = 1024 }; /* one block of kernel B holds a batch */
+enum { CU_MAX_BATCH_TRIALS = 1024 }; /* one block of the decide kernel holds a batch */
 
 typedef struct cu_view {
     int nchains, n, single;      /* single: float pair arithmetic, else double */
@@ -88,7 +88,7 @@ int cu_sweep_cells_chains(const cu_view *v, long long moves, mc_err *err);
 int cu_sweep_batched(const cu_view *v, long long moves, mc_err *err);
 /* Scratch doubles cu_sweep_batched needs. */
 size_t cu_batched_scratch(const cu_view *v);
-/* Whether kernel B's shared memory for the view's K and precision fits this GPU; else an error
+/* Whether the decide kernel's shared memory for the view's K and precision fits this GPU; else an error
  * naming [run] gpu_batch_trials. */
 int cu_batched_fits(const cu_view *v, mc_err *err);
 

@@ -6,7 +6,7 @@
  * (cu_after_previous), so the launch latency between them is hidden. Nothing is computed
  * differently. A chained kernel reads what its predecessor writes only after cu_wait_previous;
  * before it, at most what a kernel further back wrote, where the predecessor lets it launch only
- * after its own wait (cu_cells.cu's kernel B), and then through L2. */
+ * after its own wait (cu_cells.cu's decide kernel), and then through L2. */
 #ifndef CU_LAUNCH_CUH
 #define CU_LAUNCH_CUH
 

@@ -9,7 +9,7 @@
  * Before (doc/performance.md version 22), trials went into 2048 buckets of 4, and a trial whose
  * bucket overflowed compared itself with every earlier trial, one at a time. At K = 1024 (half a
  * trial a bucket) about 30% of the batches had such a bucket, and its trials' thousand comparisons
- * held kernel B's whole block at its next barrier (a quarter of kernel B's instructions in a launch
+ * held the decide kernel's whole block at its next barrier (a quarter of the decide kernel's instructions in a launch
  * that Nsight Compute sampled). */
 #ifndef CU_REPEATS_CUH
 #define CU_REPEATS_CUH

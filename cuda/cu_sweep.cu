@@ -4,8 +4,8 @@
  *    same trial, sums its share of the pair terms, and the block sum decides.
  *  - cu_sweep_batched: for chains too large for one block, K consecutive trial moves are drawn
  *    once (the draw kernel), evaluated at once against the batch-start configuration together
- *    with every pair of trials' corrections (kernel A, all SMs), each trial's partial sums added
- *    (kernel S), then accepted in order (kernel B, one block), each trial corrected by its pair
+ *    with every pair of trials' corrections (the energy kernel, all SMs), each trial's partial sums added
+ *    (the sums kernel), then accepted in order (the decide kernel, one block), each trial corrected by its pair
  *    terms with the earlier accepted ones; a trial whose particle already moved in the batch, or
  *    whose corrections meet a pair term too large to take out exactly (CU_CANCEL_LIMIT), is
  *    decided apart (below). */
@@ -22,7 +22,7 @@ enum { CHAIN_THREADS_MAX = 256 };
  * that the running energy and a full recomputation add exactly the same pair terms. Indices are
  * local to x, y, z; index0 is the global index of local 0 (a staged chunk), which fixes species.
  *
- * LANES_DIFFER: the lanes of a warp move different particles (kernel A's pair blocks, a trial a
+ * LANES_DIFFER: the lanes of a warp move different particles (the energy kernel's pair blocks, a trial a
  * thread). There the self pair is dropped by a select, not skipped: nvcc splits a loop with
  * `if (j == i) continue` into the runs below and above i, and lanes whose i lies below the chunk and
  * lanes whose i lies above it then run the two runs one after the other, each with half the warp
@@ -360,8 +360,8 @@ int cu_sweep_chains(const cu_view *v, long long moves, const cu_npt *npt, mc_err
 /* ---- batched path ---------------------------------------------------------------------------- */
 
 enum {
-    WINDOW = 32,   /* trials that warp 0 of kernel B decides between two block barriers */
-    ALT_MAX = 32,  /* repeated particles per batch whose second energy change kernel A sums */
+    WINDOW = 32,   /* trials that warp 0 of the decide kernel decides between two block barriers */
+    ALT_MAX = 32,  /* repeated particles per batch whose second energy change the energy kernel sums */
     TRIAL_DOUBLES = 7 /* a batch_trial's room in the scratch, in doubles */
 };
 
@@ -371,8 +371,8 @@ template <typename real> struct batch_trial {
     real o[3], nw[3];
 };
 
-/* A batch's tables in the view's scratch, after kernel A's partial sums and the K x K corrections:
- * written by the draw kernel and read by kernels A and B. */
+/* A batch's tables in the view's scratch, after the energy kernel's partial sums and the K x K corrections:
+ * written by the draw kernel and read by the energy and decide kernels. */
 template <typename real> struct batch_tables {
     batch_trial<real> *trial; /* [K] */
     double *threshold;        /* [K] -ln u of each trial's Metropolis test */
@@ -447,18 +447,18 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_draw_kernel(const c
     if (k == 0) *tb.alt_count = min(total, (int)ALT_MAX);
 }
 
-/* Kernel A, three kinds of block, all against the batch-start configuration:
+/* The energy kernel, three kinds of block, all against the batch-start configuration:
  *  - blocks [0, ALT_MAX): block r sums alt row r's energy change over all particles (rows beyond
  *    alt_count return at once);
  *  - the next pair_blocks: block b stages particles [b chunk, (b + 1) chunk) in shared memory and
  *    thread k sums trial k's energy change over them;
  *  - then one block per trial m < trials - 1: thread k > m writes corr[m K + k], what trial m, if
  *    accepted, adds to trial k's energy change (the four pair terms between their old and new
- *    positions), so that kernel B's sequential pass only adds numbers (NaN where a term cannot be
+ *    positions), so that the decide kernel's sequential pass only adds numbers (NaN where a term cannot be
  *    carried: cu_pair_correction). (For trials of the same particle it is never used: the later
  *    one is decided from alt or recomputed.) */
 template <typename real, bool MIX>
-__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
+__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trial_energy_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
                                     int chunk, int pair_blocks, cu_pairs<real> lj, double *partial,
                                     double *corr, batch_tables<real> tb)
 {
@@ -506,12 +506,12 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trials_kernel(const
                               t.nw[2], box, lj, j0);
 }
 
-/* Kernel S, between kernels A and B: each trial's energy change against the batch start, its
- * kernel A partials (one per pair block) added in a fixed order, over several SMs. Kernel B's one
+/* The sums kernel, between the energy and decide kernels: each trial's energy change against the batch start, its
+ * energy-kernel partials (one per pair block) added in a fixed order, over several SMs. The decide kernel's one
  * block used to add them itself, about 2 MB read from L2 through one SM at N = 50,000, a tenth of
  * a batch (doc/performance.md version 29). Block g takes trials 32 g + lane: warp w adds rows w,
  * w + SUM_WARPS, ... in order, then warp 0 adds the warps' sums in order and writes the total over
- * row 0 of `partial`, which kernel B reads. No other block reads these columns, and this block read
+ * row 0 of `partial`, which the decide kernel reads. No other block reads these columns, and this block read
  * row 0 before its barrier. */
 enum { SUM_WARPS = 32 };
 __global__ void __launch_bounds__(32 * SUM_WARPS) batch_sums_kernel(double *partial, int K, int trials, int nblocks)
@@ -532,7 +532,7 @@ __global__ void __launch_bounds__(32 * SUM_WARPS) batch_sums_kernel(double *part
     }
 }
 
-/* Kernel B: one block, thread k owns trial k; trials are decided in order, a window at a time.
+/* The decide kernel: one block, thread k owns trial k; trials are decided in order, a window at a time.
  * The windows lie inside aligned blocks of 32 trials, lane j of warp 0 holding trial 32 b + j.
  * Warp 0 decides a window in rounds of votes (below). The corrections of a window's accepted
  * trials reach the later trials one window late, beside the next decisions: the next block's
@@ -543,13 +543,13 @@ __global__ void __launch_bounds__(32 * SUM_WARPS) batch_sums_kernel(double *part
  * a term beyond CU_CANCEL_LIMIT kT: the start sum holds a huge term the corrections would take
  * out again inexactly), ends the window: the window's corrections are added at once, then the
  * trial is decided. If its particle's prev was accepted from the batch start, its energy change is
- * kernel A's alt sum plus its pair terms with the other accepted trials, unless that is NaN too;
+ * the energy kernel's alt sum plus its pair terms with the other accepted trials, unless that is NaN too;
  * else the block recomputes it in full against the current positions. Either way every later
  * trial then adds its pair terms with it, computed afresh. Every other trial's energy change is thus the sum
- * of its kernel A partials (kernel S's order) and then of its corrections by the earlier accepted trials in their
+ * of its energy-kernel partials (the sums kernel's order) and then of its corrections by the earlier accepted trials in their
  * order; one decided apart has its alt sum plus a block sum, or a block sum (fixed orders both). */
 template <typename real, bool MIX>
-__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials,
+__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_decide_kernel(cu_chain_dev *cd, real *pos, int n, int trials,
                                     cu_pairs<real> lj, unsigned long long seed, const double *start_dE,
                                     const double *corr, batch_tables<real> tb)
 {
@@ -599,7 +599,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
         sthreshold[k] = tb.threshold[k];
         sp[k] = t.particle, sprev[k] = tb.prev[k], salt[k] = tb.alt_of[k];
         for (int d = 0; d < 3; d++) sa[3 * k + d] = t.o[d], sb[3 * k + d] = t.nw[d];
-        sdE[k] = start_dE[k]; /* kernel S's sum of kernel A's partials */
+        sdE[k] = start_dE[k]; /* the sums kernel's sum of the energy kernel's partials */
         sacc[k] = 0, sfull[k] = 0;
     }
     if (k == 0) {
@@ -728,7 +728,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_accept_kernel(cu_ch
 }
 
 #ifndef BATCH_BLOCKS_PER_SM
-#define BATCH_BLOCKS_PER_SM 4 /* kernel A's pair-sum blocks of K threads per SM */
+#define BATCH_BLOCKS_PER_SM 4 /* the energy kernel's pair-sum blocks of K threads per SM */
 #endif
 
 static int batch_chunk(const cu_view *v)
@@ -738,7 +738,7 @@ static int batch_chunk(const cu_view *v)
     return chunk < 32 ? 32 : chunk;
 }
 
-/* kernel A's partial sums (a block's K; kernel S writes each trial's total over row 0), the K x K
+/* the energy kernel's partial sums (a block's K; the sums kernel writes each trial's total over row 0), the K x K
  * trial-pair corrections, then the batch tables */
 size_t cu_batched_scratch(const cu_view *v)
 {
@@ -748,7 +748,7 @@ size_t cu_batched_scratch(const cu_view *v)
            (TRIAL_DOUBLES + 1) * ALT_MAX + 1;
 }
 
-/* kernel B's dynamic shared memory: energy changes and thresholds, two corners and two tiles to
+/* the decide kernel's dynamic shared memory: energy changes and thresholds, two corners and two tiles to
  * the next block of corr, old and new positions, particles, prevs, alt rows, two flags */
 static size_t accept_smem(int K, size_t real_size)
 {
@@ -781,10 +781,10 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
     double *corr = v->partial + (size_t)nblocks * K;
     batch_tables<real> tb = batch_tables_of<real>(v, corr + (size_t)K * K);
     if (smem_a > 48 * 1024) /* a slice of a very large chain (over a million particles in double) */
-        CU_TRY(cudaFuncSetAttribute(batch_trials_kernel<real, MIX>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        CU_TRY(cudaFuncSetAttribute(batch_trial_energy_kernel<real, MIX>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)smem_a), err);
     if (smem_b > 48 * 1024)
-        CU_TRY(cudaFuncSetAttribute(batch_accept_kernel<real, MIX>,
+        CU_TRY(cudaFuncSetAttribute(batch_decide_kernel<real, MIX>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b), err);
     int chained = 0;
     MC_TRY(cu_chained_launches(batch_draw_kernel<real>, &chained, err));
@@ -795,11 +795,11 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
             CU_TRY(cu_launch(chained, batch_draw_kernel<real>, 1, K, smem_draw, &v->chains[c], pos, v->n, trials,
                              v->seed, tb), err);
             /* alt rows, pair sums, then a block per row of corrections (trial m < trials - 1) */
-            CU_TRY(cu_launch(chained, batch_trials_kernel<real, MIX>, ALT_MAX + nblocks + trials - 1, K, smem_a,
+            CU_TRY(cu_launch(chained, batch_trial_energy_kernel<real, MIX>, ALT_MAX + nblocks + trials - 1, K, smem_a,
                              &v->chains[c], pos, v->n, trials, chunk, nblocks, lj, v->partial, corr, tb), err);
             CU_TRY(cu_launch(chained, batch_sums_kernel, (trials + 31) / 32, 32 * SUM_WARPS, 0, v->partial, K, trials,
                              nblocks), err);
-            CU_TRY(cu_launch(chained, batch_accept_kernel<real, MIX>, 1, K, smem_b, &v->chains[c], pos, v->n, trials,
+            CU_TRY(cu_launch(chained, batch_decide_kernel<real, MIX>, 1, K, smem_b, &v->chains[c], pos, v->n, trials,
                              lj, v->seed, v->partial, corr, tb), err);
         }
     }

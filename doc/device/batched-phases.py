@@ -1,6 +1,6 @@
 # batched-phases.py: writes .base/cu_sweep_prof.cu, a copy of cuda/cu_sweep.cu with clock64() phase
-# counters in kernel B (thread 0 prints them every 40th batch), for doc/device/batched-scan.sh.
-s=open('/work/main/cuda/cu_sweep.cu').read()
+# counters in the decide kernel (thread 0 prints them every 40th batch), for doc/device/batched-scan.sh.
+s=open('cuda/cu_sweep.cu').read()
 def after(anchor, text, count=1):
     global s
     assert anchor in s, anchor

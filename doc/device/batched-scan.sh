@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# GPU call for issue 14's shape E (one chain of N = 50,000, no cutoff): kernel B's sequential
-# pass as warp-wide rounds over trial-pair corrections precomputed by kernel A. Builds this tree;
+# GPU call for issue 14's shape E (one chain of N = 50,000, no cutoff): the decide kernel's sequential
+# pass as warp-wide rounds over trial-pair corrections precomputed by the energy kernel. Builds this tree;
 # runs the batched-path parity cases (ONLY=pattern picks others), compute-sanitizer memcheck and
 # racecheck on batched jobs with many repeated particles (N = 4096, K = 1024, single and double),
 # mcens-bench --case 2 at K = 256, 512 and 1024; then, with BASE=1, the same for the commit before
