@@ -295,7 +295,7 @@ __device__ unsigned decide_in_waves(const batch_trial<real> *trial, const double
  * CU_CANCEL_LIMIT kT (its start sum holds a term they would take out inexactly), ends the batch
  * before it: the next batch starts with that trial, evaluated afresh, without corrections (so it
  * never ends a batch again, and every batch decides one trial at least). The chain is then the
- * sequential one, draw for draw (the large-chain paths' scheme, cu_sweep.cu and cu_cells.cu, here
+ * sequential one, draw for draw (the large-chain paths' scheme, cu_batched.cu and cu_cells.cu, here
  * within a block): a move costs one warp's pass over the cells and a share of one barrier, not a
  * barrier and a block's reduction of its own.
  * Dynamic shared memory: the chain's cell counts (m^3 ints), then, when staged, its positions. */

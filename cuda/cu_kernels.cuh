@@ -160,7 +160,7 @@ __host__ __device__ inline real cu_displace(real x, double d, real box)
     return prec<real>::wrap((real)((double)x + d), box);
 }
 
-/* The batched paths (cu_sweep.cu, cu_cells.cu, cu_chain_cells.cu, cu_rigid_batch.cu) sum a trial's
+/* The batched paths (cu_batched.cu, cu_cells.cu, cu_chain_cells.cu, cu_rigid_batch.cu) sum a trial's
  * energy change against the batch-start configuration and correct it by its pair terms with the
  * trials accepted before it. A start term with a particle that has moved since is taken out again
  * by a correction, but its rounding stays in dE: 1e-16 of it in double, NaN (inf - inf) where a

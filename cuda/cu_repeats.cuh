@@ -1,5 +1,5 @@
 /* cu_repeats: the trials of a batch that move a particle an earlier trial of the batch moves, for
- * the one-block draw kernels of both large-chain paths (cu_sweep.cu's batched path, cu_cells.cu's
+ * the one-block draw kernels of both large-chain paths (cu_batched.cu, cu_cells.cu's
  * cell path). Repeats are rare (about K^2 / 2N), so instead of every trial scanning all earlier
  * ones, trials register in a shared hash table keyed by particle id with linear probing, a quarter
  * full at most, and compare only with the trials in the run of occupied slots from their
