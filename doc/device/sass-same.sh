@@ -8,7 +8,8 @@
 # (cuobjdump -res-usage: registers, stack, shared and constant memory) is keyed by its demangled
 # name, mapped by MAP.sed on the base side, and compared over the union of each folder's objects,
 # so that a file split into several compares as the functions it held. Needs cuobjdump and
-# nvdisasm on PATH (or CUOBJDUMP=...); prints one line per function and exits 1 on any difference.
+# nvdisasm on PATH (or CUOBJDUMP=...); prints one line per function (instructions and resources
+# apart) and exits 1 on any difference.
 set -u
 [ $# -ge 2 ] || { sed -n 4p "$0" | sed 's/^# //'; exit 2; }
 base=$1 new=$2 map=${3:-/dev/null}
@@ -29,6 +30,7 @@ split_side() {
             name=$(printf '%s\n' "${line#@@FN }" | c++filt | sed -f "$mapf")
             key=$(printf '%s' "$name" | sha1sum | cut -c1-16)
             printf '%s\t%s\n' "$key" "$name" >> "$work/$side.names" ;;
+        "@@RES"*) printf '%s\n' "${line#@@RES}" >> "$work/$side/$key.res" ;;
         *) printf '%s\n' "$line" >> "$work/$side/$key" ;;
         esac
     done
@@ -37,15 +39,17 @@ split_side() {
 split_side "$base" base "$map"
 split_side "$new" new /dev/null
 
-same=0 differ=0
+same=0 differ=0 res=0
 while IFS=$'\t' read -r key name; do
     if [ ! -f "$work/new/$key" ]; then echo "MISSING in new: $name"; differ=$((differ + 1))
-    elif cmp -s "$work/base/$key" "$work/new/$key"; then
-        echo "same ($(grep -c '^ */\*[0-9a-f]' "$work/base/$key") instructions): $name"; same=$((same + 1))
-    else echo "DIFFERENT: $name"; differ=$((differ + 1)); fi
+    elif ! cmp -s "$work/base/$key" "$work/new/$key"; then echo "DIFFERENT instructions: $name"; differ=$((differ + 1))
+    elif ! cmp -s "$work/base/$key.res" "$work/new/$key.res"; then
+        echo "same instructions, DIFFERENT resources: $name:$(tr -s ' ' < "$work/base/$key.res") ->$(tr -s ' ' < "$work/new/$key.res")"
+        res=$((res + 1))
+    else echo "same ($(grep -c '^ */\*[0-9a-f]' "$work/base/$key") instructions, same resources): $name"; same=$((same + 1)); fi
 done < "$work/base.names"
 while IFS=$'\t' read -r key name; do
     grep -q "^$key" "$work/base.names" || { echo "EXTRA in new: $name"; differ=$((differ + 1)); }
 done < "$work/new.names"
-echo "$same functions the same, $differ different, missing or extra"
-[ "$differ" -eq 0 ]
+echo "$same functions the same, $res with the same instructions but other resources, $differ different, missing or extra"
+[ "$differ" -eq 0 ] && [ "$res" -eq 0 ]
