@@ -158,13 +158,12 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trial_energy_kernel
                               t.nw[2], box, lj, j0);
 }
 
-/* The sums kernel, between the energy and decide kernels: each trial's energy change against the batch start, its
- * energy-kernel partials (one per pair block) added in a fixed order, over several SMs. The decide kernel's one
- * block used to add them itself, about 2 MB read from L2 through one SM at N = 50,000, a tenth of
- * a batch (doc/performance.md version 29). Block g takes trials 32 g + lane: warp w adds rows w,
- * w + SUM_WARPS, ... in order, then warp 0 adds the warps' sums in order and writes the total over
- * row 0 of `partial`, which the decide kernel reads. No other block reads these columns, and this block read
- * row 0 before its barrier. */
+/* The sums kernel, between the energy and decide kernels: each trial's energy change against the
+ * batch start, its energy-kernel partials (one per pair block) added in a fixed order, over
+ * several SMs rather than through the decide kernel's one block. Block g takes trials 32 g + lane:
+ * warp w adds rows w, w + SUM_WARPS, ... in order, then warp 0 adds the warps' sums in order and
+ * writes the total over row 0 of `partial`, which the decide kernel reads. No other block reads
+ * these columns, and this block read row 0 before its barrier. */
 enum { SUM_WARPS = 32 };
 __global__ void __launch_bounds__(32 * SUM_WARPS) batch_sums_kernel(double *partial, int K, int trials, int nblocks)
 {

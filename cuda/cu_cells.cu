@@ -30,15 +30,15 @@
 #include "cu_repeats.cuh"
 #include "mc_move.h"
 
-/* The energy kernel's warps per trial: half sum its energy at the new position, half at the old, each
- * taking every (ENERGY_WARPS_PER_TRIAL / 2)-th group of four of a cell's members; -D to measure others
- * (2: one warp a position, doc/performance.md version 18) */
+/* The energy kernel's warps per trial: half sum its energy at the new position, half at the old,
+ * each taking every (ENERGY_WARPS_PER_TRIAL / 2)-th group of four of a cell's members; -D to
+ * measure others (2: one warp a position). */
 #ifndef ENERGY_WARPS_PER_TRIAL
 #define ENERGY_WARPS_PER_TRIAL 4
 #endif
-/* The energy kernel's second __launch_bounds__ argument, resident blocks an SM, that is, a register cap of
- * 64: nvcc's choice (0) gave single precision 40 registers and 16 bytes of spills, and 4 (48
- * registers, none spilled) ran case 3 7% faster (doc/performance.md version 32); -D to measure others */
+/* The energy kernel's second __launch_bounds__ argument, resident blocks an SM, that is, a
+ * register cap of 64: room for single precision without spills (nvcc's own choice, 0, spilled);
+ * -D to measure others */
 #ifndef ENERGY_MIN_BLOCKS
 #define ENERGY_MIN_BLOCKS 4
 #endif
@@ -46,17 +46,16 @@ enum { MAXC = 32, ENERGY_WARPS = 8, MAX_CELL_CHANGES = 256 };
 enum { ENERGY_PARTS = ENERGY_WARPS_PER_TRIAL / 2, ENERGY_TRIALS_PER_BLOCK = ENERGY_WARPS / ENERGY_WARPS_PER_TRIAL };
 static_assert(ENERGY_PARTS >= 1 && ENERGY_TRIALS_PER_BLOCK >= 1 && ENERGY_WARPS % ENERGY_WARPS_PER_TRIAL == 0, "the energy kernel's shape");
 static_assert(CU_MAX_BATCH_TRIALS <= 32 * 32, "the energy kernel lists a trial's conflicts from one warp's ballots");
-/* The grid around a trial as its batch starts, read by the energy kernel while its sums run and used by
- * the decide kernel's cell moves: the particle's cell, its slot there, that cell's count and last member;
- * the drawn new position's cell and its count. Random loads from the grid cost about 1000 cycles
- * each, and in the decide kernel's one block they were a chain of four at the batch's end (measured). */
+/* The grid around a trial as its batch starts, read by the energy kernel while its sums run and
+ * used by the decide kernel's cell moves: the particle's cell, its slot there, that cell's count
+ * and last member; the drawn new position's cell and its count. Random loads from the grid are
+ * slow, and in the decide kernel's one block they would be a chain of four at the batch's end. */
 enum { G_HOME, G_SLOT, G_COUNT, G_LAST, G_NEW_CELL, G_NEW_COUNT, GRID_FIELDS };
 
 /* The trial table of one batch, carved out of cells.trials: batches use two in turn, so that the
- * energy kernel of a batch can write the next one's draws while the decide kernel still reads this one's. A trial's
- * several values of one kind lie K apart ([3][K], [MAXC][K], ...): the decide kernel's and the draws'
- * threads, a trial each, then read and write them coalesced (laid out [K][3], their strided
- * accesses took the decide kernel's one block about a fifth of its time: doc/performance.md version 23). */
+ * energy kernel of a batch can write the next one's draws while the decide kernel still reads this
+ * one's. A trial's several values of one kind lie K apart ([3][K], [MAXC][K], ...): the decide
+ * kernel's and the draws' threads, a trial each, then read and write them coalesced. */
 struct tables {
     int K;                               /* trials the table holds: the stride below */
     int *p, *prev, *mult, *nconf, *conf; /* conf: [MAXC][K], ascending; nconf > MAXC: all earlier */
@@ -240,12 +239,11 @@ __device__ double warp_energy(const cu_cells_dev &g, const real *pos, int n, int
     return e;
 }
 
-/* The energy kernel: ENERGY_WARPS_PER_TRIAL warps per trial, half summing the energy at its new position and
- * half at its old, each half's warps taking alternate groups of a cell's members, and all of them
- * splitting the conflict scan over the earlier trials by chunks of 32. A warp's pass is a chain of
- * dependent loads (a cell's index list, then its members' positions) with few warps to hide it:
- * with one warp per trial a pass took about 10k cycles (version 18), and with two per trial a
- * batch of 1024 left 13 warps on an SM (Nsight Compute, version 22). */
+/* The energy kernel: ENERGY_WARPS_PER_TRIAL warps per trial, half summing the energy at its new
+ * position and half at its old, each half's warps taking alternate groups of a cell's members, and
+ * all of them splitting the conflict scan over the earlier trials by chunks of 32. A warp's pass
+ * is a chain of dependent loads (a cell's index list, then its members' positions): the more warps
+ * a trial has, the more of them an SM holds to hide it. */
 template <typename real>
 __global__ void __launch_bounds__(32 * ENERGY_WARPS, ENERGY_MIN_BLOCKS)
     cells_trial_energy_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t, tables next_t,
@@ -285,7 +283,7 @@ __global__ void __launch_bounds__(32 * ENERGY_WARPS, ENERGY_MIN_BLOCKS)
     }
     __syncthreads(); /* the staged table, and s_next */
     /* the next trial's particle where this batch starts, by a lane idle in the sums, its loads
-     * given the sums to arrive in (in the decide kernel's one block they took about 2.7k cycles) */
+     * given the sums to arrive in (in the decide kernel's one block they would be waited for) */
     const bool reads_next = role == ENERGY_WARPS_PER_TRIAL - 1 && lane == 30 && k < next_trials;
     real next_a[3];
     if (reads_next)
@@ -353,8 +351,8 @@ __global__ void __launch_bounds__(32 * ENERGY_WARPS, ENERGY_MIN_BLOCKS)
     }
     if (!active || role != 0) return;
     /* the conflict list in ascending trial order from the chunks' ballots, a chunk a lane (k < 1024:
-     * at most 32 chunks), each lane's place from a prefix sum of the hits: a serial pass over the
-     * chunks was a fifth of the kernel's stall samples (version 22) */
+     * at most 32 chunks), each lane's place from a prefix sum of the hits, not a serial pass over
+     * the chunks */
     const unsigned ballot = 32 * lane < k ? s_hits[slot][lane] : 0u;
     const int upto = cu_warp_inclusive_sum(__popc(ballot), lane);
     const int count = __shfl_sync(0xffffffffu, upto, 31);
@@ -513,8 +511,8 @@ __global__ void __launch_bounds__(1024)
     auto conflict = [&](int c) { return all_earlier ? c : c == 0 ? conf0 : entry(t.conf, t, c, k); };
     /* Decided in waves: a trial decides once every trial it depends on has, so the wave it decides
      * in is its dependency level (1 + the highest among those trials'), and trials of one wave
-     * decide at once. level[k] < 0: not yet decided. (Levels assigned first and then decided level
-     * by level took three more barriers a level: doc/performance.md version 23.) */
+     * decide at once. level[k] < 0: not yet decided. (Assigning every level first, then deciding
+     * level by level, takes more barriers a level.) */
     for (int wave = 0;; wave++) {
         bool ready = active && level[k] < 0;
         for (int c = 0; ready && c < nlist; c++) ready = level[conflict(c)] >= 0;

@@ -50,8 +50,8 @@ __device__ inline void draw_ahead(draws *next, unsigned long long seed, unsigned
  * LANES_DIFFER: the lanes of a warp move different particles (the energy kernel's pair blocks, a trial a
  * thread). There the self pair is dropped by a select, not skipped: nvcc splits a loop with
  * `if (j == i) continue` into the runs below and above i, and lanes whose i lies below the chunk and
- * lanes whose i lies above it then run the two runs one after the other, each with half the warp
- * (doc/performance.md version 28). Adding 0.0 for j == i leaves both sums bit for bit as skipping
+ * lanes whose i lies above it then run the two runs one after the other, each with half the warp.
+ * Adding 0.0 for j == i leaves both sums bit for bit as skipping
  * it does; its own terms are computed and discarded (at the old position, r2 = 0: infinite for LJ,
  * NaN for an LJ pair of epsilon 0, finite for Morse). Where every lane moves the same particle the
  * skip costs nothing and is kept. */

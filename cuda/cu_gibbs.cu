@@ -28,7 +28,7 @@
 #include "pair.h"
 
 /* Threads per chain's block (a multiple of 32, at most 1024); -DCU_GIBBS_THREADS=K overrides it
- * for a measurement (doc/performance.md, version 13). */
+ * for a measurement (doc/device/threads-gibbs.sh). */
 #ifndef CU_GIBBS_THREADS
 #define CU_GIBBS_THREADS 128
 #endif

@@ -30,7 +30,7 @@
 enum {
     RIGID_BATCH_MAX = 256,      /* most trials per batch */
     RIGID_ACCEPT_THREADS = 512, /* the decide kernel's block */
-    RIGID_DEFAULT_TRIALS = 32,  /* the fastest of 32, 64 and 128 on shape D (doc/performance.md version 19) */
+    RIGID_DEFAULT_TRIALS = 32,  /* K when the run names none: the fastest measured (shape D) */
     RIGID_ENERGY_BLOCKS_PER_SM = 4   /* the energy kernel's parts per trial aim at this many blocks per SM */
 };
 

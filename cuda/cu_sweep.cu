@@ -53,8 +53,7 @@ __device__ double scaled_energy_part(const real *x, const real *y, const real *z
  * past h_i0 (k up to a + h_a; h_a >= h_i0 - 1). Rows of a group cut short by n, and chains too
  * small for whole groups, take one row at a time. The same pair terms, rounded alike and each
  * added in double, in another order. IN_RANGE (plain LJ in single precision, box edge below 2^20):
- * each term by cu_lj_energy_in_range, the same value without the division's range check (doc/
- * performance.md version 30). */
+ * each term by cu_lj_energy_in_range, the same value without the division's range check. */
 template <int ROWS, bool IN_RANGE, typename real>
 __device__ double scaled_energy_rows(const real *xyz, int n, real box, const typename prec<real>::params &p)
 {
@@ -86,10 +85,9 @@ __device__ double scaled_energy_rows(const real *xyz, int n, real box, const typ
         }
         const int h0 = row_length(i0);
         const real *q = xyz + 3 * (i0 + ROWS >= n ? i0 + ROWS - n : i0 + ROWS);
-        /* one loop over the cyclic wrap: as two runs, before and after it, a warp ran its longest
-         * first run and then its longest second (an eighth more steps than pairs at n = 500 with
-         * two rows a thread). Not unrolled: unrolled by 2 or 4, the loop of version 30 (x, y, z
-         * apart) gave the kernel 79 or 98 registers against 48 (doc/performance.md version 30) */
+        /* one loop over the cyclic wrap: as two runs, before and after it, a warp would run its
+         * longest first run and then its longest second. Not unrolled: unrolling costs the kernel
+         * far more registers */
 #pragma unroll 1
         for (int k = ROWS; k <= h0; k++, q = next(q))
 #pragma unroll
@@ -114,8 +112,8 @@ extern __shared__ __align__(16) unsigned char chain_smem[];
 
 /* The staged pure fluid's trial-volume energy, its trial coordinates xyz in chain_smem:
  * scaled_energy_rows, two rows a thread, with the constants' own copy of the loop (cu_specialised),
- * the range-checked division dropped where cu_lj_energy_in_range holds. Three or four rows a thread
- * ran slower (case 6: 0.80 and 0.86 of NVT against 0.87 with two; doc/performance.md version 31). */
+ * the range-checked division dropped where cu_lj_energy_in_range holds. Two rows a thread: the
+ * fastest measured. */
 template <typename real>
 __device__ __forceinline__ double scaled_energy_staged(int n, real box, const typename prec<real>::params one)
 {
@@ -129,10 +127,9 @@ __device__ __forceinline__ double scaled_energy_staged(int n, real box, const ty
 }
 
 /* The chain kernel's second __launch_bounds__ argument: resident blocks of CHAIN_THREADS_MAX threads
- * an SM, that is, a register cap (0: nvcc's choice). Left to itself nvcc gave the pure-fluid npt
- * kernels 64 registers in single precision, 16 chains of n = 500 an SM against 20 at 48, and at
- * 48 case 6 ran 2.6% faster (0.869 of NVT against 0.847); in double, 64 with 40 bytes of spills in
- * every move's path, which 3 (80 registers) removes. doc/performance.md version 31. */
+ * an SM, that is, a register cap (0: nvcc's choice). For the pure-fluid npt kernels: in single
+ * precision 48 registers (5), so that more chains fit an SM than at nvcc's 64; in double 80 (3),
+ * which keeps spills out of every move's path. */
 template <typename real, bool MIX, bool NPT> constexpr int npt_min_blocks()
 {
     return NPT && !MIX ? (sizeof(real) == sizeof(float) ? 5 : 3) : 0;
@@ -156,9 +153,8 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX, npt_min_blocks<real, MIX, N
     __shared__ double s_energy;
     __shared__ unsigned long long s_accepted, s_volume_accepted, s_floor_hits;
     __shared__ int s_scale, s_redraw;
-    /* State read once per sweep or per DRAW_AHEAD moves lives in shared memory, not in registers:
-     * the npt kernel held these in registers at 48 a thread and spilled the draws' bookkeeping to
-     * local memory, loaded back every move (doc/performance.md version 31). s_box: the box edge,
+    /* State read once per sweep or per DRAW_AHEAD moves lives in shared memory, not in registers,
+     * so that the npt kernel at 48 registers spills nothing of the draws' bookkeeping. s_box: the box edge,
      * changed by accepted volume moves; s_max_disp: the step, capped at half the box as
      * mc_chain_step caps it (npt: at the current box, mc_box_step). */
     __shared__ double s_box, s_max_disp;
@@ -199,8 +195,7 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX, npt_min_blocks<real, MIX, N
             s_energy += dE;
             s_accepted++;
         }
-        /* a sweep's end counted, not found by (m + 1) % n: a 64-bit remainder every move was 1.7% of
-         * the npt kernel's instructions (doc/performance.md version 30) */
+        /* a sweep's end counted, not found by (m + 1) % n: no 64-bit remainder every move */
         if (!NPT || ++sweep_move < n) continue;
         sweep_move = 0;
         /* the sweep's volume move */
@@ -214,10 +209,10 @@ __global__ void __launch_bounds__(CHAIN_THREADS_MAX, npt_min_blocks<real, MIX, N
         real sbox = (real)new_box;
         /* staged: the trial volume's coordinates take the chain's place in shared memory, the
          * chain's own kept in its global slice g until the decision, each by the thread that
-         * restores it (a second shared copy beside them cut the blocks an SM holds from 29 to 16
-         * at n = 500 in single); else each pair scales its coordinates itself. A staged pure
-         * fluid's trial coordinates go one particle's x, y, z after another (xyz), so that a
-         * partner's three loads share one address (doc/performance.md version 31). */
+         * restores it (a second shared copy beside them would cut the blocks an SM holds); else
+         * each pair scales its coordinates itself. A staged pure fluid's trial coordinates go one
+         * particle's x, y, z after another (xyz), so that a partner's three loads share one
+         * address. */
         real *xyz = (real *)smem;
         if (staged) {
             for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) {
