@@ -292,10 +292,7 @@ static int drawn_for(const mc_backend *b, long nsweeps)
 
 /* npt in the chain kernel: a launch of nsweeps sweeps with each chain's volume draws for them.
  * The draws of the launch after are made while the kernel runs, for as many sweeps and the volume
- * steps as they are: 4224 chains x 100 sweeps took about 27 ms of a 543 ms launch period, made
- * before each launch (doc/performance.md version 30). Drawing a quarter of the sweeps while the
- * kernel ran the quarter before, in four launches, had gained nothing (version 20, measured
- * together with another change). */
+ * steps as they are, so that the host's draws never hold the GPU up. */
 static int sweep_chains_npt(mc_backend *b, long nsweeps, mc_err *err)
 {
     const size_t C = (size_t)b->v.nchains;
@@ -528,7 +525,7 @@ static int setup(mc_backend *b, mc_err *err)
 {
     cu_view *v = &b->v;
     MC_TRY(cu_shape_gpu(b->plan, &v->sm_count, &v->smem_per_block, err));
-    /* K = 512 measured best at N = 50,000 (doc/performance.md); smaller chains take 256, so that
+    /* K = 512 for large chains, the fastest measured (shape E); smaller chains take 256, so that
      * repeats of a particle within a batch (about K^2 / 2N) stay rare */
     v->batch_trials = b->plan->gpu_batch_trials ? b->plan->gpu_batch_trials : v->n >= 16384 ? 512 : 256;
     MC_TRY(allocate(b, err));
@@ -564,7 +561,7 @@ static int setup(mc_backend *b, mc_err *err)
             if (b->plan->statepoint[s].box_len < min_box) min_box = b->plan->statepoint[s].box_len;
         MC_TRY(cu_chain_cells_setup(v, min_box, b->plan->cutoff, err));
     }
-    /* cell path: trials mostly far apart, so larger batches only amortise launches (measured) */
+    /* cell path: trials mostly far apart, so larger batches only amortise launches */
     v->cells_trials = !b->plan->gpu_batch_trials && v->n >= 4 * CU_MAX_BATCH_TRIALS ? CU_MAX_BATCH_TRIALS
                                                                                      : v->batch_trials;
     MC_TRY(measure_energies(b, 0, err));

@@ -1,6 +1,6 @@
 /* cu_backend: internals shared by the CUDA backend's files (cu_backend.cu owns the memory,
- * cu_sweep.cu and cu_measure.cu hold the kernels). Only host drivers are declared here; each takes
- * the backend's device view and returns an mc status. */
+ * cu_sweep.cu, cu_batched.cu and cu_measure.cu hold the kernels). Only host drivers are declared
+ * here; each takes the backend's device view and returns an mc status. */
 #ifndef CU_BACKEND_H
 #define CU_BACKEND_H
 
@@ -49,7 +49,7 @@ typedef struct cu_cells_dev {
     int *overflow;               /* set when a cell would exceed cap */
 } cu_cells_dev;
 
-enum { CU_MAX_BATCH_TRIALS = 1024 }; /* one block of kernel B holds a batch */
+enum { CU_MAX_BATCH_TRIALS = 1024 }; /* one block of the decide kernel holds a batch */
 
 typedef struct cu_view {
     int nchains, n, single;      /* single: float pair arithmetic, else double */
@@ -88,7 +88,7 @@ int cu_sweep_cells_chains(const cu_view *v, long long moves, mc_err *err);
 int cu_sweep_batched(const cu_view *v, long long moves, mc_err *err);
 /* Scratch doubles cu_sweep_batched needs. */
 size_t cu_batched_scratch(const cu_view *v);
-/* Whether kernel B's shared memory for the view's K and precision fits this GPU; else an error
+/* Whether the decide kernel's shared memory for the view's K and precision fits this GPU; else an error
  * naming [run] gpu_batch_trials. */
 int cu_batched_fits(const cu_view *v, mc_err *err);
 
@@ -98,6 +98,9 @@ int cu_batched_fits(const cu_view *v, mc_err *err);
  * of its rank. */
 int cu_cells_setup(cu_view *v, const void *host_pos, const double *box_len, double cutoff, mc_err *err);
 void cu_cells_free(cu_view *v);
+/* Bytes of a grid's trial tables (cu_cells_dev.trials) for batches of up to CU_MAX_BATCH_TRIALS
+ * trials in positions of real_size bytes (cu_cells.cu lays them out). */
+size_t cu_cells_trials_bytes(size_t real_size);
 /* Chain c's grid chosen and built again for its box and host positions, after its configuration
  * was replaced (replica exchange). */
 int cu_cells_rebuild(cu_view *v, int c, const void *host_pos, double box_len, double cutoff, mc_err *err);

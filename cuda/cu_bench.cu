@@ -97,9 +97,8 @@ int cu_baseline_moves(double *x, double *y, double *z, int n, double box, double
  * n-body pattern as well as it can be written: positions as one 16- or 32-byte vector each,
  * staged a tile at a time through shared memory, the minimum image without a branch, the cutoff
  * and j == i as selects, the tile loop unrolled by 8. The minimum image is taken both ways, and the
- * faster is the ceiling: by rint, or folded as the engine folds it (cu_dist2's min(|d|, box - |d|)),
- * which on an H200 gave 9.3e11 pairs/s in single against rint's 7.9e11, and 5.35e11 in double
- * against 5.42e11 (doc/performance.md version 27). It is the pair term without the per-pair
+ * faster is the ceiling: by rint, or folded as the engine folds it (cu_dist2's min(|d|, box - |d|));
+ * which is faster depends on the precision. It is the pair term without the per-pair
  * bookkeeping a Monte Carlo move needs (species, the moved particle's own index, double sums of
  * rounded terms), so no move kernel can beat it; "fraction of the all-pairs rate" in mcens-bench
  * means fraction of this. Each thread sums in `real` and adds a tile's sum in double. The

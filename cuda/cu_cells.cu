@@ -2,20 +2,21 @@
  * cu_sweep_batched it evaluates K consecutive trial moves at once and accepts them so that the
  * chain is exactly the sequential one, but every energy runs over the 27 cells around a position,
  * and trials are decided in parallel wherever they cannot interact:
- *  D: one block draws the K trials, each particle's previous trial in the batch and multiplicity
- *     (cu_repeats.cuh): kernel D for the first batch of a round of batches, kernel B of the batch
- *     before for every other (a kernel boundary fewer per batch).
- *  A: A_WARPS_PER_TRIAL warps per trial (half at its new position, half at its old) sum its
- *     energy change over the cells (batch-start configuration) and list the earlier trials it may
- *     interact with: any whose particle's batch-start position is within rc + sqrt(3) max_disp
- *     (mult_k + mult_m), the farthest the two particles can reach within the batch; every other
- *     pair's correction is exactly zero.
- *  B: one block decides the trials in waves over those lists, each trial once every trial it
- *     depends on is decided; a trial whose particle already moved in the batch recomputes its
- *     energy change from its true old position. A trial whose corrections meet a pair term beyond CU_CANCEL_LIMIT kT ends the batch
- *     before it: the next batch starts with it, against a start configuration that is the present
- *     one (no correction, so nothing to cancel), and the host runs batches until every move is
- *     made. Positions are written and cell lists updated at the end, in a deterministic order.
+ *  draws: one block draws the K trials, each particle's previous trial in the batch and
+ *     multiplicity (cu_repeats.cuh): cells_draw_kernel for the first batch of a round of batches,
+ *     cells_decide_kernel of the batch before for every other (a kernel boundary fewer per batch).
+ *  energies (cells_trial_energy_kernel): ENERGY_WARPS_PER_TRIAL warps per trial (half at its new
+ *     position, half at its old) sum its energy change over the cells (batch-start configuration)
+ *     and list the earlier trials it may interact with: any whose particle's batch-start position
+ *     is within rc + sqrt(3) max_disp (mult_k + mult_m), the farthest the two particles can reach
+ *     within the batch; every other pair's correction is exactly zero.
+ *  decisions (cells_decide_kernel): one block decides the trials in waves over those lists, each
+ *     trial once every trial it depends on is decided; a trial whose particle already moved in the
+ *     batch recomputes its energy change from its true old position. A trial whose corrections
+ *     meet a pair term beyond CU_CANCEL_LIMIT kT ends the batch before it: the next batch starts
+ *     with it, against a start configuration that is the present one (no correction, so nothing
+ *     to cancel), and the host runs batches until every move is made. Positions are written and
+ *     cell lists updated at the end, in a deterministic order.
  * Cells hold particle indices in slots; moving between cells swaps with the last slot. */
 #include <math.h>
 #include <stdlib.h>
@@ -29,41 +30,40 @@
 #include "cu_repeats.cuh"
 #include "mc_move.h"
 
-/* Kernel A's warps per trial: half sum its energy at the new position, half at the old, each
- * taking every (A_WARPS_PER_TRIAL / 2)-th group of four of a cell's members; -D to measure others
- * (2: one warp a position, doc/performance.md version 18) */
-#ifndef A_WARPS_PER_TRIAL
-#define A_WARPS_PER_TRIAL 4
+/* The energy kernel's warps per trial: half sum its energy at the new position, half at the old,
+ * each taking every (ENERGY_WARPS_PER_TRIAL / 2)-th group of four of a cell's members; -D to
+ * measure others (2: one warp a position). */
+#ifndef ENERGY_WARPS_PER_TRIAL
+#define ENERGY_WARPS_PER_TRIAL 4
 #endif
-/* Kernel A's second __launch_bounds__ argument, resident blocks an SM, that is, a register cap of
- * 64: nvcc's choice (0) gave single precision 40 registers and 16 bytes of spills, and 4 (48
- * registers, none spilled) ran case 3 7% faster (doc/performance.md version 32); -D to measure others */
-#ifndef A_MIN_BLOCKS
-#define A_MIN_BLOCKS 4
+/* The energy kernel's second __launch_bounds__ argument, resident blocks an SM, that is, a
+ * register cap of 64: room for single precision without spills (nvcc's own choice, 0, spilled);
+ * -D to measure others */
+#ifndef ENERGY_MIN_BLOCKS
+#define ENERGY_MIN_BLOCKS 4
 #endif
-enum { MAXC = 32, A_WARPS = 8, MEASURE_CELL_THREADS = 256, MAX_CELL_CHANGES = 256 };
-enum { A_PARTS = A_WARPS_PER_TRIAL / 2, A_TRIALS_PER_BLOCK = A_WARPS / A_WARPS_PER_TRIAL };
-static_assert(A_PARTS >= 1 && A_TRIALS_PER_BLOCK >= 1 && A_WARPS % A_WARPS_PER_TRIAL == 0, "kernel A's shape");
-static_assert(CU_MAX_BATCH_TRIALS <= 32 * 32, "kernel A lists a trial's conflicts from one warp's ballots");
-/* The grid around a trial as its batch starts, read by kernel A while its sums run and used by
- * kernel B's cell moves: the particle's cell, its slot there, that cell's count and last member;
- * the drawn new position's cell and its count. Random loads from the grid cost about 1000 cycles
- * each, and in B's one block they were a chain of four at the batch's end (measured). */
+enum { MAXC = 32, ENERGY_WARPS = 8, MAX_CELL_CHANGES = 256 };
+enum { ENERGY_PARTS = ENERGY_WARPS_PER_TRIAL / 2, ENERGY_TRIALS_PER_BLOCK = ENERGY_WARPS / ENERGY_WARPS_PER_TRIAL };
+static_assert(ENERGY_PARTS >= 1 && ENERGY_TRIALS_PER_BLOCK >= 1 && ENERGY_WARPS % ENERGY_WARPS_PER_TRIAL == 0, "the energy kernel's shape");
+static_assert(CU_MAX_BATCH_TRIALS <= 32 * 32, "the energy kernel lists a trial's conflicts from one warp's ballots");
+/* The grid around a trial as its batch starts, read by the energy kernel while its sums run and
+ * used by the decide kernel's cell moves: the particle's cell, its slot there, that cell's count
+ * and last member; the drawn new position's cell and its count. Random loads from the grid are
+ * slow, and in the decide kernel's one block they would be a chain of four at the batch's end. */
 enum { G_HOME, G_SLOT, G_COUNT, G_LAST, G_NEW_CELL, G_NEW_COUNT, GRID_FIELDS };
 
-/* The trial table of one batch, carved out of cells.trials: batches use two in turn, so that kernel
- * A of a batch can write the next one's draws while kernel B still reads this one's. A trial's
- * several values of one kind lie K apart ([3][K], [MAXC][K], ...): kernel B's and the draws'
- * threads, a trial each, then read and write them coalesced (laid out [K][3], their strided
- * accesses took kernel B's one block about a fifth of its time: doc/performance.md version 23). */
+/* The trial table of one batch, carved out of cells.trials: batches use two in turn, so that the
+ * energy kernel of a batch can write the next one's draws while the decide kernel still reads this
+ * one's. A trial's several values of one kind lie K apart ([3][K], [MAXC][K], ...): the decide
+ * kernel's and the draws' threads, a trial each, then read and write them coalesced. */
 struct tables {
     int K;                               /* trials the table holds: the stride below */
     int *p, *prev, *mult, *nconf, *conf; /* conf: [MAXC][K], ascending; nconf > MAXC: all earlier */
-    int *grid;                           /* [GRID_FIELDS][K]: read ahead by kernel A for B */
+    int *grid;                           /* [GRID_FIELDS][K]: read ahead by the energy kernel for the decide kernel */
     double *threshold, *base, *d;        /* d: displacement [3][K] */
     double *base2;                       /* second occurrence of a particle: dE if the first moved */
     void *a, *b;                         /* real [3][K]: batch-start old position, drawn new one */
-    unsigned long long *undecided;       /* trials kernel B left to later batches this round: both tables' */
+    unsigned long long *undecided;       /* trials the decide kernel left to later batches this round: both tables' */
 };
 
 /* Trial k's value i of a [n][K] table. */
@@ -123,39 +123,7 @@ static size_t trials_bytes(int K, size_t real_size)
     return TRIALS_HEAD + 2 * table_bytes(K, real_size);
 }
 
-/* Energy of particle p placed at q with the members of neighbour cells k0, k0 + stride, ... < 27
- * of q's cell (batch-start positions), pair terms rounded in real and added in double: of each
- * cell the groups of four members part, part + parts, ... (parts: 1, all of them). */
-template <typename real>
-__device__ double cells_energy(const cu_cells_dev &g, const real *pos, int n, int p, real qx,
-                               real qy, real qz, real box, int k0, int stride,
-                               const typename prec<real>::params &lj, int part = 0, int parts = 1)
-{
-    const real *x = pos, *y = pos + n, *z = pos + 2 * n;
-    real inv_w = (real)g.m / box;
-    int home = cell_index(qx, qy, qz, inv_w, g.m);
-    return cu_specialised(lj, [&](const typename prec<real>::params &pp) {
-        double e = 0.0;
-        for (int k = k0; k < 27; k += stride) {
-            int c = neighbour_cell(home, k, g.m);
-            const int *members = g.slot + (size_t)c * g.cap;
-            const int count = g.count[c];
-            /* four members per round: independent loads in flight instead of one chain of them */
-            for (int s = 4 * part; s < count; s += 4 * parts) {
-                int j[4];
-                real u[4];
-                for (int q = 0; q < 4; q++) j[q] = s + q < count ? members[s + q] : -1;
-                for (int q = 0; q < 4; q++) {
-                    int jj = j[q] >= 0 ? j[q] : max(p, 0); /* padding: any particle (Widom's p is -1) */
-                    u[q] = prec<real>::energy(cu_dist2(qx, qy, qz, x[jj], y[jj], z[jj], box), pp);
-                }
-                for (int q = 0; q < 4; q++)
-                    if (j[q] >= 0 && j[q] != p) e += (double)u[q];
-            }
-        }
-        return e;
-    });
-}
+size_t cu_cells_trials_bytes(size_t real_size) { return trials_bytes(CU_MAX_BATCH_TRIALS, real_size); }
 
 /* Trial m's positions in table t: from a, displaced by d. */
 template <typename real>
@@ -209,7 +177,7 @@ __device__ void draw_batch(const cu_chain_dev *cd, unsigned long long step, cons
     });
 }
 
-/* Kernel B's part of the next batch's draws before its wait, while kernel A runs (by the whole
+/* The decide kernel's part of the next batch's draws before its wait, while the energy kernel runs (by the whole
  * block, barriers inside): draw_trials with the displacements into table t; and the return value:
  * the latest trial of the next batch that moves this batch's trial's particle p (-1: none), where
  * a move of p in this batch puts that trial's start right. sp: shared [blockDim.x] ints, repeats:
@@ -229,8 +197,8 @@ __device__ static int draw_ahead(const cu_chain_dev *cd, unsigned long long step
     return link;
 }
 
-/* The draws that kernel B made before its wait, finished after the batch before them (by the whole
- * block): kernel A put each particle's position as that batch started in t.a, so each trial's new
+/* The draws that the decide kernel made before its wait, finished after the batch before them (by the whole
+ * block): the energy kernel put each particle's position as that batch started in t.a, so each trial's new
  * position follows, and a thread whose `moved` >= 0 (that batch's last move of its particle, to
  * `moved_to`) puts right the start of each next-batch trial from `link` back. */
 template <typename real>
@@ -248,7 +216,7 @@ __device__ void finish_draws(const tables &t, int trials, real box, int moved, c
         }
 }
 
-/* Kernel D: the draws of a round's first batch (kernel B draws those of the batches after it). */
+/* The draw kernel: the draws of a round's first batch (the decide kernel draws those of the batches after it). */
 template <typename real>
 __global__ void __launch_bounds__(1024)
     cells_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t,
@@ -271,41 +239,40 @@ __device__ double warp_energy(const cu_cells_dev &g, const real *pos, int n, int
     return e;
 }
 
-/* Kernel A: A_WARPS_PER_TRIAL warps per trial, half summing the energy at its new position and
- * half at its old, each half's warps taking alternate groups of a cell's members, and all of them
- * splitting the conflict scan over the earlier trials by chunks of 32. A warp's pass is a chain of
- * dependent loads (a cell's index list, then its members' positions) with few warps to hide it:
- * with one warp per trial a pass took about 10k cycles (version 18), and with two per trial a
- * batch of 1024 left 13 warps on an SM (Nsight Compute, version 22). */
+/* The energy kernel: ENERGY_WARPS_PER_TRIAL warps per trial, half summing the energy at its new
+ * position and half at its old, each half's warps taking alternate groups of a cell's members, and
+ * all of them splitting the conflict scan over the earlier trials by chunks of 32. A warp's pass
+ * is a chain of dependent loads (a cell's index list, then its members' positions): the more warps
+ * a trial has, the more of them an SM holds to hide it. */
 template <typename real>
-__global__ void __launch_bounds__(32 * A_WARPS, A_MIN_BLOCKS)
-    cells_trials_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t, tables next_t,
+__global__ void __launch_bounds__(32 * ENERGY_WARPS, ENERGY_MIN_BLOCKS)
+    cells_trial_energy_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials, tables t, tables next_t,
                         cu_cells_dev g, typename prec<real>::params lj, double cutoff, unsigned long long seed,
                         unsigned long long next_step, int next_trials)
 {
-    enum { PER_BLOCK = A_TRIALS_PER_BLOCK };
+    enum { PER_BLOCK = ENERGY_TRIALS_PER_BLOCK };
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int slot = warp / A_WARPS_PER_TRIAL, role = warp % A_WARPS_PER_TRIAL; /* role: new parts, then old */
+    const int slot = warp / ENERGY_WARPS_PER_TRIAL, role = warp % ENERGY_WARPS_PER_TRIAL; /* role: new parts, then old */
     const int k = blockIdx.x * PER_BLOCK + slot;
-    /* The next batch's trial k as it will be if kernel B decides every trial of this batch (it
-     * then starts at move next_step, and kernel B checks that it does), drawn while the kernel
-     * before this one runs, for its threshold and its particle's position (kernel B writes the
+    /* The next batch's trial k as it will be if the decide kernel decides every trial of this batch (it
+     * then starts at move next_step, and the decide kernel checks that it does), drawn while the kernel
+     * before this one runs, for its threshold and its particle's position (the decide kernel writes the
      * particle and displacement, before its own wait). Nothing read here is written by a kernel
      * (the chain's id and step size are the host's). */
     __shared__ mc_trial s_next[PER_BLOCK];
     __shared__ double s_next_threshold[PER_BLOCK];
     if (lane == 0 && k < next_trials) {
-        if (role == A_WARPS_PER_TRIAL - 1)
+        if (role == ENERGY_WARPS_PER_TRIAL - 1)
             s_next[slot] = mc_trial_draw(seed, cd->id, next_step + k, (uint32_t)n, cd->max_displacement);
-        if (role == A_WARPS_PER_TRIAL - 2)
+        if (role == ENERGY_WARPS_PER_TRIAL - 2)
             s_next_threshold[slot] = mc_accept_threshold(seed, cd->id, next_step + k);
     }
     cu_wait_previous(); /* chained launches: nothing a kernel writes is read before the last one ends */
-    cu_launch_next();   /* after the wait: kernel B reads the table the kernel before wrote before its own wait */
+    cu_launch_next();   /* after the wait: the decide kernel reads the table the kernel before wrote before its own wait */
     if (*g.overflow) return; /* a cell overflowed: the grid is broken, the run stops after the launch */
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ unsigned s_hits[PER_BLOCK][CU_MAX_BATCH_TRIALS / 32]; /* conflict ballots per chunk */
-    __shared__ double s_sum[PER_BLOCK][A_WARPS_PER_TRIAL][2];         /* each warp's part of e, e2 */
+    __shared__ double s_sum[PER_BLOCK][ENERGY_WARPS_PER_TRIAL][2];         /* each warp's part of e, e2 */
     /* the trial table up to this block's last trial, staged for the conflict scan */
     const int staged = min(trials, (int)(blockIdx.x + 1) * PER_BLOCK);
     real *sa = (real *)smem;
@@ -316,12 +283,12 @@ __global__ void __launch_bounds__(32 * A_WARPS, A_MIN_BLOCKS)
     }
     __syncthreads(); /* the staged table, and s_next */
     /* the next trial's particle where this batch starts, by a lane idle in the sums, its loads
-     * given the sums to arrive in (in kernel B's one block they took about 2.7k cycles) */
-    const bool reads_next = role == A_WARPS_PER_TRIAL - 1 && lane == 30 && k < next_trials;
+     * given the sums to arrive in (in the decide kernel's one block they would be waited for) */
+    const bool reads_next = role == ENERGY_WARPS_PER_TRIAL - 1 && lane == 30 && k < next_trials;
     real next_a[3];
     if (reads_next)
         for (int c = 0; c < 3; c++) next_a[c] = pos[c * n + (int)s_next[slot].particle];
-    const bool old_half = role >= A_PARTS;
+    const bool old_half = role >= ENERGY_PARTS;
     const bool active = k < trials; /* whole warps: every warp still meets the barriers below */
     const real box = (real)cd->box;
     const int p = active ? sp[k] : 0, mult = active ? smult[k] : 0;
@@ -329,12 +296,12 @@ __global__ void __launch_bounds__(32 * A_WARPS, A_MIN_BLOCKS)
     real b[3]; /* its drawn position */
     for (int c = 0; c < 3; c++) b[c] = active ? entry((const real *)t.b, t, c, k) : (real)0;
     const double step = 1.7320508075688772 * cd->max_displacement; /* longest single move */
-    /* the grid for kernel B (G_*), by lane 31 of an old position's warp (idle in the sums), its
+    /* the grid for the decide kernel (G_*), by lane 31 of an old position's warp (idle in the sums), its
      * loads spread so that each has the scan or the sums to arrive in */
-    const bool reads_grid = active && role == A_WARPS_PER_TRIAL - 1 && lane == 31;
+    const bool reads_grid = active && role == ENERGY_WARPS_PER_TRIAL - 1 && lane == 31;
     int grid[GRID_FIELDS];
     if (reads_grid) grid[G_HOME] = g.cell_of[p], grid[G_SLOT] = g.slot_of[p];
-    for (int c = role; active && 32 * c < k; c += A_WARPS_PER_TRIAL) {
+    for (int c = role; active && 32 * c < k; c += ENERGY_WARPS_PER_TRIAL) {
         int m = 32 * c + lane;
         bool hit = false;
         if (m < k) {
@@ -356,12 +323,12 @@ __global__ void __launch_bounds__(32 * A_WARPS, A_MIN_BLOCKS)
         grid[G_NEW_COUNT] = g.count[grid[G_NEW_CELL]];
     }
     /* as drawn: the particle's earlier trial, if any, was rejected; a third occurrence is
-     * evaluated in kernel B, from its true position */
+     * evaluated in the decide kernel, from its true position */
     if (active && mult <= 2) {
-        const int part = role % A_PARTS;
+        const int part = role % ENERGY_PARTS;
         real q[3]; /* chosen by value, not by pointer: the positions stay in registers */
         for (int c = 0; c < 3; c++) q[c] = old_half ? a[3 * k + c] : b[c];
-        double e = warp_energy(g, pos, n, p, q, box, lane, lj, part, (int)A_PARTS);
+        double e = warp_energy(g, pos, n, p, q, box, lane, lj, part, (int)ENERGY_PARTS);
         double e2 = 0.0;
         if (mult == 2) { /* second occurrence: also the case that the first one was accepted and moved it there */
             const int first = t.prev[k];
@@ -369,7 +336,7 @@ __global__ void __launch_bounds__(32 * A_WARPS, A_MIN_BLOCKS)
                 const real o = entry((const real *)t.b, t, c, first);
                 q[c] = old_half ? o : cu_displace(o, entry(t.d, t, c, k), box);
             }
-            e2 = warp_energy(g, pos, n, p, q, box, lane, lj, part, (int)A_PARTS);
+            e2 = warp_energy(g, pos, n, p, q, box, lane, lj, part, (int)ENERGY_PARTS);
         }
         if (lane == 0) s_sum[slot][role][0] = e, s_sum[slot][role][1] = e2;
     }
@@ -384,8 +351,8 @@ __global__ void __launch_bounds__(32 * A_WARPS, A_MIN_BLOCKS)
     }
     if (!active || role != 0) return;
     /* the conflict list in ascending trial order from the chunks' ballots, a chunk a lane (k < 1024:
-     * at most 32 chunks), each lane's place from a prefix sum of the hits: a serial pass over the
-     * chunks was a fifth of the kernel's stall samples (version 22) */
+     * at most 32 chunks), each lane's place from a prefix sum of the hits, not a serial pass over
+     * the chunks */
     const unsigned ballot = 32 * lane < k ? s_hits[slot][lane] : 0u;
     const int upto = cu_warp_inclusive_sum(__popc(ballot), lane);
     const int count = __shfl_sync(0xffffffffu, upto, 31);
@@ -394,10 +361,10 @@ __global__ void __launch_bounds__(32 * A_WARPS, A_MIN_BLOCKS)
         if (at < MAXC) entry(t.conf, t, at, k) = 32 * lane + __ffs(rest) - 1;
     if (lane != 0) return;
     t.nconf[k] = count;
-    if (count == 0) entry(t.conf, t, 0, k) = 0; /* kernel B loads the first entry beside nconf, unchecked */
+    if (count == 0) entry(t.conf, t, 0, k) = 0; /* the decide kernel loads the first entry beside nconf, unchecked */
     auto change = [&](int w) { /* e (w = 0) or e2 (w = 1): the warps' parts in a fixed order */
-        double e_new = s_sum[slot][0][w], e_old = s_sum[slot][A_PARTS][w];
-        for (int q = 1; q < A_PARTS; q++) e_new += s_sum[slot][q][w], e_old += s_sum[slot][A_PARTS + q][w];
+        double e_new = s_sum[slot][0][w], e_old = s_sum[slot][ENERGY_PARTS][w];
+        for (int q = 1; q < ENERGY_PARTS; q++) e_new += s_sum[slot][q][w], e_old += s_sum[slot][ENERGY_PARTS + q][w];
         return e_new - e_old;
     };
     if (mult <= 2) t.base[k] = change(0);
@@ -425,9 +392,9 @@ __device__ static void cell_move_at(cu_cells_dev &g, int p, int c, int c2, int s
 /* The cells that a batch's cell moves touch, counted in a shared hash (linear probing): a move is
  * alone, and commutes with every other, when its two cells are touched once each. A batch's moves
  * touch at most 2 K <= 2048 cells, so the table never overflows (at about 45 moves a batch it is
- * nearly empty); 16 kB keep kernel B within the 99 kB a block gets on compute capability 8.6 and 8.9 at
+ * nearly empty); 16 kB keep the decide kernel within the 99 kB a block gets on compute capability 8.6 and 8.9 at
  * K = 1024 in double. Before, each move compared itself with every other: at about 45 moves a
- * batch, a few thousand cycles of kernel B's one block. */
+ * batch, a few thousand cycles of the decide kernel's one block. */
 enum { CELL_HASH = 2 * CU_MAX_BATCH_TRIALS };
 struct cell_uses {
     int key[CELL_HASH], uses[CELL_HASH];
@@ -462,23 +429,23 @@ __device__ static void cell_move(cu_cells_dev &g, int p, int c, int c2)
     cell_move_at(g, p, c, c2, g.slot_of[p], count_c, g.slot[(size_t)c * g.cap + count_c - 1], g.count[c2]);
 }
 
-/* Kernel B (the file's head says what it decides), then the next batch's draws (next_trials of
- * them; 0: none, the host's loop ends or the next round starts with kernel D). Drawn here they
+/* The decide kernel (the file's head says what it decides), then the next batch's draws (next_trials of
+ * them; 0: none, the host's loop ends or the next round starts with the draw kernel). Drawn here they
  * cost no kernel boundary of their own: a batch is two kernels, not three. */
 template <typename real>
 __global__ void __launch_bounds__(1024)
-    cells_accept_kernel(cu_chain_dev *cd, real *pos, int n, int trials, tables t, tables next_t, cu_cells_dev g,
+    cells_decide_kernel(cu_chain_dev *cd, real *pos, int n, int trials, tables t, tables next_t, cu_cells_dev g,
                         typename prec<real>::params lj, unsigned long long seed, unsigned long long next_step,
                         int next_trials)
 {
-    /* Chained: launched once every block of kernel A has waited for the batch before, so what the
-     * kernels before kernel A wrote (the trials' draws and positions, the chain's counts) is read
-     * before waiting for kernel A; what kernel A writes is read after. This holds only while kernel
-     * A lets the next kernel launch after its own wait, and never writes what is read here.
+    /* Chained: launched once every block of the energy kernel has waited for the batch before, so what the
+     * kernels before the energy kernel wrote (the trials' draws and positions, the chain's counts) is read
+     * before waiting for the energy kernel; what the energy kernel writes is read after. This holds only while the
+     * energy kernel lets the next kernel launch after its own wait, and never writes what is read here.
      * Before its wait this kernel also writes the next table's particles, displacements and
-     * repeats (draw_ahead): safe while kernel A neither reads nor writes those four arrays of
+     * repeats (draw_ahead): safe while the energy kernel neither reads nor writes those four arrays of
      * the next table (it writes its thresholds and start positions), and the kernels of the batch
-     * that used that table last have ended (kernel A waited for them). */
+     * that used that table last have ended (the energy kernel waited for them). */
     cu_launch_next();
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x;
@@ -501,7 +468,7 @@ __global__ void __launch_bounds__(1024)
         repeat_table repeats;
     } hashes;
     cell_uses &touched = hashes.cells;
-    /* the next batch's particles and repeats while kernel A runs, in the cell changes' arrays and
+    /* the next batch's particles and repeats while the energy kernel runs, in the cell changes' arrays and
      * table (used after the decisions), first, while few values are live: chg_new holds each
      * trial's link until then */
     chg_new[k] = next_trials > 0 ? draw_ahead(cd, next_step, n, next_trials, next_t, seed, p, chg_old,
@@ -524,9 +491,9 @@ __global__ void __launch_bounds__(1024)
     __syncthreads();
     if (active && prev >= 0) next[prev] = k;
     cu_wait_previous();
-    if (*g.overflow) return; /* as in kernel A */
+    if (*g.overflow) return; /* as in the energy kernel */
     const unsigned long long step0 = cd->step; /* thread 0 advances cd->step at the end */
-    /* kernel A's results, every one a decision needs loaded here, where the block waits for the
+    /* the energy kernel's results, every one a decision needs loaded here, where the block waits for the
      * first anyway: loaded where they were used, each level of decisions waited for its own */
     int nconf = 0, conf0 = 0;
     /* the grid around p as the batch starts (G_*): a cell move that no other move of the batch
@@ -535,7 +502,7 @@ __global__ void __launch_bounds__(1024)
     double base = 0.0;
     if (active) {
         nconf = t.nconf[k];
-        if (mult <= 2) base = t.base[k]; /* kernel A writes none for a third occurrence, summed here */
+        if (mult <= 2) base = t.base[k]; /* the energy kernel writes none for a third occurrence, summed here */
         conf0 = entry(t.conf, t, 0, k); /* the first earlier trial it depends on (most depend on one at most) */
         for (int f = 0; f < GRID_FIELDS; f++) grid[f] = entry(t.grid, t, f, k);
     }
@@ -544,8 +511,8 @@ __global__ void __launch_bounds__(1024)
     auto conflict = [&](int c) { return all_earlier ? c : c == 0 ? conf0 : entry(t.conf, t, c, k); };
     /* Decided in waves: a trial decides once every trial it depends on has, so the wave it decides
      * in is its dependency level (1 + the highest among those trials'), and trials of one wave
-     * decide at once. level[k] < 0: not yet decided. (Levels assigned first and then decided level
-     * by level took three more barriers a level: doc/performance.md version 23.) */
+     * decide at once. level[k] < 0: not yet decided. (Assigning every level first, then deciding
+     * level by level, takes more barriers a level.) */
     for (int wave = 0;; wave++) {
         bool ready = active && level[k] < 0;
         for (int c = 0; ready && c < nlist; c++) ready = level[conflict(c)] >= 0;
@@ -554,7 +521,7 @@ __global__ void __launch_bounds__(1024)
             real ox = sa[3 * k], oy = sa[3 * k + 1], oz = sa[3 * k + 2];
             real nx = sb[3 * k], ny = sb[3 * k + 1], nz = sb[3 * k + 2];
             double dE = base;
-            if (mult == 2 && acc[prev]) { /* the first occurrence moved it: kernel A's second case */
+            if (mult == 2 && acc[prev]) { /* the first occurrence moved it: the energy kernel's second case */
                 ox = sb[3 * prev], oy = sb[3 * prev + 1], oz = sb[3 * prev + 2];
                 nx = cu_displace(ox, entry(t.d, t, 0, k), box);
                 ny = cu_displace(oy, entry(t.d, t, 1, k), box);
@@ -680,17 +647,17 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, unsign
     const int K = v->batch_trials;
     const tables both[2] = {table_at(v->cells.trials, 0, K, sizeof(real)), table_at(v->cells.trials, 1, K, sizeof(real))};
     size_t smem_b = 6 * (size_t)K * sizeof(real) + 8 + (size_t)K * (sizeof(double) + 5 * sizeof(int) + 1);
-    const size_t smem_draws = sizeof(repeat_table) + (size_t)K * sizeof(int); /* over B's own at its end */
+    const size_t smem_draws = sizeof(repeat_table) + (size_t)K * sizeof(int); /* over the decide kernel's own at its end */
     if (smem_b < smem_draws) smem_b = smem_draws;
     /* with its 17 kB of static tables (cell_uses) the block needs more than 48 kB from K = 512 in
      * double (56 kB) and K = 1024 in single (72 kB; 94 kB at 1024 in double): set whatever K */
-    CU_TRY(cudaFuncSetAttribute(cells_accept_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b),
+    CU_TRY(cudaFuncSetAttribute(cells_decide_kernel<real>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b),
            err);
     typename prec<real>::params lj = prec<real>::make(v->pair);
     real *pos = (real *)v->pos;
     int chained = 0;
     MC_TRY(cu_chained_launches(cells_draw_kernel<real>, &chained, err));
-    /* rounds of batches: a batch that kernel B ended early leaves moves to the next round (rare:
+    /* rounds of batches: a batch that the decide kernel ended early leaves moves to the next round (rare:
      * a pair term beyond CU_CANCEL_LIMIT kT; the round's one copy back is its only wait) */
     for (unsigned long long left = (unsigned long long)moves; left > 0;) {
         CU_TRY(cudaMemsetAsync(both[0].undecided, 0, sizeof *both[0].undecided), err);
@@ -705,10 +672,10 @@ static int launch_cells(const cu_view *v, long long moves, double cutoff, unsign
                 CU_TRY(cu_launch(chained, cells_draw_kernel<real>, 1, K, K * sizeof(int), v->chains, pos, v->n, trials,
                                  t, v->seed), err);
             size_t smem_a = (3 * (size_t)trials + 1) * sizeof(real) + 2 * (size_t)trials * sizeof(int);
-            CU_TRY(cu_launch(chained, cells_trials_kernel<real>, (trials + A_TRIALS_PER_BLOCK - 1) / A_TRIALS_PER_BLOCK,
-                             32 * A_WARPS, smem_a, v->chains, pos, v->n, trials, t, next_t, v->cells, lj, cutoff,
+            CU_TRY(cu_launch(chained, cells_trial_energy_kernel<real>, (trials + ENERGY_TRIALS_PER_BLOCK - 1) / ENERGY_TRIALS_PER_BLOCK,
+                             32 * ENERGY_WARPS, smem_a, v->chains, pos, v->n, trials, t, next_t, v->cells, lj, cutoff,
                              v->seed, next_step, next_trials), err);
-            CU_TRY(cu_launch(chained, cells_accept_kernel<real>, 1, K, smem_b, v->chains, pos, v->n, trials, t, next_t,
+            CU_TRY(cu_launch(chained, cells_decide_kernel<real>, 1, K, smem_b, v->chains, pos, v->n, trials, t, next_t,
                              v->cells, lj, v->seed, next_step, next_trials), err);
         }
         CU_TRY(cudaMemcpy(&left, both[0].undecided, sizeof left, cudaMemcpyDeviceToHost), err);
@@ -720,232 +687,4 @@ int cu_sweep_cells(const cu_view *v, long long moves, double cutoff, unsigned lo
 {
     return v->single ? launch_cells<float>(v, moves, cutoff, step, err)
                      : launch_cells<double>(v, moves, cutoff, step, err);
-}
-
-/* ---- set-up and measurement ------------------------------------------------------------------ */
-
-/* Grid g's lists from one chain's host positions, in index order: the same lists every run. */
-template <typename real>
-static int build_cells(cu_cells_dev *g, const real *pos, int n, double box_len, mc_err *err)
-{
-    int m = g->m;
-    size_t ncells = (size_t)m * m * m;
-    int *count = (int *)calloc(ncells, sizeof(int)), *slot = (int *)malloc(ncells * g->cap * sizeof(int));
-    int *cell_of = (int *)malloc(n * sizeof(int)), *slot_of = (int *)malloc(n * sizeof(int));
-    int rc = count && slot && cell_of && slot_of ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
-    real inv_w = (real)m / (real)box_len;
-    for (int i = 0; rc == MC_OK && i < n; i++) {
-        int c = cell_index(pos[i], pos[n + i], pos[2 * n + i], inv_w, m);
-        if (count[c] == g->cap) rc = mc_err_set(err, MC_ECHECK, "more than %d particles in one cell", g->cap);
-        else cell_of[i] = c, slot_of[i] = count[c], slot[c * g->cap + count[c]++] = i;
-    }
-    if (rc == MC_OK &&
-        (cudaMemcpy(g->count, count, ncells * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess ||
-         cudaMemcpy(g->slot, slot, ncells * g->cap * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess ||
-         cudaMemcpy(g->cell_of, cell_of, n * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess ||
-         cudaMemcpy(g->slot_of, slot_of, n * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess))
-        rc = mc_err_set(err, MC_ECUDA, "copying the cell lists to the GPU failed");
-    free(count), free(slot), free(cell_of), free(slot_of);
-    return rc;
-}
-
-/* One thread per cell (of every chain's grid): its members in ascending index, the order
- * build_cells gives. Moves leave a cell's members in arrival order, and the energies summed over
- * them would carry that history in their last bits; sorted at every round's end, the lists are
- * those a restart from a checkpoint builds, so a restarted run takes the same course bit for bit
- * (t/restart.sh). */
-__global__ void sort_cells_kernel(cu_cells_dev g, int ncells, int nchains, int n)
-{
-    long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= (long long)ncells * nchains) return;
-    int *s = g.slot + (size_t)c * g.cap, count = g.count[c];
-    int *slot_of = g.slot_of + (size_t)(c / ncells) * n;
-    for (int a = 1; a < count; a++) { /* a few dozen members: insertion sort */
-        int v = s[a], b = a - 1;
-        for (; b >= 0 && s[b] > v; b--) s[b + 1] = s[b];
-        s[b + 1] = v;
-    }
-    for (int a = 0; a < count; a++) slot_of[s[a]] = a;
-}
-
-int cu_cells_sort_lists(const cu_cells_dev *g, int nchains, int n, mc_err *err)
-{
-    int ncells = g->m * g->m * g->m;
-    long long threads = (long long)ncells * nchains;
-    sort_cells_kernel<<<(unsigned)((threads + 255) / 256), 256>>>(*g, ncells, nchains, n);
-    CU_LAUNCHED(err);
-    return MC_OK;
-}
-
-static void free_grid(cu_cells_dev *g)
-{
-    cudaFree(g->count), cudaFree(g->slot), cudaFree(g->cell_of), cudaFree(g->slot_of);
-    cudaFree(g->trials), cudaFree(g->overflow);
-    memset(g, 0, sizeof *g);
-}
-
-/* Cells per edge for a box: at least a cutoff wide, at least 4 per edge (else 0: all pairs pay
- * better), and no more than about 8 per particle, beyond which wider cells only hold empty lists. */
-static int grid_edge(int n, double box_len, double cutoff)
-{
-    int m = isfinite(cutoff) ? (int)floor(box_len / cutoff) : 0;
-    if (m > (int)cbrt(8.0 * n)) m = (int)cbrt(8.0 * n);
-    return m < 4 ? 0 : m;
-}
-
-/* Chain c's grid for its box, built from its slice of host_pos. */
-static int setup_grid(cu_view *v, int c, const void *host_pos, double box_len, double cutoff, mc_err *err)
-{
-    cu_cells_dev *g = &v->cells_of[c];
-    free_grid(g);
-    int m = grid_edge(v->n, box_len, cutoff);
-    if (!m) return MC_OK;
-    double per_cell = (double)v->n / ((double)m * m * m);
-    g->m = m, g->cutoff = cutoff;
-    g->cap = (int)(4 * per_cell) + 32; /* room for density fluctuations; overflow is detected */
-    size_t ncells = (size_t)m * m * m, real_size = v->single ? sizeof(float) : sizeof(double);
-    CU_TRY(cudaMalloc(&g->count, ncells * sizeof(int)), err);
-    CU_TRY(cudaMalloc(&g->slot, ncells * g->cap * sizeof(int)), err);
-    CU_TRY(cudaMalloc(&g->cell_of, v->n * sizeof(int)), err);
-    CU_TRY(cudaMalloc(&g->slot_of, v->n * sizeof(int)), err);
-    /* sized for the largest batch, whatever K the caller settles on after this */
-    CU_TRY(cudaMalloc(&g->trials, trials_bytes(CU_MAX_BATCH_TRIALS, real_size)), err);
-    CU_TRY(cudaMalloc(&g->overflow, sizeof(int)), err);
-    CU_TRY(cudaMemset(g->overflow, 0, sizeof(int)), err);
-    const char *slice = (const char *)host_pos + (size_t)c * 3 * v->n * real_size;
-    return v->single ? build_cells(g, (const float *)slice, v->n, box_len, err)
-                     : build_cells(g, (const double *)slice, v->n, box_len, err);
-}
-
-int cu_cells_setup(cu_view *v, const void *host_pos, const double *box_len, double cutoff, mc_err *err)
-{
-    int any = 0;
-    for (int c = 0; c < v->nchains; c++) any |= grid_edge(v->n, box_len[c], cutoff) > 0;
-    if (!any) return MC_OK;
-    if (!(v->cells_of = (cu_cells_dev *)calloc(v->nchains, sizeof *v->cells_of)))
-        MC_FAIL(err, MC_ENOMEM, "out of host memory for the cell lists");
-    for (int c = 0; c < v->nchains; c++) MC_TRY(setup_grid(v, c, host_pos, box_len[c], cutoff, err));
-    return MC_OK;
-}
-
-int cu_cells_rebuild(cu_view *v, int c, const void *host_pos, double box_len, double cutoff, mc_err *err)
-{
-    return setup_grid(v, c, host_pos, box_len, cutoff, err);
-}
-
-void cu_cells_free(cu_view *v)
-{
-    for (int c = 0; v->cells_of && c < v->nchains; c++) free_grid(&v->cells_of[c]);
-    free(v->cells_of);
-    v->cells_of = NULL;
-}
-
-cu_view cu_chain_view(const cu_view *v, int c)
-{
-    cu_view one = *v;
-    size_t real_size = v->single ? sizeof(float) : sizeof(double);
-    one.nchains = 1;
-    one.chains = v->chains + c;
-    one.pos = (char *)v->pos + (size_t)c * 3 * v->n * real_size;
-    one.cells_of = NULL;
-    memset(&one.cells, 0, sizeof one.cells);
-    if (v->cells_of && v->cells_of[c].m) one.cells = v->cells_of[c], one.batch_trials = v->cells_trials;
-    return one;
-}
-
-int cu_cells_overflowed(const cu_view *v, mc_err *err)
-{
-    int overflow = 0;
-    CU_TRY(cudaMemcpy(&overflow, v->cells.overflow, sizeof overflow, cudaMemcpyDeviceToHost), err);
-    if (overflow)
-        MC_FAIL(err, MC_ECHECK, "a GPU cell list exceeded its capacity of %d particles", v->cells.cap);
-    return MC_OK;
-}
-
-size_t cu_cells_scratch(const cu_view *v)
-{
-    return 2 * (size_t)((v->n + MEASURE_CELL_THREADS - 1) / MEASURE_CELL_THREADS);
-}
-
-/* Thread i: pairs (i, j > i) in the 27 cells around i; per-block partials, added on the host. */
-template <typename real>
-__global__ void __launch_bounds__(MEASURE_CELL_THREADS)
-    measure_cells_kernel(const cu_chain_dev *cd, const real *pos, int n, cu_cells_dev g,
-                         typename prec<real>::params lj, double *partial, unsigned long long *rdf,
-                         int bins, double rdf_rmax2, double rdf_dr)
-{
-    __shared__ double red[2][32];
-    const real box = (real)cd->box;
-    const real *x = pos, *y = pos + n, *z = pos + 2 * n;
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    double e = 0.0, w = 0.0;
-    if (i < n) {
-        int home = g.cell_of[i];
-        for (int k = 0; k < 27; k++) {
-            int c = neighbour_cell(home, k, g.m);
-            for (int s = 0; s < g.count[c]; s++) {
-                int j = g.slot[(size_t)c * g.cap + s];
-                if (j <= i) continue;
-                cu_measure_pair(cu_dist2(x[i], y[i], z[i], x[j], y[j], z[j], box), lj, &e, &w,
-                                rdf, bins, rdf_rmax2, rdf_dr);
-            }
-        }
-    }
-    double etot = cu_block_sum(e, red[0]), wtot = cu_block_sum(w, red[1]);
-    if (threadIdx.x == 0) partial[2 * blockIdx.x] = etot, partial[2 * blockIdx.x + 1] = wtot;
-}
-
-int cu_measure_cells(const cu_view *v, double *energy, double *virial, unsigned long long *rdf,
-                     int bins, double rdf_rmax, double rdf_dr, mc_err *err)
-{
-    int nb = (v->n + MEASURE_CELL_THREADS - 1) / MEASURE_CELL_THREADS;
-    if (v->single)
-        measure_cells_kernel<float><<<nb, MEASURE_CELL_THREADS>>>(
-            v->chains, (const float *)v->pos, v->n, v->cells, prec<float>::make(v->pair), v->partial,
-            rdf, bins, rdf_rmax * rdf_rmax, rdf_dr);
-    else
-        measure_cells_kernel<double><<<nb, MEASURE_CELL_THREADS>>>(
-            v->chains, (const double *)v->pos, v->n, v->cells, prec<double>::make(v->pair),
-            v->partial, rdf, bins, rdf_rmax * rdf_rmax, rdf_dr);
-    CU_LAUNCHED(err);
-    CU_TRY(cudaMemcpy(v->partial_host, v->partial, 2 * nb * sizeof(double), cudaMemcpyDeviceToHost), err);
-    energy[0] = virial[0] = 0.0;
-    for (int b = 0; b < nb; b++) energy[0] += v->partial_host[2 * b], virial[0] += v->partial_host[2 * b + 1];
-    return MC_OK;
-}
-
-/* Widom insertion through the cells: one warp per test position, exp(-beta dU) per insertion. */
-template <typename real>
-__global__ void __launch_bounds__(32 * A_WARPS)
-    widom_cells_kernel(const cu_chain_dev *cd, const real *pos, int n, cu_cells_dev g,
-                       typename prec<real>::params lj, unsigned long long seed, int insertions,
-                       unsigned long long sample, double *out)
-{
-    const int lane = threadIdx.x & 31, i = blockIdx.x * A_WARPS + (threadIdx.x >> 5);
-    if (i >= insertions) return;
-    const real box = (real)cd->box;
-    double px, py, pz;
-    mc_widom_position(seed, cd->id, sample, (uint32_t)insertions, (uint32_t)i, cd->box, &px, &py, &pz);
-    double e = lane < 27 ? cells_energy(g, pos, n, -1, (real)px, (real)py, (real)pz, box, lane, 32, lj)
-                         : 0.0;
-    for (int off = 16; off > 0; off >>= 1) e += __shfl_down_sync(0xffffffffu, e, off);
-    if (lane == 0) out[i] = exp(-cd->beta * e);
-}
-
-int cu_widom_cells(const cu_view *v, int insertions, long sample, double *sums, mc_err *err)
-{
-    int blocks = (insertions + A_WARPS - 1) / A_WARPS;
-    if (v->single)
-        widom_cells_kernel<float><<<blocks, 32 * A_WARPS>>>(v->chains, (const float *)v->pos, v->n,
-                                                             v->cells, prec<float>::make(v->pair),
-                                                             v->seed, insertions, sample, v->partial);
-    else
-        widom_cells_kernel<double><<<blocks, 32 * A_WARPS>>>(v->chains, (const double *)v->pos, v->n,
-                                                              v->cells, prec<double>::make(v->pair),
-                                                              v->seed, insertions, sample, v->partial);
-    CU_LAUNCHED(err);
-    CU_TRY(cudaMemcpy(v->partial_host, v->partial, insertions * sizeof(double), cudaMemcpyDeviceToHost), err);
-    sums[0] = 0.0;
-    for (int i = 0; i < insertions; i++) sums[0] += v->partial_host[i]; /* insertion order */
-    return MC_OK;
 }

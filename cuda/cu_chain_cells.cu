@@ -30,14 +30,11 @@
  * launch_cells_chains): four chains of 256 threads with their positions staged in shared memory,
  * where four such blocks fit an SM; two staged chains of 512, where two fit; else four chains of
  * 256 reading their positions from global memory. On an H100 or H200 at rho 0.8, rc 2.5 the first
- * holds single-precision chains up to N = 4,085 and double up to 2,182, the second up to 8,253
- * and 4,405. A warp evaluates a trial, so a batch is 8 or 16 trials. Measured (doc/performance.md
- * versions 16, 25 and 26): 256 threads best of 64 to 256 at four chains an SM; case 7 in double
- * (N = 4000) 23% faster at two staged chains of 512 than at four from global memory (7% at two of
- * 256); single at N = 7000 18% faster; double at N = 2000 14% slower at two of 512 than at four of
- * 256. Members a lane fetches at once: 8 for a pure fluid (version 25: double 2 to 4% faster than
- * 4, single the same), 4 for a mixture, whose kernel spilled kilobytes of registers with 8. -D to
- * measure others. */
+ * holds single-precision chains up to N = 4,085 and double up to 2,182, the second up to 8,253 and
+ * 4,405. A warp evaluates a trial, so a batch is 8 or 16 trials. The three blocks, and the 256
+ * threads of a four-chain block, are the fastest measured (doc/performance.md, shape A). Members a
+ * lane fetches at once: 8 for a pure fluid, 4 for a mixture, whose kernel spills registers with 8.
+ * -D to measure others. */
 #ifndef CELL_CHAIN_THREADS
 #define CELL_CHAIN_THREADS 256 /* four chains an SM */
 #endif
@@ -57,10 +54,8 @@
 #define CHAIN_STAGE_TWO 1 /* 0: chains whose positions four blocks cannot stage read them from global memory */
 #endif
 #ifndef TRIALS_PER_WARP
-#define TRIALS_PER_WARP 1 /* a batch's trials a warp of a four-chain block evaluates, one after another: 2
-                             (batches of 16) gave 1.30e8 / 1.29e8 on case 7 against 2.21e8 / 1.27e8
-                             (doc/performance.md version 20), and 1.91e8 / 1.58e8 against 2.90e8 / 1.57e8
-                             (version 25) */
+#define TRIALS_PER_WARP 1 /* a batch's trials a warp of a four-chain block evaluates, one after another
+                             (2, batches of 16, ran slower) */
 #endif
 /* A launch's block: THREADS threads, 1024 / THREADS chains an SM (the launch bounds), positions in
  * shared memory or not, PER_WARP trials a warp. */
@@ -77,9 +72,8 @@ typedef chain_block<CELL_CHAIN_THREADS_TWO, true, 1> two_staged;
 
 /* The image shift of a neighbour cell's members: added to a separation from the home cell, it gives
  * the minimum image for every pair within the cutoff (one vector load per member's cell). Single
- * precision only: in double the 32-byte shifts push the kernel past its 64 registers, and it ran
- * 5% slower with them than with cu_dist2's folds (doc/performance.md version 16); case 7 at two
- * chains of 512, 1.67e8 moves/s with them against 2.02e8 (version 26). */
+ * precision only: in double the 32-byte shifts push the kernel past its 64 registers, and it runs
+ * slower with them than with cu_dist2's folds. */
 #ifndef DOUBLE_SHIFTS
 #define DOUBLE_SHIFTS 0 /* 1: shifts in double too, to measure */
 #endif
@@ -116,8 +110,8 @@ __device__ __forceinline__ real shifted_dist2(real ax, real ay, real az, real bx
  * adds an exact zero, so summing b over a's cells is exact wherever they hold every partner of b
  * within the cutoff (b_covered); b_folded: b is across the box's edge from a's cells, and its
  * separations take cu_dist2's fold instead of the stencil's shifts. WANT is a template argument
- * for a pure fluid: tested at run time per member, the two sums' branches cost about a tenth of
- * the loop's instructions (doc/performance.md version 21). A mixture's kernel, with the species
+ * for a pure fluid: tested at run time per member, the two sums' branches would add to every
+ * member's instructions. A mixture's kernel, with the species
  * lookups, spilled kilobytes of registers with three copies of the loop: it passes want at run
  * time (WANT_AT_RUN_TIME). The
  * warp flattens the cells' members into one run, which keeps its lanes busy however the members
@@ -238,9 +232,8 @@ template <typename real> struct batch_trial {
  * or whose correction by an accepted trial is NaN (cu_pair_correction). Trial k waits only for the
  * earlier trials it depends on, those of its particle or with a nonzero correction: an exact zero
  * changes no sum (no trial's energy change is -0.0, which +0.0 would turn into +0.0: every sum
- * starts at +0.0), so the trials of a batch that share nothing decide at once, in one wave. Thread 0
- * had decided them in turn while the block waited: a third of the kernel's stall samples
- * (doc/performance.md version 25). Returns the accepted trials before *stop (a bit each), the first
+ * starts at +0.0), so the trials of a batch that share nothing decide at once, in one wave, not one
+ * after another while the block waits. Returns the accepted trials before *stop (a bit each), the first
  * trial left to the next batch (batch: none); *dE: this lane's corrected energy change; *cancel:
  * whether a NaN correction ended the batch. */
 template <int BATCH, typename real>
@@ -295,7 +288,7 @@ __device__ unsigned decide_in_waves(const batch_trial<real> *trial, const double
  * CU_CANCEL_LIMIT kT (its start sum holds a term they would take out inexactly), ends the batch
  * before it: the next batch starts with that trial, evaluated afresh, without corrections (so it
  * never ends a batch again, and every batch decides one trial at least). The chain is then the
- * sequential one, draw for draw (the large-chain paths' scheme, cu_sweep.cu and cu_cells.cu, here
+ * sequential one, draw for draw (the large-chain paths' scheme, cu_batched.cu and cu_cells.cu, here
  * within a block): a move costs one warp's pass over the cells and a share of one barrier, not a
  * barrier and a block's reduction of its own.
  * Dynamic shared memory: the chain's cell counts (m^3 ints), then, when staged, its positions. */

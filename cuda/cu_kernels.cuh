@@ -59,8 +59,8 @@ __device__ __forceinline__ float cu_lj_energy_in_range(float r2, const pair_para
 }
 
 /* Plain LJ (no Morse, no force shift) is the hot case. A pair loop handed cu_plain_lj(p), whose
- * two selectors are literal zeros, and inlined, loses both uniform branches of the pair function:
- * they cost about 8% of an LJ pair evaluation (measured, doc/performance.md version 7). The pair
+ * two selectors are literal zeros, and inlined, loses both uniform branches of the pair function,
+ * a cost in the hot loop that a run-time test keeps. The pair
  * loops call themselves through cu_specialised, which picks the copy at run time. */
 template <typename P>
 __host__ __device__ __forceinline__ P cu_plain_lj(P p)
@@ -108,7 +108,7 @@ static inline cu_pairs<real> cu_pairs_of(const cu_view *v)
  * with the constants of the pair (a, b); returns the sum of what f returns. A pure fluid makes one
  * call with its constants. f's loop then keeps one set of constants, as in the pure case. The hot
  * kernels are instantiated with MIX = false for pure fluids, which compiles the mixture code out
- * (it cost 3-12% of cases 1 and 2 as a run-time branch, doc/performance.md version 8). */
+ * (a run-time branch costs the pure fluid's loop). */
 template <bool MIX, typename real, typename F>
 __device__ __forceinline__ double cu_by_species(const cu_pairs<real> &pr, int a, int first, int end,
                                                 int stride, int index0, F f)
@@ -136,10 +136,8 @@ __device__ inline real cu_scaled(real x, double s, real scaled_box)
 
 /* dx^2 + dy^2 + dz^2, rounded alike in every kernel: two explicit fused multiply-adds. Left to nvcc,
  * which of the three products stays unfused depends on the code around the sum, and a pair's r^2
- * then differs in its last bit between kernels: with the minimum image folded by mc_image_fold, the
- * cell-list chain kernel's shifted separations and cu_dist2's were summed otherwise, and its running
- * energy left the measurement's recomputation by 4e-9 relative within 5 sweeps (140 chains of 2000,
- * single precision; t/gpu_run.sh runs that shape; doc/performance.md version 27). The CPU's sums
+ * then differs in its last bit between kernels, and a running energy drifts from the measurement's
+ * recomputation (t/gpu_run.sh runs a shape where it did). The CPU's sums
  * are not contracted (-ffp-contract=off); the kernels compiled with -fmad=false write theirs out. */
 template <typename real> __device__ __forceinline__ real cu_norm2(real dx, real dy, real dz)
 {
@@ -160,7 +158,7 @@ __host__ __device__ inline real cu_displace(real x, double d, real box)
     return prec<real>::wrap((real)((double)x + d), box);
 }
 
-/* The batched paths (cu_sweep.cu, cu_cells.cu, cu_chain_cells.cu, cu_rigid_batch.cu) sum a trial's
+/* The batched paths (cu_batched.cu, cu_cells.cu, cu_chain_cells.cu, cu_rigid_batch.cu) sum a trial's
  * energy change against the batch-start configuration and correct it by its pair terms with the
  * trials accepted before it. A start term with a particle that has moved since is taken out again
  * by a correction, but its rounding stays in dE: 1e-16 of it in double, NaN (inf - inf) where a

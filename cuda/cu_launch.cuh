@@ -1,12 +1,12 @@
 /* cu_launch: the kernels of a batched path as a chain of programmatic dependent launches. The
- * batched paths (cu_sweep.cu's large chains, cu_cells.cu's large chains with a cutoff,
+ * batched paths (cu_batched.cu's large chains, cu_cells.cu's large chains with a cutoff,
  * cu_rigid_batch.cu's molecules) run two to four kernels per batch of trials, each needing the
  * one before it complete, several of them one block of a few microseconds. On compute capability
  * 9.0 a kernel may be launched while the one before it still runs and wait for it on the device
  * (cu_after_previous), so the launch latency between them is hidden. Nothing is computed
  * differently. A chained kernel reads what its predecessor writes only after cu_wait_previous;
  * before it, at most what a kernel further back wrote, where the predecessor lets it launch only
- * after its own wait (cu_cells.cu's kernel B), and then through L2. */
+ * after its own wait (cu_cells.cu's decide kernel), and then through L2. */
 #ifndef CU_LAUNCH_CUH
 #define CU_LAUNCH_CUH
 

@@ -1,16 +1,11 @@
 /* cu_repeats: the trials of a batch that move a particle an earlier trial of the batch moves, for
- * the one-block draw kernels of both large-chain paths (cu_sweep.cu's batched path, cu_cells.cu's
+ * the one-block draw kernels of both large-chain paths (cu_batched.cu, cu_cells.cu's
  * cell path). Repeats are rare (about K^2 / 2N), so instead of every trial scanning all earlier
  * ones, trials register in a shared hash table keyed by particle id with linear probing, a quarter
  * full at most, and compare only with the trials in the run of occupied slots from their
  * particle's home slot: every trial of that particle lies in that run, whatever order the
- * registrations came in. 16 kB of shared memory.
- *
- * Before (doc/performance.md version 22), trials went into 2048 buckets of 4, and a trial whose
- * bucket overflowed compared itself with every earlier trial, one at a time. At K = 1024 (half a
- * trial a bucket) about 30% of the batches had such a bucket, and its trials' thousand comparisons
- * held kernel B's whole block at its next barrier (a quarter of kernel B's instructions in a launch
- * that Nsight Compute sampled). */
+ * registrations came in, so no trial ever compares itself with every earlier one (which would
+ * hold a whole block at its next barrier). 16 kB of shared memory. */
 #ifndef CU_REPEATS_CUH
 #define CU_REPEATS_CUH
 

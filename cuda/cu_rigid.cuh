@@ -154,17 +154,17 @@ __device__ inline void rigid_trial(const rigid_chain_dev *cd, unsigned long long
 
 /* ---- the batched path (cu_rigid_batch.cu) --------------------------------------------------- */
 
-/* A batch's trials and kernel A's partial sums on the device; trials == 0: the resident kernel. */
+/* A batch's trials and the energy kernel's partial sums on the device; trials == 0: the resident kernel. */
 typedef struct rigid_trial_dev rigid_trial_dev;
 typedef struct rigid_batch {
     int trials;                /* K, trials per batch */
-    int parts;                 /* kernel A's blocks per trial (each a range of the sites) */
+    int parts;                 /* the energy kernel's blocks per trial (each a range of the sites) */
     int max_sites;             /* sites of the largest molecule */
-    size_t smem;               /* kernel B's dynamic shared bytes */
-    int pairs_shared;          /* kernel B holds kernel A's pair terms in shared memory */
+    size_t smem;               /* the decide kernel's dynamic shared bytes */
+    int pairs_shared;          /* the decide kernel holds the energy kernel's pair terms in shared memory */
     rigid_trial_dev *d_trials; /* [chain][K] */
     double *d_partial;         /* [chain][K][parts] */
-    double *d_pairs;           /* [chain][2][K][K]: every two trials' pair terms (kernel A) */
+    double *d_pairs;           /* [chain][2][K][K]: every two trials' pair terms (the energy kernel) */
 } rigid_batch;
 
 /* Chooses the path for nchains chains of this plan on this GPU (sm_count SMs, max_smem bytes of
@@ -175,8 +175,8 @@ typedef struct rigid_batch {
 int rigid_batch_setup(rigid_batch *rb, const mc_plan *p, int nchains, int sm_count, int max_smem, mc_err *err);
 void rigid_batch_free(rigid_batch *rb);
 
-/* `moves` moves of every chain, K at a time: kernel A evaluates a batch's trials against the
- * configuration at its start, kernel B decides them in order (the CPU's decisions). */
+/* `moves` moves of every chain, K at a time: the energy kernel evaluates a batch's trials against the
+ * configuration at its start, the decide kernel decides them in order (the CPU's decisions). */
 int rigid_batch_sweep(const rigid_batch *rb, rigid_chain_dev *chains, double *pos, double *centres, double *quats,
                       const rigid_tables &t, const rigid_consts &k, int n, int nmol, int nchains, long long moves,
                       int single, mc_err *err);

@@ -2,15 +2,15 @@
  * (cu_rigid.cu) a chain is one block, a move at a time: a chain of a few hundred molecules keeps
  * one SM of the GPU busy. Here a chain's moves go K at a time (a batch):
  *
- * - kernel A, one block per (range of sites, trial, chain), against the configuration at the
+ * - the energy kernel, one block per (range of sites, trial, chain), against the configuration at the
  *   batch's start: the trial of step step0 + k drawn and placed as the CPU does (every block of
  *   the trial alike), its energy change summed over the block's range of sites, its site-pair
  *   terms with every earlier trial of the batch (that trial's molecule at its start sites and at
  *   its moved sites), and, in the trial's first block, its acceptance threshold and the latest
  *   earlier trial of the batch that moves the same molecule;
- * - kernel B, one block per chain: warp 0 decides the trials in order. The molecules moved so far
+ * - the decide kernel, one block per chain: warp 0 decides the trials in order. The molecules moved so far
  *   in the batch are kept in a table. The energy change of a trial whose molecule has not moved in
- *   the batch is kernel A's sum plus, for each moved molecule, kernel A's terms with its present
+ *   the batch is the energy kernel's sum plus, for each moved molecule, the energy kernel's terms with its present
  *   sites less those with its start sites (for a molecule moved twice, the present sites' terms
  *   summed by the warp). A trial whose molecule has moved in the batch (its start is no longer
  *   the batch's), or whose start sum met a hard core or a term too large to take out again
@@ -29,12 +29,12 @@
 
 enum {
     RIGID_BATCH_MAX = 256,      /* most trials per batch */
-    RIGID_ACCEPT_THREADS = 512, /* kernel B's block */
-    RIGID_DEFAULT_TRIALS = 32,  /* the fastest of 32, 64 and 128 on shape D (doc/performance.md version 19) */
-    RIGID_A_BLOCKS_PER_SM = 4   /* kernel A's parts per trial aim at this many blocks per SM */
+    RIGID_ACCEPT_THREADS = 512, /* the decide kernel's block */
+    RIGID_DEFAULT_TRIALS = 32,  /* K when the run names none: the fastest measured (shape D) */
+    RIGID_ENERGY_BLOCKS_PER_SM = 4   /* the energy kernel's parts per trial aim at this many blocks per SM */
 };
 
-/* A trial of a batch, as kernel A leaves it for kernel B. */
+/* A trial of a batch, as the energy kernel leaves it for the decide kernel. */
 struct rigid_trial_dev {
     double old[3 * MC_MAX_SITES], nw[3 * MC_MAX_SITES]; /* its molecule's sites at the batch start, moved */
     double nc[3];                                       /* the moved centre */
@@ -45,7 +45,7 @@ struct rigid_trial_dev {
     int prev; /* the latest earlier trial of the batch that moves the same molecule; -1: none */
 };
 
-/* Kernel B's copy of a trial (shared memory), and of a molecule moved in the batch. */
+/* The decide kernel's copy of a trial (shared memory), and of a molecule moved in the batch. */
 struct trial_sh {
     double dE_start, wall_dE, threshold, nc[3];
     mc_quat nq;
@@ -57,12 +57,12 @@ struct moved_sh {
     double centre[3]; /* its present pose */
     mc_quat q;
     int ns;        /* its sites */
-    int trial;     /* its first accepted trial of the batch, whose sites kernel A's pair terms took */
+    int trial;     /* its first accepted trial of the batch, whose sites the energy kernel's pair terms took */
     int moves;     /* accepted moves in the batch */
 };
 
-/* Kernel B's dynamic shared memory for K trials of molecules of at most ms sites: byte offsets;
- * kernel A's pair terms of every two trials (2 K^2 doubles) too where with_pairs. */
+/* The decide kernel's dynamic shared memory for K trials of molecules of at most ms sites: byte offsets;
+ * the energy kernel's pair terms of every two trials (2 K^2 doubles) too where with_pairs. */
 struct accept_layout {
     size_t t_old, t_nw, m_now; /* sites [K][3 ms]: the trials' at the start and moved; moved molecules' now */
     size_t pairs;              /* [2][K][K], or none */
@@ -131,16 +131,16 @@ __device__ double energy_items(const double *x, const double *y, const double *z
     return e;
 }
 
-enum { PAIR_CHUNK = RIGID_THREADS / 32 }; /* kernel A: earlier trials a block takes at once, a warp each */
+enum { PAIR_CHUNK = RIGID_THREADS / 32 }; /* the energy kernel: earlier trials a block takes at once, a warp each */
 
-/* Kernel A: grid (parts, trials, chains). Every thread draws the trial (arithmetic, and the
+/* The energy kernel: grid (parts, trials, chains). Every thread draws the trial (arithmetic, and the
  * molecule table); thread s places site s, so the block waits for one round of loads. Then the
  * trial's pair terms with each earlier trial i of the batch (i = part, part + parts, ...), for
- * kernel B: with i's molecule at its start sites, pairs[0][k][i] = sum u(new, start_i) - u(old,
+ * the decide kernel: with i's molecule at its start sites, pairs[0][k][i] = sum u(new, start_i) - u(old,
  * start_i), and at i's moved sites, pairs[1][k][i] likewise (0 where i moves the same molecule). */
 template <typename real>
 __global__ void __launch_bounds__(RIGID_THREADS)
-    rigid_batch_trials_kernel(const rigid_chain_dev *chains, const double *pos, const double *centres,
+    rigid_batch_trial_energy_kernel(const rigid_chain_dev *chains, const double *pos, const double *centres,
                               const double *quats, rigid_tables t, rigid_consts k, int n, int nmol, int K,
                               rigid_trial_dev *trials, double *partial, double *pairs)
 {
@@ -228,19 +228,19 @@ __global__ void __launch_bounds__(RIGID_THREADS)
     }
 }
 
-/* Kernel B: one block per chain; its dynamic shared memory is accept_layout_of(K, ms, pairs in
+/* The decide kernel: one block per chain; its dynamic shared memory is accept_layout_of(K, ms, pairs in
  * shared memory) (ms: sites of the largest molecule). Warp 0 decides the trials in order: a trial
- * whose molecule has not moved in the batch is kernel A's sum plus, for each molecule q moved
- * earlier, kernel A's pair terms with q's first accepted trial (its moved sites less its start
+ * whose molecule has not moved in the batch is the energy kernel's sum plus, for each molecule q moved
+ * earlier, the energy kernel's pair terms with q's first accepted trial (its moved sites less its start
  * sites), or for a molecule moved twice the terms with its present sites summed by the warp. A
  * trial whose molecule has moved in the batch, or whose start sum or terms with a moved molecule's
  * start sites are not finite or not below CU_CANCEL_LIMIT kT (cu_kernels.cuh), is the block's:
- * placed from the molecule's present pose (or kernel A's placement) and summed afresh over every
+ * placed from the molecule's present pose (or the energy kernel's placement) and summed afresh over every
  * other site.
  * Warp 0 applies each accepted move (its sites and pose in the tables and in global memory). */
 template <typename real>
 __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
-    rigid_batch_accept_kernel(rigid_chain_dev *chains, double *pos, double *centres, double *quats, rigid_tables t,
+    rigid_batch_decide_kernel(rigid_chain_dev *chains, double *pos, double *centres, double *quats, rigid_tables t,
                               rigid_consts k, int n, int nmol, int K, int trials, int parts, int ms,
                               const rigid_trial_dev *in, const double *partial, const double *pairs,
                               int pairs_shared)
@@ -392,7 +392,7 @@ __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
     }
 }
 
-/* Kernel B's static shared memory, an upper bound: what the dynamic part must leave room for. */
+/* The decide kernel's static shared memory, an upper bound: what the dynamic part must leave room for. */
 static const size_t accept_static_smem = 4 * 1024;
 
 int rigid_batch_setup(rigid_batch *rb, const mc_plan *p, int nchains, int sm_count, int max_smem, mc_err *err)
@@ -400,7 +400,7 @@ int rigid_batch_setup(rigid_batch *rb, const mc_plan *p, int nchains, int sm_cou
     memset(rb, 0, sizeof *rb);
     const int set = p->gpu_batch_trials, K = set ? set : RIGID_DEFAULT_TRIALS, ms = p->mol.max_sites;
     if (p->nchains >= sm_count || (!set && p->nmol < 4 * K)) return MC_OK; /* the resident kernel (as atoms: n >= 4 K) */
-    /* kernel A's pair terms in kernel B's shared memory where they fit (2 K^2 doubles), else read
+    /* the energy kernel's pair terms in the decide kernel's shared memory where they fit (2 K^2 doubles), else read
      * from global memory */
     const size_t room = (size_t)max_smem - accept_static_smem, per_trial = accept_layout_of(1, ms, false).bytes + 16;
     const int pairs_shared = accept_layout_of(K, ms, true).bytes <= room;
@@ -413,18 +413,18 @@ int rigid_batch_setup(rigid_batch *rb, const mc_plan *p, int nchains, int sm_cou
                 "(%d bytes of shared memory a block); set 0 to choose by size",
                 K, ms, fit < RIGID_BATCH_MAX ? fit : (size_t)RIGID_BATCH_MAX, max_smem);
     }
-    /* from the run's chains, not the rank's: kernel A's ranges of sites group the partial sums, so
+    /* from the run's chains, not the rank's: the energy kernel's ranges of sites group the partial sums, so
      * they must be the same whatever the rank count, like the path itself */
-    int parts = (RIGID_A_BLOCKS_PER_SM * sm_count + K * p->nchains - 1) / (K * p->nchains);
+    int parts = (RIGID_ENERGY_BLOCKS_PER_SM * sm_count + K * p->nchains - 1) / (K * p->nchains);
     int most = (p->n * ms + RIGID_THREADS - 1) / RIGID_THREADS; /* a (site, moved site) pair a thread */
     rb->parts = parts < 1 ? 1 : parts > most ? most : parts;
     rb->trials = K, rb->max_sites = ms, rb->smem = smem, rb->pairs_shared = pairs_shared;
     CU_TRY(cudaMalloc(&rb->d_trials, (size_t)nchains * K * sizeof *rb->d_trials), err);
     CU_TRY(cudaMalloc(&rb->d_partial, (size_t)nchains * K * rb->parts * sizeof(double)), err);
     CU_TRY(cudaMalloc(&rb->d_pairs, (size_t)nchains * 2 * K * K * sizeof(double)), err);
-    CU_TRY(cudaFuncSetAttribute(rigid_batch_accept_kernel<float>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CU_TRY(cudaFuncSetAttribute(rigid_batch_decide_kernel<float>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)smem), err);
-    CU_TRY(cudaFuncSetAttribute(rigid_batch_accept_kernel<double>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CU_TRY(cudaFuncSetAttribute(rigid_batch_decide_kernel<double>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)smem), err);
     return MC_OK;
 }
@@ -442,13 +442,13 @@ static int batch_sweep(const rigid_batch *rb, rigid_chain_dev *chains, double *p
 {
     const int K = rb->trials;
     int chained = 0;
-    MC_TRY(cu_chained_launches(rigid_batch_trials_kernel<real>, &chained, err));
+    MC_TRY(cu_chained_launches(rigid_batch_trial_energy_kernel<real>, &chained, err));
     for (long long done = 0; done < moves; done += K) {
         const int trials = moves - done < K ? (int)(moves - done) : K;
-        CU_TRY(cu_launch(chained, rigid_batch_trials_kernel<real>, dim3(rb->parts, trials, nchains), RIGID_THREADS, 0,
+        CU_TRY(cu_launch(chained, rigid_batch_trial_energy_kernel<real>, dim3(rb->parts, trials, nchains), RIGID_THREADS, 0,
                          chains, pos, centres, quats, t, k, n, nmol, K, rb->d_trials, rb->d_partial, rb->d_pairs),
                err);
-        CU_TRY(cu_launch(chained, rigid_batch_accept_kernel<real>, nchains, RIGID_ACCEPT_THREADS, rb->smem, chains, pos,
+        CU_TRY(cu_launch(chained, rigid_batch_decide_kernel<real>, nchains, RIGID_ACCEPT_THREADS, rb->smem, chains, pos,
                          centres, quats, t, k, n, nmol, K, trials, rb->parts, rb->max_sites, rb->d_trials,
                          rb->d_partial, rb->d_pairs, rb->pairs_shared),
                err);

@@ -1,7 +1,7 @@
 /* cpu_cells: a cell list over a cubic periodic box for the CPU backend. Cells are at least min_len
  * wide, so all partners within min_len of a particle lie in its 27 surrounding cells. Each cell's
  * members sit in an array of `cap` slots, so that a gather reads index arrays instead of chasing
- * a linked list (the chase was half of a move's time at N = 4000, rc 2.5: doc/performance.md);
+ * a linked list (whose chase would be much of a move's time);
  * moving a particle is O(1): the last member of its old cell takes its slot. Used only when there
  * are at least 4 cells per edge (with 3 the 27 cells are the whole box and the list only adds
  * overhead). */

@@ -3,11 +3,11 @@
  * (AVX2, FMA) and the baseline, and the loader picks one by the CPU's features (GCC's
  * target_clones, an ifunc); elsewhere it is compiled once. mc_cpu_isa() names the level taken.
  *
- * What it changes: speed (the all-pairs loop of 500 LJ atoms ran 3.3 times faster with AVX-512 on
- * an AMD EPYC, doc/performance.md). What it may change: the last bits of a sum, where vectors of
- * another width add in another order or contract a multiply-add, and so, rarely, a decision; runs
- * and restarts on machines of one level are bit-identical, and /parameters@cpu_isa records the
- * level of every rank. MCENS_CPU_ISA is not read: the choice is the hardware's. */
+ * What it changes: speed (doc/performance.md, CPU backend). What it may change: the last bits of a
+ * sum, where vectors of another width add in another order or contract a multiply-add, and so,
+ * rarely, a decision; runs and restarts on machines of one level are bit-identical, and
+ * /parameters@cpu_isa records the level of every rank. MCENS_CPU_ISA is not read: the choice is
+ * the hardware's. */
 #ifndef CPU_ISA_H
 #define CPU_ISA_H
 

@@ -2,8 +2,8 @@
  * for the kernel's set-up (cuda/cu_chain_cells.cu) and the benchmark's count of the pair terms a
  * move evaluates (src/bench.c). Cells at least a cutoff wide, m per edge (the same m for all
  * chains, from the smallest box), so that the 27 cells around a point's own hold every partner
- * within the cutoff. (Half-cutoff cells, 125 around a point holding 0.46 of the members, were
- * measured and ran no faster: doc/performance.md version 16.) */
+ * within the cutoff. (Half-cutoff cells, 125 around a point, hold fewer members but add more
+ * cells to visit; they pay nothing.) */
 #ifndef MC_CELL_GRID_H
 #define MC_CELL_GRID_H
 
@@ -17,8 +17,7 @@ typedef struct mc_cell_grid {
 enum { MC_CELL_GRID_MAX_EDGE = 16 }; /* a chain's counts stay in 16 kB of shared memory */
 
 /* The grid for chains of n particles whose smallest box is min_box, or none when the 27 cells
- * would hold more than 0.3 n members (measured on an H100: 0.22 n, five cells per edge, ran 1.36
- * times the all-pairs kernel; 0.42 n, four per edge, as fast as it; doc/performance.md version 16). */
+ * would hold more than 0.3 n members: beyond that the cell kernel is no faster than all pairs. */
 static inline mc_cell_grid mc_cell_grid_choose(int n, double min_box, double cutoff)
 {
     mc_cell_grid all_pairs = {0, (double)n};

@@ -1,10 +1,10 @@
-# cells-phases.py: prints a copy of cuda/cu_cells.cu in which thread 0 of kernel B (cells_accept_kernel)
+# cells-phases.py: prints a copy of cuda/cu_cells.cu in which thread 0 of the decide kernel (cells_decide_kernel)
 # reads clock64() after each of its block-wide steps and adds the cycles since the last reading to a
-# device array; at the end of each launch_cells the host prints them per batch on stderr ("phases B"),
+# device array; at the end of each launch_cells the host prints them per batch on stderr ("decide phases"),
 # with the batches' mean number of waves of decisions, cell changes, early stops and
 # batches two of whose cell changes share a cell (so thread 0 makes those changes in order).
-# Thread 0 leaves each barrier with the block, so the steps' cycles add up to kernel B's time after its
-# wait for kernel A (what it does before that wait, while kernel A runs, is not counted). For
+# Thread 0 leaves each barrier with the block, so the steps' cycles add up to the decide kernel's time after its
+# wait for the energy kernel (what it does before that wait, while the energy kernel runs, is not counted). For
 # cells-scan.sh (which builds the copy and puts the file back). Written for version 23's cu_cells.cu (anchors updated for versions 31, 33 and 34);
 # a patch that no longer applies stops it with the text it looked for.
 import sys
@@ -17,7 +17,7 @@ def sub(old, new):
     s = s.replace(old, new, 1)
 
 
-# the draws' three steps: finish_draws's (new positions, barrier, corrections) where kernel B drew
+# the draws' three steps: finish_draws's (new positions, barrier, corrections) where the decide kernel drew
 # ahead, draw_batch's (clear, trials, prev) after an early stop
 steps = ['load', 'decide', 'sums', 'positions', 'cell uses', 'cell moves', 'draw barrier', 'draw new pos/clear',
          'draw barrier/trials', 'draw corrections/prev', 'thread 0 last']
@@ -28,9 +28,9 @@ sub('#include "mc_move.h"\n', '#include "mc_move.h"\n#include <stdio.h>\n'
     '#define CK(i) do { if (k == 0) { long long now_ = clock64(); atomicAdd(&cells_clock[i], (unsigned long long)(now_ - ck_)); ck_ = now_; } } while (0)\n'
     '#define COUNT(i, v) do { if (k == 0) atomicAdd(&cells_clock[%d + (i)], (unsigned long long)(v)); } while (0)\n' % len(steps))
 sub("""    cu_wait_previous();
-    if (*g.overflow) return; /* as in kernel A */""", """    cu_wait_previous();
-    long long ck_ = clock64(); /* from the wait for kernel A on: the work before it overlaps A */
-    if (*g.overflow) return; /* as in kernel A */""")
+    if (*g.overflow) return; /* as in the energy kernel */""", """    cu_wait_previous();
+    long long ck_ = clock64(); /* from the wait for the energy kernel on: the work before it overlaps it */
+    if (*g.overflow) return; /* as in the energy kernel */""")
 sub("""    const bool all_earlier = nconf > MAXC;""", """    CK(0);
     int waves = 0;
     const bool all_earlier = nconf > MAXC;""")
@@ -87,7 +87,7 @@ sub("""         * K = 384 down in single and from K = 224 down in double) */
         __syncthreads();""", """         * K = 384 down in single and from K = 224 down in double) */
         __syncthreads();
         CK(6);""")
-# the draws (kernel B's, and kernel D's once a round): after the barriers, and thread 0's own end
+# the draws (the decide kernel's, and the draw kernel's once a round): after the barriers, and thread 0's own end
 sub("""    repeat_clear(repeats);
     __syncthreads();
     int p = -1, home = 0;""", """    long long ck_ = clock64();
@@ -108,7 +108,7 @@ sub("""        CU_TRY(cudaMemcpy(&left, both[0].undecided, sizeof left, cudaMemc
     CU_TRY(cudaMemcpyFromSymbol(ck, cells_clock, sizeof ck), err);
     CU_TRY(cudaMemset(cells_clock_address(), 0, sizeof ck), err);
     const double batches = ck[%d] ? (double)ck[%d] : 1.0;
-    fprintf(stderr, "phases B (%%s, cycles a batch over %%.0f batches):", sizeof(real) == 4 ? "single" : "double", batches);
+    fprintf(stderr, "decide phases (%%s, cycles a batch over %%.0f batches):", sizeof(real) == 4 ? "single" : "double", batches);
     unsigned long long total = 0;
     for (int i = 0; i < %d; i++) fprintf(stderr, " %%s %%.0f,", names[i], ck[i] / batches), total += ck[i];
     fprintf(stderr, " total %%.0f;", total / batches);

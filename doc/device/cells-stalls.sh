@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU call: where the large-chain cell path's two kernels spend their time (issue 14, shape F).
-# Nsight Compute on three launches each (LAUNCHES / 2) of kernel A (cells_trials_kernel) and kernel B
-# (cells_accept_kernel) of mcens-bench case 3's shape (one chain of N = 1e6, rc 2.5, K = 1024,
+# Nsight Compute on three launches each (LAUNCHES / 2) of the energy kernel (cells_trial_energy_kernel) and the decide kernel
+# (cells_decide_kernel) of mcens-bench case 3's shape (one chain of N = 1e6, rc 2.5, K = 1024,
 # single), with the caches and clocks left as the run has them: duration, warp instructions,
 # issue rate, every stall reason per issued instruction, the memory units' throughput and hit
 # rates (speed of light, memory workload), and the source lines with the most stall samples (built with -lineinfo; cells-lines.py). Prints a digest; the full report is

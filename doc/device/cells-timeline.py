@@ -1,12 +1,12 @@
 # cells-timeline.py: prints a copy of cuda/cu_cells.cu that times each batch of the large-chain cell
-# path (shape F) on the GPU's global timer (%globaltimer, ns, one clock for every SM). Kernel A: the
-# first block's release from its wait for kernel B of the batch before; the last block's thread 0
+# path (shape F) on the GPU's global timer (%globaltimer, ns, one clock for every SM). The energy kernel: the
+# first block's release from its wait for the decide kernel of the batch before; the last block's thread 0
 # past the block's staged table and its trial's loads; the last warp's sums; the last conflict
-# list; the mean warp's time from its release to its sums. Kernel B: its release from its wait for
-# kernel A, and its end. Kernel B of each batch adds the intervals to device sums, over the
-# batches that follow a kernel B (not kernel D); at the end of each launch_cells the host prints
-# their means a batch on stderr ("timeline"). Kernel A's stamps alternate between two slots by
-# batch (next_step / K), so kernel A of the next batch, launched while kernel B runs, writes the
+# list; the mean warp's time from its release to its sums. The decide kernel: its release from its wait for
+# the energy kernel, and its end. The decide kernel of each batch adds the intervals to device sums, over the
+# batches that follow a decide kernel (not the draw kernel); at the end of each launch_cells the host prints
+# their means a batch on stderr ("timeline"). The energy kernel's stamps alternate between two slots by
+# batch (next_step / K), so the energy kernel of the next batch, launched while the decide kernel runs, writes the
 # other. For cells-timeline.sh (which builds the copy, runs case 3 and puts the file back). Written
 # for version 24's cu_cells.cu; a patch that no longer applies stops it with the text it looked for.
 import sys
@@ -27,7 +27,7 @@ sub('#include "mc_move.h"\n', '#include "mc_move.h"\n#include <stdio.h>\n'
     '__device__ __forceinline__ unsigned long long gtime(void) { unsigned long long t; asm volatile("mov.u64 %%0, %%%%globaltimer;" : "=l"(t)); return t; }\n'
     '__device__ unsigned long long tl_a_wait[2] = {~0ull, ~0ull}, tl_a_staged[2], tl_a_sums[2], tl_a_end[2];\n'
     '__device__ unsigned long long tl_warp_dur[2], tl_warps[2], tl_b_end_prev, tl_sum[%d], tl_batches;\n' % NI)
-# kernel A
+# the energy kernel
 sub("""    cu_wait_previous(); /* chained launches: nothing a kernel writes is read before the last one ends */
     cu_launch_next();""", """    const int par_ = (int)((next_step / (unsigned long long)max(trials, 1)) & 1);
     cu_wait_previous(); /* chained launches: nothing a kernel writes is read before the last one ends */
@@ -46,7 +46,7 @@ sub("""    if (mult == 2) t.base2[k] = change(1);
 }""", """    if (mult == 2) t.base2[k] = change(1);
     atomicMax(&tl_a_end[par_], gtime());
 }""")
-# kernel B
+# the decide kernel
 sub("""    cu_launch_next();
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x;""", """    cu_launch_next();
@@ -54,9 +54,9 @@ sub("""    cu_launch_next();
     extern __shared__ __align__(16) unsigned char smem[];
     const int K = blockDim.x, k = threadIdx.x;""")
 sub("""    cu_wait_previous();
-    if (*g.overflow) return; /* as in kernel A */""", """    cu_wait_previous();
+    if (*g.overflow) return; /* as in the energy kernel */""", """    cu_wait_previous();
     const unsigned long long tb1_ = gtime();
-    if (*g.overflow) return; /* as in kernel A */""")
+    if (*g.overflow) return; /* as in the energy kernel */""")
 sub("""        cd->energy = s_energy + cu_warps_total(red);
     }
 }""", """        cd->energy = s_energy + cu_warps_total(red);
@@ -74,7 +74,7 @@ sub("""        cd->energy = s_energy + cu_warps_total(red);
         tl_b_end_prev = tb2_;
     }
 }""" % (NI, NI))
-# kernel D: the batch after it has no kernel B before it
+# the draw kernel: the batch after it has no decide kernel before it
 sub("""    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     extern __shared__ int sp[]; /* [K] particle of each trial */""", """    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     if (threadIdx.x == 0) tl_b_end_prev = 0;

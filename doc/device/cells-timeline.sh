@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU call: a batch of the large-chain cell path (shape F: N = 1e6, rc 2.5) on the global timer:
-# doc/device/cells-timeline.py makes the copy of cuda/cu_cells.cu that times kernel A's and kernel
-# B's steps; it is built here, mcens-bench --case 3 runs with it at each K in KS (default 1024; the
+# doc/device/cells-timeline.py makes the copy of cuda/cu_cells.cu that times the energy kernel's and the
+# decide kernel's steps; it is built here, mcens-bench --case 3 runs with it at each K in KS (default 1024; the
 # last "timeline" lines are the timed runs'), and the file is put back.
 set -uo pipefail
 . doc/device/build.sh

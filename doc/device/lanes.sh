@@ -9,7 +9,7 @@
 set -uo pipefail
 . doc/device/build.sh
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu)
-for spec in ${LANES:-2:^batch_trials:5 3:^cells_trials:5 3:^cells_accept:5 1:^sweep_chains:1 7:^cells_chains:5 8:^rigid_sweep:1}; do
+for spec in ${LANES:-2:^batch_trial_energy:5 3:^cells_trial_energy:5 3:^cells_decide:5 1:^sweep_chains:1 7:^cells_chains:5 8:^rigid_sweep:1}; do
   IFS=: read -r c k skip <<< "$spec"
   name=lanes-$c-${k#^}
   timeout 300 "$NCU" --clock-control none --kernel-name "regex:$k" --launch-skip "${skip:-5}" --launch-count 1 \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU call: Nsight Compute's durations of a few launches of the batched molecule kernels (shape D:
 # one chain of examples/benzene.ini's molecules, single) at the GPU's own clocks, at each K in KS.
-# (Kernel B's clock64() phases of doc/performance.md version 19's first kernel B were read with
+# (The decide kernel's clock64() phases of doc/performance.md version 19's first decide kernel were read with
 # doc/device/rigid-phases.py as of commit 86204f4.)
 set -uo pipefail
 . doc/device/build.sh
