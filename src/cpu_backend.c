@@ -35,15 +35,6 @@ struct mc_backend {
     cpu_gibbs *gibbs;           /* Gibbs-ensemble chains' scratch (cpu_gibbs.c); NULL otherwise */
 };
 
-/* Energy of a particle at p with the particles [j0, j1) of x, y, z (a chain's, or members gathered
- * from its cells) in a periodic box: the one site-energy loop, over all of them. */
-static double energy_range(const double *x, const double *y, const double *z, double box, const pair_params *pp,
-                           int j0, int j1, double px, double py, double pz)
-{
-    const cpu_partners all = {.x = x, .y = y, .z = z, .box = box};
-    return cpu_site_energy_all(&all, pp, j0, j1, px, py, pz);
-}
-
 /* Energy of a particle of species a at p with the members cpu_cells_gather gathered, species
  * block by species block (end from the gather), each with its pair constants. */
 static double energy_gathered(const mc_chain *c, const cpu_cells *g, const mc_species *sp, int a, const int *end,
@@ -51,7 +42,7 @@ static double energy_gathered(const mc_chain *c, const cpu_cells *g, const mc_sp
 {
     double u = 0.0;
     for (int b = 0; b < sp->n; b++)
-        u += energy_range(g->gx, g->gy, g->gz, c->box_len, &sp->pair[a][b], sp->first[b], end[b], px, py, pz);
+        u += cpu_site_energy_all(g->gx, g->gy, g->gz, c->box_len, &sp->pair[a][b], sp->first[b], end[b], px, py, pz);
     return u;
 }
 
@@ -75,10 +66,10 @@ static double particle_energy(const mc_chain *c, const cpu_cells *g, const mc_sp
     for (int b = 0; b < sp->n; b++) {
         int j0 = sp->first[b], j1 = sp->first[b + 1];
         if (skip >= j0 && skip < j1) {
-            u += energy_range(c->x, c->y, c->z, c->box_len, &sp->pair[a][b], j0, skip, px, py, pz) +
-                 energy_range(c->x, c->y, c->z, c->box_len, &sp->pair[a][b], skip + 1, j1, px, py, pz);
+            u += cpu_site_energy_all(c->x, c->y, c->z, c->box_len, &sp->pair[a][b], j0, skip, px, py, pz) +
+                 cpu_site_energy_all(c->x, c->y, c->z, c->box_len, &sp->pair[a][b], skip + 1, j1, px, py, pz);
         } else {
-            u += energy_range(c->x, c->y, c->z, c->box_len, &sp->pair[a][b], j0, j1, px, py, pz);
+            u += cpu_site_energy_all(c->x, c->y, c->z, c->box_len, &sp->pair[a][b], j0, j1, px, py, pz);
         }
     }
     return u;
@@ -131,10 +122,10 @@ static double molecule_move_energy(const mc_plan *p, const mc_chain *c, int m, c
     double u_old = 0.0, u_new = 0.0;
     for (int s = 0; s < f1 - f0; s++) {
         const double *o = &old_pos[3 * s], *nw = &new_pos[3 * s];
-        u_old += energy_range(c->x, c->y, c->z, box, pp, 0, f0, o[0], o[1], o[2]) +
-                 energy_range(c->x, c->y, c->z, box, pp, f1, c->n, o[0], o[1], o[2]);
-        u_new += energy_range(c->x, c->y, c->z, box, pp, 0, f0, nw[0], nw[1], nw[2]) +
-                 energy_range(c->x, c->y, c->z, box, pp, f1, c->n, nw[0], nw[1], nw[2]);
+        u_old += cpu_site_energy_all(c->x, c->y, c->z, box, pp, 0, f0, o[0], o[1], o[2]) +
+                 cpu_site_energy_all(c->x, c->y, c->z, box, pp, f1, c->n, o[0], o[1], o[2]);
+        u_new += cpu_site_energy_all(c->x, c->y, c->z, box, pp, 0, f0, nw[0], nw[1], nw[2]) +
+                 cpu_site_energy_all(c->x, c->y, c->z, box, pp, f1, c->n, nw[0], nw[1], nw[2]);
     }
     return mc_rigid_move_total(p, u_old, u_new, oc, nc);
 }

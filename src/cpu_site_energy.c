@@ -45,18 +45,34 @@ site_energy_loop(const cpu_partners *P, const pair_params *pp, int masks, int j0
 /* An entry for one set of masks: plain LJ with its constants known to the compiler (the pair
  * function's branches gone), else the general pair function; compiled for several x86-64 levels,
  * the widest the CPU has taken at load time (cpu_isa.h). */
+static inline __attribute__((always_inline)) double
+plain_or_general(const cpu_partners *P, const pair_params *pp, int masks, int j0, int j1, double px, double py,
+                 double pz)
+{
+    if (!cpu_pair_plain_lj(pp)) return site_energy_loop(P, pp, masks, j0, j1, px, py, pz);
+    pair_params plain = *pp;
+    plain.slope = 0.0;
+    plain.morse_alpha = 0.0;
+    return site_energy_loop(P, &plain, masks, j0, j1, px, py, pz);
+}
+
 #define SITE_ENERGY_ENTRY(name, masks)                                                                              \
     MC_CPU_CLONES double name(const cpu_partners *P, const pair_params *pp, int j0, int j1, double px, double py,   \
                               double pz)                                                                            \
     {                                                                                                               \
-        if (!cpu_pair_plain_lj(pp)) return site_energy_loop(P, pp, masks, j0, j1, px, py, pz);                     \
-        pair_params plain = *pp;                                                                                    \
-        plain.slope = 0.0;                                                                                          \
-        plain.morse_alpha = 0.0;                                                                                    \
-        return site_energy_loop(P, &plain, masks, j0, j1, px, py, pz);                                              \
+        return plain_or_general(P, pp, masks, j0, j1, px, py, pz);                                                  \
     }
 
-SITE_ENERGY_ENTRY(cpu_site_energy_all, 0)
+/* The hottest entry (atoms, and molecules of one species without hard cores) takes the partners'
+ * arrays as arguments: a call costs no struct to build and copy, which a molecule move's short runs
+ * of partners, four calls a site, notice. */
+MC_CPU_CLONES double cpu_site_energy_all(const double *x, const double *y, const double *z, double box,
+                                         const pair_params *pp, int j0, int j1, double px, double py, double pz)
+{
+    const cpu_partners all = {.x = x, .y = y, .z = z, .box = box};
+    return plain_or_general(&all, pp, 0, j0, j1, px, py, pz);
+}
+
 SITE_ENERGY_ENTRY(cpu_site_energy_in_box, MASK_BOX | MASK_SELF)
 SITE_ENERGY_ENTRY(cpu_site_energy_molecular, MASK_BOX | MASK_SPECIES | MASK_SKIP | HARD_CORE)
 

@@ -34,8 +34,8 @@ typedef struct cpu_partners {
  * (atoms), those in the site's box other than itself (Gibbs atoms), or those of one species in
  * the box outside the molecule (Gibbs molecules, with their hard core). A masked partner's value,
  * infinite for the site itself, is dropped by a select, so the loop stays vectorised. */
-double cpu_site_energy_all(const cpu_partners *P, const pair_params *pp, int j0, int j1, double px, double py,
-                           double pz);
+double cpu_site_energy_all(const double *x, const double *y, const double *z, double box, const pair_params *pp,
+                           int j0, int j1, double px, double py, double pz);
 double cpu_site_energy_in_box(const cpu_partners *P, const pair_params *pp, int j0, int j1, double px, double py,
                               double pz);
 double cpu_site_energy_molecular(const cpu_partners *P, const pair_params *pp, int j0, int j1, double px, double py,
