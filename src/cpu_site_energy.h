@@ -1,8 +1,10 @@
 /* cpu_site_energy: the CPU backend's one loop body for the energy of a site with a run of partner
- * sites (HOOMD-blue's pair loop generic over its evaluator, here over the partners). Every trial
- * move, Widom test particle, Gibbs transfer and volume exchange of the CPU backend sums its pair
- * energies through it: atoms against all particles or the members gathered from cells, Gibbs
- * atoms against their box, Gibbs molecules' sites against the other molecules of their box. The
+ * sites (HOOMD-blue's pair loop generic over its evaluator, here over the partners). Every
+ * displacement, rotation, Gibbs transfer and Widom test particle of the CPU backend sums its pair
+ * energies through it: atoms against all particles or the members gathered from cells, molecules'
+ * sites against the other molecules, Gibbs atoms against their box, Gibbs molecules' sites against
+ * the other molecules of their box. (Volume moves and measurements recompute whole boxes with the
+ * backends' pair-sum loops, which also give the virial and the RDF.) The
  * partner masks are chosen by constant flags, so each entry below compiles to the loop its case
  * needs, vectorised over the partners, and plain LJ (no Morse, no force shift) gets its own copy
  * with the pair function's selectors known to the compiler. */
