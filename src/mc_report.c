@@ -1,0 +1,151 @@
+/* mc_report: what mcens prints for a person: the plan and the memory and files of a run (mcens
+ * --dry-run, and the head of every run's log), and the tables of results at its end. */
+#include "mc_report.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "mc_chain_state.h"
+#include "mc_exchange.h"
+#include "mc_gibbs.h"
+#include "mc_observable.h"
+#include "mc_snapshot.h"
+
+/* What the run will hold and write, from the table of a chain's state (mc_chain_state): the host
+ * copy of the chains of the largest rank, the GPU copy (positions in the kernel precision and the
+ * RDF histograms), and the files. Estimates: scratch and HDF5 metadata come on top. */
+static void print_footprint(const cfg *c, const mc_plan *p, const char *output, int chains_per_rank)
+{
+    double state = (double)mc_state_bytes_per_chain(p), host = (double)mc_plan_host_bytes_per_chain(p);
+    double real_bytes = p->precision == CFG_PRECISION_SINGLE ? 4.0 : 8.0;
+    double gpu = 3.0 * p->n * real_bytes + 8.0 * mc_chain_rdf_rows(p) * p->rdf_bins +
+                 (p->rigid ? 7.0 * p->nmol * real_bytes : 0.0);
+    printf("\nmemory per rank (the largest, %d chains): host about %.4g MB of chains, GPU about %.4g MB\n",
+           chains_per_rank, chains_per_rank * host / 1e6, chains_per_rank * gpu / 1e6);
+    printf("files: %s about %.4g MB (trajectory: %ld frames of %.4g MB); checkpoint %s.ckpt about %.4g MB, %s\n",
+           output, (p->nchains * state + mc_snapshot_frames(p) * mc_snapshot_frame_bytes(p)) / 1e6,
+           mc_snapshot_frames(p), mc_snapshot_frame_bytes(p) / 1e6, output, p->nchains * state / 1e6,
+           c->run.checkpoint_every_min > 0 ? "rewritten every [run] checkpoint_every minutes"
+                                           : "only on a stop signal ([run] checkpoint_every = 0)");
+}
+
+void mc_report_plan(const cfg *c, const mc_plan *p, const char *output, int chains_per_rank)
+{
+    printf("\nstate points: %d x %d replicas = %d chains of n = %d\n", p->nstatepoints, p->replicas,
+           p->nchains, p->n);
+    printf("units: %s\n", p->units.system);
+    if (p->exchange_every)
+        printf("replica exchange: %d ladders of %d rungs along %s, neighbours try to swap every %ld sweeps\n",
+               mc_exchange_ladders(p), mc_exchange_rungs(p),
+               p->exchange_axis == CFG_EXCHANGE_PRESSURE ? "pressure" : "temperature", p->exchange_every);
+    if (p->ensemble->boxes > 1)
+        printf("gibbs: two boxes per chain, total volume %g (the box column: each box's starting edge, half the "
+               "volume each); trial moves %g displacements, %g transfers, %g volume exchanges\n", p->total_volume,
+               p->move_fraction[0], p->move_fraction[1], p->move_fraction[2]);
+    printf("%6s %12s %12s %12s%s\n", "point", "T", "density", "box", p->ensemble->imposed_pressure ? "            P" : "");
+    for (int s = 0; s < p->nstatepoints; s++) {
+        printf("%6d %12.6g %12.6g %12.6g", s, p->statepoint[s].temperature_given,
+               p->statepoint[s].density, p->statepoint[s].box_len);
+        if (p->ensemble->imposed_pressure) printf(" %12.6g", p->statepoint[s].pressure_given);
+        printf("\n");
+    }
+    print_footprint(c, p, output, chains_per_rank);
+    printf("\nsettings (defaults marked):\n");
+    cfg_print(c, stdout);
+}
+
+/* An open cluster has no volume, hence no density or pressure: its columns are C_V/N and the
+ * Lindemann index instead, the observables that mark melting (the index not with exchange). */
+static void print_cluster_summary(const mc_plan *p, const mc_results *r)
+{
+    const mc_estimate *lindemann = r->obs[MC_OBS_LINDEMANN];
+    printf("\n%6s %10s %24s %24s %18s %8s\n", "point", "T", "U/N", "C_V/N", lindemann ? "Lindemann" : "",
+           "accept");
+    for (int s = 0; s < p->nstatepoints; s++) {
+        /* one chain per temperature has no spread over replicas: the Lindemann error is absent */
+        char lindemann_text[40] = "";
+        if (lindemann && isfinite(lindemann[s].error))
+            snprintf(lindemann_text, sizeof lindemann_text, "%8.4f +- %.4f", lindemann[s].mean, lindemann[s].error);
+        else if (lindemann)
+            snprintf(lindemann_text, sizeof lindemann_text, "%8.4f", lindemann[s].mean);
+        printf("%6d %10.5g %12.6f +- %-9.6f %12.4f +- %-9.4f %-18s %8.4f\n", s, p->statepoint[s].temperature_given,
+               r->obs[MC_OBS_ENERGY][s].mean, r->obs[MC_OBS_ENERGY][s].error, r->obs[MC_OBS_HEAT_CAPACITY][s].mean,
+               r->obs[MC_OBS_HEAT_CAPACITY][s].error, lindemann_text, r->obs[MC_OBS_ACCEPTANCE][s].mean);
+    }
+}
+
+/* Replica exchange: each state point's swap acceptance with the next rung up, and how far the
+ * walkers travelled (a ladder a walker never crosses has not mixed its ends). */
+static void print_exchange_summary(const mc_plan *p, const mc_results *r)
+{
+    printf("\nreplica exchange every %ld sweeps along %s; each state point's swaps with the next rung up its "
+           "ladder accepted:\n", p->exchange_every, p->exchange_axis == CFG_EXCHANGE_PRESSURE ? "pressure" : "temperature");
+    for (int s = 0, shown = 0; s < p->nstatepoints; s++) {
+        if (isnan(r->exchange_acceptance[s])) continue;
+        printf("  %d: %.3f%s", s, r->exchange_acceptance[s], ++shown % 8 == 0 ? "\n" : "");
+    }
+    double trips = 0.0, fewest = INFINITY;
+    for (int w = 0; w < p->nchains; w++)
+        trips += 0.5 * (double)r->walker_traversals[w], fewest = fmin(fewest, 0.5 * (double)r->walker_traversals[w]);
+    printf("\nround trips per walker over the whole run (bottom to top and back): mean %.1f, fewest %.1f\n",
+           trips / p->nchains, fewest);
+}
+
+/* Gibbs: the coexisting phases over the chains whose boxes separated (the others are counted). */
+static void print_gibbs_summary(const mc_plan *p, const mc_results *r)
+{
+    printf("\n%6s %10s %5s %22s %22s %22s %22s %22s %22s\n", "point", "T", "sep", "rho_liquid", "rho_vapour",
+           "U/N liquid", "U/N vapour", "P liquid", "P vapour");
+    static const int cols[] = {MC_OBS_LIQUID_DENSITY, MC_OBS_VAPOUR_DENSITY, MC_OBS_LIQUID_ENERGY,
+                               MC_OBS_VAPOUR_ENERGY, MC_OBS_LIQUID_PRESSURE, MC_OBS_VAPOUR_PRESSURE};
+    for (int s = 0; s < p->nstatepoints; s++) {
+        int separated = 0;
+        for (int k = s * p->replicas; k < (s + 1) * p->replicas; k++)
+            separated += r->chain_obs[MC_OBS_SEPARATION][k].mean > MC_GIBBS_SEPARATED;
+        printf("%6d %10.5g %2d/%-2d", s, p->statepoint[s].temperature_given, separated, p->replicas);
+        for (int i = 0; i < 6; i++) {
+            double f = mc_unit_factor(&p->units, mc_observables[cols[i]].unit);
+            printf(" %10.6f +- %-8.6f", r->obs[cols[i]][s].mean * f, r->obs[cols[i]][s].error * f);
+        }
+        printf("\n");
+    }
+    printf("\n%6s %10s %22s %22s %10s %10s %10s\n", "point", "T", "mu liquid", "mu vapour", "displace", "transfer",
+           "volume");
+    for (int s = 0; s < p->nstatepoints; s++) {
+        const mc_estimate *mu = p->widom_insertions ? &r->mu_excess[(size_t)s * p->widom_kinds] : NULL;
+        char text[2][48] = {"(widom = 0)", "(widom = 0)"};
+        for (int ph = 0; mu && ph < 2; ph++) /* species 0 of each phase */
+            snprintf(text[ph], sizeof text[ph], "%10.6f +- %-8.6f", mu[ph * p->species.n].mean, mu[ph * p->species.n].error);
+        printf("%6d %10.5g %22s %22s %10.4f %10.4f %10.4f\n", s, p->statepoint[s].temperature_given, text[0], text[1],
+               r->obs[MC_OBS_DISPLACEMENT_ACCEPTANCE][s].mean, r->obs[MC_OBS_TRANSFER_ACCEPTANCE][s].mean,
+               r->obs[MC_OBS_VOLUME_ACCEPTANCE][s].mean);
+    }
+    printf("sep: chains whose boxes separated into two phases (/chains/separation > %g), the only ones pooled above\n",
+           MC_GIBBS_SEPARATED);
+}
+
+void mc_report_summary(const mc_plan *p, const mc_results *r)
+{
+    printf("\nunits: %s", p->units.system);
+    if (p->ensemble->boxes > 1) {
+        print_gibbs_summary(p, r);
+    } else if (p->rigid && !p->periodic) {
+        print_cluster_summary(p, r);
+    } else {
+        printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "density", "U/N", "P", "accept");
+        for (int s = 0; s < p->nstatepoints; s++)
+            printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
+                   p->statepoint[s].temperature_given, p->statepoint[s].density, r->obs[MC_OBS_ENERGY][s].mean,
+                   r->obs[MC_OBS_ENERGY][s].error, r->obs[MC_OBS_PRESSURE][s].mean * p->units.pressure_factor,
+                   r->obs[MC_OBS_PRESSURE][s].error * p->units.pressure_factor, r->obs[MC_OBS_ACCEPTANCE][s].mean);
+    }
+    if (p->ensemble->imposed_pressure) {
+        printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "P", "density", "H/N", "V acc");
+        for (int s = 0; s < p->nstatepoints; s++)
+            printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
+                   p->statepoint[s].temperature_given, p->statepoint[s].pressure_given,
+                   r->obs[MC_OBS_DENSITY][s].mean, r->obs[MC_OBS_DENSITY][s].error, r->obs[MC_OBS_ENTHALPY][s].mean,
+                   r->obs[MC_OBS_ENTHALPY][s].error, r->obs[MC_OBS_VOLUME_ACCEPTANCE][s].mean);
+    }
+    if (p->exchange_every) print_exchange_summary(p, r);
+}
