@@ -5,6 +5,7 @@ defines it, and fails naming every strongly connected set of more than one membe
 symbols behind each of its edges. The layering doc/architecture.md describes (src/, io/ and mpi/
 each a one-way stack) depends on it. Exit status by t/checkrun.py's convention."""
 import collections
+import re
 import subprocess
 import sys
 
@@ -14,14 +15,15 @@ from checkrun import fail, run
 def call_graph(archive):
     out = subprocess.run(["nm", "-A", archive], capture_output=True, text=True, check=True).stdout
     defined, undefined = collections.defaultdict(set), collections.defaultdict(set)
-    for line in out.splitlines():
-        where, _, rest = line.partition(": ")  # ARCHIVE:MEMBER: [value] TYPE NAME
-        member = where.split(":")[-1]
-        fields = rest.split()
-        if len(fields) == 3 and fields[1] in "TDRBi":
-            defined[member].add(fields[2])
-        elif len(fields) == 2 and fields[0] == "U":
-            undefined[member].add(fields[1])
+    for line in out.splitlines():  # ARCHIVE:MEMBER:[VALUE] TYPE NAME
+        m = re.match(r"^.*:([^:]+):\s*(?:[0-9a-fA-F]+\s+)?([A-Za-z])\s+(\S+)$", line)
+        if not m:
+            continue
+        member, kind, name = m.groups()
+        if kind in "TDRBi":
+            defined[member].add(name)
+        elif kind == "U":
+            undefined[member].add(name)
     owner = {s: m for m, ss in defined.items() for s in ss}
     edges = collections.defaultdict(lambda: collections.defaultdict(set))
     for m, ss in undefined.items():
