@@ -434,7 +434,10 @@ cu_gibbs *cu_gibbs_create(const mc_plan *plan, mc_chain **chains, int nchains, m
     GIBBS_ALLOC(cudaMallocHost(&g->h_liquid, C * sizeof *g->h_liquid), "box choices");
     GIBBS_ALLOC(cudaMalloc(&g->d_rdf, rdf_len * sizeof *g->d_rdf), "RDF counts");
     GIBBS_ALLOC(cudaMallocHost(&g->h_rdf, rdf_len * sizeof *g->h_rdf), "RDF counts");
-    if (plan->rigid && !cu_gibbs_upload_molecules(g, err)) return NULL;
+    if (plan->rigid && !cu_gibbs_upload_molecules(g, err)) {
+        cu_gibbs_destroy(g);
+        return NULL;
+    }
     for (size_t c = 0; c < C; c++) {
         double *p = g->h_pos + c * 3 * n;
         memcpy(p, chains[c]->x, n * sizeof *p), memcpy(p + n, chains[c]->y, n * sizeof *p);

@@ -130,7 +130,7 @@ typedef struct rigid_view {
     } while (0)
 
 
-/* Molecules (cu_gibbs_rigid.cu): the device tables from the plan (g destroyed and NULL on failure),
+/* Molecules (cu_gibbs_rigid.cu): the device tables from the plan (NULL on failure; the caller destroys g),
  * and the launches of the molecule kernels, which cu_gibbs.cu's drivers make for a rigid plan. */
 cu_gibbs *cu_gibbs_upload_molecules(cu_gibbs *g, mc_err *err);
 const void *cu_gibbs_rigid_sweep_kernel(void);

@@ -354,7 +354,18 @@ int cu_gibbs_rigid_insertion(cu_gibbs *g, int t, int insertions, long draw, mc_e
 }
 
 /* Molecules: the tables and every chain's centres and orientations on the device, the trial scratch,
- * and the host's measurement scratch. 0 (g destroyed, err set) on failure. */
+ * and the host's measurement scratch. 0 (err set) on failure, g left to its creator to destroy
+ * (cu_gibbs_create), so that this file calls nothing of cu_gibbs.cu's. */
+#undef GIBBS_ALLOC
+#define GIBBS_ALLOC(call, what)                                                                                \
+    do {                                                                                                       \
+        cudaError_t rc_ = (call);                                                                              \
+        if (rc_ != cudaSuccess) {                                                                              \
+            mc_err_set(err, MC_ECUDA, "cannot allocate %s for %d Gibbs chains: %s", what, nchains,             \
+                       cudaGetErrorString(rc_));                                                               \
+            return NULL;                                                                                       \
+        }                                                                                                      \
+    } while (0)
 cu_gibbs *cu_gibbs_upload_molecules(cu_gibbs *g, mc_err *err)
 {
     const mc_plan *plan = g->plan;
@@ -382,7 +393,6 @@ cu_gibbs *cu_gibbs_upload_molecules(cu_gibbs *g, mc_err *err)
     unsigned char *species = (unsigned char *)malloc(n); /* after the allocations, which return on failure */
     if (!species) {
         mc_err_set(err, MC_ENOMEM, "out of memory for the Gibbs molecules' tables");
-        cu_gibbs_destroy(g);
         return NULL;
     }
     for (size_t i = 0; i < n; i++) species[i] = (unsigned char)mol->site_species[i];
@@ -403,7 +413,6 @@ cu_gibbs *cu_gibbs_upload_molecules(cu_gibbs *g, mc_err *err)
     free(species);
     if (up != cudaSuccess) {
         mc_err_set(err, MC_ECUDA, "cannot copy the Gibbs molecules to the GPU: %s", cudaGetErrorString(up));
-        cu_gibbs_destroy(g);
         return NULL;
     }
     return g;
