@@ -117,17 +117,19 @@ typedef struct rigid_view {
     double *centre, *quat, *trial; /* this block's chain: [3][nmol], [nmol][4], [3 n + 3 nmol] */
 } rigid_view;
 
-/* Allocation with its error named; every buffer of the path goes through here. */
-#define GIBBS_ALLOC(call, what)                                                                                \
+/* Allocation with its error named; every buffer of the path goes through here. On failure: cleanup,
+ * then return NULL (GIBBS_ALLOC: cu_gibbs_create's, which destroys the half-made g). */
+#define GIBBS_ALLOC_OR(call, what, cleanup)                                                                    \
     do {                                                                                                       \
         cudaError_t rc_ = (call);                                                                              \
         if (rc_ != cudaSuccess) {                                                                              \
             mc_err_set(err, MC_ECUDA, "cannot allocate %s for %d Gibbs chains: %s", what, nchains,             \
                        cudaGetErrorString(rc_));                                                               \
-            cu_gibbs_destroy(g);                                                                               \
+            cleanup;                                                                                           \
             return NULL;                                                                                       \
         }                                                                                                      \
     } while (0)
+#define GIBBS_ALLOC(call, what) GIBBS_ALLOC_OR(call, what, cu_gibbs_destroy(g))
 
 
 /* Molecules (cu_gibbs_rigid.cu): the device tables from the plan (NULL on failure; the caller destroys g),

@@ -357,15 +357,7 @@ int cu_gibbs_rigid_insertion(cu_gibbs *g, int t, int insertions, long draw, mc_e
  * and the host's measurement scratch. 0 (err set) on failure, g left to its creator to destroy
  * (cu_gibbs_create), so that this file calls nothing of cu_gibbs.cu's. */
 #undef GIBBS_ALLOC
-#define GIBBS_ALLOC(call, what)                                                                                \
-    do {                                                                                                       \
-        cudaError_t rc_ = (call);                                                                              \
-        if (rc_ != cudaSuccess) {                                                                              \
-            mc_err_set(err, MC_ECUDA, "cannot allocate %s for %d Gibbs chains: %s", what, nchains,             \
-                       cudaGetErrorString(rc_));                                                               \
-            return NULL;                                                                                       \
-        }                                                                                                      \
-    } while (0)
+#define GIBBS_ALLOC(call, what) GIBBS_ALLOC_OR(call, what, (void)0)
 cu_gibbs *cu_gibbs_upload_molecules(cu_gibbs *g, mc_err *err)
 {
     const mc_plan *plan = g->plan;
