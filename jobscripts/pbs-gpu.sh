@@ -1,26 +1,64 @@
 #!/bin/bash
-# PBS Pro / OpenPBS: one node, 8 GPUs, one MPI rank per GPU.
-# Submit: qsub -v CONFIG=config.ini[,OUTPUT=out.h5] jobscripts/pbs-gpu.sh
-# PBS gives no warning before the walltime, so a timer sends SIGUSR1 to mpirun (which passes it
-# to the ranks) STOP_BEFORE seconds before it: mcens writes OUTPUT.ckpt and exits with status 3,
-# and the job submits itself again to continue with --restart, bit-identically.
+# PBS Pro / OpenPBS: one node, 8 GPUs, one MPI rank per GPU, a run continued job after job until
+# it is done. Submit from anywhere: qsub -v CONFIG=config.ini[,OUTPUT=out.h5] path/to/pbs-gpu.sh
+# (relative paths are taken from the directory qsub was run in).
+# Each job first queues its successor (-W depend=afterany), which starts whenever this job ends,
+# however it ends: a job that finishes or fails removes it; a job killed at the walltime (or with
+# its node) leaves it, and the successor continues from the last checkpoint with --restart,
+# bit-identically ([run] checkpoint_every says how much can be lost). PBS gives no warning before
+# the walltime, so a timer sends SIGUSR1 to mpirun (which passes it to the ranks) STOP_BEFORE
+# seconds before it, read from the job itself (qstat), so it is stated once, below: mcens writes
+# OUTPUT.ckpt and exits with status 3, and the successor continues. A failed run (any other
+# status) leaves OUTPUT.failed, and no successor runs after it until that file is removed;
+# MAX_JOBS (default 50) bounds the chain.
 #PBS -N mcens
 #PBS -l select=1:ncpus=8:mpiprocs=8:ngpus=8
 #PBS -l walltime=24:00:00
 #PBS -j oe
 set -euo pipefail
-cd "$PBS_O_WORKDIR"
+cd "${PBS_O_WORKDIR:?not inside a PBS job: submit with qsub}"
 config=${CONFIG:?qsub -v CONFIG=file.ini}
 output=${OUTPUT:-$(basename "$config" .ini).h5}
-walltime_s=$((24 * 3600)) stop_before_s=${STOP_BEFORE:-600}
+job=${JOB:-1} max_jobs=${MAX_JOBS:-50} stop_before_s=${STOP_BEFORE:-600}
 if [ -e "$output" ]; then echo "$output exists: the run is complete"; exit 0; fi
+if [ -e "$output.failed" ]; then
+    echo "$output.failed exists: an earlier job failed ($(cat "$output.failed")); remove it to continue"
+    exit 1
+fi
+# the walltime this job was given, HH:MM:SS, from the server (the header's value, or qsub -l's)
+walltime=$(qstat -f "$PBS_JOBID" 2> /dev/null | sed -n 's/^ *Resource_List.walltime = //p' | head -1)  || walltime=
+walltime_s=$(echo "${walltime:-}" | awk -F: 'NF == 3 { print ($1 * 60 + $2) * 60 + $3 }')
+# the successor: this script again (PBS runs a spooled copy of it, $0), from stdin, so that it
+# need not know where the file was submitted from
+next=
+if [ "$job" -lt "$max_jobs" ]; then
+    next=$(qsub -W depend=afterany:"$PBS_JOBID" \
+        -v "CONFIG=$config,OUTPUT=$output,JOB=$((job + 1)),MAX_JOBS=$max_jobs,STOP_BEFORE=$stop_before_s" < "$0")
+else
+    echo "job $job of at most $max_jobs: no successor queued (MAX_JOBS)"
+fi
 resume=(); [ -e "$output.ckpt" ] && resume=(--restart)
 mpirun -np 8 --map-by ppr:8:node --bind-to core mcens "${resume[@]}" -o "$output" "$config" &
 mpirun_pid=$!
-(sleep $((walltime_s - stop_before_s)) && kill -USR1 "$mpirun_pid") 2> /dev/null &
-timer=$!
+timer=
+if [ -n "$walltime_s" ] && [ "$walltime_s" -gt "$stop_before_s" ]; then
+    # its sleep ends with it, so that no process of the job outlives the job
+    (trap 'kill "$nap" 2> /dev/null; exit 0' TERM
+     sleep $((walltime_s - stop_before_s)) & nap=$!
+     wait "$nap" && kill -USR1 "$mpirun_pid") 2> /dev/null &
+    timer=$!
+else
+    echo "walltime '${walltime:-unknown}' not read or not above STOP_BEFORE = $stop_before_s s: no timer;" \
+        "a job killed at the walltime continues from its last checkpoint"
+fi
 status=0
 wait "$mpirun_pid" || status=$?
-kill "$timer" 2> /dev/null || true
-if [ "$status" -eq 3 ]; then qsub -v "CONFIG=$config,OUTPUT=$output" "$PBS_O_WORKDIR/jobscripts/pbs-gpu.sh"; fi
+[ -z "$timer" ] || kill "$timer" 2> /dev/null || true
+case $status in
+3) if [ -n "$next" ]; then echo "stopped with a checkpoint: job $((job + 1)) ($next) continues"
+   else echo "stopped with a checkpoint; MAX_JOBS reached: submit again to continue"; fi ;;
+0) [ -z "$next" ] || qdel "$next" ;;
+*) echo "status $status in job $job ($PBS_JOBID)" > "$output.failed"
+   [ -z "$next" ] || qdel "$next" ;;
+esac
 exit "$status"
