@@ -4,7 +4,7 @@
 # and curves the file implies (t/analyze_check.py), and bad input gives one message and status 1.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 . "$T_SRCDIR/tap_analyze.sh"
-tap_plan 27
+tap_plan 29
 acheck() { pycheck analyze_check.py "$@"; }
 
 cat > nvt.ini <<'INI'
@@ -131,6 +131,34 @@ analyze plot cluster.h5 -o cl-fig --manifest cl-fig.json && acheck figures clust
 ok $? "cluster figures: U/N, C_V/N and Lindemann against T, no pressure panel" || diag < err.txt
 analyze export cluster.h5 --csv cl.csv --xyz cl.xyz --chain 2 && acheck csv cluster.h5 cl.csv && acheck xyz cluster.h5 cl.xyz 2
 ok $? "cluster CSV and XYZ (no Lattice, pbc F) equal the datasets" || diag < err.txt
+
+cat > gibbs.ini <<'INI'
+[run]
+output = gibbs.h5
+seed = 6
+equilibration = 300
+production = 600
+sample_every = 10
+[system]
+n = 200
+[potential]
+cutoff = 3.0
+tail_correction = yes
+[ensemble]
+type = gibbs
+temperature = 0.9, 1.0
+density = 0.25
+replicas = 2
+widom = 10
+[moves]
+displacement_fraction = 0.85
+transfer_fraction = 0.148
+volume_fraction = 0.002
+INI
+mcens_run gibbs; ok $? "Gibbs: 2 temperatures x 2 replicas run" || diag < run.txt
+analyze plot gibbs.h5 -o gibbs-fig --manifest gibbs-fig.json && acheck figures gibbs.h5 gibbs-fig gibbs-fig.json
+ok $? "Gibbs figures: liquid and vapour of each quantity (density, energy, pressure, chemical potential) on one panel, acceptance on 0 to 1, liquid and vapour density series" ||
+    cat err.txt | diag
 
 # negative controls: the checks fail on a wrong value
 "$PYTHON3" - nvt.csv <<'PY'

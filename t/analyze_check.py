@@ -34,6 +34,8 @@ def results(f):
             out[n] = (m, e, c)
         else:
             names = f["molecules/name" if "molecules" in f else "species/name"][:]
+            if len(names) != m.shape[1]:  # the Gibbs chemical potential: each phase's species
+                names = [str(j) for j in range(m.shape[1])]
             for j, s in enumerate(names):
                 out["%s[%s]" % (n, sdec(s))] = (m[:, j], e[:, j], c[:, j])
     return out
@@ -156,11 +158,18 @@ def expected(f):
     acc = [n for n in defined if n.endswith("acceptance")]
     phys = [n for n in defined if n not in acc and not (n == "mass_density" and "density" in defined)]
     band = "chains/rdf_g" in f and reps.min() > 1
+    gibbs = "chains/box_length" in f
+    series, panels = len(phys), len(phys)
+    if gibbs:  # no box0_/box1_ panels; liquid_X with vapour_X, and each species' mu in both phases, share one
+        phys = [n for n in phys if not n.startswith("box")]
+        series = len(phys)
+        panels = series - sum(1 for n in phys if n.startswith("vapour_")) - sum(
+            1 for n in phys if n.startswith("chemical_potential[")) // 2
     exp = {"rdf.png": dict(panels=len(pairs) * groups, curves=S * len(pairs), bands=S * len(pairs) if band else 0),
-           "observables.png": dict(panels=len(phys), errorbars=groups * len(phys)),
+           "observables.png": dict(panels=panels, errorbars=groups * series),
            "acceptance.png": dict(panels=len(acc), errorbars=groups * len(acc))}
     shown = int(np.minimum(reps, 4).sum())  # at most 4 replicas a panel; all state points up to 12
-    for n in ("energy", "density"):
+    for n in ("liquid_density", "vapour_density") if gibbs else ("energy", "density"):
         if "chains/" + n in f or "observables/%s/value" % n in f:
             check(S <= 12, "the test's files have at most 12 state points")
             exp["timeseries_%s.png" % n] = dict(panels=S, curves=shown, cuts=shown)
@@ -193,6 +202,10 @@ def cmd_figures(h5, outdir, manifest):
                 got[k] = sum(p[k] for p in panels)
         check(got == want, "%s: %s, expected %s" % (png, got, want))
         check(all(p["ylabel"] for p in panels), "%s: a panel without a y label" % png)
+        check(all(p["legends_inside"] for p in panels), "%s: a legend runs off the figure" % png)
+        if png == "acceptance.png":  # the whole range, so that noise about a held value looks like noise
+            check(all(p["ylim"][0] <= 0 and p["ylim"][1] >= 1 for p in panels),
+                  "acceptance.png: y ranges %s, expected each to span 0 to 1" % [p["ylim"] for p in panels])
         print("%s: %s" % (png, got))
 
 

@@ -5,7 +5,7 @@
 # HDF5 files; every tolerance is a multiple of their standard errors.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 . "$T_SRCDIR/tap_analyze.sh"
-tap_plan 20
+tap_plan 22
 mcheck() { pycheck mbar_check.py "$@"; }
 
 # 1. the estimator: energies drawn exactly from known distributions (harmonic and two-level)
@@ -14,6 +14,13 @@ analyze mbar synth.h5 --manifest synth.json; ok $? "mbar runs on it" || diag < e
 diag < out.txt
 mcheck exact synth.h5 synth-mbar.h5
 ok $? "U/N and C_V/N on the grid and at the sampled T within 4 of MBAR's standard errors of exact; cut and thinning as the file implies"
+
+# ... and its harmonic ladder spaced too far apart: the table and the figure both warn, for that ladder alone
+mcheck synth sparse.h5 sparse; ok $? "synthetic file with a sparse ladder (temperatures 1.45 apart in ratio)"
+analyze mbar sparse.h5 -o sparse-fig --manifest sparse.json && grep -q "ladder_000.*poorly connected" out.txt &&
+    ! grep -q "ladder_001.*poorly connected" out.txt && mcheck figures sparse.h5 sparse-fig sparse.json
+ok $? "sparse ladder: the table and the figure's title warn of its poor overlap, and of no other ladder's" ||
+    cat out.txt err.txt | diag
 
 # 2. a short LJ run: three temperatures on one density, two replicas
 cat > lj.ini <<'INI'

@@ -53,10 +53,13 @@ def draw(rng, density, t):
     return np.concatenate([np.full(CUT, 10.0), np.repeat(u, REPEAT)])
 
 
-def cmd_synth(out):
+def cmd_synth(out, spacing="close"):
+    """spacing "sparse": the harmonic ladder's temperatures 1.45 apart in ratio instead of 1.25,
+    too far for MBAR's neighbour overlap (the warning's test); the two-level ladder as it is."""
     rng = np.random.default_rng(20260415)
+    harmonic = T_HARMONIC if spacing == "close" else [1.0 * 1.45 ** k for k in range(5)]
     temps, dens = [], []
-    for d, ts in ((0.1, T_HARMONIC), (0.2, T_TWO_LEVEL)):
+    for d, ts in ((0.1, harmonic), (0.2, T_TWO_LEVEL)):
         temps += ts
         dens += [d] * len(ts)
     S = len(temps)
@@ -212,6 +215,12 @@ def cmd_figures(run_path, outdir, manifest):
     w, h = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
     check(w >= 600 and h >= 300, "mbar.png: %d x %d pixels" % (w, h))
     panels = json.load(open(manifest))["mbar.png"]
+    # the poor-overlap warning of the table is on the figure too, for each such ladder, and only there
+    mbar = h5py.File(os.path.splitext(run_path)[0] + "-mbar.h5", "r")
+    poor = [k for k in sorted(mbar) if k.startswith("ladder_") and mbar[k].attrs["min_neighbour_overlap"] < 0.03]
+    title = panels[0]["figure_title"]
+    check(title.count("WARNING") == len(poor), "%d poorly connected ladders (%s), %d warnings in the title %r"
+          % (len(poor), ", ".join(poor), title.count("WARNING"), title))
     names = names_of(run)
     check(len(panels) == len(names), "%d panels, expected %d" % (len(panels), len(names)))
     nlad = len(set(run["statepoints/pressure" if "statepoints/pressure" in run else "statepoints/density"][:]))
@@ -220,7 +229,8 @@ def cmd_figures(run_path, outdir, manifest):
               "panel %r: %d curves, %d bands, %d error-bar series; expected %d each"
               % (p["ylabel"], p["curves"], p["bands"], p["errorbars"], nlad))
         check("(" in p["ylabel"], "panel %r: no unit in the axis label" % p["ylabel"])
-    print("mbar.png: %d x %d, %d panels with %d ladders each" % (w, h, len(panels), nlad))
+    print("mbar.png: %d x %d, %d panels with %d ladders each; %d poor-overlap warnings for %d such ladders"
+          % (w, h, len(panels), nlad, title.count("WARNING"), len(poor)))
 
 
 if __name__ == "__main__":

@@ -115,9 +115,15 @@ def plot_mbar(run, plt, out, units, t_unit):
         handles += [Line2D([], [], color=c, label=lad.label) for c, (lad, *_) in zip(cs, out)]
     handles += [Line2D([], [], color="0.4", lw=6, alpha=0.3, label="MBAR ± 1 s.e."),
                 Line2D([], [], color="0.4", marker="o", mfc="white", ls="", label="direct (mcens) ± 1 s.e.")]
-    finish(fig, "MBAR reweighting over the sampled temperatures%s; points: mcens's direct "
-           "averages" % ("" if run.cluster else " of each " + ("pressure" if run.npt else "density")),
-           handles, ncol=min(len(handles), 5))
+    title = "MBAR reweighting over the sampled temperatures%s; points: mcens's direct averages" % (
+        "" if run.cluster else " of each " + ("pressure" if run.npt else "density"))
+    # the table's warning, on the figure too: a figure travels without its table
+    poor = [(lad, overlap[1]) for lad, _, _, _, overlap in out if overlap[1] < MIN_OVERLAP]
+    for lad, o in poor:
+        title += "\nWARNING%s: smallest neighbour overlap %.3f < %g: poorly connected, errors " \
+            "unreliable (add temperatures between)" % ("" if lad.label is None else " (%s)" % lad.label,
+                                                        o, MIN_OVERLAP)
+    finish(fig, title, handles, ncol=min(len(handles), 5))
     return fig
 
 

@@ -48,8 +48,13 @@ def plot_rdf(run, plt):
             ax.axhline(1.0, color="0.7", lw=0.6, zorder=0)
         ax.set_xlim(0, r[-1] + (r[1] - r[0]) / 2)
         if len(idx) <= 6:
-            # room above the first peak, where nothing is drawn at large r, for the legend
-            ax.set_ylim(top=1.5 * ax.get_ylim()[1])
+            # the legend goes top right, where a fluid's g(r) has long settled near 1; only
+            # where the curves still rise high there (a cluster's, a solid's) is room made
+            # above them
+            top = ax.get_ylim()[1]
+            right = max(np.nanmax(g[s, p][len(r) // 2:]) for s in idx)
+            if right > 0.5 * top:
+                ax.set_ylim(top=1.5 * top)
             ax.legend(loc="upper right")
         else:  # many curves: a colour bar of the state-point axis reads better than a legend
             import matplotlib as mpl
@@ -64,40 +69,84 @@ def plot_rdf(run, plt):
         note += "; open cluster: g(r) normalised to the wall's sphere, only its shape means something"
     if run.gibbs:  # each sample counts the denser box; rho is the run's total density
         note += "; Gibbs ensemble: the liquid box's g(r), rho the total density"
-    finish(fig, "Radial distribution functions (%s)" % note)
+    finish(fig, "Radial distribution functions\n" + note)
     return fig
 
 
-def plot_vs_statepoint(run, plt, names, title):
-    """One panel per observable against the state-point axis, a curve per group, error bars of
-    the pooled standard error; open markers where blocking did not converge."""
+# Gibbs ensemble: the liquid's and the vapour's value of a quantity share a panel, so that
+# coexistence (mu_l = mu_v, P_l = P_v) and the gap between the phases read at a glance
+PHASE_STYLE = {None: dict(marker="o", ls="-"), "liquid": dict(marker="o", ls="-"),
+               "vapour": dict(marker="s", ls="--")}
+
+
+def statepoint_panels(run, names):
+    """[(quantity, label suffix, [(result name, column or None, phase or None)])]: a panel per
+    result column, except that in the Gibbs ensemble liquid_X and vapour_X share one, and so do
+    each species' columns of the chemical potential (the liquid's species, then the vapour's)."""
+    if not run.gibbs:
+        return [(n, suffix, [(n, col, None)]) for n in names for suffix, col in run.columns(n)]
+    panels = []
+    for n in names:
+        q = n.split("_", 1)[1] if n.startswith(("liquid_", "vapour_")) else None
+        if q and "liquid_" + q in names and "vapour_" + q in names:
+            if n.startswith("liquid_"):
+                panels.append((q, "", [("liquid_" + q, None, "liquid"), ("vapour_" + q, None, "vapour")]))
+            continue
+        ncol = run.ds("results/%s/mean" % n).shape[1:] or (1,)
+        if n == "chemical_potential" and ncol[0] % 2 == 0:
+            m = ncol[0] // 2
+            labels = run.strings("molecules/name" if "molecules" in run.f else "species/name")
+            for i in range(m):
+                suffix = "[%s]" % labels[i] if m > 1 and len(labels) == m else ""
+                panels.append((n, suffix, [(n, i, "liquid"), (n, m + i, "vapour")]))
+            continue
+        panels += [(n, suffix, [(n, col, None)]) for suffix, col in run.columns(n)]
+    return panels
+
+
+def plot_vs_statepoint(run, plt, names, title, full_range=None):
+    """One panel per observable against the state-point axis (statepoint_panels), a curve per
+    group (and per phase), error bars of the pooled standard error; open markers where blocking
+    did not converge. full_range=(lo, hi): each panel's y axis spans at least that, so that noise
+    in a quantity held nearly constant (an adapted acceptance) does not look like structure."""
     import numpy as np
+    from matplotlib.lines import Line2D
     x, grp = groups(run)
-    cols = [(n, suffix, col) for n in names for suffix, col in run.columns(n)]
-    fig, axs = grid(plt, len(cols), ncols=2 if len(cols) in (2, 4) else 3, w=2.45, h=2.1)
+    panels = statepoint_panels(run, names)
+    fig, axs = grid(plt, len(panels), ncols=2 if len(panels) in (2, 4) else 3, w=2.45, h=2.1)
     unconverged = False
+    phases = []
     cs = colours(plt, len(grp))
-    for ax, (n, suffix, col) in zip(axs, cols):
-        r = run.result(n)
-        pick = (lambda a: a) if col is None else (lambda a: a[:, col])
-        m, e, c = pick(r["mean"]), pick(r["stderr"]), pick(r["converged"])
-        for colour, (gl, idx) in zip(cs, grp):
-            idx = np.array(idx)
-            # no error estimate (one replica of a per-chain quantity): no bar
-            eb = ax.errorbar(x[1][idx], m[idx], yerr=np.nan_to_num(e[idx]), color=colour, marker="o",
-                             capsize=2, label=gl)
-            eb.lines[0].set_gid("errorbar")  # the data line; the container takes no gid
-            bad = idx[c[idx] == 0]
-            if len(bad):
-                unconverged = True
-                ax.plot(x[1][bad], m[bad], "o", mfc="white", mec=colour, zorder=3)
-        tex = tex_name(run, n)
-        ax.set_ylabel(axis_label(tex + (" " + suffix.strip("[]") if suffix else ""), r["unit"]))
+    for ax, (quantity, suffix, series) in zip(axs, panels):
+        for n, col, phase in series:
+            r = run.result(n)
+            pick = (lambda a: a) if col is None else (lambda a, col=col: a[:, col])
+            m, e, c = pick(r["mean"]), pick(r["stderr"]), pick(r["converged"])
+            style = PHASE_STYLE[phase]
+            if phase and phase not in phases:
+                phases.append(phase)
+            for colour, (gl, idx) in zip(cs, grp):
+                idx = np.array(idx)
+                # no error estimate (one replica of a per-chain quantity): no bar
+                eb = ax.errorbar(x[1][idx], m[idx], yerr=np.nan_to_num(e[idx]), color=colour,
+                                 capsize=2, label=gl, **style)
+                eb.lines[0].set_gid("errorbar")  # the data line; the container takes no gid
+                bad = idx[c[idx] == 0]
+                if len(bad):
+                    unconverged = True
+                    ax.plot(x[1][bad], m[bad], style["marker"], mfc="white", mec=colour, zorder=3)
+        if full_range is not None:
+            lo, hi = ax.get_ylim()
+            ax.set_ylim(min(lo, full_range[0]), max(hi, full_range[1]))
+        tex = tex_name(run, quantity)
+        ax.set_ylabel(axis_label(tex + (" " + suffix.strip("[]") if suffix else ""),
+                                 run.result(series[0][0])["unit"]))
         ax.set_xlabel(axis_label(TEX_NAME[x[0]], x[2]))
     if unconverged:
         title += "\n(open markers: blocking did not converge, the error bar is not trustworthy)"
-    handles = axs[0].containers if grp[0][0] is not None else None
-    finish(fig, title, handles, ncol=min(len(grp), 6))
+    handles = list(axs[0].containers[:len(grp)]) if grp[0][0] is not None else []
+    handles += [Line2D([], [], color="0.3", label=ph, **PHASE_STYLE[ph]) for ph in phases]
+    finish(fig, title, handles or None, ncol=min(len(handles), 6) or 1)
     return fig
 
 
@@ -194,7 +243,8 @@ def cmd_plot(run, args):
         figs.append(("observables", lambda: plot_vs_statepoint(
             run, plt, phys, "Pooled results against the state point")))
     if acc:
-        figs.append(("acceptance", lambda: plot_vs_statepoint(run, plt, acc, "Acceptance ratios")))
+        figs.append(("acceptance", lambda: plot_vs_statepoint(run, plt, acc, "Acceptance ratios",
+                                                              full_range=(0.0, 1.0))))
     for name in ("energy", "density", "liquid_density", "vapour_density"):
         if "chains/%s" % name in run.f or "observables/%s/value" % name in run.f:
             figs.append(("timeseries_" + name, lambda n=name: plot_series(run, plt, n)))

@@ -20,7 +20,7 @@ def equilibration_cut(run, values, chains):
     length). Returns (cuts, source)."""
     if "chains/equilibration_sample" in run.f:
         cut = run.ds("chains/equilibration_sample")[:]
-        return {k: int(cut[k]) for k in chains}, "from the file"
+        return {k: int(cut[k]) for k in chains}, "mcens's cut"
     from pymbar import timeseries
     cuts = {}
     for k in chains:
@@ -29,4 +29,4 @@ def equilibration_cut(run, values, chains):
                                                          nskip=max(1, len(values[k]) // 500))[0])
         except Exception:  # a constant or too short series: nothing to cut
             cuts[k] = 0
-    return cuts, "detected by pymbar"
+    return cuts, "pymbar's detection"
