@@ -103,23 +103,35 @@ static int attempt_atom_move(const mc_plan *plan, mc_chain *c, cpu_cells *g, mc_
     return g->ncell ? cpu_cells_move(g, i, cpu_cells_index(g, nx, ny, nz), err) : MC_OK;
 }
 
-/* A molecule move's energy change (old_pos to new_pos, centre oc to nc). Molecules of one species
- * without hard cores (united-atom benzene, argon clusters) take the vectorised loop of atoms: each
- * moved site against the sites before its molecule's and after them (an open cluster's box of 0
- * folds a separation to -|d|, whose square is the plain difference's, as mc_rigid_separation
- * takes it); the wall through
- * mc_rigid_move_total, as mc_rigid_move_energy adds it. Other molecules (hard cores, mixed species) take
- * mc_rigid_move_energy, site pair by site pair. */
+/* A molecule move's energy change (old_pos to new_pos, centre oc to nc): each moved site against
+ * the sites before its molecule's and after them (an open cluster's box of 0 folds a separation to
+ * -|d|, whose square is the plain difference's, as mc_rigid_separation takes it), and the wall
+ * through mc_rigid_move_total. Molecules of one species without hard cores (united-atom benzene,
+ * argon clusters) take the loop of atoms; others (mixed species, hard cores) the same loop with
+ * each partner's constants gathered by its species (cpu_site_energy_mixed), summed in the
+ * vectoriser's order (doc/performance.md has the serial loop it replaced, five times slower). */
 static double molecule_move_energy(const mc_plan *p, const mc_chain *c, int m, const double *old_pos,
                                    const double *new_pos, const double oc[3], const double nc[3])
 {
     const mc_molecules *mol = &p->mol;
-    if (p->species.n != 1 || mol->hard_core2[0][0] != 0.0)
-        return mc_rigid_move_energy(p, c, m, old_pos, new_pos, oc, nc);
-    const pair_params *pp = &p->species.pair[0][0];
     const int f0 = mol->first[m], f1 = mol->first[m + 1];
     const double box = c->box_len;
     double u_old = 0.0, u_new = 0.0;
+    if (p->species.n != 1 || mol->hard_core2[0][0] != 0.0) {
+        cpu_partners others = {.x = c->x, .y = c->y, .z = c->z, .box = box, .species = mol->site_species,
+                               .nspecies = p->species.n};
+        for (int s = 0; s < f1 - f0; s++) {
+            const double *o = &old_pos[3 * s], *nw = &new_pos[3 * s];
+            int a = mol->site_species[f0 + s];
+            others.pair_row = p->species.pair[a], others.hard_core_row = mol->hard_core2[a];
+            u_old += cpu_site_energy_mixed(&others, 0, f0, o[0], o[1], o[2]) +
+                     cpu_site_energy_mixed(&others, f1, c->n, o[0], o[1], o[2]);
+            u_new += cpu_site_energy_mixed(&others, 0, f0, nw[0], nw[1], nw[2]) +
+                     cpu_site_energy_mixed(&others, f1, c->n, nw[0], nw[1], nw[2]);
+        }
+        return mc_rigid_move_total(p, u_old, u_new, oc, nc);
+    }
+    const pair_params *pp = &p->species.pair[0][0];
     for (int s = 0; s < f1 - f0; s++) {
         const double *o = &old_pos[3 * s], *nw = &new_pos[3 * s];
         u_old += cpu_site_energy_all(c->x, c->y, c->z, box, pp, 0, f0, o[0], o[1], o[2]) +

@@ -8,7 +8,11 @@
 
 /* What a partner must pass to count, and where its pair constants come from; the entries hand
  * constants, so the unused tests fold away. */
-enum { MASK_BOX = 1, MASK_SPECIES = 2, MASK_SKIP = 4, MASK_SELF = 8, HARD_CORE = 16, PAIR_OF_PARTNER = 32 };
+enum {
+    MASK_BOX = 1, MASK_SPECIES = 2, MASK_SKIP = 4, MASK_SELF = 8, HARD_CORE = 16, PAIR_OF_PARTNER = 32,
+    PLAIN_ROW = 64 /* with PAIR_OF_PARTNER: every constant of the row is plain LJ (only lj1, lj2, rc2,
+                      shift gathered; the other selectors literal zeros) */
+};
 
 /* The pair term of partner j with the site at p, 0 where j does not count: the one expression
  * every loop below sums. */
@@ -16,9 +20,14 @@ static inline __attribute__((always_inline)) double
 partner_term(const cpu_partners *P, const pair_params *pp, int masks, int j, double px, double py, double pz)
 {
     double hc2 = P->hard_core2;
+    pair_params plain;
     if (masks & PAIR_OF_PARTNER) {
         int b = P->species[j];
         pp = &P->pair_row[b], hc2 = P->hard_core_row[b];
+        if (masks & PLAIN_ROW) { /* four gathers, and no Morse or force-shift lanes to compute */
+            plain = (pair_params){.lj1 = pp->lj1, .lj2 = pp->lj2, .rc2 = pp->rc2, .shift = pp->shift};
+            pp = &plain;
+        }
     }
     double r2 = mc_image_dist2(px - P->x[j], py - P->y[j], pz - P->z[j], P->box);
     double e = (masks & HARD_CORE) && r2 < hc2 ? INFINITY : pair_energy(r2, pp);
@@ -75,6 +84,15 @@ MC_CPU_CLONES double cpu_site_energy_all(const double *x, const double *y, const
 
 SITE_ENERGY_ENTRY(cpu_site_energy_in_box, MASK_BOX | MASK_SELF)
 SITE_ENERGY_ENTRY(cpu_site_energy_molecular, MASK_BOX | MASK_SPECIES | MASK_SKIP | HARD_CORE)
+
+/* Molecules of mixed species or with hard cores: the vectorised loop with each partner's constants
+ * and hard core gathered by its species, plain LJ rows in their own copy. */
+MC_CPU_CLONES double cpu_site_energy_mixed(const cpu_partners *P, int j0, int j1, double px, double py, double pz)
+{
+    if (cpu_pair_row_plain_lj(P->pair_row, P->nspecies))
+        return site_energy_loop(P, NULL, PAIR_OF_PARTNER | HARD_CORE | PLAIN_ROW, j0, j1, px, py, pz);
+    return site_energy_loop(P, NULL, PAIR_OF_PARTNER | HARD_CORE, j0, j1, px, py, pz);
+}
 
 /* The serial loop: u plus the partners in index order, one addition each (the sites of a molecule
  * are added one after the other into one running sum, as the rigid-body paths have always summed,

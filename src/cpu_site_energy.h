@@ -30,6 +30,7 @@ typedef struct cpu_partners {
      * partner's species (species[j]) */
     const pair_params *pair_row;
     const double *hard_core_row;
+    int nspecies;            /* cpu_site_energy_mixed: the length of pair_row */
 } cpu_partners;
 
 /* The energy of a site at (px, py, pz) with the partners j in [j0, j1) that count: all of them
@@ -48,7 +49,21 @@ double cpu_site_energy_molecular(const cpu_partners *P, const pair_params *pp, i
  * one in index order: the rigid-body paths' sum over mixed species. */
 double cpu_site_energy_serial(const cpu_partners *P, int j0, int j1, double px, double py, double pz, double u);
 
+/* The same sum vectorised over the partners (a reduction, not index order), each partner with
+ * the constants and hard core of its species (pair_row, hard_core_row: nspecies entries): molecules
+ * of mixed species or with hard cores, which the serial loop made five times slower per move than
+ * one-species molecules. */
+double cpu_site_energy_mixed(const cpu_partners *P, int j0, int j1, double px, double py, double pz);
+
 /* Whether the pair is plain LJ: no Morse, no force shift (the loops' fast copy). */
 static inline int cpu_pair_plain_lj(const pair_params *pp) { return pp->slope == 0.0 && pp->morse_alpha == 0.0; }
+
+/* Whether every entry of a row of pair constants is plain LJ. */
+static inline int cpu_pair_row_plain_lj(const pair_params *row, int n)
+{
+    for (int b = 0; b < n; b++)
+        if (!cpu_pair_plain_lj(&row[b])) return 0;
+    return 1;
+}
 
 #endif

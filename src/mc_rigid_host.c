@@ -24,24 +24,6 @@ void mc_rigid_set(const mc_plan *p, mc_chain *c, int m, const double centre[3], 
     }
 }
 
-double mc_rigid_move_energy(const mc_plan *p, const mc_chain *c, int m, const double *old_pos,
-                            const double *new_pos, const double old_centre[3], const double new_centre[3])
-{
-    const mc_molecules *mol = &p->mol;
-    int f0 = mol->first[m], f1 = mol->first[m + 1];
-    cpu_partners others = {.x = c->x, .y = c->y, .z = c->z, .box = c->box_len, .species = mol->site_species,
-                           .skip0 = f0, .skip1 = f1};
-    double u_old = 0.0, u_new = 0.0;
-    for (int s = f0; s < f1; s++) {
-        int a = mol->site_species[s];
-        const double *o = &old_pos[3 * (s - f0)], *nw = &new_pos[3 * (s - f0)];
-        others.pair_row = p->species.pair[a], others.hard_core_row = mol->hard_core2[a];
-        u_old = cpu_site_energy_serial(&others, 0, c->n, o[0], o[1], o[2], u_old);
-        u_new = cpu_site_energy_serial(&others, 0, c->n, nw[0], nw[1], nw[2], u_new);
-    }
-    return mc_rigid_move_total(p, u_old, u_new, old_centre, new_centre);
-}
-
 double mc_rigid_move_total(const mc_plan *p, double u_old, double u_new, const double old_centre[3],
                            const double new_centre[3])
 {

@@ -38,12 +38,6 @@ void mc_rigid_set(const mc_plan *p, mc_chain *c, int m, const double centre[3], 
 double mc_rigid_move_total(const mc_plan *p, double u_old, double u_new, const double old_centre[3],
                            const double new_centre[3]);
 
-/* The energy change of moving molecule m from its sites at old_pos[3 k + d] (k over its sites)
- * and centre old_centre to new_pos and new_centre: its pair energy with the sites of every other
- * molecule plus its wall energy, new minus old, both placements in one pass over the others. */
-double mc_rigid_move_energy(const mc_plan *p, const mc_chain *c, int m, const double *old_pos,
-                            const double *new_pos, const double old_centre[3], const double new_centre[3]);
-
 typedef struct mc_rigid_sums {
     double energy; /* all intermolecular site pairs and the wall */
     double virial; /* molecular virial: sum over site pairs of (r_ab . F_ab)(r_ab . R_IJ) / r_ab^2,
