@@ -23,7 +23,9 @@ static void on_stop_signal(int sig)
 
 int ens_signals_install(mc_err *err)
 {
-    static const int stop_signals[] = {SIGTERM, SIGINT, SIGUSR1};
+    /* SIGHUP: a closed terminal or session, and what some launchers send one rank; SIGXCPU: the
+     * CPU-time limit, which some batch systems send before killing a job */
+    static const int stop_signals[] = {SIGTERM, SIGINT, SIGUSR1, SIGHUP, SIGXCPU};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;

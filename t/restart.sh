@@ -9,7 +9,7 @@
 # equals a longer run; checkpoints that cannot continue the run are refused and left as they are
 # (t/gpu_shape.sh: a continued run keeps the GPU its kernels were shaped for).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 27
+tap_plan 30
 
 # a random sweep in [lo, hi), printed so that a failure can be replayed
 random_sweep() { echo $(( $1 + $(od -An -N2 -tu2 /dev/urandom) % ($2 - $1) )); }
@@ -283,6 +283,23 @@ echo "mpirun ended $(( $(date +%s) - t0 )) s after kill -9 of rank pid $victim, 
 ok $? "kill -9 of one rank from outside: the job ends promptly with a non-zero status"
 run_np 2 -q --restart -o ext.h5 long.ini > ext2.txt 2>&1 && h5check same_results long-full.h5 ext.h5
 ok $? "... the last checkpoint survived and the restart is bit-identical" || diag < ext2.txt
+
+# SIGHUP (a closed session; some launchers send it to one rank) and SIGXCPU (a CPU-time limit)
+# to one rank from outside: handled as SIGTERM is, every rank stops with a checkpoint
+for sig in HUP XCPU; do
+    rm -f hup.h5 hup.h5.ckpt
+    timeout 300 "$MPIRUN" -np 2 "$MCENS" -o hup.h5 long.ini > $sig.txt 2>&1 < /dev/null &
+    pid=$!
+    for _ in $(seq 100); do [ -f hup.h5.ckpt ] && break; sleep 0.1; done
+    victim=$(pgrep -f "^$MCENS -o hup.h5" | tail -1)
+    kill -$sig "$victim"
+    wait $pid
+    status=$?
+    [ $status -eq 3 ] && [ -f hup.h5.ckpt ] && [ ! -e hup.h5 ] && grep -q "stopped by signal $(kill -l $sig)" $sig.txt
+    ok $? "SIG$sig to one rank from outside: status $status (3), a checkpoint, no output" || tail -5 $sig.txt | diag
+done
+run_np 2 -q --restart -o hup.h5 long.ini > hup2.txt 2>&1 && h5check same_results long-full.h5 hup.h5
+ok $? "... continued after SIGXCPU: bit-identical to an uninterrupted run" || diag < hup2.txt
 
 # --extend: a finished run plus 30 sweeps equals a run 30 sweeps longer
 sed -e 's/^production = 60/production = 90/' -e 's/^checkpoint_every = .*/checkpoint_every = 0/' mixture.ini > longer.ini
