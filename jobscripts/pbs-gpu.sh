@@ -57,7 +57,7 @@ wait "$mpirun_pid" || status=$?
 case $status in
 3) if [ -n "$next" ]; then echo "stopped with a checkpoint: job $((job + 1)) ($next) continues"
    else echo "stopped with a checkpoint; MAX_JOBS reached: submit again to continue"; fi ;;
-0) [ -z "$next" ] || qdel "$next" ;;
+0 | 4) [ -z "$next" ] || qdel "$next" ;; # 4: finished and written, with a warning in the log
 *) echo "status $status in job $job ($PBS_JOBID)" > "$output.failed"
    [ -z "$next" ] || qdel "$next" ;;
 esac

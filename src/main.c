@@ -31,7 +31,7 @@
 
 /* Exit statuses (the README lists them): 0 done, 1 error, 2 bad command line, 3 stopped by a
  * signal after writing a checkpoint (continue with --restart). */
-enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_STOPPED = 3 };
+enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_STOPPED = 3, EXIT_NOT_FINITE = 4 };
 
 typedef struct options {
     const char *config_path, *output;
@@ -172,6 +172,7 @@ typedef struct job {
     run_lock *lock;
     ckpt *resume_from;   /* --restart, --extend: the checkpoint, open until the chains are restored */
     int stopped_by;      /* the signal that stopped the run, or 0 */
+    long not_finite;     /* /results values that are not finite (warn_not_finite): exit status 4 */
 } job;
 
 /* What a checkpoint of this run records, and what one it continues must match. */
@@ -311,6 +312,33 @@ static int check_finite(const mc_plan *p, const mc_results *r, mc_err *err)
     return MC_OK;
 }
 
+/* Chemical potentials that are infinite, each named with its likely cause: +inf where every test
+ * insertion overlapped a particle (exp(-beta dU) was 0 in all of them: the fluid is too dense for
+ * Widom insertion, and the value is only bounded below). They are written as they are, and the
+ * run's exit status says so (EXIT_NOT_FINITE). (NaN stands for "absent", as elsewhere in
+ * /results: the Gibbs ensemble's value where no chain's boxes separated, which the liquid_ and
+ * vapour_ rows show too.) Returns how many values. */
+static long warn_not_finite(const mc_plan *p, const mc_results *r)
+{
+    if (!p->widom_insertions) return 0;
+    const int gibbs = p->ensemble->boxes > 1, K = p->widom_kinds;
+    long bad = 0;
+    for (int s = 0; s < p->nstatepoints; s++)
+        for (int k = 0; k < K; k++) {
+            double mu = r->mu_excess[(size_t)s * K + k].mean;
+            if (!isinf(mu)) continue;
+            if (bad++ < 8)
+                fprintf(stderr, "mcens: warning: /results/%s/mean[%d][%d] (T = %g, %s %d) is %g: %s\n",
+                        gibbs ? "chemical_potential" : "mu_excess", s, k, p->statepoint[s].temperature_given,
+                        gibbs ? "column" : "kind", k, mu,
+                        mu > 0 ? "every test insertion overlapped a particle (exp(-beta dU) = 0 in all of them): "
+                                   "the fluid is too dense for Widom insertion; the value is only bounded below"
+                               : "a test insertion's Boltzmann factor overflowed (a temperature too low?)");
+        }
+    if (bad > 8) fprintf(stderr, "mcens: warning: ... %ld infinite values in all\n", bad);
+    return bad;
+}
+
 /* Chains whose production was not stationary (mc_equilibration): their first and last thirds
  * differ beyond what chance allows over all the tests of the run (a 1% false alarm for the whole
  * run). Their averages stand in the file, but a warning names them. */
@@ -446,6 +474,8 @@ static int run_and_write(job *j, mc_err *err)
     MC_TRY(check_finite(j->plan, j->results, err));
     MC_TRY(warn_volume_floor(j, err));
     if (j->layout.rank == 0) warn_not_stationary(j->plan, j->results);
+    j->not_finite = j->layout.rank == 0 ? warn_not_finite(j->plan, j->results) : 0;
+    MC_TRY(ens_mpi_check(MPI_Bcast(&j->not_finite, 1, MPI_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast", err));
     if (!j->opt.quiet && j->layout.rank == 0) { /* before the write: a failed write leaves the numbers in the log */
         mc_report_summary(j->plan, j->results);
         /* a sweep is one move per molecule (per particle for atoms) */
@@ -528,5 +558,5 @@ int main(int argc, char **argv)
     job_fini(&j);
     h5out_library_close(); /* while MPI still runs: HDF5 closing itself inside MPI_Finalize can crash */
     MPI_Finalize();
-    return rc != MC_OK ? EXIT_ERROR : j.stopped_by ? EXIT_STOPPED : EXIT_DONE;
+    return rc != MC_OK ? EXIT_ERROR : j.stopped_by ? EXIT_STOPPED : j.not_finite ? EXIT_NOT_FINITE : EXIT_DONE;
 }

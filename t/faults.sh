@@ -4,7 +4,7 @@
 # the job promptly with the failing rank's message and a non-zero status, never hang, and leave
 # the last checkpoint intact so that a restart finishes the run bit-identically.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 14
+tap_plan 16
 
 cat > run.ini <<'EOF'
 [run]
@@ -140,4 +140,35 @@ ok $? "NPT pinned at the smallest box (P = 1e6): stops with a message, no output
 MCENS_TEST_FAIL_WRITE=0:.h5.part run_np 1 -q -o one.h5 run.ini > one.txt 2>&1
 [ $? -eq 1 ] && grep -q "mcens: error: one.h5.part: cannot write frame 0" one.txt && ! grep -qi "segmentation\|signal 11" one.txt
 ok $? "a failed write on one rank: status 1 and its message, no crash" || diag < one.txt
+
+# a chemical potential that is not finite: Widom insertion into a fluid too dense for it (every
+# test particle overlaps) gives +inf; the output is written, a warning names the dataset and the
+# cause, and the exit status is 4
+cat > dense.ini <<'EOF'
+[run]
+seed = 3
+equilibration = 50
+production = 100
+sample_every = 10
+[system]
+n = 256
+[potential]
+cutoff = 2.5
+[ensemble]
+temperature = 0.7
+density = 1.25
+replicas = 2
+widom = 5
+EOF
+run_np 2 -o dense.h5 dense.ini > dense.txt 2>&1
+status=$?
+[ $status -eq 4 ] && [ -e dense.h5 ] && grep -q "warning: /results/mu_excess/mean\[0\]\[0\] (T = 0.7, kind 0) is inf: every test insertion overlapped" dense.txt &&
+    "$PYTHON3" -c 'import sys, h5py, numpy as np
+sys.exit(0 if np.isposinf(h5py.File("dense.h5", "r")["results/mu_excess/mean"][...]).all() else 1)'
+ok $? "mu_excess = +inf (too dense for Widom): written, a warning naming /results/mu_excess and the cause, status $status (4)" ||
+    diag < dense.txt
+sed -e 's/^density = 1.25/density = 0.3/' -e 's/^temperature = 0.7/temperature = 2.0/' dense.ini > dilute.ini
+run_np 2 -q -o dilute.h5 dilute.ini > dilute.txt 2>&1
+[ $? -eq 0 ] && ! grep -q "not finite\|is inf" dilute.txt
+ok $? "... and a finite one leaves the status 0" || diag < dilute.txt
 exit 0
