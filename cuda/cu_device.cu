@@ -10,8 +10,11 @@ int cu_device_bind(int local_rank, cu_device_info *info, mc_err *err)
     cudaError_t rc = cudaGetDeviceCount(&count);
     if (rc != cudaSuccess || count == 0) {
         cudaGetLastError(); /* clear the sticky error so later CUDA calls start clean */
-        MC_FAIL(err, MC_ENODEV, "no usable GPU (%s)",
-                rc != cudaSuccess ? cudaGetErrorString(rc) : "no CUDA device found");
+        /* a node without NVIDIA's driver, or without a GPU, is the CPU backend's normal case: say
+         * so plainly ("CUDA driver version is insufficient" read like a fault); other errors as
+         * CUDA words them */
+        const int absent = count == 0 || rc == cudaErrorNoDevice || rc == cudaErrorInsufficientDriver;
+        MC_FAIL(err, MC_ENODEV, "%s", absent ? "none on this node, or no NVIDIA driver" : cudaGetErrorString(rc));
     }
     int dev = local_rank % count;
     cudaDeviceProp prop;
