@@ -103,6 +103,18 @@ static int attempt_atom_move(const mc_plan *plan, mc_chain *c, cpu_cells *g, mc_
     return g->ncell ? cpu_cells_move(g, i, cpu_cells_index(g, nx, ny, nz), err) : MC_OK;
 }
 
+/* The energy of a site at r with the sites outside its molecule [f0, f1): the loop of atoms with
+ * the constants pp, or, where `mixed` is given, the loop with each partner's own. */
+static double site_outside(const mc_chain *c, const cpu_partners *mixed, const pair_params *pp, int f0, int f1,
+                           const double r[3])
+{
+    if (mixed)
+        return cpu_site_energy_mixed(mixed, 0, f0, r[0], r[1], r[2]) +
+               cpu_site_energy_mixed(mixed, f1, c->n, r[0], r[1], r[2]);
+    return cpu_site_energy_all(c->x, c->y, c->z, c->box_len, pp, 0, f0, r[0], r[1], r[2]) +
+           cpu_site_energy_all(c->x, c->y, c->z, c->box_len, pp, f1, c->n, r[0], r[1], r[2]);
+}
+
 /* A molecule move's energy change (old_pos to new_pos, centre oc to nc): each moved site against
  * the sites before its molecule's and after them (an open cluster's box of 0 folds a separation to
  * -|d|, whose square is the plain difference's, as mc_rigid_separation takes it), and the wall
@@ -115,29 +127,16 @@ static double molecule_move_energy(const mc_plan *p, const mc_chain *c, int m, c
 {
     const mc_molecules *mol = &p->mol;
     const int f0 = mol->first[m], f1 = mol->first[m + 1];
-    const double box = c->box_len;
+    const int mixed = p->species.n != 1 || mol->hard_core2[0][0] != 0.0;
+    cpu_partners others = {.x = c->x, .y = c->y, .z = c->z, .box = c->box_len, .species = mol->site_species};
     double u_old = 0.0, u_new = 0.0;
-    if (p->species.n != 1 || mol->hard_core2[0][0] != 0.0) {
-        cpu_partners others = {.x = c->x, .y = c->y, .z = c->z, .box = box, .species = mol->site_species,
-                               .nspecies = p->species.n};
-        for (int s = 0; s < f1 - f0; s++) {
-            const double *o = &old_pos[3 * s], *nw = &new_pos[3 * s];
-            int a = mol->site_species[f0 + s];
-            others.pair_row = p->species.pair[a], others.hard_core_row = mol->hard_core2[a];
-            u_old += cpu_site_energy_mixed(&others, 0, f0, o[0], o[1], o[2]) +
-                     cpu_site_energy_mixed(&others, f1, c->n, o[0], o[1], o[2]);
-            u_new += cpu_site_energy_mixed(&others, 0, f0, nw[0], nw[1], nw[2]) +
-                     cpu_site_energy_mixed(&others, f1, c->n, nw[0], nw[1], nw[2]);
-        }
-        return mc_rigid_move_total(p, u_old, u_new, oc, nc);
-    }
-    const pair_params *pp = &p->species.pair[0][0];
     for (int s = 0; s < f1 - f0; s++) {
-        const double *o = &old_pos[3 * s], *nw = &new_pos[3 * s];
-        u_old += cpu_site_energy_all(c->x, c->y, c->z, box, pp, 0, f0, o[0], o[1], o[2]) +
-                 cpu_site_energy_all(c->x, c->y, c->z, box, pp, f1, c->n, o[0], o[1], o[2]);
-        u_new += cpu_site_energy_all(c->x, c->y, c->z, box, pp, 0, f0, nw[0], nw[1], nw[2]) +
-                 cpu_site_energy_all(c->x, c->y, c->z, box, pp, f1, c->n, nw[0], nw[1], nw[2]);
+        const int a = mol->site_species[f0 + s];
+        if (mixed) /* the site's row of constants, and whether it is all plain LJ, once for its four sums */
+            others.pair_row = p->species.pair[a], others.hard_core_row = mol->hard_core2[a],
+            others.plain_row = cpu_pair_row_plain_lj(p->species.pair[a], p->species.n);
+        u_old += site_outside(c, mixed ? &others : NULL, &p->species.pair[0][0], f0, f1, &old_pos[3 * s]);
+        u_new += site_outside(c, mixed ? &others : NULL, &p->species.pair[0][0], f0, f1, &new_pos[3 * s]);
     }
     return mc_rigid_move_total(p, u_old, u_new, oc, nc);
 }

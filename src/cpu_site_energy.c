@@ -89,7 +89,7 @@ SITE_ENERGY_ENTRY(cpu_site_energy_molecular, MASK_BOX | MASK_SPECIES | MASK_SKIP
  * and hard core gathered by its species, plain LJ rows in their own copy. */
 MC_CPU_CLONES double cpu_site_energy_mixed(const cpu_partners *P, int j0, int j1, double px, double py, double pz)
 {
-    if (cpu_pair_row_plain_lj(P->pair_row, P->nspecies))
+    if (P->plain_row)
         return site_energy_loop(P, NULL, PAIR_OF_PARTNER | HARD_CORE | PLAIN_ROW, j0, j1, px, py, pz);
     return site_energy_loop(P, NULL, PAIR_OF_PARTNER | HARD_CORE, j0, j1, px, py, pz);
 }

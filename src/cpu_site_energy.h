@@ -30,7 +30,8 @@ typedef struct cpu_partners {
      * partner's species (species[j]) */
     const pair_params *pair_row;
     const double *hard_core_row;
-    int nspecies;            /* cpu_site_energy_mixed: the length of pair_row */
+    int plain_row;           /* cpu_site_energy_mixed: every entry of pair_row is plain LJ
+                                (cpu_pair_row_plain_lj, decided once by the caller) */
 } cpu_partners;
 
 /* The energy of a site at (px, py, pz) with the partners j in [j0, j1) that count: all of them
@@ -50,7 +51,7 @@ double cpu_site_energy_molecular(const cpu_partners *P, const pair_params *pp, i
 double cpu_site_energy_serial(const cpu_partners *P, int j0, int j1, double px, double py, double pz, double u);
 
 /* The same sum vectorised over the partners (a reduction, not index order), each partner with
- * the constants and hard core of its species (pair_row, hard_core_row: nspecies entries): molecules
+ * the constants and hard core of its species (pair_row, hard_core_row; plain_row): molecules
  * of mixed species or with hard cores, which the serial loop made five times slower per move than
  * one-species molecules. */
 double cpu_site_energy_mixed(const cpu_partners *P, int j0, int j1, double px, double py, double pz);

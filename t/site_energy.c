@@ -48,7 +48,8 @@ static void make_case(partners_case *c, uint64_t seed, int scheme, int morse_pai
 static void both_sums(const partners_case *c, int a, const double p[3], double *mixed, double *serial)
 {
     cpu_partners P = {.x = c->x, .y = c->y, .z = c->z, .box = c->box, .species = c->species,
-                      .pair_row = c->pair[a], .hard_core_row = c->hard_core2[a], .nspecies = NSPECIES,
+                      .pair_row = c->pair[a], .hard_core_row = c->hard_core2[a],
+                      .plain_row = cpu_pair_row_plain_lj(c->pair[a], NSPECIES),
                       .skip0 = 150, .skip1 = 170};
     *mixed = cpu_site_energy_mixed(&P, 0, 150, p[0], p[1], p[2]) +
              cpu_site_energy_mixed(&P, 170, NSITES, p[0], p[1], p[2]);
