@@ -317,8 +317,9 @@ static int check_finite(const mc_plan *p, const mc_results *r, mc_err *err)
  * Widom insertion, and the value is only bounded below). They are written as they are, and the
  * run's exit status says so (EXIT_NOT_FINITE). (NaN stands for "absent", as elsewhere in
  * /results: the Gibbs ensemble's value where no chain's boxes separated, which the liquid_ and
- * vapour_ rows show too.) Returns how many values. */
-static long warn_not_finite(const mc_plan *p, const mc_results *r)
+ * vapour_ rows show too.) Every rank holds the same pooled results and counts alike; rank 0 (say)
+ * prints. Returns how many values. */
+static long warn_not_finite(const mc_plan *p, const mc_results *r, int say)
 {
     if (!p->widom_insertions) return 0;
     const int gibbs = p->ensemble->boxes > 1, K = p->widom_kinds;
@@ -327,15 +328,16 @@ static long warn_not_finite(const mc_plan *p, const mc_results *r)
         for (int k = 0; k < K; k++) {
             double mu = r->mu_excess[(size_t)s * K + k].mean;
             if (!isinf(mu)) continue;
-            if (bad++ < 8)
+            if (say && bad < 8)
                 fprintf(stderr, "mcens: warning: /results/%s/mean[%d][%d] (T = %g, %s %d) is %g: %s\n",
                         gibbs ? "chemical_potential" : "mu_excess", s, k, p->statepoint[s].temperature_given,
                         gibbs ? "column" : "kind", k, mu,
                         mu > 0 ? "every test insertion overlapped a particle (exp(-beta dU) = 0 in all of them): "
                                    "the fluid is too dense for Widom insertion; the value is only bounded below"
                                : "a test insertion's Boltzmann factor overflowed (a temperature too low?)");
+            bad++;
         }
-    if (bad > 8) fprintf(stderr, "mcens: warning: ... %ld infinite values in all\n", bad);
+    if (say && bad > 8) fprintf(stderr, "mcens: warning: ... %ld infinite values in all\n", bad);
     return bad;
 }
 
@@ -474,8 +476,7 @@ static int run_and_write(job *j, mc_err *err)
     MC_TRY(check_finite(j->plan, j->results, err));
     MC_TRY(warn_volume_floor(j, err));
     if (j->layout.rank == 0) warn_not_stationary(j->plan, j->results);
-    j->not_finite = j->layout.rank == 0 ? warn_not_finite(j->plan, j->results) : 0;
-    MC_TRY(ens_mpi_check(MPI_Bcast(&j->not_finite, 1, MPI_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast", err));
+    j->not_finite = warn_not_finite(j->plan, j->results, j->layout.rank == 0);
     if (!j->opt.quiet && j->layout.rank == 0) { /* before the write: a failed write leaves the numbers in the log */
         mc_report_summary(j->plan, j->results);
         /* a sweep is one move per molecule (per particle for atoms) */
