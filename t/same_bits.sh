@@ -32,13 +32,7 @@ print((a.decode() if isinstance(a, bytes) else str(a)).split()[0])' "$1" 2>/dev/
 ref_isa=$(sed -n 's/^# cpu_isa: *//p' "$ref")
 digest() { PYTHONPATH="$T_SRCDIR${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON3" "$T_SRCDIR/same_bits.py" digest "$@"; }
 for ex in $shapes; do
-    # the shortening of tools/same-bits, edit for edit
-    awk '/^(equilibration|production) *=/{split($0,a,"="); print a[1] "= " (a[1] ~ /^equil/ ? 100 : 200); next}
-         /^replicas *=/{print "replicas = 2"; next} /^backend *=/{next} /^precision *=/{next}
-         /^temperature *= *20:120:48:log/{print "temperature = 20:120:6:log"; next}
-         /^temperature *= *0.7:1.2:11/{print "temperature = 0.8, 1.0"; next} {print}' "$T_SRCDIR/../examples/$ex.ini" > $ex.ini
-    grep -q '^sample_every' $ex.ini || sed -i 's/^\[run\]/[run]\nsample_every = 10/' $ex.ini
-    sed -i 's/^\[run\]/[run]\nbackend = cpu/' $ex.ini
+    shorten_example $ex > $ex.ini
     ranks="1 2 3"; [ $ex = benzene ] && ranks="1 2"
     [ $update -eq 1 ] && ranks=1
     status=0

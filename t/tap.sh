@@ -35,5 +35,16 @@ refused_edit() {
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mcens-test.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 cd "$scratch" || exit 1
+# shorten_example NAME: examples/NAME.ini shortened as ../shared/tools/same-bits shortens it, edit
+# for edit (100 + 200 sweeps, 2 replicas, two temperature ranges cut; sample_every 10 where unset),
+# on the CPU backend ([run] backend = cpu), to stdout
+shorten_example() {
+    awk '/^(equilibration|production) *=/{split($0,a,"="); print a[1] "= " (a[1] ~ /^equil/ ? 100 : 200); next}
+         /^replicas *=/{print "replicas = 2"; next} /^backend *=/{next} /^precision *=/{next}
+         /^temperature *= *20:120:48:log/{print "temperature = 20:120:6:log"; next}
+         /^temperature *= *0.7:1.2:11/{print "temperature = 0.8, 1.0"; next} {print}' "$T_SRCDIR/../examples/$1.ini" |
+        awk 'BEGIN {set = 0} /^sample_every/ {set = 1} {line[NR] = $0}
+             END {for (i = 1; i <= NR; i++) {print line[i]; if (line[i] ~ /^\[run\]/) {print "backend = cpu"; if (!set) print "sample_every = 10"}}}'
+}
 # mpirun NP ARGS...: mcens under Open MPI with a time limit, so a hang fails instead of blocking
 run_np() { np=$1; shift; timeout 600 "$MPIRUN" -np "$np" "$MCENS" "$@" < /dev/null; }
