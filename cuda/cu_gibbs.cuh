@@ -109,6 +109,40 @@ static __device__ chain_view view_of(double *pos, unsigned char *boxes, int n, i
     return v;
 }
 
+/* view_of's inverse at the end of a sweep: a staged chain's particles and labels back to global
+ * memory. */
+static __device__ void write_back(const chain_view &v, double *pos, unsigned char *boxes, int n)
+{
+    double *g = pos + (size_t)blockIdx.x * 3 * n;
+    unsigned char *gb = boxes + (size_t)blockIdx.x * n;
+    for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = v.x[j];
+    for (int j = threadIdx.x; j < n; j += blockDim.x) gb[j] = v.box[j];
+}
+
+/* A volume exchange of atoms or molecules, after the two boxes' trial energies e_new that each
+ * computes its own way: volume_accepted is the Metropolis test of the energy change (plus the tail
+ * terms' change), volume_commit takes the new boxes and energies. */
+static __device__ int volume_accepted(const gibbs_consts &k, const gibbs_chain_dev &c, const double vol[2],
+                                      const double vol_new[2], const double e_new[2], unsigned long long step)
+{
+    double tail = 0.0, dU = 0.0;
+    for (int b = 0; b < 2; b++) {
+        tail += mc_gibbs_tail(k.tail, k.nkinds, c.count[b], vol_new[b]) - mc_gibbs_tail(k.tail, k.nkinds, c.count[b], vol[b]);
+        dU += e_new[b] - c.energy[b];
+    }
+    double n0 = 0.0, n1 = 0.0;
+    for (int a = 0; a < k.nkinds; a++) n0 += (double)c.count[0][a], n1 += (double)c.count[1][a];
+    double cost = mc_gibbs_volume_cost(dU + tail, 1.0 / c.beta, n0, n1, vol[0], vol[1], vol_new[0], vol_new[1]);
+    return mc_metropolis_accept(cost, c.beta, k.seed, c.id, step);
+}
+
+static __device__ void volume_commit(gibbs_chain_dev &c, const double len_new[2], const double e_new[2])
+{
+    for (int b = 0; b < 2; b++) c.box_len[b] = len_new[b], c.energy[b] = e_new[b];
+    c.accepted++;
+    c.volume_accepted++;
+}
+
 /* The molecule tables and each chain's molecular state on the device. */
 typedef struct rigid_view {
     const int *first, *site_mol;

@@ -144,7 +144,7 @@ __device__ void exchange_volume_molecules(const gibbs_consts &k, gibbs_chain_dev
                                           const rigid_view &r, int n, unsigned long long step, const mc_gibbs_trial &t,
                                           double *warp_a, double *warp_b)
 {
-    double vol[2], vol_new[2], len_new[2], scale[2], tail = 0.0, dU = 0.0;
+    double vol[2], vol_new[2], len_new[2], scale[2];
     c.volume_moves++;
     for (int b = 0; b < 2; b++) vol[b] = c.box_len[b] * c.box_len[b] * c.box_len[b];
     mc_gibbs_new_volumes(vol[0], k.volume, t.log_ratio, &vol_new[0], &vol_new[1]);
@@ -180,19 +180,10 @@ __device__ void exchange_volume_molecules(const gibbs_consts &k, gibbs_chain_dev
         }
     }
     block_sum2(&e[0], &e[1], warp_a, warp_b);
-    for (int b = 0; b < 2; b++) {
-        tail += mc_gibbs_tail(k.tail, k.nkinds, c.count[b], vol_new[b]) - mc_gibbs_tail(k.tail, k.nkinds, c.count[b], vol[b]);
-        dU += e[b] - c.energy[b];
-    }
-    double n0 = 0.0, n1 = 0.0;
-    for (int a = 0; a < k.nkinds; a++) n0 += (double)c.count[0][a], n1 += (double)c.count[1][a];
-    double cost = mc_gibbs_volume_cost(dU + tail, 1.0 / c.beta, n0, n1, vol[0], vol[1], vol_new[0], vol_new[1]);
-    if (!mc_metropolis_accept(cost, c.beta, k.seed, c.id, step)) return;
+    if (!volume_accepted(k, c, vol, vol_new, e, step)) return;
     for (int i = threadIdx.x; i < n; i += blockDim.x) v.x[i] = tx[i], v.y[i] = ty[i], v.z[i] = tz[i];
     for (int j = threadIdx.x; j < 3 * nmol; j += blockDim.x) r.centre[j] = tc[j];
-    for (int b = 0; b < 2; b++) c.box_len[b] = len_new[b], c.energy[b] = e[b];
-    c.accepted++;
-    c.volume_accepted++;
+    volume_commit(c, len_new, e);
 }
 
 __global__ void __launch_bounds__(GIBBS_THREADS)
@@ -217,11 +208,7 @@ __global__ void __launch_bounds__(GIBBS_THREADS)
         __syncthreads(); /* the move's writes are seen by the next */
     }
     if (threadIdx.x == 0) chains[blockIdx.x] = c;
-    if (!staged) return;
-    double *g = pos + (size_t)blockIdx.x * 3 * n;
-    unsigned char *gb = boxes + (size_t)blockIdx.x * n;
-    for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = v.x[j];
-    for (int j = threadIdx.x; j < n; j += blockDim.x) gb[j] = v.box[j];
+    if (staged) write_back(v, pos, boxes, n);
 }
 
 /* Molecules: cpu_gibbs_rigid_measure's twin. Both boxes' intermolecular site-pair energies and
