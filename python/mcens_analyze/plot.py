@@ -92,13 +92,11 @@ def statepoint_panels(run, names):
             if n.startswith("liquid_"):
                 panels.append((q, "", [("liquid_" + q, None, "liquid"), ("vapour_" + q, None, "vapour")]))
             continue
-        ncol = run.ds("results/%s/mean" % n).shape[1:] or (1,)
-        if n == "chemical_potential" and ncol[0] % 2 == 0:
-            m = ncol[0] // 2
-            labels = run.strings("molecules/name" if "molecules" in run.f else "species/name")
+        if n == "chemical_potential":  # its columns: the liquid's kinds, then the vapour's
+            labels = run.kind_names()
+            m = len(labels)
             for i in range(m):
-                suffix = "[%s]" % labels[i] if m > 1 and len(labels) == m else ""
-                panels.append((n, suffix, [(n, i, "liquid"), (n, m + i, "vapour")]))
+                panels.append((n, "[%s]" % labels[i] if m > 1 else "", [(n, i, "liquid"), (n, m + i, "vapour")]))
             continue
         panels += [(n, suffix, [(n, col, None)]) for suffix, col in run.columns(n)]
     return panels

@@ -102,12 +102,16 @@ class Run:
                                                                   self.nstate))
         return r
 
+    def kind_names(self):
+        """The names of the species, or of the molecule types where the file has molecules."""
+        return self.strings("molecules/name" if "molecules" in self.f else "species/name")
+
     def columns(self, name):
         """[(label suffix, column index or None)]: one per species for an [S, M] result."""
         r = self.ds("results/%s/mean" % name)
         if r.ndim == 1:
             return [("", None)]
-        labels = self.strings("molecules/name" if "molecules" in self.f else "species/name")
+        labels = self.kind_names()
         if len(labels) != r.shape[1]:
             labels = [str(i) for i in range(r.shape[1])]
         return [("[%s]" % s, i) for i, s in enumerate(labels)]
