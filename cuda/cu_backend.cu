@@ -572,6 +572,12 @@ static int setup(mc_backend *b, mc_err *err)
 
 static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err)
 {
+    /* the kernels' pair function has no Coulomb term (PAIR_COULOMB_TERM, src/pair.h) */
+    for (int a = 0; a < plan->species.n; a++)
+        if (plan->species.charge[a] != 0.0)
+            return mc_err_set(err, MC_EINVAL, "species %s has a charge: the GPU backend has no charged sites yet; "
+                              "use [run] backend = cpu", plan->species.name[a]),
+                   (mc_backend *)NULL;
     mc_backend *b = (mc_backend *)calloc(1, sizeof *b);
     if (!b) return mc_err_set(err, MC_ENOMEM, "out of memory for the GPU backend"), (mc_backend *)NULL;
     b->plan = plan;

@@ -23,9 +23,10 @@ template <> struct prec<float> {
     typedef pair_params_f params;
     static params make(const pair_params &p)
     {
-        params f = {(float)p.lj1,       (float)p.lj2,         (float)p.rc2,
-                    (float)p.shift,     (float)p.rc,          (float)p.slope,
-                    (float)p.morse_eps, (float)p.morse_alpha, (float)p.morse_r0};
+        params f = {(float)p.lj1,        (float)p.lj2,         (float)p.rc2,
+                    (float)p.shift,      (float)p.rc,          (float)p.slope,
+                    (float)p.morse_eps,  (float)p.morse_alpha, (float)p.morse_r0,
+                    (float)p.coulomb_qq, (float)p.coulomb_rc2, p.form};
         return f;
     }
     static __host__ __device__ float energy(float r2, const params &p) { return pair_energy_f(r2, &p); }
@@ -58,15 +59,16 @@ __device__ __forceinline__ float cu_lj_energy_in_range(float r2, const pair_para
     return r2 < p.rc2 ? u : 0.0f;
 }
 
-/* Plain LJ (no Morse, no force shift) is the hot case. A pair loop handed cu_plain_lj(p), whose
- * two selectors are literal zeros, and inlined, loses both uniform branches of the pair function,
- * a cost in the hot loop that a run-time test keeps. The pair
- * loops call themselves through cu_specialised, which picks the copy at run time. */
+/* Plain LJ (no Morse, no force shift, no charges) is the hot case. A pair loop handed
+ * cu_plain_lj(p), whose selectors are literal constants (pair_as_plain_lj's), and inlined, loses
+ * the uniform branches of the other terms, a cost in the hot loop that a run-time test keeps. The
+ * pair loops call themselves through cu_specialised, which picks the copy at run time. */
 template <typename P>
 __host__ __device__ __forceinline__ P cu_plain_lj(P p)
 {
-    p.morse_alpha = 0;
+    p.form = PAIR_LJ;
     p.slope = 0;
+    p.coulomb_qq = 0;
     return p;
 }
 
@@ -74,7 +76,8 @@ __host__ __device__ __forceinline__ P cu_plain_lj(P p)
 template <typename P, typename F>
 __device__ __forceinline__ double cu_specialised(const P &p, F f)
 {
-    if (p.morse_alpha == 0 && p.slope == 0) return f(cu_plain_lj(p));
+    /* (the kernels' pair function has no Coulomb term: PAIR_COULOMB_TERM folds its test away) */
+    if (p.form == PAIR_LJ && p.slope == 0 && (!PAIR_COULOMB_TERM || p.coulomb_qq == 0)) return f(cu_plain_lj(p));
     return f(p);
 }
 

@@ -121,7 +121,7 @@ __device__ __forceinline__ double scaled_energy_staged(int n, real box, const ty
     enum { ROWS = 2 };
     const real *xyz = (const real *)chain_smem;
     if constexpr (sizeof(real) == sizeof(float))
-        if (one.morse_alpha == 0 && one.slope == 0 && box < 0x1p20f)
+        if (one.form == PAIR_LJ && one.slope == 0 && (!PAIR_COULOMB_TERM || one.coulomb_qq == 0) && box < 0x1p20f)
             return scaled_energy_rows<ROWS, true>(xyz, n, box, cu_plain_lj(one));
     return cu_specialised(one, [&](const params &p) { return scaled_energy_rows<ROWS, false>(xyz, n, box, p); });
 }

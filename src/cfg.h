@@ -26,7 +26,7 @@ enum cfg_backend { CFG_BACKEND_AUTO = 0, CFG_BACKEND_CPU = 1, CFG_BACKEND_GPU = 
 enum cfg_precision { CFG_PRECISION_DOUBLE = 0, CFG_PRECISION_SINGLE = 1 };
 enum cfg_gpu_cell_lists { CFG_GPU_CELL_LISTS_AUTO = 0, CFG_GPU_CELL_LISTS_NO = 1 };
 enum cfg_potential { CFG_POTENTIAL_LJ = 0, CFG_POTENTIAL_MORSE = 1 };
-/* as enum lj_scheme */
+/* as enum pair_cutoff_scheme */
 enum cfg_cutoff_scheme { CFG_CUTOFF_TRUNCATED = 0, CFG_CUTOFF_SHIFTED = 1, CFG_CUTOFF_FORCE_SHIFTED = 2 };
 enum cfg_boundary { CFG_BOUNDARY_PERIODIC = 0, CFG_BOUNDARY_NONE = 1 };
 enum cfg_start { CFG_START_LATTICE = 0, CFG_START_MELT = 1, CFG_START_FILE = 2, CFG_START_H5 = 3 };

@@ -176,13 +176,11 @@ MC_CPU_CLONES static pair_sums box_pairs(const mc_plan *p, const box_points *bp)
             for (int b = a; b < sp->n; b++) {
                 const pair_params *pp = &sp->pair[a][b];
                 int j0 = b == a ? i + 1 : bp->first[b];
-                if (pp->slope != 0.0 || pp->morse_alpha != 0.0) {
+                if (!pair_is_plain_lj(pp)) {
                     pairs_of(bp, pp, i, j0, bp->first[b + 1], &s);
                     continue;
                 }
-                pair_params plain = *pp;
-                plain.slope = 0.0;
-                plain.morse_alpha = 0.0;
+                const pair_params plain = pair_as_plain_lj(*pp);
                 pairs_of(bp, &plain, i, j0, bp->first[b + 1], &s);
             }
     return s;

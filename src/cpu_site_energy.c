@@ -25,7 +25,7 @@ partner_term(const cpu_partners *P, const pair_params *pp, int masks, int j, dou
         int b = P->species[j];
         pp = &P->pair_row[b], hc2 = P->hard_core_row[b];
         if (masks & PLAIN_ROW) { /* four gathers, and no Morse or force-shift lanes to compute */
-            plain = (pair_params){.lj1 = pp->lj1, .lj2 = pp->lj2, .rc2 = pp->rc2, .shift = pp->shift};
+            plain = (pair_params){.lj1 = pp->lj1, .lj2 = pp->lj2, .rc2 = pp->rc2, .shift = pp->shift, .form = PAIR_LJ};
             pp = &plain;
         }
     }
@@ -58,10 +58,8 @@ static inline __attribute__((always_inline)) double
 plain_or_general(const cpu_partners *P, const pair_params *pp, int masks, int j0, int j1, double px, double py,
                  double pz)
 {
-    if (!cpu_pair_plain_lj(pp)) return site_energy_loop(P, pp, masks, j0, j1, px, py, pz);
-    pair_params plain = *pp;
-    plain.slope = 0.0;
-    plain.morse_alpha = 0.0;
+    if (!pair_is_plain_lj(pp)) return site_energy_loop(P, pp, masks, j0, j1, px, py, pz);
+    const pair_params plain = pair_as_plain_lj(*pp);
     return site_energy_loop(P, &plain, masks, j0, j1, px, py, pz);
 }
 

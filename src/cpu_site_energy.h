@@ -6,7 +6,7 @@
  * the other molecules of their box. (Volume moves and measurements recompute whole boxes with the
  * backends' pair-sum loops, which also give the virial and the RDF.) The
  * partner masks are chosen by constant flags, so each entry below compiles to the loop its case
- * needs, vectorised over the partners, and plain LJ (no Morse, no force shift) gets its own copy
+ * needs, vectorised over the partners, and plain LJ (no Morse, no force shift, no charges) gets its own copy
  * with the pair function's selectors known to the compiler. */
 #ifndef CPU_SITE_ENERGY_H
 #define CPU_SITE_ENERGY_H
@@ -56,14 +56,11 @@ double cpu_site_energy_serial(const cpu_partners *P, int j0, int j1, double px, 
  * one-species molecules. */
 double cpu_site_energy_mixed(const cpu_partners *P, int j0, int j1, double px, double py, double pz);
 
-/* Whether the pair is plain LJ: no Morse, no force shift (the loops' fast copy). */
-static inline int cpu_pair_plain_lj(const pair_params *pp) { return pp->slope == 0.0 && pp->morse_alpha == 0.0; }
-
-/* Whether every entry of a row of pair constants is plain LJ. */
+/* Whether every entry of a row of pair constants is plain LJ (pair_is_plain_lj). */
 static inline int cpu_pair_row_plain_lj(const pair_params *row, int n)
 {
     for (int b = 0; b < n; b++)
-        if (!cpu_pair_plain_lj(&row[b])) return 0;
+        if (!pair_is_plain_lj(&row[b])) return 0;
     return 1;
 }
 

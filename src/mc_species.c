@@ -95,15 +95,19 @@ static int parse_overrides(const cfg *c, const mc_species *s, const char *key, c
 /* Morse's zero crossing, the length that plays LJ sigma's part (overlap checks, the core). */
 static double morse_sigma(double alpha, double r0) { return r0 - log(2.0) / alpha; }
 
+/* Every pair's constants: its short-range term, and its Coulomb term from the species' charges
+ * (k_e q_a q_b, 0 while every charge is 0), cut at the same distance. */
 static void fill_pairs(mc_species *s, const cfg *c, double cutoff)
 {
+    const double k_e = c->system.units == CFG_UNITS_REAL ? MC_COULOMB_KJMOL_NM : 1.0;
     for (int a = 0; a < s->n; a++)
         for (int b = 0; b < s->n; b++) {
             if (s->morse) s->pair_sigma[a][b] = morse_sigma(s->pair_morse_alpha[a][b], s->pair_morse_r0[a][b]);
-            s->pair[a][b] = s->morse ? morse_params_make(s->pair_epsilon[a][b], s->pair_morse_alpha[a][b],
-                                                         s->pair_morse_r0[a][b], cutoff, c->potential.cutoff_scheme)
-                                     : lj_params_make(s->pair_sigma[a][b], s->pair_epsilon[a][b], cutoff,
-                                                      c->potential.cutoff_scheme);
+            s->pair[a][b] = s->morse ? pair_morse_make(s->pair_epsilon[a][b], s->pair_morse_alpha[a][b],
+                                                       s->pair_morse_r0[a][b], cutoff, c->potential.cutoff_scheme)
+                                     : pair_lj_make(s->pair_sigma[a][b], s->pair_epsilon[a][b], cutoff,
+                                                    c->potential.cutoff_scheme);
+            s->pair[a][b].coulomb_qq = k_e * s->charge[a] * s->charge[b];
         }
     s->npairs = s->n * (s->n + 1) / 2;
 }

@@ -18,6 +18,10 @@ extern "C" {
 
 enum { MC_MAX_SPECIES = 4, MC_MAX_PAIRS = MC_MAX_SPECIES * (MC_MAX_SPECIES + 1) / 2 };
 
+/* Coulomb's constant e^2 / (4 pi eps0) N_A in kJ/mol nm per e^2 (CODATA 2018), the pair constants'
+ * k_e in real units; 1 in reduced units. */
+#define MC_COULOMB_KJMOL_NM 138.935457
+
 typedef struct mc_species {
     int n;                              /* species; 1 for a pure fluid */
     char name[MC_MAX_SPECIES][32];
@@ -29,6 +33,10 @@ typedef struct mc_species {
     int morse;
     double morse_alpha[MC_MAX_SPECIES], morse_r0[MC_MAX_SPECIES];
     double pair_morse_alpha[MC_MAX_SPECIES][MC_MAX_SPECIES], pair_morse_r0[MC_MAX_SPECIES][MC_MAX_SPECIES];
+    /* the charge slot of each species' sites: e in real units, reduced charge (e / sqrt(4 pi eps0
+     * sigma eps)) in reduced units; 0 for every species until charges can be given (issue 47), so
+     * every pair's Coulomb term is absent */
+    double charge[MC_MAX_SPECIES];
     pair_params pair[MC_MAX_SPECIES][MC_MAX_SPECIES]; /* symmetric */
     int npairs;                         /* unordered pairs a <= b: n (n + 1) / 2 */
 } mc_species;

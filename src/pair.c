@@ -6,26 +6,27 @@
 /* The shift and slope of the chosen scheme, from the unshifted potential at rc. */
 static pair_params with_scheme(pair_params p, int scheme)
 {
-    if (scheme == LJ_TRUNCATED || !isfinite(p.rc)) return p;
+    if (scheme == PAIR_TRUNCATED || !isfinite(p.rc)) return p;
     pair_params plain = p;
     plain.rc2 = INFINITY; /* evaluate at rc itself */
     p.shift = pair_energy(p.rc2, &plain);
     /* u'(rc) = -W(rc) / rc, W the pair virial -r du/dr */
-    if (scheme == LJ_FORCE_SHIFTED) p.slope = -pair_virial(p.rc2, &plain) / p.rc;
+    if (scheme == PAIR_FORCE_SHIFTED) p.slope = -pair_virial(p.rc2, &plain) / p.rc;
     return p;
 }
 
-pair_params lj_params_make(double sigma, double epsilon, double cutoff, int scheme)
+pair_params pair_lj_make(double sigma, double epsilon, double cutoff, int scheme)
 {
     double s6 = pow(sigma, 6.0);
-    pair_params p = {4.0 * epsilon * s6 * s6, 4.0 * epsilon * s6, cutoff * cutoff, 0.0, cutoff, 0.0,
-                     0.0, 0.0, 0.0};
+    pair_params p = {.lj1 = 4.0 * epsilon * s6 * s6, .lj2 = 4.0 * epsilon * s6, .rc2 = cutoff * cutoff,
+                     .rc = cutoff, .coulomb_rc2 = cutoff * cutoff, .form = PAIR_LJ};
     return with_scheme(p, scheme);
 }
 
-pair_params morse_params_make(double epsilon, double alpha, double r0, double cutoff, int scheme)
+pair_params pair_morse_make(double epsilon, double alpha, double r0, double cutoff, int scheme)
 {
-    pair_params p = {0.0, 0.0, cutoff * cutoff, 0.0, cutoff, 0.0, epsilon, alpha, r0};
+    pair_params p = {.rc2 = cutoff * cutoff, .rc = cutoff, .morse_eps = epsilon, .morse_alpha = alpha,
+                     .morse_r0 = r0, .coulomb_rc2 = cutoff * cutoff, .form = PAIR_MORSE};
     return with_scheme(p, scheme);
 }
 
@@ -46,7 +47,7 @@ static double exp_moment3(double b, double rc, double r0)
 double pair_tail_energy(const pair_params *p, double n, double volume)
 {
     double rc = p->rc, integral;
-    if (p->morse_alpha != 0.0) {
+    if (p->form == PAIR_MORSE) {
         double a = p->morse_alpha, r0 = p->morse_r0;
         integral = p->morse_eps * (exp_moment2(2.0 * a, rc, r0) - 2.0 * exp_moment2(a, rc, r0));
     } else {
@@ -61,7 +62,7 @@ double pair_tail_energy(const pair_params *p, double n, double volume)
 double pair_tail_pressure(const pair_params *p, double density)
 {
     double rc = p->rc, integral;
-    if (p->morse_alpha != 0.0) {
+    if (p->form == PAIR_MORSE) {
         double a = p->morse_alpha, r0 = p->morse_r0;
         integral = 2.0 * a * p->morse_eps * (exp_moment3(2.0 * a, rc, r0) - exp_moment3(a, rc, r0));
     } else {
@@ -73,8 +74,9 @@ double pair_tail_pressure(const pair_params *p, double density)
 
 double pair_impulsive_pressure(const pair_params *p, double cutoff, double density, double temperature)
 {
-    pair_params inside = *p; /* the same potential, evaluated at rc itself: u(rc-) */
+    pair_params inside = *p; /* the same short-range term, evaluated at rc itself: u(rc-) */
     inside.rc2 = INFINITY;
+    inside.coulomb_qq = 0.0;
     double u_below = pair_energy(p->rc2, &inside);
     return -2.0 / 3.0 * M_PI * density * density * cutoff * cutoff * cutoff * temperature *
            expm1(-u_below / temperature);

@@ -1,8 +1,9 @@
 /* pair: the pair potentials and the periodic-box helpers, written once (pair_fn.inc) for the CPU
  * loops and the CUDA kernels, in double and (under CUDA) float.
- * Lennard-Jones u(r) = 4 eps [(sig/r)^12 - (sig/r)^6], or Morse u(r) = eps [(1 - e^(-alpha (r -
- * r0)))^2 - 1], inside rc, 0 outside (truncated, not shifted: the NIST SRSW convention) unless a
- * shifted scheme is chosen; the tail corrections assume g(r) = 1 beyond rc (Allen & Tildesley 2.8). */
+ * The short-range term is Lennard-Jones u(r) = 4 eps [(sig/r)^12 - (sig/r)^6], or Morse u(r) = eps
+ * [(1 - e^(-alpha (r - r0)))^2 - 1], inside rc, 0 outside (truncated, not shifted: the NIST SRSW
+ * convention) unless a shifted scheme is chosen; the tail corrections assume g(r) = 1 beyond rc
+ * (Allen & Tildesley 2.8). A charged pair adds the Coulomb term inside its own cutoff. */
 #ifndef PAIR_H
 #define PAIR_H
 
@@ -12,6 +13,21 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* The short-range term of a pair (pair_params.form). The pair function tests the form against
+ * PAIR_LJ, zero: a kernel then compares the field with zero in a uniform register, where a test
+ * against a nonzero value loaded it into a register per thread (3.5% of the batched kernel's rate,
+ * doc/performance.md). */
+enum pair_form { PAIR_LJ = 0, PAIR_MORSE = 1 };
+
+/* Whether the pair function evaluates the Coulomb term. The GPU kernels take no charged pairs yet
+ * (the CUDA backend refuses them when it is created), so their copies leave the term out and keep
+ * the registers they had before it; the host's copies (the CPU backend, the tests) evaluate it. */
+#ifdef __CUDA_ARCH__
+#define PAIR_COULOMB_TERM 0
+#else
+#define PAIR_COULOMB_TERM 1
 #endif
 
 #define PAIR_REAL double
@@ -28,11 +44,13 @@ extern "C" {
 #undef PAIR_FN
 #endif
 
-/* How the potential ends at the cutoff: enum cfg_cutoff_scheme's values. */
-enum lj_scheme { LJ_TRUNCATED = 0, LJ_SHIFTED = 1, LJ_FORCE_SHIFTED = 2 };
+/* How the short-range term ends at its cutoff: enum cfg_cutoff_scheme's values. */
+enum pair_cutoff_scheme { PAIR_TRUNCATED = 0, PAIR_SHIFTED = 1, PAIR_FORCE_SHIFTED = 2 };
 
-pair_params lj_params_make(double sigma, double epsilon, double cutoff, int scheme);
-pair_params morse_params_make(double epsilon, double alpha, double r0, double cutoff, int scheme);
+/* The constants of an uncharged pair whose short-range term is LJ, or Morse, cut at cutoff by the
+ * scheme; the Coulomb term's cutoff is set to the same (coulomb_qq 0: no Coulomb term). */
+pair_params pair_lj_make(double sigma, double epsilon, double cutoff, int scheme);
+pair_params pair_morse_make(double epsilon, double alpha, double r0, double cutoff, int scheme);
 
 /* Tail corrections of the unshifted potential beyond rc for n particles in volume v (N^2
  * convention, as NIST SRSW): U_tail = 2 pi N^2/V int_rc^inf r^2 u dr and

@@ -979,9 +979,9 @@ static void lj_energy_in_range(void **state)
 {
     (void)state;
     const pair_params cases[] = {
-        lj_params_make(1.0, 1.0, 3.0, LJ_TRUNCATED),      lj_params_make(1.0, 1.0, 2.5, LJ_SHIFTED),
-        lj_params_make(3.405, 0.238, 12.0, LJ_TRUNCATED), lj_params_make(0.8, 1.7, 2.0, LJ_SHIFTED),
-        lj_params_make(1.0, 1.0, INFINITY, LJ_TRUNCATED),
+        pair_lj_make(1.0, 1.0, 3.0, PAIR_TRUNCATED),      pair_lj_make(1.0, 1.0, 2.5, PAIR_SHIFTED),
+        pair_lj_make(3.405, 0.238, 12.0, PAIR_TRUNCATED), pair_lj_make(0.8, 1.7, 2.0, PAIR_SHIFTED),
+        pair_lj_make(1.0, 1.0, INFINITY, PAIR_TRUNCATED),
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         unsigned long long bad = 0;

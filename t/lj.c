@@ -127,7 +127,7 @@ static void nist4_force_shifted(void **state)
 static void force_shift_continuity(void **state)
 {
     (void)state;
-    pair_params p = lj_params_make(1.0, 1.0, 2.5, LJ_FORCE_SHIFTED);
+    pair_params p = pair_lj_make(1.0, 1.0, 2.5, PAIR_FORCE_SHIFTED);
     double below = 2.5 * (1 - 1e-7), h = 1e-6;
     assert_true(fabs(pair_energy(below * below, &p)) < 1e-9);
     double r1 = 2.5 - 2 * h, r2 = 2.5 - h;
@@ -140,13 +140,13 @@ static void force_shift_continuity(void **state)
 static void pair_function_limits(void **state)
 {
     (void)state;
-    pair_params p = lj_params_make(1.0, 1.0, 3.0, 0);
+    pair_params p = pair_lj_make(1.0, 1.0, 3.0, 0);
     assert_true(fabs(pair_energy(1.0, &p)) < 1e-15);
     double rmin2 = pow(2.0, 1.0 / 3.0);
     assert_true(fabs(pair_energy(rmin2, &p) + 1.0) < 1e-14);
     assert_true(fabs(pair_virial(rmin2, &p)) < 1e-13); /* force vanishes at the minimum */
     assert_true(pair_energy(9.0, &p) == 0.0 && pair_virial(9.0, &p) == 0.0);
-    pair_params q = lj_params_make(2.0, 3.0, 6.0, 0);
+    pair_params q = pair_lj_make(2.0, 3.0, 6.0, 0);
     assert_true(fabs(pair_energy(4.0 * rmin2, &q) + 3.0) < 1e-13);
 }
 
@@ -156,7 +156,7 @@ static void morse_pair_function(void **state)
 {
     (void)state;
     const double eps = 1.3, alpha = 5.5, r0 = 1.1, h = 1e-6;
-    pair_params p = morse_params_make(eps, alpha, r0, 3.0, LJ_TRUNCATED);
+    pair_params p = pair_morse_make(eps, alpha, r0, 3.0, PAIR_TRUNCATED);
     assert_true(fabs(pair_energy(r0 * r0, &p) + eps) < 1e-14);
     double rz = r0 - log(2.0) / alpha;
     assert_true(fabs(pair_energy(rz * rz, &p)) < 1e-14);
@@ -166,11 +166,52 @@ static void morse_pair_function(void **state)
             fail_msg("r = %g: virial %.12g, -r du/dr %.12g", r, pair_virial(r * r, &p), -r * du);
     }
     assert_true(pair_energy(9.0, &p) == 0.0 && pair_virial(9.0, &p) == 0.0);
-    pair_params s = morse_params_make(eps, alpha, r0, 2.0, LJ_SHIFTED);
-    pair_params f = morse_params_make(eps, alpha, r0, 2.0, LJ_FORCE_SHIFTED);
+    pair_params s = pair_morse_make(eps, alpha, r0, 2.0, PAIR_SHIFTED);
+    pair_params f = pair_morse_make(eps, alpha, r0, 2.0, PAIR_FORCE_SHIFTED);
     double below = 2.0 * (1 - 1e-9);
     assert_true(fabs(pair_energy(below * below, &s)) < 1e-9);
     assert_true(fabs(pair_energy(below * below, &f)) < 1e-9 && fabs(pair_virial(below * below, &f)) < 1e-8);
+}
+
+/* The pair's terms and their cutoffs: the Coulomb slot, once filled, adds qq / r (virial qq / r)
+ * inside its own cutoff and nothing beyond it, whatever the short-range cutoff; with qq = 0 the
+ * pair function is the short-range term alone, to the bit; the form, not a zero field, selects
+ * the short-range term; and only a pair without Morse, force shift or charges counts as plain LJ. */
+static void pair_terms(void **state)
+{
+    (void)state;
+    const double qq = -2.7, scheme_rc = 2.5;
+    for (int scheme = PAIR_TRUNCATED; scheme <= PAIR_FORCE_SHIFTED; scheme++) {
+        pair_params lj = pair_lj_make(1.0, 1.0, scheme_rc, scheme), q = lj;
+        assert_int_equal(lj.form, PAIR_LJ);
+        assert_true(lj.coulomb_qq == 0.0 && lj.coulomb_rc2 == scheme_rc * scheme_rc);
+        q.coulomb_qq = qq;
+        q.coulomb_rc2 = 4.0 * 4.0; /* the Coulomb term reaches past the short-range cutoff */
+        for (double r = 0.95; r < 5.0; r += 0.173) {
+            double r2 = r * r, coul = r < 4.0 ? qq / r : 0.0;
+            if (!(fabs(pair_energy(r2, &q) - (pair_energy(r2, &lj) + coul)) <= 1e-14 * fmax(1.0, fabs(coul))))
+                fail_msg("scheme %d, r = %g: u %.17g, short-range %.17g + Coulomb %.17g", scheme, r,
+                         pair_energy(r2, &q), pair_energy(r2, &lj), coul);
+            if (!(fabs(pair_virial(r2, &q) - (pair_virial(r2, &lj) + coul)) <= 1e-13 * fmax(1.0, fabs(coul))))
+                fail_msg("scheme %d, r = %g: virial %.17g, short-range %.17g + Coulomb %.17g", scheme, r,
+                         pair_virial(r2, &q), pair_virial(r2, &lj), coul);
+            if (r > scheme_rc && r < 4.0) assert_true(pair_energy(r2, &lj) == 0.0 && pair_energy(r2, &q) == qq / sqrt(r2));
+        }
+        q.coulomb_rc2 = 1.5 * 1.5; /* and stops short of it */
+        assert_true(pair_energy(2.0 * 2.0, &q) == pair_energy(2.0 * 2.0, &lj));
+        assert_true(pair_energy(1.2 * 1.2, &q) == pair_energy(1.2 * 1.2, &lj) + qq / sqrt(1.2 * 1.2));
+        assert_int_equal(pair_is_plain_lj(&lj), scheme != PAIR_FORCE_SHIFTED);
+        assert_false(pair_is_plain_lj(&q));
+        pair_params plain = pair_as_plain_lj(lj);
+        if (scheme != PAIR_FORCE_SHIFTED) /* the fast copy of a plain pair is the same function */
+            for (double r = 0.95; r < 3.0; r += 0.31) assert_true(pair_energy(r * r, &plain) == pair_energy(r * r, &lj));
+    }
+    pair_params m = pair_morse_make(1.0, 3.0, 1.1, 2.5, PAIR_TRUNCATED);
+    assert_int_equal(m.form, PAIR_MORSE);
+    assert_false(pair_is_plain_lj(&m));
+    assert_true(fabs(pair_energy(1.1 * 1.1, &m) + 1.0) < 1e-15); /* the form picks Morse: -eps at r0 */
+    m.form = PAIR_LJ; /* the same constants read as LJ (lj1 = lj2 = 0): no energy at all */
+    assert_true(pair_energy(1.1 * 1.1, &m) == 0.0);
 }
 
 /* Tail corrections against quadrature of 2 pi int r^2 u and (2 pi / 3) int r^2 (-r u') beyond rc
@@ -179,8 +220,8 @@ static void morse_pair_function(void **state)
 static void tail_corrections_by_quadrature(void **state)
 {
     (void)state;
-    pair_params cases[2] = {lj_params_make(1.0, 1.0, 2.5, LJ_TRUNCATED),
-                            morse_params_make(1.0, 3.0, 1.1, 2.5, LJ_TRUNCATED)};
+    pair_params cases[2] = {pair_lj_make(1.0, 1.0, 2.5, PAIR_TRUNCATED),
+                            pair_morse_make(1.0, 3.0, 1.1, 2.5, PAIR_TRUNCATED)};
     for (int k = 0; k < 2; k++) {
         pair_params inf = cases[k];
         inf.rc2 = INFINITY;
@@ -243,6 +284,7 @@ int main(void)
         cmocka_unit_test(nist4_replicated_cells), cmocka_unit_test(nist4_shifted),
         cmocka_unit_test(nist4_force_shifted), cmocka_unit_test(force_shift_continuity),
         cmocka_unit_test(pair_function_limits), cmocka_unit_test(morse_pair_function),
+        cmocka_unit_test(pair_terms),
         cmocka_unit_test(tail_corrections_by_quadrature), cmocka_unit_test(image_fold_is_the_min_image),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

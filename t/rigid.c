@@ -163,7 +163,7 @@ static void wall_and_hard_core(void **state)
     (void)state;
     assert_true(mc_wall_energy(0, 0, 2.9, 3.0, 5.0) == 0.0);
     assert_true(fabs(mc_wall_energy(0, 3.0, 4.0, 3.0, 5.0) - 0.5 * 5.0 * 4.0) < 1e-14); /* r = 5 */
-    pair_params lj1 = lj_params_make(1.0, 1.0, INFINITY, 0);
+    pair_params lj1 = pair_lj_make(1.0, 1.0, INFINITY, 0);
     assert_true(isinf(mc_site_pair_energy(0.25, &lj1, 0.36)));
     assert_true(mc_site_pair_energy(0.49, &lj1, 0.36) == pair_energy(0.49, &lj1));
 }

@@ -37,8 +37,8 @@ static void make_case(partners_case *c, uint64_t seed, int scheme, int morse_pai
     for (int a = 0; a < NSPECIES; a++)
         for (int b = 0; b < NSPECIES; b++) {
             double s = 0.5 * (sigma[a] + sigma[b]), e = sqrt(eps[a] * eps[b]);
-            c->pair[a][b] = morse_pair && a == 1 && b == 2 ? morse_params_make(e, 3.0, 1.1 * s, 3.0, scheme)
-                                                            : lj_params_make(s, e, 3.0, scheme);
+            c->pair[a][b] = morse_pair && a == 1 && b == 2 ? pair_morse_make(e, 3.0, 1.1 * s, 3.0, scheme)
+                                                            : pair_lj_make(s, e, 3.0, scheme);
             c->hard_core2[a][b] = hard_core * hard_core * s * s;
         }
 }
@@ -80,9 +80,9 @@ static void check_agree(int scheme, int morse_pair)
     free(c);
 }
 
-static void plain_lj_rows(void **state) { (void)state, check_agree(LJ_TRUNCATED, 0); }
-static void shifted_rows(void **state) { (void)state, check_agree(LJ_SHIFTED, 0); }
-static void force_shifted_morse_rows(void **state) { (void)state, check_agree(LJ_FORCE_SHIFTED, 1); }
+static void plain_lj_rows(void **state) { (void)state, check_agree(PAIR_TRUNCATED, 0); }
+static void shifted_rows(void **state) { (void)state, check_agree(PAIR_SHIFTED, 0); }
+static void force_shifted_morse_rows(void **state) { (void)state, check_agree(PAIR_FORCE_SHIFTED, 1); }
 
 /* A partner inside the hard core of its species pair makes the sum +infinity in both, and only
  * the hard core of the partner's own species counts. */
@@ -91,7 +91,7 @@ static void hard_cores(void **state)
     (void)state;
     partners_case *c = malloc(sizeof *c);
     assert_non_null(c);
-    make_case(c, 5, LJ_TRUNCATED, 0, 0.0);
+    make_case(c, 5, PAIR_TRUNCATED, 0, 0.0);
     c->hard_core2[0][1] = 0.25; /* species 0 with species 1: 0.5 */
     for (int k = 0; k < NSITES; k++) c->species[k] = 2; /* every other partner without a hard core */
     int j = 10;
