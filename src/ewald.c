@@ -1,0 +1,202 @@
+/* ewald: the Fourier part of the Ewald sum (ewald.h). */
+#include "ewald.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EWALD_KMAX_LIMIT = 64 }; /* the largest kmax (the phase tables' size) */
+
+int ewald_kspace_init(ewald_kspace *e, double alpha, int kmax, int ksq_max, double k_e, mc_err *err)
+{
+    memset(e, 0, sizeof *e);
+    if (!(alpha > 0) || kmax < 1 || kmax > EWALD_KMAX_LIMIT || ksq_max < 1 || ksq_max > 3 * kmax * kmax)
+        MC_FAIL(err, MC_EINVAL, "Ewald sum: alpha = %g, kmax = %d, ksq_max = %d: expected alpha > 0, 1 <= kmax <= %d "
+                "and 1 <= ksq_max <= 3 kmax^2", alpha, kmax, ksq_max, EWALD_KMAX_LIMIT);
+    e->alpha = alpha, e->k_e = k_e, e->kmax = kmax, e->ksq_max = ksq_max;
+    int side = 2 * kmax + 1, nk = 0;
+    if (!(e->n = malloc((size_t)side * side * side / 2 * sizeof *e->n)))
+        MC_FAIL(err, MC_ENOMEM, "out of memory for %d Ewald wave vectors", side * side * side / 2);
+    /* the half set in a fixed order (n_x, then n_y, then n_z rising): the order of every sum over k */
+    for (int x = 0; x <= kmax; x++)
+        for (int y = -kmax; y <= kmax; y++)
+            for (int z = -kmax; z <= kmax; z++) {
+                int half = x > 0 || (x == 0 && y > 0) || (x == 0 && y == 0 && z > 0);
+                if (!half || x * x + y * y + z * z > ksq_max) continue;
+                e->n[nk][0] = x, e->n[nk][1] = y, e->n[nk][2] = z;
+                nk++;
+            }
+    e->nk = nk;
+    return MC_OK;
+}
+
+void ewald_kspace_fini(ewald_kspace *e)
+{
+    free(e->n);
+    e->n = NULL;
+    e->nk = 0;
+}
+
+int ewald_sums_alloc(const ewald_kspace *e, ewald_sums *s, mc_err *err)
+{
+    memset(s, 0, sizeof *s);
+    if (!(s->coeff = calloc(3 * (size_t)e->nk, sizeof *s->coeff)))
+        MC_FAIL(err, MC_ENOMEM, "out of memory for the structure factors of %d Ewald wave vectors", e->nk);
+    s->re = s->coeff + e->nk, s->im = s->re + e->nk;
+    return MC_OK;
+}
+
+void ewald_sums_free(ewald_sums *s)
+{
+    if (!s) return;
+    free(s->coeff);
+    s->coeff = s->re = s->im = NULL;
+}
+
+static void coefficients(const ewald_kspace *e, ewald_sums *s, double box)
+{
+    const double two_pi_l = 2.0 * M_PI / box, prefactor = 4.0 * M_PI * e->k_e / (box * box * box);
+    for (int k = 0; k < e->nk; k++) {
+        const int *n = e->n[k];
+        double k2 = two_pi_l * two_pi_l * (double)(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        s->coeff[k] = prefactor * exp(-k2 / (4.0 * e->alpha * e->alpha)) / k2;
+    }
+    s->box = box;
+}
+
+/* exp(i 2 pi m u / box) for m = 0 .. kmax, by powers of m = 1 (one cos and sin per coordinate). */
+typedef struct phases {
+    double re[3][EWALD_KMAX_LIMIT + 1], im[3][EWALD_KMAX_LIMIT + 1];
+} phases;
+
+static void phases_of(const ewald_kspace *e, double box, const double r[3], phases *p)
+{
+    for (int d = 0; d < 3; d++) {
+        double t = 2.0 * M_PI * r[d] / box, c = cos(t), s = sin(t);
+        p->re[d][0] = 1.0, p->im[d][0] = 0.0;
+        for (int m = 1; m <= e->kmax; m++) {
+            p->re[d][m] = p->re[d][m - 1] * c - p->im[d][m - 1] * s;
+            p->im[d][m] = p->re[d][m - 1] * s + p->im[d][m - 1] * c;
+        }
+    }
+}
+
+/* exp(i k . r) for the vector n from the site's phases (exp(-i t) = conj(exp(i t))). */
+static inline void phase_of_k(const phases *p, const int n[3], double *re, double *im)
+{
+    double ar = 1.0, ai = 0.0;
+    for (int d = 0; d < 3; d++) {
+        int m = n[d] < 0 ? -n[d] : n[d];
+        double br = p->re[d][m], bi = n[d] < 0 ? -p->im[d][m] : p->im[d][m];
+        double t = ar * br - ai * bi;
+        ai = ar * bi + ai * br;
+        ar = t;
+    }
+    *re = ar, *im = ai;
+}
+
+double ewald_energy(const ewald_kspace *e, const ewald_sums *s)
+{
+    double u = 0.0;
+    for (int k = 0; k < e->nk; k++) u += s->coeff[k] * (s->re[k] * s->re[k] + s->im[k] * s->im[k]);
+    return u;
+}
+
+double ewald_recompute(const ewald_kspace *e, ewald_sums *s, double box, int n, const double *x,
+                       const double *y, const double *z, const double *q)
+{
+    coefficients(e, s, box);
+    memset(s->re, 0, 2 * (size_t)e->nk * sizeof *s->re);
+    phases p;
+    for (int i = 0; i < n; i++) {
+        if (q[i] == 0.0) continue;
+        const double r[3] = {x[i], y[i], z[i]};
+        phases_of(e, box, r, &p);
+        for (int k = 0; k < e->nk; k++) {
+            double cr, ci;
+            phase_of_k(&p, e->n[k], &cr, &ci);
+            s->re[k] += q[i] * cr;
+            s->im[k] += q[i] * ci;
+        }
+    }
+    return ewald_energy(e, s);
+}
+
+double ewald_move_change(const ewald_kspace *e, const ewald_sums *s, int nsites, const double *q,
+                         const double *old_pos, const double *new_pos, double *d)
+{
+    double *dre = d, *dim = d + e->nk;
+    memset(d, 0, 2 * (size_t)e->nk * sizeof *d);
+    phases po, pn;
+    for (int j = 0; j < nsites; j++) {
+        if (q[j] == 0.0) continue;
+        phases_of(e, s->box, &old_pos[3 * j], &po);
+        phases_of(e, s->box, &new_pos[3 * j], &pn);
+        for (int k = 0; k < e->nk; k++) {
+            double or_, oi, nr, ni;
+            phase_of_k(&po, e->n[k], &or_, &oi);
+            phase_of_k(&pn, e->n[k], &nr, &ni);
+            dre[k] += q[j] * (nr - or_);
+            dim[k] += q[j] * (ni - oi);
+        }
+    }
+    /* |S + dS|^2 - |S|^2 = 2 S . dS + |dS|^2, without the cancellation of the two squares */
+    double du = 0.0;
+    for (int k = 0; k < e->nk; k++)
+        du += s->coeff[k] * (2.0 * (s->re[k] * dre[k] + s->im[k] * dim[k]) + dre[k] * dre[k] + dim[k] * dim[k]);
+    return du;
+}
+
+void ewald_accept(const ewald_kspace *e, ewald_sums *s, const double *d)
+{
+    for (int k = 0; k < e->nk; k++) s->re[k] += d[k], s->im[k] += d[e->nk + k];
+}
+
+double ewald_virial(const ewald_kspace *e, const ewald_sums *s, int n, const double *x, const double *y,
+                    const double *z, const double *q, const double *offset)
+{
+    const double two_pi_l = 2.0 * M_PI / s->box, inv_2a2 = 1.0 / (2.0 * e->alpha * e->alpha);
+    double w = 0.0;
+    for (int k = 0; k < e->nk; k++) {
+        const int *m = e->n[k];
+        double k2 = two_pi_l * two_pi_l * (double)(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
+        w += s->coeff[k] * (s->re[k] * s->re[k] + s->im[k] * s->im[k]) * (1.0 - k2 * inv_2a2);
+    }
+    if (!offset) return w;
+    /* F_i = 2 q_i sum_k coeff_k k Im(conj(S(k)) exp(i k . r_i)); the molecular virial drops F_i . d_i */
+    phases p;
+    for (int i = 0; i < n; i++) {
+        if (q[i] == 0.0) continue;
+        const double r[3] = {x[i], y[i], z[i]}, *di = &offset[3 * i];
+        phases_of(e, s->box, r, &p);
+        double fd = 0.0;
+        for (int k = 0; k < e->nk; k++) {
+            const int *m = e->n[k];
+            double cr, ci;
+            phase_of_k(&p, m, &cr, &ci);
+            double kd = two_pi_l * (m[0] * di[0] + m[1] * di[1] + m[2] * di[2]);
+            fd += s->coeff[k] * kd * (s->re[k] * ci - s->im[k] * cr);
+        }
+        w -= 2.0 * q[i] * fd;
+    }
+    return w;
+}
+
+double ewald_self_energy(const ewald_kspace *e, int n, const double *q)
+{
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) sum += q[i] * q[i];
+    return -e->k_e * e->alpha / sqrt(M_PI) * sum;
+}
+
+double ewald_intra_energy(const ewald_kspace *e, int nsites, const double *q, const double *pos)
+{
+    double u = 0.0;
+    for (int i = 0; i < nsites; i++)
+        for (int j = i + 1; j < nsites; j++) {
+            double dx = pos[3 * i] - pos[3 * j], dy = pos[3 * i + 1] - pos[3 * j + 1], dz = pos[3 * i + 2] - pos[3 * j + 2];
+            double r = sqrt(dx * dx + dy * dy + dz * dz);
+            u -= q[i] * q[j] * erf(e->alpha * r) / r;
+        }
+    return e->k_e * u;
+}

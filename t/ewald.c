@@ -1,0 +1,326 @@
+/* The Ewald sum (src/ewald.c and the pair function's Coulomb term) against published numbers:
+ * NIST's SPC/E water reference configurations (t/refdata/ewald: every component at NIST's six
+ * digits, and FEASST's eleven-digit recomputation of configurations 1 and 2), the Madelung
+ * constant of rock salt (independent of alpha and the k-space cutoff), and RASPA3's two CO2 in a
+ * box; then a move's change of the Fourier part against two full recomputations, and the virial
+ * against a numerical derivative of the energy under a scaling of the box. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ewald.h"
+#include "pair.h"
+
+enum { SPCE_MAX_MOLECULES = 300 };
+
+/* e^2 / (4 pi eps0 k_B) in K A from the CODATA-2010 constants NIST used: 167100.9566... (the
+ * README's 167101.0 rounded; with it the Fourier part of configuration 1 rounds to 6270.10, not
+ * NIST's 6270.09) */
+#define KE_K_A(e, eps0, k_b) ((e) * (e) / (4.0 * M_PI * (eps0) * (k_b)) * 1e10)
+static const double NIST_KE = KE_K_A(1.602176565e-19, 8.854187817e-12, 1.3806488e-23);
+
+typedef struct spce {
+    int molecules, n;
+    double box;
+    double x[3 * SPCE_MAX_MOLECULES], y[3 * SPCE_MAX_MOLECULES], z[3 * SPCE_MAX_MOLECULES];
+    double q[3 * SPCE_MAX_MOLECULES];
+} spce;
+
+static void load_spce(int config, spce *w)
+{
+    char name[64];
+    snprintf(name, sizeof name, "ewald/spce_sample_config_periodic%d.txt", config);
+    FILE *f = fopen(tu_refdata(name), "r");
+    if (!f) fail_msg("cannot open %s", tu_refdata(name));
+    double ly, lz;
+    assert_int_equal(fscanf(f, "%lf %lf %lf %d", &w->box, &ly, &lz, &w->molecules), 4);
+    assert_true(w->molecules <= SPCE_MAX_MOLECULES);
+    w->n = 3 * w->molecules;
+    for (int i = 0; i < w->n; i++) {
+        int index;
+        char type[8];
+        assert_int_equal(fscanf(f, "%d %lf %lf %lf %7s", &index, &w->x[i], &w->y[i], &w->z[i], type), 5);
+        assert_int_equal(type[0], i % 3 == 0 ? 'O' : 'H');
+        w->q[i] = i % 3 == 0 ? -0.8476 : 0.4238;
+        /* the file is centred on the origin: into [0, L) as the engine keeps positions */
+        w->x[i] -= w->box * floor(w->x[i] / w->box), w->y[i] -= w->box * floor(w->y[i] / w->box);
+        w->z[i] -= w->box * floor(w->z[i] / w->box);
+    }
+    fclose(f);
+}
+
+/* The components NIST tabulates, computed as the engine computes them: E_real through the pair
+ * function's Coulomb term (O-O also LJ, every pair of different molecules under the minimum image
+ * and the 10 A cutoff), E_fourier, E_self and E_intra from ewald.c. */
+typedef struct components {
+    double disp, real, fourier, self, intra;
+} components;
+
+static components spce_components(const spce *w)
+{
+    const double alpha = 5.6 / w->box, rc = 10.0;
+    ewald_kspace e;
+    ewald_sums s;
+    mc_err err = {0, ""};
+    assert_int_equal(ewald_kspace_init(&e, alpha, 5, 26, NIST_KE, &err), MC_OK);
+    assert_int_equal(ewald_sums_alloc(&e, &s, &err), MC_OK);
+    components c = {0};
+    const double eps_o = 78.19743111, sigma_o = 3.16555789; /* K, A */
+    for (int i = 0; i < w->n; i++)
+        for (int j = i + 1; j < w->n; j++) {
+            if (i / 3 == j / 3) continue; /* the same molecule */
+            pair_params p = pair_lj_make(sigma_o, i % 3 == 0 && j % 3 == 0 ? eps_o : 0.0, rc, PAIR_TRUNCATED);
+            pair_params coulomb = p;
+            coulomb.lj1 = coulomb.lj2 = 0.0;
+            coulomb.coulomb_qq = NIST_KE * w->q[i] * w->q[j], coulomb.coulomb_alpha = alpha;
+            double r2 = mc_image_dist2(w->x[i] - w->x[j], w->y[i] - w->y[j], w->z[i] - w->z[j], w->box);
+            c.disp += pair_energy(r2, &p);
+            c.real += pair_energy(r2, &coulomb);
+        }
+    c.fourier = ewald_recompute(&e, &s, w->box, w->n, w->x, w->y, w->z, w->q);
+    c.self = ewald_self_energy(&e, w->n, w->q);
+    for (int m = 0; m < w->molecules; m++) {
+        double pos[9];
+        for (int k = 0; k < 3; k++) { /* the molecule whole: its H by the minimum image from its O */
+            int i = 3 * m + k;
+            pos[3 * k] = w->x[3 * m] + mc_min_image(w->x[i] - w->x[3 * m], w->box, 0.5 * w->box);
+            pos[3 * k + 1] = w->y[3 * m] + mc_min_image(w->y[i] - w->y[3 * m], w->box, 0.5 * w->box);
+            pos[3 * k + 2] = w->z[3 * m] + mc_min_image(w->z[i] - w->z[3 * m], w->box, 0.5 * w->box);
+        }
+        c.intra += ewald_intra_energy(&e, 3, &w->q[3 * m], pos);
+    }
+    ewald_sums_free(&s);
+    ewald_kspace_fini(&e);
+    return c;
+}
+
+/* a equals NIST's six-significant-digit value b: |a - b| within half a unit of its sixth digit */
+static void assert_six_digits(const char *what, double a, double b)
+{
+    double unit = pow(10.0, floor(log10(fabs(b))) - 5);
+    if (!(fabs(a - b) <= 0.5 * unit * (1 + 1e-9)))
+        fail_msg("%s: %.10g, NIST %.6g (off by %.3g of its last digit)", what, a, b, fabs(a - b) / unit);
+}
+
+static void nist_spce(void **state)
+{
+    (void)state;
+    FILE *f = fopen(tu_refdata("ewald/spce_reference_energies_nist.tsv"), "r");
+    if (!f) fail_msg("cannot open the NIST table");
+    char line[512];
+    int configs = 0;
+    static spce w;
+    while (fgets(line, sizeof line, f)) {
+        int config, m, kmax, ksq;
+        char file[128];
+        double L, alpha, rcut, disp, lrc, real, fourier, self, intra, total;
+        if (sscanf(line, "%d %127s %d %lf %lf %d %d %lf %lf %lf %lf %lf %lf %lf %lf", &config, file, &m, &L, &alpha,
+                   &kmax, &ksq, &rcut, &disp, &lrc, &real, &fourier, &self, &intra, &total) != 15)
+            continue;
+        load_spce(config, &w);
+        assert_int_equal(w.molecules, m);
+        components c = spce_components(&w);
+        char what[64];
+        snprintf(what, sizeof what, "config %d E_disp", config), assert_six_digits(what, c.disp, disp);
+        snprintf(what, sizeof what, "config %d E_real", config), assert_six_digits(what, c.real, real);
+        snprintf(what, sizeof what, "config %d E_fourier", config), assert_six_digits(what, c.fourier, fourier);
+        snprintf(what, sizeof what, "config %d E_self", config), assert_six_digits(what, c.self, self);
+        snprintf(what, sizeof what, "config %d E_intra", config), assert_six_digits(what, c.intra, intra);
+        double sum = c.disp + lrc + c.real + c.fourier + c.self + c.intra;
+        assert_true(fabs(sum - total) < 2e-5 * fabs(total));
+        /* FEASST's eleven-digit recomputation (README) of E_real and E_fourier */
+        const double feasst_real[2] = {-558888.919727851, -1192948.6940246},
+                     feasst_fourier[2] = {6270.0937839397, 6034.9503269};
+        if (config <= 2) {
+            assert_true(fabs(c.real - feasst_real[config - 1]) < 1e-8 * fabs(feasst_real[config - 1]));
+            assert_true(fabs(c.fourier - feasst_fourier[config - 1]) < 1e-8 * feasst_fourier[config - 1]);
+        }
+        configs++;
+    }
+    fclose(f);
+    assert_int_equal(configs, 3);
+}
+
+/* The whole Ewald energy of n point charges (no molecules) in the periodic box: the real-space
+ * term over every pair and its periodic images closer than rc (which may exceed the box), the
+ * Fourier part over the whole cube |n_i| <= kmax, and the self term. */
+static double ewald_total(int n, const double *x, const double *y, const double *z, const double *q, double box,
+                          double alpha, int kmax, double rc)
+{
+    ewald_kspace e;
+    ewald_sums s;
+    mc_err err = {0, ""};
+    assert_int_equal(ewald_kspace_init(&e, alpha, kmax, 3 * kmax * kmax, 1.0, &err), MC_OK);
+    assert_int_equal(ewald_sums_alloc(&e, &s, &err), MC_OK);
+    double u = ewald_recompute(&e, &s, box, n, x, y, z, q) + ewald_self_energy(&e, n, q);
+    pair_params p = pair_lj_make(1.0, 0.0, rc, PAIR_TRUNCATED);
+    p.coulomb_alpha = alpha;
+    const int images = (int)ceil(rc / box);
+    double real = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            for (int a = -images; a <= images; a++)
+                for (int b = -images; b <= images; b++)
+                    for (int c = -images; c <= images; c++) {
+                        if (i == j && a == 0 && b == 0 && c == 0) continue;
+                        double dx = x[i] - x[j] + a * box, dy = y[i] - y[j] + b * box, dz = z[i] - z[j] + c * box;
+                        p.coulomb_qq = q[i] * q[j];
+                        real += 0.5 * pair_energy(dx * dx + dy * dy + dz * dz, &p);
+                    }
+    ewald_sums_free(&s);
+    ewald_kspace_fini(&e);
+    return u + real;
+}
+
+/* Rock salt: 8 charges +-1 in a cube of edge 2, nearest neighbours at 1: E = -4 M (M = 1.74756...),
+ * to 1e-11 whatever alpha and kmax (README: (1.5, 6), (2, 8), (3, 12); rc = 9 / alpha leaves
+ * erfc(9) of the real-space terms). */
+static void madelung(void **state)
+{
+    (void)state;
+    double x[8], y[8], z[8], q[8];
+    int n = 0;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; k < 2; k++, n++) x[n] = i, y[n] = j, z[n] = k, q[n] = (i + j + k) % 2 ? -1.0 : 1.0;
+    const double expected = -4.0 * 1.7475645946331822;
+    const double alpha[3] = {1.5, 2.0, 3.0};
+    const int kmax[3] = {6, 8, 12};
+    for (int t = 0; t < 3; t++) {
+        double u = ewald_total(8, x, y, z, q, 2.0, alpha[t], kmax[t], 9.0 / alpha[t]);
+        if (!(fabs(u - expected) < 1e-11 * fabs(expected)))
+            fail_msg("alpha %g, kmax %d: E = %.15g, expected %.15g", alpha[t], kmax[t], u, expected);
+    }
+}
+
+/* RASPA3's two rigid CO2 in a 10 A box (README): Fourier + self + intramolecular exclusion =
+ * 164.69438 - 29984.30740 + 29910.15909 K with CODATA-2018 constants. */
+static void two_co2(void **state)
+{
+    (void)state;
+    const double ke = KE_K_A(1.602176634e-19, 8.8541878128e-12, 1.380649e-23), c_o = 1.149; /* CODATA 2018 */
+    double x[6] = {-1, -1, -1, 1, 1, 1}, y[6] = {0}, z[6] = {c_o, 0, -c_o, c_o, 0, -c_o};
+    const double q[6] = {-0.3256, 0.6512, -0.3256, -0.3256, 0.6512, -0.3256};
+    ewald_kspace e;
+    ewald_sums s;
+    mc_err err = {0, ""};
+    assert_int_equal(ewald_kspace_init(&e, 0.25, 8, 3 * 64, ke, &err), MC_OK);
+    assert_int_equal(ewald_sums_alloc(&e, &s, &err), MC_OK);
+    double intra = 0.0;
+    for (int m = 0; m < 2; m++) {
+        double pos[9];
+        for (int k = 0; k < 3; k++) pos[3 * k] = x[3 * m + k], pos[3 * k + 1] = y[3 * m + k], pos[3 * k + 2] = z[3 * m + k];
+        intra += ewald_intra_energy(&e, 3, &q[3 * m], pos);
+    }
+    for (int i = 0; i < 6; i++) x[i] += 5.0, y[i] += 5.0, z[i] += 5.0; /* into [0, 10) */
+    double fourier = ewald_recompute(&e, &s, 10.0, 6, x, y, z, q), self = ewald_self_energy(&e, 6, q);
+    assert_true(fabs(fourier - 164.69438) < 1e-5);
+    assert_true(fabs(self - -29984.30740) < 1e-5);
+    assert_true(fabs(intra - 29910.15909) < 1e-5);
+    ewald_sums_free(&s);
+    ewald_kspace_fini(&e);
+}
+
+/* 30 moves of one water of NIST configuration 1: each move's change, the running S(k) after it is
+ * taken, equals the change between two full recomputations to 1e-10 of the Fourier energy. */
+static void move_change(void **state)
+{
+    (void)state;
+    static spce w;
+    load_spce(1, &w);
+    ewald_kspace e;
+    ewald_sums running, fresh;
+    mc_err err = {0, ""};
+    assert_int_equal(ewald_kspace_init(&e, 5.6 / w.box, 5, 26, NIST_KE, &err), MC_OK);
+    assert_int_equal(ewald_sums_alloc(&e, &running, &err), MC_OK);
+    assert_int_equal(ewald_sums_alloc(&e, &fresh, &err), MC_OK);
+    double *d = malloc(2 * (size_t)e.nk * sizeof *d);
+    double u = ewald_recompute(&e, &running, w.box, w.n, w.x, w.y, w.z, w.q);
+    for (int t = 0; t < 30; t++) {
+        int m = (7 * t) % w.molecules;
+        double old_pos[9], new_pos[9];
+        for (int k = 0; k < 3; k++) {
+            int i = 3 * m + k;
+            old_pos[3 * k] = w.x[i], old_pos[3 * k + 1] = w.y[i], old_pos[3 * k + 2] = w.z[i];
+            new_pos[3 * k] = fmod(w.x[i] + 0.3 + 0.1 * t, w.box);
+            new_pos[3 * k + 1] = fmod(w.y[i] + 0.7, w.box), new_pos[3 * k + 2] = w.z[i];
+        }
+        double du = ewald_move_change(&e, &running, 3, &w.q[3 * m], old_pos, new_pos, d);
+        ewald_accept(&e, &running, d);
+        for (int k = 0; k < 3; k++) {
+            int i = 3 * m + k;
+            w.x[i] = new_pos[3 * k], w.y[i] = new_pos[3 * k + 1], w.z[i] = new_pos[3 * k + 2];
+        }
+        double u_new = ewald_recompute(&e, &fresh, w.box, w.n, w.x, w.y, w.z, w.q);
+        assert_true(du != 0.0);
+        assert_true(fabs(du - (u_new - u)) < 1e-10 * u_new);
+        assert_true(fabs(ewald_energy(&e, &running) - u_new) < 1e-10 * u_new);
+        u = u_new;
+    }
+    free(d);
+    ewald_sums_free(&running);
+    ewald_sums_free(&fresh);
+    ewald_kspace_fini(&e);
+}
+
+/* The Fourier part's virial against -3 V dE/dV: the atomic form under a uniform scaling of every
+ * site, the molecular form under a scaling of the molecules' centres with the molecules rigid. */
+static void virial(void **state)
+{
+    (void)state;
+    static spce w, scaled;
+    load_spce(1, &w);
+    ewald_kspace e;
+    ewald_sums s;
+    mc_err err = {0, ""};
+    const double alpha = 5.6 / w.box;
+    assert_int_equal(ewald_kspace_init(&e, alpha, 5, 26, NIST_KE, &err), MC_OK);
+    assert_int_equal(ewald_sums_alloc(&e, &s, &err), MC_OK);
+    /* whole molecules: each H by the minimum image from its O; the centre is the O (any point of
+     * the molecule serves: the virial's molecular form holds for any reference point) */
+    static double offset[9 * SPCE_MAX_MOLECULES];
+    for (int i = 0; i < w.n; i++) {
+        int o = i - i % 3;
+        offset[3 * i] = mc_min_image(w.x[i] - w.x[o], w.box, 0.5 * w.box);
+        offset[3 * i + 1] = mc_min_image(w.y[i] - w.y[o], w.box, 0.5 * w.box);
+        offset[3 * i + 2] = mc_min_image(w.z[i] - w.z[o], w.box, 0.5 * w.box);
+    }
+    ewald_recompute(&e, &s, w.box, w.n, w.x, w.y, w.z, w.q);
+    const double atomic = ewald_virial(&e, &s, w.n, w.x, w.y, w.z, w.q, NULL),
+                 molecular = ewald_virial(&e, &s, w.n, w.x, w.y, w.z, w.q, offset);
+    const double h = 1e-5;
+    double u[2][2]; /* [atomic, molecular][scale 1 - h, 1 + h] */
+    for (int form = 0; form < 2; form++)
+        for (int side = 0; side < 2; side++) {
+            double f = side ? 1 + h : 1 - h;
+            scaled = w;
+            scaled.box = w.box * f;
+            for (int i = 0; i < w.n; i++) {
+                int o = i - i % 3;
+                const double *d = &offset[3 * i];
+                scaled.x[i] = form ? w.x[o] * f + d[0] : w.x[i] * f;
+                scaled.y[i] = form ? w.y[o] * f + d[1] : w.y[i] * f;
+                scaled.z[i] = form ? w.z[o] * f + d[2] : w.z[i] * f;
+            }
+            u[form][side] = ewald_recompute(&e, &s, scaled.box, w.n, scaled.x, scaled.y, scaled.z, w.q);
+        }
+    /* W = -3 V dE/dV = -L dE/dL; the central difference is good to h^2 */
+    for (int form = 0; form < 2; form++) {
+        double w_numeric = -(u[form][1] - u[form][0]) / (2 * h), w_exact = form ? molecular : atomic;
+        if (!(fabs(w_exact - w_numeric) < 1e-6 * fabs(w_numeric) + 1e-6))
+            fail_msg("%s virial %.10g, -L dE/dL %.10g", form ? "molecular" : "atomic", w_exact, w_numeric);
+    }
+    assert_true(fabs(atomic - molecular) > 1e-3 * fabs(atomic)); /* the two forms differ here */
+    ewald_sums_free(&s);
+    ewald_kspace_fini(&e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(nist_spce), cmocka_unit_test(madelung), cmocka_unit_test(two_co2),
+                                       cmocka_unit_test(move_change), cmocka_unit_test(virial)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
