@@ -108,6 +108,25 @@ static const cfg_key schema[] = {
      "u(r); u(r) - u(rc); or u(r) - u(rc) - (r - rc) u'(rc), the linear-force-shifted potential", DIM_NONE},
     {"potential", "tail_correction", K_BOOL, OFF(potential.tail_correction), "yes", 0, 0, 0,
      NULL, "long-range corrections to energy and pressure (truncated scheme only; off for the others)", DIM_NONE},
+    {"potential", "charge", K_REAL, OFF(potential.charge), "0", -100, 100, 0, NULL,
+     "the species' charge: e in real units, reduced (e / sqrt(4 pi eps0 sigma eps)) in reduced units; needs "
+     "coulomb = ewald", DIM_NONE},
+    {"potential", "coulomb", K_CHOICE, OFF(potential.coulomb), "none", 0, 0, 0, "none|ewald",
+     "electrostatics between charged sites: none, or the Ewald sum (real-space erfc term within "
+     "coulomb_cutoff, Fourier part, self and intramolecular terms; conducting boundary)", DIM_NONE},
+    {"potential", "coulomb_cutoff", K_REAL, OFF(potential.coulomb_cutoff), "0", 0, 1e6, 0, NULL,
+     "coulomb = ewald: cutoff of the real-space term, at most half the smallest box edge; 0: cutoff", DIM_LENGTH},
+    {"potential", "ewald_precision", K_REAL, OFF(potential.ewald_precision), "1e-5", 1e-12, 0.1, 0, NULL,
+     "coulomb = ewald: relative size of the terms left out, erfc(alpha rc) and exp(-k^2 / (4 alpha^2)) at the "
+     "k-space cutoff; chooses ewald_alpha and ewald_kmax where they are not given", DIM_NONE},
+    {"potential", "ewald_alpha", K_REAL, OFF(potential.ewald_alpha), "0", 0, 1e6, 0, NULL,
+     "coulomb = ewald: splitting parameter in 1/length; 0: sqrt(-ln ewald_precision) / coulomb_cutoff",
+     DIM_INVERSE_LENGTH},
+    {"potential", "ewald_kmax", K_INT, OFF(potential.ewald_kmax), "0", 0, 64, 0, NULL,
+     "coulomb = ewald: wave vectors k = 2 pi n / L with every n_i in -kmax..kmax; 0: from ewald_precision "
+     "and the largest starting box", DIM_NONE},
+    {"potential", "ewald_ksq_max", K_INT, OFF(potential.ewald_ksq_max), "0", 0, 12288, 0, NULL,
+     "coulomb = ewald: and n^2 <= ksq_max (the NIST SPC/E set: kmax 5, ksq_max 26); 0: kmax^2", DIM_NONE},
     {"ensemble", "type", K_CHOICE, OFF(ensemble.type), "nvt", 0, 0, 0, "nvt|npt|gibbs",
      "statistical ensemble: nvt (density is an axis), npt (pressure is an axis; volume moves in ln V) or gibbs "
      "(two boxes that exchange volume and particles: vapour-liquid coexistence; temperature is the axis)", DIM_NONE},
@@ -164,8 +183,8 @@ static const cfg_key schema[] = {
      "becomes their total", DIM_NONE},
     {"mixture", "counts", K_LIST, OFF(mixture.counts), "", 1, 1e8, 0, NULL,
      "particles of each species", DIM_NONE},
-    {"mixture", "sigma", K_LIST, OFF(mixture.sigma), "", 0, 1e6, 1, NULL,
-     "LJ sigma of each species (replaces [potential] sigma)", DIM_NONE},
+    {"mixture", "sigma", K_LIST, OFF(mixture.sigma), "", 0, 1e6, 0, NULL,
+     "LJ sigma of each species (replaces [potential] sigma); 0 with epsilon 0: a site without LJ (a charge alone)", DIM_NONE},
     {"mixture", "epsilon", K_LIST, OFF(mixture.epsilon), "", 0, 1e6, 0, NULL,
      "LJ epsilon (Morse: well depth) of each species (replaces [potential] epsilon)", DIM_NONE},
     {"mixture", "morse_alpha", K_LIST, OFF(mixture.morse_alpha), "", 0, 1e6, 1, NULL,
@@ -182,6 +201,8 @@ static const cfg_key schema[] = {
      "type = morse: overrides of the arithmetic mean (alpha_a + alpha_b)/2, as A-B:value", DIM_NONE},
     {"mixture", "pair_morse_r0", K_STRING, OFF(mixture.pair_morse_r0), "", 0, 0, 0, NULL,
      "type = morse: overrides of the arithmetic mean (r0_a + r0_b)/2, as A-B:value", DIM_NONE},
+    {"mixture", "charge", K_LIST, OFF(mixture.charge), "", -100, 100, 0, NULL,
+     "charge of each species (as [potential] charge); needs [potential] coulomb = ewald", DIM_NONE},
     {"mixture", "hard_core", K_LIST, OFF(mixture.hard_core), "", 0, 1e6, 0, NULL,
      "molecules or boundary = none: hard-core radius of each species (length unit); a move bringing two sites "
      "closer than the sum of theirs is rejected", DIM_NONE},

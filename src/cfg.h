@@ -26,6 +26,7 @@ enum cfg_backend { CFG_BACKEND_AUTO = 0, CFG_BACKEND_CPU = 1, CFG_BACKEND_GPU = 
 enum cfg_precision { CFG_PRECISION_DOUBLE = 0, CFG_PRECISION_SINGLE = 1 };
 enum cfg_gpu_cell_lists { CFG_GPU_CELL_LISTS_AUTO = 0, CFG_GPU_CELL_LISTS_NO = 1 };
 enum cfg_potential { CFG_POTENTIAL_LJ = 0, CFG_POTENTIAL_MORSE = 1 };
+enum cfg_coulomb { CFG_COULOMB_NONE = 0, CFG_COULOMB_EWALD = 1 };
 /* as enum pair_cutoff_scheme */
 enum cfg_cutoff_scheme { CFG_CUTOFF_TRUNCATED = 0, CFG_CUTOFF_SHIFTED = 1, CFG_CUTOFF_FORCE_SHIFTED = 2 };
 enum cfg_boundary { CFG_BOUNDARY_PERIODIC = 0, CFG_BOUNDARY_NONE = 1 };
@@ -75,6 +76,11 @@ typedef struct cfg {
         int preset;        /* enum cfg_preset */
         int cutoff_scheme; /* enum cfg_cutoff_scheme */
         int tail_correction;
+        double charge;          /* a pure fluid's charge (e in real units) */
+        int coulomb;            /* enum cfg_coulomb */
+        double coulomb_cutoff;  /* 0: cutoff */
+        double ewald_precision, ewald_alpha; /* alpha 0: from the precision and the Coulomb cutoff */
+        long ewald_kmax, ewald_ksq_max;      /* 0: from the precision (kmax), kmax^2 (ksq_max) */
     } potential;
     struct {
         int type; /* enum cfg_ensemble */
@@ -104,6 +110,7 @@ typedef struct cfg {
         char *pair_sigma, *pair_epsilon; /* "A-B:value, ..." overrides of the mixing rules */
         char *pair_morse_alpha, *pair_morse_r0;
         cfg_list hard_core; /* per species radius; empty: none */
+        cfg_list charge;    /* per species (e in real units); empty: none */
     } mixture;
     struct {              /* empty (types NULL) without rigid molecules */
         char *types;      /* "benzene, argon" */

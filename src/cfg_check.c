@@ -72,7 +72,8 @@ static int check_mixture(const cfg *c, mc_err *err)
 {
     const char *f = c->filename;
     static const char *keys[] = {"counts", "sigma", "epsilon", "mass", "pair_sigma", "pair_epsilon",
-                                 "hard_core", "morse_alpha", "morse_r0", "pair_morse_alpha", "pair_morse_r0"};
+                                 "hard_core", "morse_alpha", "morse_r0", "pair_morse_alpha", "pair_morse_r0",
+                                 "charge"};
     if (!c->mixture.species) {
         for (int i = 0; i < (int)(sizeof keys / sizeof keys[0]); i++)
             if (cfg_line(c, "mixture", keys[i]))
@@ -102,8 +103,9 @@ static int check_mixture(const cfg *c, mc_err *err)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] %s belongs to type = %s; this run is type = %s", f,
                     cfg_line(c, "mixture", key), key, morse ? "lj" : "morse", morse ? "morse" : "lj");
     }
-    static const char *pure[] = {"sigma", "epsilon", "epsilon_k", "rmin", "preset", "morse_alpha", "morse_r0"};
-    for (int i = 0; i < 7; i++)
+    static const char *pure[] = {"sigma", "epsilon", "epsilon_k", "rmin", "preset", "morse_alpha", "morse_r0",
+                                 "charge"};
+    for (int i = 0; i < 8; i++)
         if (cfg_line(c, "potential", pure[i]))
             MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] %s: a mixture takes its parameters per species "
                     "in [mixture]", f, cfg_line(c, "potential", pure[i]), pure[i]);
@@ -217,6 +219,42 @@ static int refuse(const cfg *c, const char *section, const char *key, const char
     if (cfg_line(c, section, key))
         MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] %s: %s", c->filename, cfg_line(c, section, key), section,
                 key, why);
+    return MC_OK;
+}
+
+/* Charges and the Ewald sum: charges need coulomb = ewald and it needs charges; its keys need it;
+ * what it does not reach yet is refused by name (the net charge and the box are the plan's). */
+static int check_coulomb(const cfg *c, mc_err *err)
+{
+    const char *f = c->filename;
+    const int mixture = c->mixture.species != NULL, ewald = c->potential.coulomb == CFG_COULOMB_EWALD;
+    const char *charge_section = mixture ? "mixture" : "potential";
+    int charged = !mixture && c->potential.charge != 0.0;
+    for (int a = 0; mixture && a < c->mixture.charge.n; a++) charged |= c->mixture.charge.v[a] != 0.0;
+    if (charged && !ewald)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] charge: charged sites need [potential] coulomb = ewald", f,
+                cfg_line(c, charge_section, "charge"), charge_section);
+    static const char *ewald_keys[] = {"coulomb_cutoff", "ewald_precision", "ewald_alpha", "ewald_kmax", "ewald_ksq_max"};
+    for (int i = 0; !ewald && i < 5; i++)
+        MC_TRY(refuse(c, "potential", ewald_keys[i], "expected [potential] coulomb = ewald", err));
+    if (!ewald) return MC_OK;
+    if (!charged)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] coulomb = ewald: every charge is 0; give [%s] charge", f,
+                cfg_line(c, "potential", "coulomb"), charge_section);
+    const char *why = NULL;
+    if (!c->molecules.types)
+        why = "charged sites are sites of [molecules] for now (an ion is a one-site molecule type)";
+    else if (c->system.boundary != CFG_BOUNDARY_PERIODIC)
+        why = "the Ewald sum needs a periodic box (boundary = periodic)";
+    else if (c->ensemble.type == CFG_ENSEMBLE_GIBBS)
+        why = "the Gibbs ensemble takes no charged sites yet";
+    else if (c->ensemble.widom > 0)
+        why = "Widom insertion of charged molecules is not there yet: expected [ensemble] widom = 0";
+    if (why)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] coulomb = ewald: %s", f, cfg_line(c, "potential", "coulomb"), why);
+    if (c->potential.coulomb_cutoff == 0 && !isfinite(c->potential.cutoff))
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] coulomb = ewald: its real-space term needs a finite cutoff: "
+                "give [potential] coulomb_cutoff (or cutoff)", f, cfg_line(c, "potential", "coulomb"));
     return MC_OK;
 }
 
@@ -354,6 +392,7 @@ int cfg_check(cfg *c, mc_err *err)
      * settled (sigma from rmin or the preset, number densities from mass_density) */
     MC_TRY(check_rigid(c, err));
     MC_TRY(check_potential(c, err));
+    MC_TRY(check_coulomb(c, err));
     MC_TRY(check_ensemble(c, err));
     MC_TRY(check_exchange(c, err));
     MC_TRY(check_gibbs(c, err));

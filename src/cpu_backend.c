@@ -22,6 +22,10 @@
 typedef struct cpu_chain_scratch {
     cpu_cells move_cells; /* cells >= cutoff wide, kept current as particles move */
     cpu_cells rdf_cells;  /* cells >= rdf rmax wide, rebuilt at each RDF sample */
+    /* charges: the chain's structure factors, kept current as molecules move and recomputed from
+     * the positions at every measurement, trade and volume change, so that they are a function of
+     * the configuration wherever a round begins (as the cell lists are) */
+    ewald_sums ewald;
 } cpu_chain_scratch;
 
 struct mc_backend {
@@ -33,6 +37,8 @@ struct mc_backend {
                                    mc_rigid_scaled_scratch) */
     double *old_pos, *new_pos;  /* molecules: [3 max_sites] the moved molecule's sites */
     cpu_gibbs *gibbs;           /* Gibbs-ensemble chains' scratch (cpu_gibbs.c); NULL otherwise */
+    double *ewald_change;       /* charges: [2 nk] a trial move's change of S(k) */
+    ewald_sums ewald_trial;     /* charges, npt: the structure factors of a trial volume */
 };
 
 /* Energy of a particle of species a at p with the members cpu_cells_gather gathered, species
@@ -141,8 +147,19 @@ static double molecule_move_energy(const mc_plan *p, const mc_chain *c, int m, c
     return mc_rigid_move_total(p, u_old, u_new, oc, nc);
 }
 
+/* With charges: the move's energy change plus its change of the Ewald sum's Fourier part, whose
+ * change of S(k) it leaves in b->ewald_change (the real-space term is in the pair function). */
+static double charged_move_energy(mc_backend *b, const mc_chain *c, const ewald_sums *sums, int m,
+                                  const double oc[3], const double nc[3])
+{
+    const mc_plan *p = b->plan;
+    const int f0 = p->mol.first[m], ns = p->mol.first[m + 1] - f0;
+    const double du = molecule_move_energy(p, c, m, b->old_pos, b->new_pos, oc, nc);
+    return du + ewald_move_change(&p->kspace, sums, ns, &p->site_charge[f0], b->old_pos, b->new_pos, b->ewald_change);
+}
+
 /* A rigid-body move of one molecule (mc_rigid.h): translation, or rotation about its centre. */
-static void attempt_molecule_move(mc_backend *b, mc_chain *c)
+static void attempt_molecule_move(mc_backend *b, mc_chain *c, cpu_chain_scratch *sc)
 {
     const mc_plan *p = b->plan;
     const mc_molecules *mol = &p->mol;
@@ -161,8 +178,10 @@ static void attempt_molecule_move(mc_backend *b, mc_chain *c)
         mc_rigid_site(centre, q, &mol->site_body[3 * (f0 + k)], c->box_len, &b->new_pos[3 * k]);
     }
     c->rotations += t.rotate;
-    double dE = molecule_move_energy(p, c, m, b->old_pos, b->new_pos, old_centre, centre);
+    double dE = p->ewald ? charged_move_energy(b, c, &sc->ewald, m, old_centre, centre)
+                         : molecule_move_energy(p, c, m, b->old_pos, b->new_pos, old_centre, centre);
     if (!mc_metropolis_accept(dE, c->beta, p->seed, (uint32_t)c->id, step)) return;
+    if (p->ewald) ewald_accept(&p->kspace, &sc->ewald, b->ewald_change);
     c->cx[m] = centre[0], c->cy[m] = centre[1], c->cz[m] = centre[2];
     c->q[4 * m] = q.w, c->q[4 * m + 1] = q.x, c->q[4 * m + 2] = q.y, c->q[4 * m + 3] = q.z;
     for (int k = 0; k < ns; k++)
@@ -181,7 +200,7 @@ static int cpu_sweep(mc_backend *b, long nsweeps, mc_err *err)
         if (b->gibbs)
             cpu_gibbs_sweep(b->plan, b->gibbs, c, nsweeps);
         else if (b->plan->rigid)
-            for (long m = 0; m < moves; m++) attempt_molecule_move(b, c);
+            for (long m = 0; m < moves; m++) attempt_molecule_move(b, c, &b->scratch[k]);
         else
             for (long m = 0; m < moves; m++) MC_TRY(attempt_atom_move(b->plan, c, &b->scratch[k].move_cells, err));
     }
@@ -241,7 +260,14 @@ static int cpu_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *
         return MC_OK;
     }
     if (b->plan->rigid) {
-        mc_rigid_measure_chains(b->plan, b->chains, b->nchains, add_rdf, out);
+        for (int k = 0; k < b->nchains; k++) {
+            mc_chain *c = b->chains[k];
+            mc_rigid_sums s = mc_rigid_measure(b->plan, c, add_rdf, &b->scratch[k].ewald);
+            out[k].energy_pair = s.energy;
+            out[k].virial_pair = s.virial;
+            out[k].energy_pair_running = c->energy_pair;
+            c->energy_pair = s.energy; /* restart the running sum from the exact value */
+        }
         return MC_OK;
     }
     for (int k = 0; k < b->nchains; k++) {
@@ -314,12 +340,20 @@ static void scaled_chain(const mc_backend *b, const mc_chain *c, double s, mc_ch
     }
 }
 
+/* Charges: chain k's structure factors from its positions and box (nothing without charges). */
+static void recompute_ewald(mc_backend *b, int k)
+{
+    const mc_plan *p = b->plan;
+    const mc_chain *c = b->chains[k];
+    if (p->ewald) ewald_recompute(&p->kspace, &b->scratch[k].ewald, c->box_len, c->n, c->x, c->y, c->z, p->site_charge);
+}
+
 static int cpu_volume_energy(mc_backend *b, const double *scale, double *energy, mc_err *err)
 {
     for (int k = 0; k < b->nchains; k++) {
         if (scale[k] == 1.0) continue;
         if (b->plan->rigid) {
-            energy[k] = mc_rigid_scaled_energy(b->plan, b->chains[k], scale[k], b->trial_pos);
+            energy[k] = mc_rigid_scaled_energy(b->plan, b->chains[k], scale[k], b->trial_pos, &b->ewald_trial);
             continue;
         }
         mc_chain trial;
@@ -342,6 +376,7 @@ static int cpu_volume_apply(mc_backend *b, const double *scale, const double *en
         c->energy_pair = energy[k];
         if (b->plan->rigid) {
             mc_rigid_scale(b->plan, c, s, c);
+            recompute_ewald(b, k);
             continue;
         }
         mc_chain_set_box(c, c->box_len * s);
@@ -379,6 +414,7 @@ static int cpu_swap(mc_backend *b, int npairs, const int *first, const int *seco
             const mc_chain *c = b->chains[pair[k]];
             cpu_cells *g = &b->scratch[pair[k]].move_cells;
             if (g->ncell) MC_TRY(cpu_cells_build(g, c->n, c->x, c->y, c->z, err));
+            recompute_ewald(b, pair[k]);
         }
     }
     return MC_OK;
@@ -392,8 +428,10 @@ static int cpu_fetch_some(mc_backend *b, const unsigned char *which, mc_err *err
 
 static int cpu_reload(mc_backend *b, const unsigned char *changed, mc_err *err)
 {
-    for (int k = 0; !b->plan->rigid && k < b->nchains; k++) { /* molecules keep no lists */
+    for (int k = 0; k < b->nchains; k++) {
         if (!changed[k]) continue;
+        recompute_ewald(b, k);
+        if (b->plan->rigid) continue; /* molecules keep no lists */
         MC_TRY(cells_reset(&b->scratch[k].move_cells, b->chains[k], b->plan->cutoff, err));
         MC_TRY(cells_reset(&b->scratch[k].rdf_cells, b->chains[k], b->plan->rdf_rmax, err));
     }
@@ -406,12 +444,26 @@ static void cpu_destroy(mc_backend *b)
     for (int k = 0; b->scratch && k < b->nchains; k++) {
         cpu_cells_fini(&b->scratch[k].move_cells);
         cpu_cells_fini(&b->scratch[k].rdf_cells);
+        ewald_sums_free(&b->scratch[k].ewald);
     }
+    ewald_sums_free(&b->ewald_trial);
+    free(b->ewald_change);
     free(b->scratch);
     cpu_gibbs_destroy(b->gibbs);
     free(b->trial_pos);
     free(b->old_pos);
     free(b);
+}
+
+/* Charges: every chain's structure factors, a trial volume's, and a move's change. */
+static int ewald_storage(mc_backend *b, mc_err *err)
+{
+    const ewald_kspace *e = &b->plan->kspace;
+    for (int k = 0; k < b->nchains; k++) MC_TRY(ewald_sums_alloc(e, &b->scratch[k].ewald, err));
+    MC_TRY(ewald_sums_alloc(e, &b->ewald_trial, err));
+    if (!(b->ewald_change = malloc(2 * (size_t)e->nk * sizeof *b->ewald_change)))
+        MC_FAIL(err, MC_ENOMEM, "out of memory for the Ewald sum");
+    return MC_OK;
 }
 
 static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err)
@@ -442,7 +494,12 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
     }
     if (plan->rigid) {
         b->new_pos = b->old_pos + 3 * plan->mol.max_sites;
-        for (int k = 0; k < nchains; k++) chains[k]->energy_pair = mc_rigid_measure(plan, chains[k], 0).energy;
+        if (plan->ewald && ewald_storage(b, err) != MC_OK) {
+            cpu_destroy(b);
+            return NULL;
+        }
+        for (int k = 0; k < nchains; k++)
+            chains[k]->energy_pair = mc_rigid_measure(plan, chains[k], 0, &b->scratch[k].ewald).energy;
         return b;
     }
     for (int k = 0; k < nchains; k++) {

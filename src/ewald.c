@@ -152,8 +152,7 @@ void ewald_accept(const ewald_kspace *e, ewald_sums *s, const double *d)
     for (int k = 0; k < e->nk; k++) s->re[k] += d[k], s->im[k] += d[e->nk + k];
 }
 
-double ewald_virial(const ewald_kspace *e, const ewald_sums *s, int n, const double *x, const double *y,
-                    const double *z, const double *q, const double *offset)
+double ewald_virial(const ewald_kspace *e, const ewald_sums *s)
 {
     const double two_pi_l = 2.0 * M_PI / s->box, inv_2a2 = 1.0 / (2.0 * e->alpha * e->alpha);
     double w = 0.0;
@@ -162,24 +161,25 @@ double ewald_virial(const ewald_kspace *e, const ewald_sums *s, int n, const dou
         double k2 = two_pi_l * two_pi_l * (double)(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
         w += s->coeff[k] * (s->re[k] * s->re[k] + s->im[k] * s->im[k]) * (1.0 - k2 * inv_2a2);
     }
-    if (!offset) return w;
-    /* F_i = 2 q_i sum_k coeff_k k Im(conj(S(k)) exp(i k . r_i)); the molecular virial drops F_i . d_i */
-    phases p;
-    for (int i = 0; i < n; i++) {
-        if (q[i] == 0.0) continue;
-        const double r[3] = {x[i], y[i], z[i]}, *di = &offset[3 * i];
-        phases_of(e, s->box, r, &p);
-        double fd = 0.0;
-        for (int k = 0; k < e->nk; k++) {
-            const int *m = e->n[k];
-            double cr, ci;
-            phase_of_k(&p, m, &cr, &ci);
-            double kd = two_pi_l * (m[0] * di[0] + m[1] * di[1] + m[2] * di[2]);
-            fd += s->coeff[k] * kd * (s->re[k] * ci - s->im[k] * cr);
-        }
-        w -= 2.0 * q[i] * fd;
-    }
     return w;
+}
+
+double ewald_site_force_dot(const ewald_kspace *e, const ewald_sums *s, double q, const double r[3],
+                            const double d[3])
+{
+    if (q == 0.0) return 0.0;
+    const double two_pi_l = 2.0 * M_PI / s->box;
+    phases p;
+    phases_of(e, s->box, r, &p);
+    double fd = 0.0;
+    for (int k = 0; k < e->nk; k++) {
+        const int *m = e->n[k];
+        double cr, ci;
+        phase_of_k(&p, m, &cr, &ci);
+        double kd = two_pi_l * (m[0] * d[0] + m[1] * d[1] + m[2] * d[2]);
+        fd += s->coeff[k] * kd * (s->re[k] * ci - s->im[k] * cr);
+    }
+    return 2.0 * q * fd;
 }
 
 double ewald_self_energy(const ewald_kspace *e, int n, const double *q)

@@ -64,11 +64,15 @@ double ewald_move_change(const ewald_kspace *e, const ewald_sums *s, int nsites,
 /* s takes the change d of an accepted move. */
 void ewald_accept(const ewald_kspace *e, ewald_sums *s, const double *d);
 
-/* The Fourier part's molecular virial sum_i F_i . R_mol(i) (for P = rho k T + W / (3 V)): the atomic
- * virial sum_k E_k (1 - k^2 / (2 alpha^2)) less sum_i F_i . d_i, d_i the site's offset from its
- * molecule's centre (offset NULL for atoms: d = 0). s must be current for the n sites. */
-double ewald_virial(const ewald_kspace *e, const ewald_sums *s, int n, const double *x, const double *y,
-                    const double *z, const double *q, const double *offset);
+/* The Fourier part's atomic virial sum_i r_i . F_i = sum_k E_k (1 - k^2 / (2 alpha^2)) (for
+ * P = rho k T + W / (3 V)); s must be current. */
+double ewald_virial(const ewald_kspace *e, const ewald_sums *s);
+
+/* F . d for a site of charge q at r under the Fourier part's force F = 2 q sum_k coeff_k k
+ * Im(conj(S(k)) exp(i k . r)). The molecular virial sum_i F_i . R_mol(i) is the atomic one less
+ * this over the sites, d the site's offset from its molecule's centre. */
+double ewald_site_force_dot(const ewald_kspace *e, const ewald_sums *s, double q, const double r[3],
+                            const double d[3]);
 
 /* -k_e alpha / sqrt(pi) sum q_i^2 over n charges. */
 double ewald_self_energy(const ewald_kspace *e, int n, const double *q);

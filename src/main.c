@@ -16,6 +16,7 @@
 #include "h5out.h"
 #include "h5start.h"
 #include "mc_backend.h"
+#include "mc_backend_table.h"
 #include "mc_chain_state.h"
 #include "mc_equilibration.h"
 #include "mc_plan.h"
@@ -201,16 +202,14 @@ static int open_checkpoint(job *j, mc_err *err)
     return MC_OK;
 }
 
-/* [run] backend: auto takes the GPU when this rank has one; gpu without one is an error. */
+/* [run] backend, through the backend table (mc_backend_table.h); rank 0 says why auto passed over
+ * its GPU. */
 static int choose_backend(job *j, int have_gpu, const char *no_gpu_reason, mc_err *err)
 {
-    j->backend = &mc_backend_cpu;
-    if (j->config.run.backend == CFG_BACKEND_GPU && !have_gpu)
-        MC_FAIL(err, MC_ENODEV, "%s:%d: [run] backend = gpu, but rank %d on %s cannot use a GPU: %s",
-                j->config.filename, cfg_line(&j->config, "run", "backend"), j->layout.rank,
-                j->layout.host, no_gpu_reason);
-    if (j->config.run.backend != CFG_BACKEND_CPU && have_gpu)
-        j->backend = &mc_backend_cuda;
+    char note[256];
+    MC_TRY(mc_backend_choose(j->plan, &j->config, have_gpu, no_gpu_reason, j->layout.rank, j->layout.host, &j->backend,
+                             note, sizeof note, err));
+    if (*note && j->layout.rank == 0 && !j->opt.quiet) fprintf(stderr, "mcens: note: %s\n", note);
     return MC_OK;
 }
 
@@ -283,6 +282,11 @@ static int setup(job *j, mc_err *err)
                  j->plan->precision == CFG_PRECISION_SINGLE ? "single" : "double");
     if (!j->opt.quiet || j->opt.dry_run)
         MC_TRY(log_binding(&j->layout, backend, have_gpu, &dev, j->plan, dev_err.msg, err));
+    if (j->plan->ewald && j->layout.rank == 0 && (!j->opt.quiet || j->opt.dry_run)) {
+        const ewald_kspace *k = &j->plan->kspace;
+        printf("Ewald sum: alpha %.6g per %s, real-space cutoff %.6g, kmax %d, ksq_max %d (%d wave vectors, half set)\n",
+               k->alpha, j->plan->units.length, j->plan->species.coulomb_cutoff, k->kmax, k->ksq_max, k->nk);
+    }
     if (j->resume_from) {
         ckpt_info now = checkpoint_info(j);
         MC_TRY(ckpt_check(j->resume_from, &now, j->opt.config_path, err));

@@ -28,8 +28,9 @@ static const double min_start_spacing = 0.9;
 static double core_diameter(const mc_plan *p)
 {
     double d = INFINITY;
-    for (int a = 0; a < p->species.n; a++) d = fmin(d, p->species.sigma[a]);
-    return d;
+    for (int a = 0; a < p->species.n; a++)
+        if (p->species.sigma[a] > 0) d = fmin(d, p->species.sigma[a]); /* not a site of charge alone */
+    return isfinite(d) ? d : 0.0;
 }
 
 /* The distance below which two sites of different molecules overlap at the start (mc_rigid_start),
@@ -188,6 +189,56 @@ static int rigid_setup(const cfg *c, mc_plan *p, mc_err *err)
     if (!p->periodic)
         MC_TRY(check_rigid_packing(c, p, p->lattice_constant * (1.0 + M_SQRT1_2), "system", "lattice_constant",
                                    p->lattice_constant, err));
+    return MC_OK;
+}
+
+/* coulomb = ewald: every chain's net charge 0; the real-space cutoff inside half of every box; the
+ * wave vectors (kmax from the precision and the largest box, unless given); each site's charge and
+ * the constant self and intramolecular terms. */
+static int ewald_setup(const cfg *c, mc_plan *p, mc_err *err)
+{
+    const mc_species *sp = &p->species;
+    double net = 0.0, biggest = 0.0;
+    for (int a = 0; a < sp->n; a++) net += sp->count[a] * sp->charge[a];
+    const char *section = c->mixture.species ? "mixture" : "potential";
+    if (fabs(net) > 1e-6)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] charge: the system's net charge is %.6g; the Ewald sum with a conducting "
+                "boundary needs it neutral", c->filename, cfg_line(c, section, "charge"), section, net);
+    for (int s = 0; s < p->nstatepoints; s++) {
+        const double box = p->statepoint[s].box_len;
+        biggest = fmax(biggest, box);
+        if (sp->coulomb_cutoff > 0.5 * box) {
+            const char *key = c->potential.coulomb_cutoff > 0 ? "coulomb_cutoff" : "cutoff";
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] %s = %g: the real-space Coulomb term needs at most half the box "
+                    "edge, %g at density %g (minimum image)", c->filename, cfg_line(c, "potential", key), key,
+                    sp->coulomb_cutoff, 0.5 * box, p->statepoint[s].density);
+        }
+    }
+    /* exp(-k^2 / (4 alpha^2)) = precision at k = 2 pi kmax / L of the largest box */
+    const double alpha = sp->ewald_alpha, precision = c->potential.ewald_precision;
+    long kmax = c->potential.ewald_kmax;
+    if (!kmax) kmax = (long)ceil(2.0 * alpha * sqrt(-log(precision)) * biggest / (2.0 * M_PI));
+    if (kmax > 64)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] ewald_precision = %g with alpha %g in a box of %g needs kmax = %ld "
+                "(at most 64): lower the precision or give ewald_alpha, or a smaller coulomb_cutoff", c->filename,
+                cfg_line(c, "potential", "ewald_precision"), precision, alpha, biggest, kmax);
+    long ksq_max = c->potential.ewald_ksq_max ? c->potential.ewald_ksq_max : kmax * kmax;
+    if (ksq_max > 3 * kmax * kmax)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] ewald_ksq_max = %ld: expected at most 3 kmax^2 = %ld",
+                c->filename, cfg_line(c, "potential", "ewald_ksq_max"), ksq_max, 3 * kmax * kmax);
+    const double k_e = mc_species_coulomb_constant(c);
+    MC_TRY(ewald_kspace_init(&p->kspace, alpha, (int)kmax, (int)ksq_max, k_e, err));
+    if (!(p->site_charge = malloc((size_t)p->n * sizeof *p->site_charge)))
+        MC_FAIL(err, MC_ENOMEM, "out of memory for the sites' charges");
+    for (int i = 0; i < p->n; i++) p->site_charge[i] = sp->charge[p->mol.site_species[i]];
+    p->ewald_constant = ewald_self_energy(&p->kspace, p->n, p->site_charge);
+    for (int t = 0; t < p->mol.ntypes; t++) {
+        const mc_moltype *type = &p->mol.type[t];
+        double q[MC_MAX_SITES];
+        for (int k = 0; k < type->nsites; k++) q[k] = sp->charge[type->species[k]];
+        p->ewald_constant += type->count * ewald_intra_energy(&p->kspace, type->nsites, q, &type->body[0][0]);
+    }
+    p->ewald = 1;
     return MC_OK;
 }
 
@@ -448,6 +499,10 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
                                       : (p->ensemble->imposed_pressure ? 0.4 : 0.5) * mc_plan_smallest_box(p);
     p->rdf_dr = p->rdf_rmax / p->rdf_bins;
     p->min_box_len = 2.0 * fmax(p->rdf_rmax, isfinite(p->cutoff) ? p->cutoff : 0.0);
+    if (c->potential.coulomb == CFG_COULOMB_EWALD) {
+        if (ewald_setup(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
+        p->min_box_len = fmax(p->min_box_len, 2.0 * p->species.coulomb_cutoff);
+    }
     if (p->ensemble->boxes > 1 && check_gibbs_start(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     if (check_sizes(c, p, mc_host_memory_bytes(), err) != MC_OK) return mc_plan_destroy(p), NULL;
     p->snapshot_every = c->output.snapshot_every;
@@ -465,6 +520,8 @@ void mc_plan_destroy(mc_plan *p)
     free(p->frames.quats);
     free(p->frames.box);
     free(p->statepoint);
+    free(p->site_charge);
+    ewald_kspace_fini(&p->kspace);
     free(p);
 }
 

@@ -13,6 +13,7 @@
 #include "mc_ensemble.h"
 #include "mc_err.h"
 #include "mc_molecule.h"
+#include "ewald.h"
 #include "mc_species.h"
 
 #ifdef __cplusplus
@@ -131,6 +132,13 @@ typedef struct mc_plan {
     double rdf_volume;      /* boundary = none: the volume the RDF is normalised to (the wall's
                                sphere, or the starting cluster's); 0 for periodic boxes */
     double max_rotation0;   /* molecules: starting max rotation angle (rad) */
+    /* [potential] coulomb = ewald (ewald.h): the wave vectors and constants, each site's charge,
+     * and E_self + E_intra, a constant of every chain (rigid molecules, fixed composition), part
+     * of its energy as NIST counts it. ewald = 0: no charged sites, and none of this is set. */
+    int ewald;
+    ewald_kspace kspace;
+    double *site_charge;    /* [n] */
+    double ewald_constant;
 } mc_plan;
 
 /* The smallest box edge over the state points (npt: of the starting boxes). */

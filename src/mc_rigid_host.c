@@ -84,26 +84,32 @@ static mc_rigid_sums site_pairs(const mc_plan *p, mc_chain *c, int want_sums, in
     return s;
 }
 
-mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample)
+/* The Ewald sum's Fourier part of the chain into `ewald`, with its molecular virial, and the
+ * constant self and intramolecular terms (ewald.h). */
+static void add_ewald(const mc_plan *p, const mc_chain *c, ewald_sums *ewald, mc_rigid_sums *s)
+{
+    s->energy += ewald_recompute(&p->kspace, ewald, c->box_len, c->n, c->x, c->y, c->z, p->site_charge) +
+                 p->ewald_constant;
+    s->virial += ewald_virial(&p->kspace, ewald);
+    for (int i = 0; i < c->n; i++) { /* the molecular virial: less each site's force . its offset */
+        const int m = p->mol.site_mol[i];
+        const double r[3] = {c->x[i], c->y[i], c->z[i]},
+                     d[3] = {mc_rigid_separation(c->x[i] - c->cx[m], c->box_len),
+                             mc_rigid_separation(c->y[i] - c->cy[m], c->box_len),
+                             mc_rigid_separation(c->z[i] - c->cz[m], c->box_len)};
+        s->virial -= ewald_site_force_dot(&p->kspace, ewald, p->site_charge[i], r, d);
+    }
+}
+
+mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample, ewald_sums *ewald)
 {
     mc_rigid_sums s = site_pairs(p, c, 1, add_sample);
+    if (p->ewald) add_ewald(p, c, ewald, &s);
     if (add_sample) {
         add_centre_pairs(p, c);
         mc_chain_add_rdf_sample(c, p);
     }
     return s;
-}
-
-void mc_rigid_measure_chains(const mc_plan *p, mc_chain **chains, int nchains, int add_sample,
-                             mc_measurement *out)
-{
-    for (int k = 0; k < nchains; k++) {
-        mc_rigid_sums s = mc_rigid_measure(p, chains[k], add_sample);
-        out[k].energy_pair = s.energy;
-        out[k].virial_pair = s.virial;
-        out[k].energy_pair_running = chains[k]->energy_pair;
-        chains[k]->energy_pair = s.energy;
-    }
 }
 
 /* The energy of a test molecule of type t placed at centre in orientation q with every site of
@@ -148,14 +154,14 @@ void mc_rigid_scale(const mc_plan *p, const mc_chain *c, double s, mc_chain *out
     }
 }
 
-double mc_rigid_scaled_energy(const mc_plan *p, const mc_chain *c, double s, double *scratch)
+double mc_rigid_scaled_energy(const mc_plan *p, const mc_chain *c, double s, double *scratch, ewald_sums *ewald)
 {
     mc_chain trial = *c; /* the scalars; the arrays it writes are the scratch's */
     size_t n = (size_t)c->n, M = (size_t)c->nmol;
     trial.x = scratch, trial.y = trial.x + n, trial.z = trial.y + n;
     trial.cx = trial.z + n, trial.cy = trial.cx + M, trial.cz = trial.cy + M, trial.q = trial.cz + M;
     mc_rigid_scale(p, c, s, &trial);
-    return mc_rigid_measure(p, &trial, 0).energy;
+    return mc_rigid_measure(p, &trial, 0, ewald).energy;
 }
 
 size_t mc_rigid_scaled_scratch(const mc_plan *p) { return 3 * (size_t)p->n + 7 * (size_t)p->nmol; }

@@ -39,14 +39,17 @@ double mc_rigid_move_total(const mc_plan *p, double u_old, double u_new, const d
                            const double new_centre[3]);
 
 typedef struct mc_rigid_sums {
-    double energy; /* all intermolecular site pairs and the wall */
+    double energy; /* all intermolecular site pairs and the wall; with charges the whole Ewald sum */
     double virial; /* molecular virial: sum over site pairs of (r_ab . F_ab)(r_ab . R_IJ) / r_ab^2,
                       R_IJ the centres' separation; 0 for an open cluster */
 } mc_rigid_sums;
 
 /* Full recomputation from the sites on the host. A sample (add_sample) also adds the RDF counts
- * of every species pair and of the centres, and for an open cluster the Lindemann sums. */
-mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample);
+ * of every species pair and of the centres, and for an open cluster the Lindemann sums. With
+ * charges (plan->ewald) the Fourier part is recomputed into `ewald` (the chain's structure factors
+ * from then on; NULL: not wanted, and then no charges) and the energy and virial take it, with the
+ * constant self and intramolecular terms. */
+mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample, ewald_sums *ewald);
 
 /* Widom insertion of a test molecule of `type`: the sum over `insertions` test molecules of
  * exp(-beta dU), each at mc_widom_position of draw `draw` in an orientation uniform on SO(3) from
@@ -59,15 +62,12 @@ double mc_rigid_widom_sum(const mc_plan *p, const mc_chain *c, int type, int ins
  * is written). */
 void mc_rigid_scale(const mc_plan *p, const mc_chain *c, double s, mc_chain *out);
 
-/* The pair energy (with the wall) the chain would have scaled by s; changes nothing. scratch holds
+/* The pair energy (with the wall, and with charges the Ewald sum, its structure factors into
+ * `ewald`) the chain would have scaled by s; changes nothing else. scratch holds
  * mc_rigid_scaled_scratch(p) doubles. */
-double mc_rigid_scaled_energy(const mc_plan *p, const mc_chain *c, double s, double *scratch);
+double mc_rigid_scaled_energy(const mc_plan *p, const mc_chain *c, double s, double *scratch, ewald_sums *ewald);
 size_t mc_rigid_scaled_scratch(const mc_plan *p);
 
-/* mc_rigid_measure for every chain into out (the backends' measure): the running energy is
- * reported for the drift check and then restarted from the full value. */
-void mc_rigid_measure_chains(const mc_plan *p, mc_chain **chains, int nchains, int add_sample,
-                             mc_measurement *out);
 
 /* Lindemann index of the chain's samples: the mean over centre pairs of
  * sqrt(<r^2> - <r>^2) / <r> (open cluster; NaN before any sample or for periodic boxes). */

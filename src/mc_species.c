@@ -96,10 +96,14 @@ static int parse_overrides(const cfg *c, const mc_species *s, const char *key, c
 static double morse_sigma(double alpha, double r0) { return r0 - log(2.0) / alpha; }
 
 /* Every pair's constants: its short-range term, and its Coulomb term from the species' charges
- * (k_e q_a q_b, 0 while every charge is 0), cut at the same distance. */
+ * (k_e q_a q_b; absent where either charge is 0) as the Ewald sum's real-space term. */
 static void fill_pairs(mc_species *s, const cfg *c, double cutoff)
 {
-    const double k_e = c->system.units == CFG_UNITS_REAL ? MC_COULOMB_KJMOL_NM : 1.0;
+    const double k_e = mc_species_coulomb_constant(c);
+    s->coulomb_cutoff = c->potential.coulomb_cutoff > 0 ? c->potential.coulomb_cutoff : cutoff;
+    s->ewald_alpha = c->potential.coulomb != CFG_COULOMB_EWALD ? 0.0
+                     : c->potential.ewald_alpha > 0        ? c->potential.ewald_alpha
+                                                           : sqrt(-log(c->potential.ewald_precision)) / s->coulomb_cutoff;
     for (int a = 0; a < s->n; a++)
         for (int b = 0; b < s->n; b++) {
             if (s->morse) s->pair_sigma[a][b] = morse_sigma(s->pair_morse_alpha[a][b], s->pair_morse_r0[a][b]);
@@ -108,6 +112,8 @@ static void fill_pairs(mc_species *s, const cfg *c, double cutoff)
                                      : pair_lj_make(s->pair_sigma[a][b], s->pair_epsilon[a][b], cutoff,
                                                     c->potential.cutoff_scheme);
             s->pair[a][b].coulomb_qq = k_e * s->charge[a] * s->charge[b];
+            s->pair[a][b].coulomb_rc2 = s->coulomb_cutoff * s->coulomb_cutoff;
+            s->pair[a][b].coulomb_alpha = s->ewald_alpha;
         }
     s->npairs = s->n * (s->n + 1) / 2;
 }
@@ -129,6 +135,12 @@ static int build_mixture(mc_species *s, const cfg *c, mc_err *err)
     }
     MC_TRY(per_species(c, s, "epsilon", &c->mixture.epsilon, s->epsilon, 0, err));
     MC_TRY(per_species(c, s, "mass", &c->mixture.mass, s->mass, c->system.mass, err));
+    if (c->mixture.charge.n) MC_TRY(per_species(c, s, "charge", &c->mixture.charge, s->charge, 0, err));
+    for (int a = 0; a < s->n; a++) /* a site of charge alone (SPC/E's hydrogens) has neither */
+        if (!s->morse && s->sigma[a] == 0.0 && s->epsilon[a] != 0.0)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] sigma: species %s has sigma 0 and epsilon %g; expected sigma > 0, "
+                    "or epsilon 0 as well (a site with no LJ)", c->filename, cfg_line(c, "mixture", "sigma"),
+                    s->name[a], s->epsilon[a]);
     s->first[0] = 0;
     double total = 0.0; /* each count is at most 1e8 (the schema): exact in a double */
     for (int a = 0; a < s->n; a++) {
@@ -195,10 +207,16 @@ int mc_species_build(mc_species *s, const cfg *c, double cutoff, mc_err *err)
         s->mass[0] = c->system.mass;
         s->morse_alpha[0] = s->pair_morse_alpha[0][0] = c->potential.morse_alpha;
         s->morse_r0[0] = s->pair_morse_r0[0][0] = c->potential.morse_r0;
+        s->charge[0] = c->potential.charge;
         if (s->morse) s->sigma[0] = morse_sigma(s->morse_alpha[0], s->morse_r0[0]);
     }
     fill_pairs(s, c, cutoff);
     return check_morse_cores(s, c, err);
+}
+
+double mc_species_coulomb_constant(const cfg *c)
+{
+    return c->system.units == CFG_UNITS_REAL ? MC_COULOMB_KJMOL_NM : 1.0;
 }
 
 void mc_species_pair_name(const mc_species *s, int k, char *buf, size_t len)

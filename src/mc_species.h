@@ -33,13 +33,17 @@ typedef struct mc_species {
     int morse;
     double morse_alpha[MC_MAX_SPECIES], morse_r0[MC_MAX_SPECIES];
     double pair_morse_alpha[MC_MAX_SPECIES][MC_MAX_SPECIES], pair_morse_r0[MC_MAX_SPECIES][MC_MAX_SPECIES];
-    /* the charge slot of each species' sites: e in real units, reduced charge (e / sqrt(4 pi eps0
-     * sigma eps)) in reduced units; 0 for every species until charges can be given (issue 47), so
-     * every pair's Coulomb term is absent */
+    /* each species' charge: e in real units, reduced charge (e / sqrt(4 pi eps0 sigma eps)) in
+     * reduced units ([mixture] charge or [potential] charge; 0 without) */
     double charge[MC_MAX_SPECIES];
+    double coulomb_cutoff; /* the real-space Coulomb term's cutoff ([potential] coulomb_cutoff, else cutoff) */
+    double ewald_alpha;    /* coulomb = ewald: the splitting parameter (1/length); else 0 */
     pair_params pair[MC_MAX_SPECIES][MC_MAX_SPECIES]; /* symmetric */
     int npairs;                         /* unordered pairs a <= b: n (n + 1) / 2 */
 } mc_species;
+
+/* Coulomb's constant k_e in the config's units: MC_COULOMB_KJMOL_NM in real units, 1 in reduced. */
+double mc_species_coulomb_constant(const cfg *c);
 
 /* From the config's [mixture] (or its [potential] for a pure fluid); the pair constants with the
  * given cutoff and scheme. Errors name the config line. */

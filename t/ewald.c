@@ -289,8 +289,12 @@ static void virial(void **state)
         offset[3 * i + 2] = mc_min_image(w.z[i] - w.z[o], w.box, 0.5 * w.box);
     }
     ewald_recompute(&e, &s, w.box, w.n, w.x, w.y, w.z, w.q);
-    const double atomic = ewald_virial(&e, &s, w.n, w.x, w.y, w.z, w.q, NULL),
-                 molecular = ewald_virial(&e, &s, w.n, w.x, w.y, w.z, w.q, offset);
+    const double atomic = ewald_virial(&e, &s);
+    double molecular = atomic;
+    for (int i = 0; i < w.n; i++) {
+        const double r[3] = {w.x[i], w.y[i], w.z[i]};
+        molecular -= ewald_site_force_dot(&e, &s, w.q[i], r, &offset[3 * i]);
+    }
     const double h = 1e-5;
     double u[2][2]; /* [atomic, molecular][scale 1 - h, 1 + h] */
     for (int form = 0; form < 2; form++)

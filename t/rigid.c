@@ -73,7 +73,7 @@ static void benzene_pair(double separation, int t_shaped, double *engine, double
     mc_quat identity = {1, 0, 0, 0}, about_x = {cos(M_PI / 4), sin(M_PI / 4), 0, 0}; /* 90 degrees */
     mc_rigid_set(p, c, 0, origin, identity);
     mc_rigid_set(p, c, 1, above, t_shaped ? about_x : identity);
-    *engine = mc_rigid_measure(p, c, 0).energy;
+    *engine = mc_rigid_measure(p, c, 0, NULL).energy;
     double a[6][3], b[6][3];
     hexagon(a);
     for (int k = 0; k < 6; k++) {
@@ -118,7 +118,7 @@ static void diatomic_pair(void **state)
     mc_quat identity = {1, 0, 0, 0}, flip = {0, 1, 0, 0}; /* 180 degrees about x: (x, y, z) -> (x, -y, -z) */
     mc_rigid_set(p, c, 0, origin, identity);
     mc_rigid_set(p, c, 1, beside, flip);
-    double engine = mc_rigid_measure(p, c, 0).energy;
+    double engine = mc_rigid_measure(p, c, 0, NULL).energy;
     double A1[3] = {0, 0, zA}, B1[3] = {0, 0, zB}, A2[3] = {0.4, 0.05, -zA}, B2[3] = {0.4, 0.05, -zB};
     double sAB = 0.32, eAB = sqrt(0.8 * 1.2);
 #define DIST(u, v) sqrt(pow(u[0] - v[0], 2) + pow(u[1] - v[1], 2) + pow(u[2] - v[2], 2))

@@ -1,0 +1,81 @@
+#!/bin/bash
+# Charged sites through the whole engine (t/ewald.c checks the Ewald sum itself): NIST's SPC/E
+# water reference configurations started from a file give FEASST's 11-digit totals; SPC/E water
+# with replica exchange gives the same bits on 1 and 2 ranks and after a kill and a restart; an
+# NPT run's volume moves keep the running energy on the recomputed one (the drift check of every
+# sample); and what charges cannot take yet is refused by name.
+. "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
+tap_plan 12
+
+# the SPC/E model in mcens's keys (NIST's: O-H 0.1 nm, H-O-H 109.47 degrees, LJ on O only)
+spce_model() {
+    cat <<'EOF'
+[system]
+units = real
+[mixture]
+species = O, H
+sigma = 0.316555789, 0
+epsilon = 0.6501696177877252, 0
+mass = 15.9994, 1.008
+charge = -0.8476, 0.4238
+[molecules]
+types = water
+geometry = O 0 0 0; H 0.1 0 0; H -0.033331324756823731 0.09428161427317179 0
+EOF
+}
+
+# nist CONFIG MOLECULES TOTAL_K: configuration CONFIG (20 A box), NIST's Ewald parameters (alpha
+# 5.6 / L, kmax 5, n^2 <= 26, 10 A cutoffs, tails on), one sweep of moves too small to matter
+# (1e-12 nm, 1e-12 rad): the first sample's energy is the configuration's
+nist() {
+    "$PYTHON3" "$T_SRCDIR/spce_check.py" start "$T_SRCDIR/refdata/ewald/spce_sample_config_periodic$1.txt" nist$1.start
+    { printf '[run]\noutput = nist%s.h5\nseed = 1\nequilibration = 0\nproduction = 1\nsample_every = 1\nbackend = cpu\n' "$1"
+      spce_model
+      printf 'counts = %s\n[system]\nstart = file\nstart_file = nist%s.start\n' "$2" "$1"
+      printf '[potential]\ncutoff = 1.0\ncoulomb = ewald\newald_alpha = 2.8\newald_kmax = 5\newald_ksq_max = 26\n'
+      printf '[moves]\nmax_displacement = 1e-12\nmax_rotation = 1e-12\n'
+      printf '[ensemble]\ntemperature = 298\ndensity = %s\n' "$(awk "BEGIN {print $2 / 8}")"; } > nist$1.ini
+    run_np 1 -q nist$1.ini > nist$1.txt 2>&1 && pycheck spce_check.py total nist$1.h5 $(($2 * 3)) "$3"
+    ok $? "NIST SPC/E configuration $1 ($2 molecules): the engine's energy is FEASST's total $3 K to 1e-6" ||
+        diag < nist$1.txt
+}
+nist 1 100 -488603.178395
+nist 2 200 -1065894.9284973
+
+# liquid SPC/E: 64 molecules, two temperatures, two replicas each, exchanges every 4 sweeps;
+# alpha and kmax from the default precision
+{ printf '[run]\noutput = water.h5\nseed = 5\nequilibration = 40\nproduction = 80\nsample_every = 4\ncheckpoint_every = 1e-6\nbackend = cpu\n'
+  spce_model
+  printf 'counts = 64\n[potential]\ncutoff = 0.6\ncoulomb = ewald\n'
+  printf '[ensemble]\ntemperature = 298, 330\ndensity = 33.4\nreplicas = 2\nexchange_every = 4\n'; } > water.ini
+run_np 1 -q -o water1.h5 water.ini > water1.txt 2>&1 && run_np 2 -q -o water2.h5 water.ini > water2.txt 2>&1 &&
+    h5check same_results water1.h5 water2.h5
+ok $? "SPC/E water with replica exchange: /chains and /results bit-identical on 1 and 2 ranks" ||
+    cat water1.txt water2.txt | diag
+h5check value water1.h5 results/energy/mean > energy.txt
+awk '{u = $NF * 3} END {exit !(u > -50 && u < -30)}' energy.txt
+ok $? "its energy is that of a hydrogen-bonded liquid: -30 to -50 kJ/mol per molecule" || diag < energy.txt
+
+at=$(( 61 + $(od -An -N2 -tu2 /dev/urandom) % 58 ))
+MCENS_TEST_KILL_AT=1:$at run_np 2 -q -o killed.h5 water.ini > killed.txt 2>&1
+killed=$?
+run_np 1 -q --restart -o killed.h5 water.ini > restarted.txt 2>&1 && [ $killed -ne 0 ] &&
+    h5check same_results water1.h5 killed.h5
+ok $? "killed after sweep $at on 2 ranks, restarted on 1: bit-identical to the uninterrupted run" ||
+    cat killed.txt restarted.txt | tail -20 | diag
+
+# NPT: volume moves rescale the centres and recompute the Fourier part; each sample checks the
+# running energy against a full recomputation (a drift over 1e-9 fails the run)
+sed -e 's/^density = 33.4/pressure = 1/' -e 's/^exchange_every = 4/exchange_every = 0/' \
+    -e 's/^\[ensemble\]/[ensemble]\ntype = npt\ndensity = 33.4/' water.ini > npt.ini
+run_np 2 -q -o npt.h5 npt.ini > npt.txt 2>&1 && pycheck spce_check.py volume npt.h5
+ok $? "SPC/E water in NPT: the volume moves, and the running energy stays on the recomputed one" || diag < npt.txt
+
+# refused, by name, before any output
+refused_edit water no_coulomb 's/^coulomb = ewald/coulomb = none/' "[mixture] charge: charged sites need [potential] coulomb = ewald"
+refused_edit water not_neutral 's/^charge = -0.8476, 0.4238/charge = -0.8, 0.4238/' "net charge is"
+refused_edit water no_charges 's/^charge = .*/charge = 0, 0/' "[potential] coulomb = ewald: every charge is 0"
+refused_edit water widom 's/^replicas = 2/replicas = 2\nwidom = 10/' "Widom insertion of charged molecules"
+refused_edit water kmax 's/^coulomb = ewald/coulomb = ewald\newald_precision = 1e-12\newald_alpha = 40/' "ewald_precision = 1e-12"
+refused_edit water gpu 's/^backend = cpu/backend = gpu/' "[run] backend = gpu: the GPU backend has no charged sites yet"
+exit 0
