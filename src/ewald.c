@@ -27,14 +27,30 @@ int ewald_kspace_init(ewald_kspace *e, double alpha, int kmax, int ksq_max, doub
                 nk++;
             }
     e->nk = nk;
+    /* the rows: a new one wherever n_x or n_y changes (n_z then restarts) */
+    if (!(e->rows = malloc((size_t)(nk > 0 ? nk : 1) * sizeof *e->rows))) {
+        ewald_kspace_fini(e);
+        MC_FAIL(err, MC_ENOMEM, "out of memory for %d Ewald wave vectors", nk);
+    }
+    for (int k = 0; k < nk; k++) {
+        const int *n = e->n[k];
+        ewald_row *last = e->nrows ? &e->rows[e->nrows - 1] : NULL;
+        if (last && last->x == n[0] && last->y == n[1] && last->z0 + last->count == n[2]) {
+            last->count++;
+            continue;
+        }
+        e->rows[e->nrows++] = (ewald_row){n[0], n[1], n[2], 1, k};
+    }
     return MC_OK;
 }
 
 void ewald_kspace_fini(ewald_kspace *e)
 {
     free(e->n);
+    free(e->rows);
     e->n = NULL;
-    e->nk = 0;
+    e->rows = NULL;
+    e->nk = e->nrows = 0;
 }
 
 int ewald_sums_alloc(const ewald_kspace *e, ewald_sums *s, mc_err *err)
@@ -64,35 +80,34 @@ static void coefficients(const ewald_kspace *e, ewald_sums *s, double box)
     s->box = box;
 }
 
-/* exp(i 2 pi m u / box) for m = 0 .. kmax, by powers of m = 1 (one cos and sin per coordinate). */
+/* exp(i 2 pi m u / box) for m = -kmax .. kmax (index m + kmax) along each axis, by powers of m = 1
+ * (one cos and sin per coordinate; exp(-i t) = conj(exp(i t))). */
 typedef struct phases {
-    double re[3][EWALD_KMAX_LIMIT + 1], im[3][EWALD_KMAX_LIMIT + 1];
+    double re[3][2 * EWALD_KMAX_LIMIT + 1], im[3][2 * EWALD_KMAX_LIMIT + 1];
 } phases;
 
 static void phases_of(const ewald_kspace *e, double box, const double r[3], phases *p)
 {
+    const int K = e->kmax;
     for (int d = 0; d < 3; d++) {
-        double t = 2.0 * M_PI * r[d] / box, c = cos(t), s = sin(t);
-        p->re[d][0] = 1.0, p->im[d][0] = 0.0;
-        for (int m = 1; m <= e->kmax; m++) {
-            p->re[d][m] = p->re[d][m - 1] * c - p->im[d][m - 1] * s;
-            p->im[d][m] = p->re[d][m - 1] * s + p->im[d][m - 1] * c;
+        double t = 2.0 * M_PI * r[d] / box, c = cos(t), s = sin(t), *re = p->re[d] + K, *im = p->im[d] + K;
+        re[0] = 1.0, im[0] = 0.0;
+        for (int m = 1; m <= K; m++) {
+            re[m] = re[m - 1] * c - im[m - 1] * s;
+            im[m] = re[m - 1] * s + im[m - 1] * c;
+            re[-m] = re[m], im[-m] = -im[m];
         }
     }
 }
 
-/* exp(i k . r) for the vector n from the site's phases (exp(-i t) = conj(exp(i t))). */
-static inline void phase_of_k(const phases *p, const int n[3], double *re, double *im)
+/* exp(i 2 pi (x r_x + y r_y) / L) of a row, and the row's run of exp(i 2 pi z r_z / L) */
+static inline void row_phase(const phases *p, int K, const ewald_row *w, double *re, double *im, const double **zr,
+                             const double **zi)
 {
-    double ar = 1.0, ai = 0.0;
-    for (int d = 0; d < 3; d++) {
-        int m = n[d] < 0 ? -n[d] : n[d];
-        double br = p->re[d][m], bi = n[d] < 0 ? -p->im[d][m] : p->im[d][m];
-        double t = ar * br - ai * bi;
-        ai = ar * bi + ai * br;
-        ar = t;
-    }
-    *re = ar, *im = ai;
+    const double ar = p->re[0][K + w->x], ai = p->im[0][K + w->x], br = p->re[1][K + w->y], bi = p->im[1][K + w->y];
+    *re = ar * br - ai * bi;
+    *im = ar * bi + ai * br;
+    *zr = p->re[2] + K + w->z0, *zi = p->im[2] + K + w->z0;
 }
 
 double ewald_energy(const ewald_kspace *e, const ewald_sums *s)
@@ -110,13 +125,18 @@ double ewald_recompute(const ewald_kspace *e, ewald_sums *s, double box, int n, 
     phases p;
     for (int i = 0; i < n; i++) {
         if (q[i] == 0.0) continue;
-        const double r[3] = {x[i], y[i], z[i]};
+        const double r[3] = {x[i], y[i], z[i]}, qi = q[i];
         phases_of(e, box, r, &p);
-        for (int k = 0; k < e->nk; k++) {
-            double cr, ci;
-            phase_of_k(&p, e->n[k], &cr, &ci);
-            s->re[k] += q[i] * cr;
-            s->im[k] += q[i] * ci;
+        for (int w = 0; w < e->nrows; w++) {
+            const ewald_row *row = &e->rows[w];
+            double xr, xi;
+            const double *zr, *zi;
+            row_phase(&p, e->kmax, row, &xr, &xi, &zr, &zi);
+            double *sr = s->re + row->first, *si = s->im + row->first;
+            for (int j = 0; j < row->count; j++) {
+                sr[j] += qi * (xr * zr[j] - xi * zi[j]);
+                si[j] += qi * (xr * zi[j] + xi * zr[j]);
+            }
         }
     }
     return ewald_energy(e, s);
@@ -130,14 +150,22 @@ double ewald_move_change(const ewald_kspace *e, const ewald_sums *s, int nsites,
     phases po, pn;
     for (int j = 0; j < nsites; j++) {
         if (q[j] == 0.0) continue;
+        const double qj = q[j];
         phases_of(e, s->box, &old_pos[3 * j], &po);
         phases_of(e, s->box, &new_pos[3 * j], &pn);
-        for (int k = 0; k < e->nk; k++) {
-            double or_, oi, nr, ni;
-            phase_of_k(&po, e->n[k], &or_, &oi);
-            phase_of_k(&pn, e->n[k], &nr, &ni);
-            dre[k] += q[j] * (nr - or_);
-            dim[k] += q[j] * (ni - oi);
+        for (int w = 0; w < e->nrows; w++) {
+            const ewald_row *row = &e->rows[w];
+            double oxr, oxi, nxr, nxi;
+            const double *ozr, *ozi, *nzr, *nzi;
+            row_phase(&po, e->kmax, row, &oxr, &oxi, &ozr, &ozi);
+            row_phase(&pn, e->kmax, row, &nxr, &nxi, &nzr, &nzi);
+            double *dr = dre + row->first, *di = dim + row->first;
+            for (int k = 0; k < row->count; k++) {
+                const double or_ = oxr * ozr[k] - oxi * ozi[k], oi = oxr * ozi[k] + oxi * ozr[k];
+                const double nr = nxr * nzr[k] - nxi * nzi[k], ni = nxr * nzi[k] + nxi * nzr[k];
+                dr[k] += qj * (nr - or_);
+                di[k] += qj * (ni - oi);
+            }
         }
     }
     /* |S + dS|^2 - |S|^2 = 2 S . dS + |dS|^2, without the cancellation of the two squares */
@@ -172,12 +200,17 @@ double ewald_site_force_dot(const ewald_kspace *e, const ewald_sums *s, double q
     phases p;
     phases_of(e, s->box, r, &p);
     double fd = 0.0;
-    for (int k = 0; k < e->nk; k++) {
-        const int *m = e->n[k];
-        double cr, ci;
-        phase_of_k(&p, m, &cr, &ci);
-        double kd = two_pi_l * (m[0] * d[0] + m[1] * d[1] + m[2] * d[2]);
-        fd += s->coeff[k] * kd * (s->re[k] * ci - s->im[k] * cr);
+    for (int w = 0; w < e->nrows; w++) {
+        const ewald_row *row = &e->rows[w];
+        double xr, xi;
+        const double *zr, *zi;
+        row_phase(&p, e->kmax, row, &xr, &xi, &zr, &zi);
+        const double *c = s->coeff + row->first, *sr = s->re + row->first, *si = s->im + row->first;
+        for (int j = 0; j < row->count; j++) {
+            const double cr = xr * zr[j] - xi * zi[j], ci = xr * zi[j] + xi * zr[j];
+            const double kd = two_pi_l * (row->x * d[0] + row->y * d[1] + (row->z0 + j) * d[2]);
+            fd += c[j] * kd * (sr[j] * ci - si[j] * cr);
+        }
     }
     return 2.0 * q * fd;
 }

@@ -23,6 +23,14 @@
 extern "C" {
 #endif
 
+/* A run of the half set with n_x and n_y fixed and n_z rising by one: the vectors first ..
+ * first + count - 1 are (x, y, z0), (x, y, z0 + 1), ... The sums over k walk the set row by row,
+ * exp(i k . r) = exp(i 2 pi (x r_x + y r_y) / L) exp(i 2 pi z r_z / L), the first factor once a row
+ * and the second from a table along a contiguous run: a loop the compiler vectorises. */
+typedef struct ewald_row {
+    int x, y, z0, count, first;
+} ewald_row;
+
 /* The wave vectors and constants of one Ewald sum (the same for every chain of a run). */
 typedef struct ewald_kspace {
     double alpha;     /* splitting parameter, 1/length */
@@ -30,6 +38,8 @@ typedef struct ewald_kspace {
     int kmax, ksq_max;
     int nk;           /* vectors in the half set */
     int (*n)[3];      /* [nk] the integer vectors: n_x > 0, or n_x = 0 and n_y > 0, or n_x = n_y = 0 and n_z > 0 */
+    int nrows;
+    ewald_row *rows;  /* [nrows] the set as runs along n_z, in the order of n */
 } ewald_kspace;
 
 /* A chain's structure factors and the coefficients of its box:
