@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "ens.h"
 #include "h5ds.h"
@@ -14,7 +16,8 @@
 #include "mc_chain_state.h"
 
 static const char FORMAT[] = "mcens checkpoint";
-enum { FORMAT_VERSION = 2, TEXT = 128 }; /* 2: the GPU the kernel shapes were chosen for */
+/* 2: the GPU the kernel shapes were chosen for; 3: a checksum of each chain's state */
+enum { FORMAT_VERSION = 3, TEXT = 128 };
 
 _Static_assert(sizeof(long) == 8 && sizeof(double) == 8, "the checkpoint stores 8-byte values");
 
@@ -65,6 +68,33 @@ static void copy_field(const mc_state_field *f, const mc_plan *p, int o, mc_chai
     }
 }
 
+/* A chain's checksum (zlib's CRC-32) runs over its header, then its rows of the table's fields in
+ * table order, as they are written: a restart recomputes it from what it read and refuses the
+ * checkpoint where they differ, so a flipped bit in any value, or in the sweep and sample counts
+ * the rows are read by, is caught before anything runs. */
+static uLong checksum_start(int chain, long sweeps_done, long nsamples)
+{
+    const long head[3] = {chain, sweeps_done, nsamples};
+    return crc32(crc32(0L, Z_NULL, 0), (const Bytef *)head, sizeof head);
+}
+
+static uLong checksum_add(uLong crc, const uint64_t *row, size_t stored)
+{
+    return crc32_z(crc, (const Bytef *)row, stored * 8);
+}
+
+/* The previous checkpoint is kept as PATH.prev (a hard link to it, made before the new one is
+ * renamed over PATH): a damaged latest checkpoint still leaves a way back. Where the file system
+ * has no hard links there is no PATH.prev, and the rest goes on. */
+static void keep_previous(const char *path)
+{
+    char prev[4096];
+    if (snprintf(prev, sizeof prev, "%s.prev", path) >= (int)sizeof prev) return;
+    if (access(path, F_OK) != 0) return; /* the first checkpoint */
+    unlink(prev);
+    (void)link(path, prev);
+}
+
 static int write_header(const h5ds *f, const ckpt_info *info, const mc_plan *p, long sweeps_done,
                         long nsamples, mc_err *err)
 {
@@ -99,6 +129,9 @@ static int write_chains(const h5ds *f, mc_run *run, int first_chain, long nsampl
     int nl = mc_run_nchains(run);
     hid_t g = h5ds_make_group(f->file, "chains");
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /chains in the checkpoint");
+    uint64_t *crc = malloc((size_t)(nl > 0 ? nl : 1) * sizeof *crc);
+    if (!crc) return h5ds_close_group(g, "/chains", mc_err_set(err, MC_ENOMEM, "out of memory writing a checkpoint"), err);
+    for (int k = 0; k < nl; k++) crc[k] = checksum_start(first_chain + k, mc_run_sweeps_done(run), nsamples);
     int rc = MC_OK;
     for (int i = 0; rc == MC_OK && i < mc_state_nfields; i++) {
         const mc_state_field *fd = &mc_state_fields[i];
@@ -110,8 +143,10 @@ static int write_chains(const h5ds *f, mc_run *run, int first_chain, long nsampl
                 rc = mc_err_set(err, MC_ENOMEM, "out of memory writing a checkpoint");
                 break;
             }
-            for (int k = 0; k < nl; k++)
+            for (int k = 0; k < nl; k++) {
                 copy_field(fd, p, o, (mc_chain *)mc_run_chain(run, k), buf + (size_t)k * stored, nsamples, 0);
+                crc[k] = checksum_add((uLong)crc[k], buf + (size_t)k * stored, stored);
+            }
             char name[96];
             field_name(fd, o, name, sizeof name);
             hsize_t dims[2] = {(hsize_t)p->nchains, stored};
@@ -120,6 +155,11 @@ static int write_chains(const h5ds *f, mc_run *run, int first_chain, long nsampl
             free(buf);
         }
     }
+    hsize_t dims[2] = {(hsize_t)p->nchains, 1};
+    if (rc == MC_OK)
+        rc = h5ds_write_rows(f, g, "checksum", H5T_NATIVE_UINT64, 2, dims, (hsize_t)first_chain, (hsize_t)nl, crc, "1",
+                             "CRC-32 (zlib) of the chain's sweeps, samples and rows above, in table order", err);
+    free(crc);
     return h5ds_close_group(g, "/chains", rc, err);
 }
 
@@ -136,6 +176,9 @@ int ckpt_write(MPI_Comm comm, const char *path, const ckpt_info *info, mc_run *r
     rc = ens_agree(comm, rc, err);
     if (rc == MC_OK) rc = write_chains(h5out_ds(f), run, first_chain, nsamples, err);
     rc = ens_agree(comm, rc, err);
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rc == MC_OK && rank == 0) keep_previous(path); /* rank 0 renames the new one over path */
     int closed = h5out_close(f, rc == MC_OK, err);
     MC_TRY(rc != MC_OK ? rc : closed);
     struct stat st;
@@ -145,6 +188,16 @@ int ckpt_write(MPI_Comm comm, const char *path, const ckpt_info *info, mc_run *r
     if (MPI_Bcast(seconds, 1, MPI_DOUBLE, 0, comm) != MPI_SUCCESS)
         MC_FAIL(err, MC_EMPI, "MPI_Bcast failed after writing a checkpoint");
     return MC_OK;
+}
+
+/* What a refusal of a damaged checkpoint adds: the way back through the one before it, where the
+ * run kept one (keep_previous). */
+static const char *previous_hint(const ckpt *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s.prev", c->path);
+    if (access(buf, R_OK) != 0) return "; no earlier checkpoint was kept";
+    snprintf(buf, len, "; the one before it is kept: mv %s.prev %s, then --restart again", c->path, c->path);
+    return buf;
 }
 
 /* ---- reading --------------------------------------------------------------------------------- */
@@ -348,22 +401,48 @@ int ckpt_restore(void *ctx, mc_chain *const *chains, int nchains, long *sweeps_d
                 "the config has %d chains of %d (%d) and %ld sweeps (corrupt checkpoint?)", c->path,
                 c->nchains, c->n, c->nmol, c->sweeps_done, p->nchains, p->n, p->nmol,
                 p->equilibration_sweeps + p->production_sweeps);
-    for (int i = 0; i < mc_state_nfields; i++) {
+    char hint[2 * 4096 + 64];
+    /* samples are taken every sample_every sweeps of production, and rounds end on them */
+    const long production_done = c->sweeps_done - p->equilibration_sweeps;
+    const long samples_then = production_done > 0 ? production_done / p->sample_every_sweeps : 0;
+    if (c->nsamples != samples_then)
+        MC_FAIL(err, MC_EINVAL, "%s: holds %ld samples after %ld sweeps; %ld sweeps of equilibration and a sample "
+                "every %ld give %ld (corrupt checkpoint?)%s", c->path, c->nsamples, c->sweeps_done,
+                p->equilibration_sweeps, p->sample_every_sweeps, samples_then, previous_hint(c, hint, sizeof hint));
+    uLong *crc = malloc((size_t)(nchains > 0 ? nchains : 1) * sizeof *crc);
+    if (!crc) MC_FAIL(err, MC_ENOMEM, "out of memory reading %s", c->path);
+    for (int k = 0; k < nchains; k++) crc[k] = checksum_start(c->first_chain + k, c->sweeps_done, c->nsamples);
+    int rc = MC_OK;
+    for (int i = 0; rc == MC_OK && i < mc_state_nfields; i++) {
         const mc_state_field *fd = &mc_state_fields[i];
-        for (int o = 0; o < (fd->series ? MC_NOBS : 1); o++) {
+        for (int o = 0; rc == MC_OK && o < (fd->series ? MC_NOBS : 1); o++) {
             size_t stored = mc_state_stored(fd, p, c->nsamples);
             if (!mc_state_present(fd, p, o) || stored == 0) continue;
             uint64_t *buf = malloc((size_t)nchains * stored * 8);
-            if (!buf) MC_FAIL(err, MC_ENOMEM, "out of memory reading %s", c->path);
+            if (!buf) {
+                rc = mc_err_set(err, MC_ENOMEM, "out of memory reading %s", c->path);
+                break;
+            }
             char name[96];
             field_name(fd, o, name, sizeof name);
-            int rc = read_rows(c, name, native_type(fd->type), stored, nchains, buf, err);
-            for (int k = 0; rc == MC_OK && k < nchains; k++)
+            rc = read_rows(c, name, native_type(fd->type), stored, nchains, buf, err);
+            for (int k = 0; rc == MC_OK && k < nchains; k++) {
                 copy_field(fd, p, o, chains[k], buf + (size_t)k * stored, c->nsamples, 1);
+                crc[k] = checksum_add(crc[k], buf + (size_t)k * stored, stored);
+            }
             free(buf);
-            MC_TRY(rc);
         }
     }
+    uint64_t *stored_crc = rc == MC_OK ? malloc((size_t)(nchains > 0 ? nchains : 1) * sizeof *stored_crc) : NULL;
+    if (rc == MC_OK && !stored_crc) rc = mc_err_set(err, MC_ENOMEM, "out of memory reading %s", c->path);
+    if (rc == MC_OK) rc = read_rows(c, "checksum", H5T_NATIVE_UINT64, 1, nchains, stored_crc, err);
+    for (int k = 0; rc == MC_OK && k < nchains; k++)
+        if (stored_crc[k] != (uint64_t)crc[k])
+            rc = mc_err_set(err, MC_EINVAL, "%s: chain %d's state does not match the checksum written with it: the "
+                            "checkpoint is damaged%s", c->path, c->first_chain + k, previous_hint(c, hint, sizeof hint));
+    free(stored_crc);
+    free(crc);
+    MC_TRY(rc);
     for (int k = 0; k < nchains; k++) mc_chain_set_box(chains[k], chains[k]->box_len);
     *sweeps_done = c->sweeps_done;
     return MC_OK;

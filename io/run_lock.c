@@ -96,7 +96,7 @@ static int preflight(const run_lock *l, int may_replace, int fresh, double bytes
     if (statvfs(dir, &vfs) != 0) MC_FAIL(err, MC_EIO, "%s: cannot read its free space: %s", dir, strerror(errno));
     double free_bytes = (double)vfs.f_bavail * (double)vfs.f_frsize;
     if (free_bytes < bytes)
-        MC_FAIL(err, MC_EIO, "%s: %.3g MB free, but the output and two checkpoints need about %.3g MB; free "
+        MC_FAIL(err, MC_EIO, "%s: %.3g MB free, but the output and three checkpoints need about %.3g MB; free "
                 "some space, write elsewhere with -o, or (fewer chains or samples) shrink the run", dir,
                 free_bytes / 1e6, bytes / 1e6);
     return MC_OK;

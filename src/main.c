@@ -435,11 +435,12 @@ static int open_output(job *j, int resumed, mc_err *err)
 static int run_and_write(job *j, mc_err *err)
 {
     /* the output holds about what the last checkpoint does (series and positions): room for it
-     * and two checkpoints (the one being written beside the last good one) */
+     * and three checkpoints (the one being written beside the last good one and the one before it,
+     * OUTPUT.ckpt.prev) */
     double checkpoint_bytes = (double)mc_state_bytes_per_chain(j->plan) * j->plan->nchains;
     double trajectory_bytes = mc_snapshot_frames(j->plan) * mc_snapshot_frame_bytes(j->plan);
     MC_TRY(run_lock_preflight(j->lock, j->config.run.overwrite || j->opt.extend, !j->resume_from,
-                              3.0 * checkpoint_bytes + trajectory_bytes, err));
+                              4.0 * checkpoint_bytes + trajectory_bytes, err));
     /* the chains and the backend first: a start that cannot be built, or a device that cannot hold
      * the chains, fails before any compute */
     if (j->resume_from) {

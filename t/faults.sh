@@ -88,7 +88,7 @@ ok $? "a stopped rank: the job ends within 30 s (stall_timeout = 2) with a messa
 mkdir -p tiny small
 if mount -t tmpfs -o size=64k tmpfs tiny 2> /dev/null && mount -t tmpfs -o size=1m tmpfs small 2> /dev/null; then
     run_np 2 -q -o tiny/t.h5 run.ini > tiny.txt 2>&1
-    [ $? -eq 1 ] && grep -q "tiny: 0.0[0-9]* MB free, but the output and two checkpoints need about" tiny.txt &&
+    [ $? -eq 1 ] && grep -q "tiny: 0.0[0-9]* MB free, but the output and three checkpoints need about" tiny.txt &&
         [ -z "$(ls tiny)" ]
     ok $? "a 64 KiB file system: refused before any compute, nothing left in it" || diag < tiny.txt
     sed 's/^production = 80/production = 2000/' run.ini > fill.ini

@@ -187,6 +187,27 @@ def set_gpu_shape(ckpt, sm_count, smem_per_block):
         print(int(f.attrs["gpu_sm_count"]), int(f.attrs["gpu_smem_per_block"]))
 
 
+def flip_bit(ckpt, where, index, bit):
+    """Flip bit BIT of element INDEX (of the flattened dataset) of dataset WHERE, or of the
+    attribute WHERE when it starts with '@', in place: damage as a bad disk or a stray write makes
+    it. Prints the value before and after."""
+    with h5py.File(ckpt, "r+") as f:
+        if where.startswith("@"):
+            a = np.array(f.attrs[where[1:]])
+            raw = a.reshape(-1).view(np.uint64 if a.dtype.itemsize == 8 else np.uint32)
+            raw[int(index)] ^= np.uint64(1) << np.uint64(int(bit)) if a.dtype.itemsize == 8 else np.uint32(1 << int(bit))
+            f.attrs[where[1:]] = a
+            print(f"# {where}: now {a}")
+            return
+        d = f[where]
+        a = d[...]
+        before = a.reshape(-1)[int(index)]
+        raw = a.reshape(-1).view(np.uint64)
+        raw[int(index)] ^= np.uint64(1) << np.uint64(int(bit))
+        d[...] = a
+        print(f"# {where}[{index}]: {before!r} -> {a.reshape(-1)[int(index)]!r}")
+
+
 def gpu_shape(path, sm_count, smem_per_block):
     """/parameters@gpu_sm_count and gpu_smem_per_block, the GPU the run's kernels were shaped for,
     are the expected ones; smem_per_block "below:B" asks for one in (0, B): this run's own GPU."""
@@ -726,7 +747,7 @@ def mdanalysis(path):
 
 
 if __name__ == "__main__":
-    run({"h5md": h5md, "mdanalysis": mdanalysis, "layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "paths": paths, "set_gpu_shape": set_gpu_shape, "gpu_shape": gpu_shape, "eos": eos,
+    run({"h5md": h5md, "mdanalysis": mdanalysis, "layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "paths": paths, "set_gpu_shape": set_gpu_shape, "flip_bit": flip_bit, "gpu_shape": gpu_shape, "eos": eos,
      "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent,
      "value": value, "mixture_pure": mixture_pure, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal,
      "wall": wall, "moved_volume": moved_volume, "rigid_layout": rigid_layout, "widom_diatomic": widom_diatomic,
