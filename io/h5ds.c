@@ -13,10 +13,13 @@
 
 int h5ds_set_string_attr(hid_t obj, const char *name, const char *value, mc_err *err)
 {
+    /* variable-length UTF-8, as H5MD's string attributes are and as readers (h5py, MDAnalysis) take
+     * them: h5py returns a fixed-length string as bytes, which MDAnalysis refused as a unit */
     hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
-    int rc = type >= 0 && space >= 0 && H5Tset_size(type, strlen(value) + 1) >= 0 &&
+    int rc = type >= 0 && space >= 0 && H5Tset_size(type, H5T_VARIABLE) >= 0 &&
+             H5Tset_cset(type, H5T_CSET_UTF8) >= 0 &&
              (attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
-             H5Awrite(attr, type, value) >= 0;
+             H5Awrite(attr, type, &value) >= 0;
     int closed = (H5Aclose(attr) >= 0) & (H5Sclose(space) >= 0) & (H5Tclose(type) >= 0);
     if (!rc || !closed) MC_FAIL(err, MC_EHDF5, "cannot write attribute %s", name);
     return MC_OK;

@@ -34,13 +34,23 @@ static int read_strings(hid_t obj, int is_attr, char (*out)[NAME], int max, int 
     hid_t space = is_attr ? H5Aget_space(obj) : H5Dget_space(obj);
     hid_t mtype = H5Tcopy(H5T_C_S1);
     hssize_t count = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
-    int fixed = ftype >= 0 && H5Tget_class(ftype) == H5T_STRING && H5Tis_variable_str(ftype) == 0;
+    int is_string = ftype >= 0 && H5Tget_class(ftype) == H5T_STRING;
+    int variable = is_string && H5Tis_variable_str(ftype) > 0; /* mcens writes attributes so since issue 48 */
     int rc = -1;
     *n = (int)count;
-    if (fixed && count >= 1 && count <= max && mtype >= 0 && H5Tset_size(mtype, NAME) >= 0 &&
-        H5Tset_strpad(mtype, H5T_STR_NULLTERM) >= 0 &&
-        (is_attr ? H5Aread(obj, mtype, out) : H5Dread(obj, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out)) >= 0)
-        rc = 0;
+    if (is_string && count >= 1 && count <= max && mtype >= 0) {
+        if (variable) {
+            char *values[count];
+            if (H5Tset_size(mtype, H5T_VARIABLE) >= 0 &&
+                (is_attr ? H5Aread(obj, mtype, values) : H5Dread(obj, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, values)) >= 0) {
+                for (hssize_t i = 0; i < count; i++) snprintf(out[i], NAME, "%s", values[i] ? values[i] : "");
+                rc = H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, values) >= 0 ? 0 : -1;
+            }
+        } else if (H5Tset_size(mtype, NAME) >= 0 && H5Tset_strpad(mtype, H5T_STR_NULLTERM) >= 0 &&
+                   (is_attr ? H5Aread(obj, mtype, out) : H5Dread(obj, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out)) >= 0) {
+            rc = 0;
+        }
+    }
     for (int i = 0; rc == 0 && i < count; i++) out[i][NAME - 1] = '\0';
     if (mtype >= 0) H5Tclose(mtype);
     if (space >= 0) H5Sclose(space);

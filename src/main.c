@@ -1,6 +1,8 @@
 /* mcens: Monte Carlo ensemble runner. main() is the one place that reports errors and ends the job:
  * config -> plan -> layout and device binding -> output file -> rounds -> pooling -> write -> rename. */
 #include <getopt.h>
+#include <pwd.h>
+#include <unistd.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -293,6 +295,8 @@ static int setup(job *j, mc_err *err)
     }
     /* every rank writes the same /h5md/author: rank 0's user */
     const char *user = getenv("USER") ? getenv("USER") : getenv("LOGNAME");
+    const struct passwd *pw = user && *user ? NULL : getpwuid(getuid()); /* root's shell may set neither */
+    if (pw) user = pw->pw_name;
     snprintf(j->author, sizeof j->author, "%s", user && *user ? user : "unknown");
     MC_TRY(ens_mpi_check(MPI_Bcast(j->author, sizeof j->author, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast", err));
     MC_TRY(gather_words(&j->layout, mc_cpu_isa(), &j->cpu_isas, err));

@@ -676,7 +676,7 @@ def h5md(path, every):
     K = int(every)
     with h5py.File(path, "r") as f, h5py.File(path + ".ckpt", "r") as ck:
         h = f["h5md"]
-        if list(h.attrs["version"]) != [1, 1] or "name" not in h["author"].attrs or h["creator"].attrs["name"] != b"mcens":
+        if list(h.attrs["version"]) != [1, 1] or "name" not in h["author"].attrs or h["creator"].attrs["name"] not in ("mcens", b"mcens"):
             fail("/h5md lacks version 1.1, author name or creator name mcens")
         text = f["parameters"][()].decode()
         cfg = {k.strip(): v.strip() for k, _, v in (l.partition("=") for l in text.splitlines() if "=" in l)}
@@ -731,19 +731,25 @@ def mdanalysis(path):
         g = f["particles/chain_000000"]
         pos, steps = g["position/value"][...], g["position/step"][...]
         edges = g["box/edges/value"][...] if "edges" in g["box"] else None
-        u = MDAnalysis.Universe.empty(pos.shape[1], trajectory=True)
-        u.load_new(path, format="H5MD", convert_units=False)
-        if u.trajectory.n_frames != len(pos):
-            fail(f"MDAnalysis sees {u.trajectory.n_frames} frames, the file has {len(pos)}")
-        for ts in u.trajectory:
-            if not np.allclose(ts.positions, pos[ts.frame], rtol=0, atol=1e-5 * max(1.0, np.abs(pos).max())):
-                fail(f"frame {ts.frame}: MDAnalysis positions differ")
-            if ts.time != steps[ts.frame] or ts.data["step"] != steps[ts.frame]:
-                fail(f"frame {ts.frame}: MDAnalysis time {ts.time}, step {ts.data['step']}, file {steps[ts.frame]}")
-            if edges is not None and not np.allclose(ts.dimensions, [*np.diag(edges[ts.frame]), 90, 90, 90], rtol=1e-6):
-                fail(f"frame {ts.frame}: MDAnalysis box {ts.dimensions}, file {np.diag(edges[ts.frame])}")
-        print(f"# MDAnalysis {MDAnalysis.__version__} read {len(pos)} frames of {pos.shape[1]} particles (chain 0): "
-              f"positions, box and time as in the file")
+        unit = g["position/value"].attrs.get("unit")
+    unit = unit.decode() if isinstance(unit, bytes) else unit
+    u = MDAnalysis.Universe.empty(pos.shape[1], trajectory=True)
+    # convert_units=False: mcens's time is the sweep count, which has no unit to convert; the
+    # length unit is still parsed (a fixed-length byte string was refused here, issue 48)
+    u.load_new(path, format="H5MD", convert_units=False)
+    if u.trajectory.units.get("length") != unit:
+        fail(f"MDAnalysis reads the length unit as {u.trajectory.units.get('length')!r}, the file has {unit!r}")
+    if u.trajectory.n_frames != len(pos):
+        fail(f"MDAnalysis sees {u.trajectory.n_frames} frames, the file has {len(pos)}")
+    for ts in u.trajectory:
+        if not np.allclose(ts.positions, pos[ts.frame], rtol=0, atol=1e-5 * max(1.0, np.abs(pos).max())):
+            fail(f"frame {ts.frame}: MDAnalysis positions differ")
+        if ts.time != steps[ts.frame] or ts.data["step"] != steps[ts.frame]:
+            fail(f"frame {ts.frame}: MDAnalysis time {ts.time}, step {ts.data['step']}, file {steps[ts.frame]}")
+        if edges is not None and not np.allclose(ts.dimensions, [*np.diag(edges[ts.frame]), 90, 90, 90], rtol=1e-6):
+            fail(f"frame {ts.frame}: MDAnalysis box {ts.dimensions}, file {np.diag(edges[ts.frame])}")
+    print(f"# MDAnalysis {MDAnalysis.__version__} read {len(pos)} frames of {pos.shape[1]} particles (chain 0): "
+          f"positions, box and time as in the file, length unit {unit or 'none (reduced units)'}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 # parse time; a frame write that fails stops the run and loses nothing; a fresh run does not
 # replace a stopped run's state.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 11
+tap_plan 12
 
 cat > mix.ini <<'EOF'
 [run]
@@ -31,6 +31,13 @@ run_np 2 -q -o mix.h5 mix.ini > mix.txt 2>&1 && h5check h5md mix.h5 4
 ok $? "a mixture on 2 ranks, a frame every 4 of 22 samples: 6 frames per chain, the last the checkpoint's state" || diag < mix.txt
 h5check mdanalysis mix.h5
 ok $? "MDAnalysis reads chain 0's frames, box and time as mcens wrote them"
+
+# real units: the unit attributes are H5MD's strings, which MDAnalysis parses
+sed -e 's/^\[potential\]/[system]\nunits = real\n[potential]\npreset = argon/' -e 's/^cutoff = 2.5/cutoff = 0.85/' \
+    -e '/^\[mixture\]/,/^epsilon/d' -e 's/^\[ensemble\]/[system]\nn = 64\n[ensemble]/' \
+    -e 's/^temperature = .*/temperature = 150/' -e 's/^density = 0.5/density = 12/' mix.ini > real.ini
+run_np 1 -q -o real.h5 real.ini > real.txt 2>&1 && h5check mdanalysis real.h5
+ok $? "MDAnalysis opens a real-unit trajectory and reads its length unit, nm" || cat real.ini real.txt | diag
 
 sed -e 's/^snapshot_every = 4/snapshot_every = 0/' mix.ini > final.ini
 run_np 3 -q -o final.h5 final.ini > final.txt 2>&1 && h5check h5md final.h5 0 && h5check same mix.h5 final.h5 chains/energy
