@@ -69,6 +69,48 @@ static int check_rigid_packing(const cfg *c, const mc_plan *p, double apart, con
     return MC_OK;
 }
 
+/* The largest distance between two sites of one molecule type, and that type. */
+static double molecule_diameter(const mc_plan *p, int *type)
+{
+    double d = 0.0;
+    *type = 0;
+    for (int t = 0; t < p->mol.ntypes; t++)
+        for (int a = 0; a < p->mol.type[t].nsites; a++)
+            for (int b = a + 1; b < p->mol.type[t].nsites; b++) {
+                const double *u = p->mol.type[t].body[a], *v = p->mol.type[t].body[b];
+                double r = sqrt((u[0] - v[0]) * (u[0] - v[0]) + (u[1] - v[1]) * (u[1] - v[1]) + (u[2] - v[2]) * (u[2] - v[2]));
+                if (r > d) d = r, *type = t;
+            }
+    return d;
+}
+
+/* The box edge a periodic box of molecules needs: no site may meet an image of its own molecule
+ * inside the interaction range (the real-space terms skip the molecule's own sites, not their
+ * images, and a move's energy would count a molecule against itself), so the diameter d of every
+ * molecule and the longest cutoff rc need L >= d + rc; without a cutoff, every pair is taken under
+ * the minimum image, and L >= 2 d. */
+static double molecules_min_box(const mc_plan *p, double diameter)
+{
+    double rc = isfinite(p->cutoff) ? p->cutoff : 0.0;
+    const int ewald = p->species.ewald_alpha > 0; /* (set before the plan's Ewald sum is) */
+    if (ewald) rc = fmax(rc, p->species.coulomb_cutoff);
+    return isfinite(p->cutoff) || ewald ? diameter + rc : 2.0 * diameter;
+}
+
+static int check_molecule_fits(const cfg *c, const mc_plan *p, double box, const char *where, mc_err *err)
+{
+    int t;
+    const double d = molecule_diameter(p, &t), need = molecules_min_box(p, d);
+    if (box < need)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [molecules] geometry: molecule %s is %.4g %s across; the box of edge %.4g (%s) "
+                "needs at least %.4g: the molecule plus the %s, or no site would stay clear of its own molecule's "
+                "periodic image (lower the density, use more molecules, or a smaller cutoff)",
+                c->filename, cfg_line(c, "molecules", "geometry"), p->mol.type[t].name, d, p->units.length, box, where,
+                need, isfinite(p->cutoff) || p->species.ewald_alpha > 0 ? "cutoff" : "molecule again (no cutoff: every pair under the "
+                "minimum image)");
+    return MC_OK;
+}
+
 static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint *sp, mc_err *err)
 {
     double half_box = 0.5 * sp->box_len;
@@ -87,6 +129,11 @@ static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint 
                 "%s:%d: [moves] max_displacement = %g: expected at most half the box edge, %g at density %g",
                 c->filename, cfg_line(c, "moves", "max_displacement"), c->moves.max_displacement, half_box,
                 sp->density);
+    if (p->rigid && c->molecules.types) {
+        char where[64];
+        snprintf(where, sizeof where, "at density %g", sp->density);
+        MC_TRY(check_molecule_fits(c, p, sp->box_len, where, err));
+    }
     if (p->rigid) return check_rigid_packing(c, p, mc_lattice_spacing(p->lattice, p->nmol, sp->box_len),
                                              "ensemble", "density", sp->density, err);
     double nn = mc_lattice_spacing(p->lattice, p->n, sp->box_len);
@@ -174,6 +221,15 @@ double mc_plan_smallest_box(const mc_plan *p)
 static int rigid_setup(const cfg *c, mc_plan *p, mc_err *err)
 {
     MC_TRY(mc_molecules_build(&p->mol, &p->species, c, err));
+    for (int t = 0; t < p->mol.ntypes; t++) /* two sites in one place: no molecule, and 1/r = inf */
+        for (int a = 0; a < p->mol.type[t].nsites; a++)
+            for (int b = a + 1; b < p->mol.type[t].nsites; b++) {
+                const double *u = p->mol.type[t].body[a], *v = p->mol.type[t].body[b];
+                if (fabs(u[0] - v[0]) + fabs(u[1] - v[1]) + fabs(u[2] - v[2]) < 1e-9)
+                    MC_FAIL(err, MC_EINVAL, "%s:%d: [molecules] geometry: molecule %s has sites %d and %d at the same "
+                            "position", c->filename, cfg_line(c, "molecules", "geometry"), p->mol.type[t].name, a + 1,
+                            b + 1);
+            }
     p->n = p->mol.nsites;
     p->nmol = p->mol.nmol;
     p->lattice_constant = c->system.lattice_constant;
@@ -502,6 +558,10 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     if (c->potential.coulomb == CFG_COULOMB_EWALD) {
         if (ewald_setup(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
         p->min_box_len = fmax(p->min_box_len, 2.0 * p->species.coulomb_cutoff);
+    }
+    if (p->rigid && p->periodic && c->molecules.types) { /* volume moves keep every molecule clear of its image */
+        int t;
+        p->min_box_len = fmax(p->min_box_len, molecules_min_box(p, molecule_diameter(p, &t)));
     }
     if (p->ensemble->boxes > 1 && check_gibbs_start(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     if (check_sizes(c, p, mc_host_memory_bytes(), err) != MC_OK) return mc_plan_destroy(p), NULL;
