@@ -42,14 +42,32 @@ static int site_species(mc_species *s, const cfg *c, const char *name, site_sour
     return -1;
 }
 
-/* One site "SPECIES x y z" into site k of t. */
-static int parse_site(mc_moltype *t, mc_species *s, const cfg *c, char *text, site_source at, mc_err *err)
+/* A coordinate's text times 10^shift, as the decimal number it writes: the exponent is moved, not
+ * the value multiplied, so that "1.39" read with shift -1 is the double nearest 0.139, the same as
+ * reading "0.139" (a file converted from nm to A gives the doubles it gave before). 0 and 1 on a
+ * number that is not one, or not finite. */
+static int decimal_coordinate(const char *text, int shift, double *out)
 {
-    char name[64], extra[2];
+    char buf[96], *end;
+    const char *e = strpbrk(text, "eE");
+    long exponent = e ? strtol(e + 1, &end, 10) : 0;
+    if (e && (*end || end == e + 1)) return 0;
+    if (snprintf(buf, sizeof buf, "%.*se%ld", (int)(e ? e - text : (long)strlen(text)), text, exponent + shift) >=
+        (int)sizeof buf)
+        return 0;
+    *out = strtod(buf, &end);
+    return !*end && end != buf && isfinite(*out);
+}
+
+/* One site "SPECIES x y z" into site k of t, its coordinates times 10^shift (XYZ files in A read
+ * into nm: shift -1). */
+static int parse_site(mc_moltype *t, mc_species *s, const cfg *c, char *text, int shift, site_source at, mc_err *err)
+{
+    char name[64], coord[3][64], extra[2];
     double v[3];
-    if (sscanf(text, "%63s %lf %lf %lf %1s", name, &v[0], &v[1], &v[2], extra) != 4 ||
-        !isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]))
-        MC_FAIL(err, MC_EINVAL, "%s:%d: site '%s': expected SPECIES x y z", at.file, at.line, trim(text));
+    int ok = sscanf(text, "%63s %63s %63s %63s %1s", name, coord[0], coord[1], coord[2], extra) == 4;
+    for (int d = 0; ok && d < 3; d++) ok = decimal_coordinate(coord[d], shift, &v[d]);
+    if (!ok) MC_FAIL(err, MC_EINVAL, "%s:%d: site '%s': expected SPECIES x y z", at.file, at.line, trim(text));
     if (t->nsites == MC_MAX_SITES)
         MC_FAIL(err, MC_EINVAL, "%s:%d: molecule %s: at most %d sites", at.file, at.line, t->name, MC_MAX_SITES);
     int a = site_species(s, c, name, at, err);
@@ -57,6 +75,26 @@ static int parse_site(mc_moltype *t, mc_species *s, const cfg *c, char *text, si
     t->species[t->nsites] = a;
     for (int d = 0; d < 3; d++) t->body[t->nsites][d] = v[d];
     t->nsites++;
+    return MC_OK;
+}
+
+/* The length unit of an XYZ file's coordinates as a power of ten to the run's unit: A by the
+ * format's convention (what Avogadro, Open Babel and packmol write), or the comment line's
+ * "unit=A", "unit=nm" or (reduced units) "unit=sigma". Real units take A and nm; reduced units
+ * only sigma (the default there), since an A has no size in them. */
+static int xyz_unit_shift(const cfg *c, const char *path, const char *comment, int *shift, mc_err *err)
+{
+    const int real = c->system.units == CFG_UNITS_REAL;
+    const char *u = strstr(comment, "unit=");
+    char unit[16] = "";
+    if (u) sscanf(u + 5, "%15[A-Za-z]", unit);
+    if (!*unit) snprintf(unit, sizeof unit, "%s", real ? "A" : "sigma");
+    if (real && (strcmp(unit, "A") == 0 || strcmp(unit, "Angstrom") == 0)) *shift = -1;
+    else if (real && strcmp(unit, "nm") == 0) *shift = 0;
+    else if (!real && strcmp(unit, "sigma") == 0) *shift = 0;
+    else
+        MC_FAIL(err, MC_EINVAL, "%s:2: unit=%s: expected %s", path, unit,
+                real ? "A (the default) or nm" : "sigma in reduced units (no comment, or unit=sigma)");
     return MC_OK;
 }
 
@@ -68,7 +106,8 @@ static void sibling_path(const char *config, const char *name, char *out, size_t
     else snprintf(out, len, "%.*s/%s", (int)(slash - config), config, name);
 }
 
-/* An XYZ file: a count, a comment line, then count lines of SPECIES x y z. */
+/* An XYZ file: a count, a comment line (which may name the unit: xyz_unit_shift), then count lines
+ * of SPECIES x y z. */
 static int read_xyz(mc_moltype *t, mc_species *s, const cfg *c, const char *name, mc_err *err)
 {
     char path[1024], line[512];
@@ -77,7 +116,7 @@ static int read_xyz(mc_moltype *t, mc_species *s, const cfg *c, const char *name
     if (!f)
         MC_FAIL(err, MC_EIO, "%s:%d: [molecules] geometry: cannot open '%s'", c->filename,
                 cfg_line(c, "molecules", "geometry"), path);
-    int count = -1, ln = 0, rc = MC_OK;
+    int count = -1, ln = 0, rc = MC_OK, shift = 0;
     while (rc == MC_OK && fgets(line, sizeof line, f)) {
         ln++;
         site_source at = {path, ln};
@@ -86,8 +125,10 @@ static int read_xyz(mc_moltype *t, mc_species *s, const cfg *c, const char *name
             count = (int)strtol(line, &end, 10);
             if (end == line || *trim(end) || count < 1)
                 rc = mc_err_set(err, MC_EINVAL, "%s:1: expected the number of sites", path);
+        } else if (ln == 2) {
+            rc = xyz_unit_shift(c, path, line, &shift, err);
         } else if (ln > 2 && ln <= count + 2) {
-            rc = parse_site(t, s, c, line, at, err);
+            rc = parse_site(t, s, c, line, shift, at, err);
         }
     }
     fclose(f);
@@ -103,7 +144,7 @@ static int parse_inline(mc_moltype *t, mc_species *s, const cfg *c, char *text, 
     site_source at = {c->filename, cfg_line(c, "molecules", "geometry")};
     char *save = NULL;
     for (char *site = strtok_r(text, ";", &save); site; site = strtok_r(NULL, ";", &save))
-        MC_TRY(parse_site(t, s, c, site, at, err));
+        MC_TRY(parse_site(t, s, c, site, 0, at, err)); /* in the run's length unit */
     return MC_OK;
 }
 

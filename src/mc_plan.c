@@ -64,8 +64,9 @@ static int check_rigid_packing(const cfg *c, const mc_plan *p, double apart, con
         MC_FAIL(err, MC_EINVAL,
                 "%s:%d: [%s] %s = %g cannot hold the %d molecules: starting centres %.3g apart put sites of "
                 "neighbours at most %.3g apart, inside the overlap distance %.3g (%g sigma or the hard cores) "
-                "in every orientation", c->filename, cfg_line(c, section, key), section, key, value, p->nmol,
-                apart, reach, need, MC_START_OVERLAP_SIGMA);
+                "in every orientation (the molecules reach %.3g %s from their centres: if that is larger than "
+                "meant, check the geometry's unit)", c->filename, cfg_line(c, section, key), section, key, value,
+                p->nmol, apart, reach, need, MC_START_OVERLAP_SIGMA, mc_molecules_radius(&p->mol), p->units.length);
     return MC_OK;
 }
 

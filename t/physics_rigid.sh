@@ -4,7 +4,7 @@
 # the molecular virial) and g(r) of the site pairs and of the centres must agree within their
 # errors; a fluid with sigma 1.05 must not. Then the three molecular examples' layout, shortened.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 7
+tap_plan 9
 atomic='[run]
 output = atomic.h5
 seed = 41
@@ -39,4 +39,22 @@ for ex in benzene argon_cluster; do
     run_np 2 -q $ex.ini -o $ex.h5 > $ex.txt 2>&1; rc=$?
     [ $rc -eq 0 ] && h5check rigid_layout $ex.h5; ok $? "examples/$ex.ini (shortened) runs and writes molecules, centres, orientations" || diag < $ex.txt
 done
+# XYZ files are read in A by the format's convention in real units (benzene.xyz is in A;
+# t/same_bits.sh holds the bits it gave in nm), or in the unit their comment line names; an A has
+# no size in reduced units, where a file is in sigma and one that says unit=A is refused
+printf '2\nAB in nm: unit=nm\nX 0 0 0\nX 0 0 0.2\n' > nm.xyz
+printf '2\nAB in A\nX 0 0 0\nX 0 0 2\n' > a.xyz
+sed -e 's/^\[potential\]/[system]\nunits = real\n[potential]/' rigid.ini | awk '/^\[molecules\]/{exit} {print}' > units.ini
+for g in nm a; do
+    { cat units.ini; printf '[molecules]\ntypes = ab\ncounts = 108\ngeometry = %s.xyz\n' $g; } |
+        sed 's/^output = .*/output = '$g'.h5/; s/^equilibration = .*/equilibration = 10/; s/^production = .*/production = 20/; s/^sample_every = .*/sample_every = 10/' > $g.ini
+    run_np 1 -q $g.ini > $g.txt 2>&1
+done
+h5check same_results nm.h5 a.h5
+ok $? "an XYZ geometry in A (the default) and the same in nm (unit=nm) give the same molecule: the same bits" || cat nm.txt a.txt | diag
+printf '2\nAB in A: unit=A\nX 0 0 0\nX 0 0 2\n' > ang.xyz
+sed -e 's/^units = real$/units = reduced/' -e 's/^geometry = a.xyz/geometry = ang.xyz/' a.ini > reduced.ini
+"$MCENS" --dry-run reduced.ini > reduced.txt 2>&1
+[ $? -eq 1 ] && grep -q "ang.xyz:2: unit=A: expected sigma in reduced units" reduced.txt
+ok $? "an XYZ file that says unit=A is refused in reduced units, naming its line" || diag < reduced.txt
 exit 0
