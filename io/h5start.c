@@ -41,7 +41,8 @@ static int read_strings(hid_t obj, int is_attr, char (*out)[NAME], int max, int 
     if (is_string && count >= 1 && count <= max && mtype >= 0) {
         if (variable) {
             char *values[count];
-            if (H5Tset_size(mtype, H5T_VARIABLE) >= 0 &&
+            /* HDF5 converts no character set into another: read in the file's (UTF-8 for mcens's) */
+            if (H5Tset_size(mtype, H5T_VARIABLE) >= 0 && H5Tset_cset(mtype, H5Tget_cset(ftype)) >= 0 &&
                 (is_attr ? H5Aread(obj, mtype, values) : H5Dread(obj, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, values)) >= 0) {
                 for (hssize_t i = 0; i < count; i++) snprintf(out[i], NAME, "%s", values[i] ? values[i] : "");
                 rc = H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, values) >= 0 ? 0 : -1;
