@@ -5,7 +5,7 @@
 # parse time; a frame write that fails stops the run and loses nothing; a fresh run does not
 # replace a stopped run's state.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 12
+tap_plan 13
 
 cat > mix.ini <<'EOF'
 [run]
@@ -29,15 +29,20 @@ snapshot_every = 4
 EOF
 run_np 2 -q -o mix.h5 mix.ini > mix.txt 2>&1 && h5check h5md mix.h5 4
 ok $? "a mixture on 2 ranks, a frame every 4 of 22 samples: 6 frames per chain, the last the checkpoint's state" || diag < mix.txt
-h5check mdanalysis mix.h5
-ok $? "MDAnalysis reads chain 0's frames, box and time as mcens wrote them"
+no_mda="no MDAnalysis here (python3-mdanalysis)"
+if have_mdanalysis; then
+    h5check mdanalysis mix.h5
+    ok $? "MDAnalysis reads chain 0's frames, box and time as mcens wrote them"
+else skip "$no_mda: MDAnalysis reads chain 0's frames"; fi
 
 # real units: the unit attributes are H5MD's strings, which MDAnalysis parses
 sed -e 's/^\[potential\]/[system]\nunits = real\n[potential]\npreset = argon/' -e 's/^cutoff = 2.5/cutoff = 0.85/' \
     -e '/^\[mixture\]/,/^epsilon/d' -e 's/^\[ensemble\]/[system]\nn = 64\n[ensemble]/' \
     -e 's/^temperature = .*/temperature = 150/' -e 's/^density = 0.5/density = 12/' mix.ini > real.ini
-run_np 1 -q -o real.h5 real.ini > real.txt 2>&1 && h5check mdanalysis real.h5
-ok $? "MDAnalysis opens a real-unit trajectory and reads its length unit, nm" || cat real.ini real.txt | diag
+if have_mdanalysis; then
+    run_np 1 -q -o real.h5 real.ini > real.txt 2>&1 && h5check mdanalysis real.h5
+    ok $? "MDAnalysis opens a real-unit trajectory and reads its length unit, nm" || cat real.ini real.txt | diag
+else skip "$no_mda: a real-unit trajectory"; fi
 
 sed -e 's/^snapshot_every = 4/snapshot_every = 0/' mix.ini > final.ini
 run_np 3 -q -o final.h5 final.ini > final.txt 2>&1 && h5check h5md final.h5 0 && h5check same mix.h5 final.h5 chains/energy
@@ -63,13 +68,18 @@ replicas = 2
 [output]
 snapshot_every = 5
 EOF
-run_np 2 -q -o npt.h5 npt.ini > npt.txt 2>&1 && h5check h5md npt.h5 5 && h5check mdanalysis npt.h5 &&
+run_np 2 -q -o npt.h5 npt.ini > npt.txt 2>&1 && h5check h5md npt.h5 5 &&
     "$PYTHON3" -c "
 import h5py, numpy as np, sys
 e = h5py.File('npt.h5', 'r')['particles/chain_000001/box/edges/value'][...]
-print('# boxes of chain 1:', np.round(e[:, 0, 0], 4))
-sys.exit(0 if len(set(e[:, 0, 0])) == len(e) else 1)" | diag
-ok $? "NPT: every frame has its own box, and MDAnalysis reads it" || diag < npt.txt
+print('boxes of chain 1:', np.round(e[:, 0, 0], 4))
+sys.exit(0 if len(set(e[:, 0, 0])) == len(e) else 1)" > boxes.txt
+ok $? "NPT: every frame has its own box" || cat npt.txt boxes.txt | diag
+diag < boxes.txt
+if have_mdanalysis; then
+    h5check mdanalysis npt.h5
+    ok $? "... and MDAnalysis reads them"
+else skip "$no_mda: NPT boxes"; fi
 
 cat > mol.ini <<'EOF'
 [run]
