@@ -8,11 +8,13 @@
 #include "ens.h"
 #include "mc_test_hooks.h"
 
-static void print_progress(const mc_run *run, double elapsed_s, int nchains)
+/* The rate and the time left from the sweeps this process has run (since sweeps0: a restart or an
+ * --extend starts part-way, and the sweeps before it took none of this run's time). */
+static void print_progress(const mc_run *run, long sweeps0, double elapsed_s, int nchains)
 {
-    long done = mc_run_sweeps_done(run), total = mc_run_sweeps_total(run);
-    double rate = done * (double)nchains / elapsed_s; /* chain-sweeps per second, all ranks */
-    double eta_s = done > 0 ? elapsed_s * (total - done) / done : 0.0;
+    long done = mc_run_sweeps_done(run), total = mc_run_sweeps_total(run), run_here = done - sweeps0;
+    double rate = run_here * (double)nchains / elapsed_s; /* chain-sweeps per second, all ranks */
+    double eta_s = run_here > 0 ? elapsed_s * (total - done) / run_here : 0.0;
     printf("progress %5.1f%%  %10.1f sweeps/s  ETA %02d:%02d:%02d\n", 100.0 * done / total, rate,
            (int)(eta_s / 3600), (int)(eta_s / 60) % 60, (int)eta_s % 60);
     fflush(stdout);
@@ -116,7 +118,7 @@ int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outco
         }
         now = MPI_Wtime();
         if (!s->quiet && l->rank == 0 && now - last >= progress_every_s) {
-            print_progress(run, now - start, nchains_total);
+            print_progress(run, sweeps0, now - start, nchains_total);
             last = now;
         }
     }
