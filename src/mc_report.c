@@ -132,10 +132,13 @@ void mc_report_summary(const mc_plan *p, const mc_results *r)
     } else if (p->rigid && !p->periodic) {
         print_cluster_summary(p, r);
     } else {
-        printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", "density", "U/N", "P", "accept");
+        /* a state point's axis: its density, or under an imposed pressure that pressure (the start
+         * density is not the state's; the density measured is in the table below) */
+        const int npt = p->ensemble->imposed_pressure != 0;
+        printf("\n%6s %10s %10s %24s %24s %8s\n", "point", "T", npt ? "P imposed" : "density", "U/N", "P", "accept");
         for (int s = 0; s < p->nstatepoints; s++)
-            printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s,
-                   p->statepoint[s].temperature_given, p->statepoint[s].density, r->obs[MC_OBS_ENERGY][s].mean,
+            printf("%6d %10.5g %10.5g %12.6f +- %-9.6f %12.6f +- %-9.6f %8.4f\n", s, p->statepoint[s].temperature_given,
+                   npt ? p->statepoint[s].pressure_given : p->statepoint[s].density, r->obs[MC_OBS_ENERGY][s].mean,
                    r->obs[MC_OBS_ENERGY][s].error, r->obs[MC_OBS_PRESSURE][s].mean * p->units.pressure_factor,
                    r->obs[MC_OBS_PRESSURE][s].error * p->units.pressure_factor, r->obs[MC_OBS_ACCEPTANCE][s].mean);
     }
