@@ -112,15 +112,32 @@ static int check_molecule_fits(const cfg *c, const mc_plan *p, double box, const
     return MC_OK;
 }
 
+/* The density key the config gave (mass_density becomes number densities in cfg_check), and a
+ * number density in that key's terms, for messages that name what the user wrote. */
+static const char *density_key(const cfg *c) { return cfg_line(c, "ensemble", "mass_density") ? "mass_density" : "density"; }
+static double density_as_given(const cfg *c, const mc_plan *p, double density)
+{
+    return cfg_line(c, "ensemble", "mass_density") ? density * p->units.mass_density_factor : density;
+}
+
+/* A hint where a number density looks like a mass density in kg/m^3 (real units: no liquid has
+ * 200 particles a nm^3). */
+static const char *mass_density_hint(const cfg *c, double density)
+{
+    return c->system.units == CFG_UNITS_REAL && density > 200 && !cfg_line(c, "ensemble", "mass_density")
+               ? " (if that is a mass density in kg/m^3, give it as [ensemble] mass_density)"
+               : "";
+}
+
 static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint *sp, mc_err *err)
 {
     double half_box = 0.5 * sp->box_len;
     if (isfinite(p->cutoff) && p->cutoff > half_box)
         MC_FAIL(err, MC_EINVAL,
                 "%s:%d: [potential] cutoff = %g: expected at most half the box edge, %g at "
-                "density %g with n = %d (minimum image)",
-                c->filename, cfg_line(c, "potential", "cutoff"), p->cutoff, half_box,
-                sp->density, p->n);
+                "%s %g with n = %d (minimum image)%s",
+                c->filename, cfg_line(c, "potential", "cutoff"), p->cutoff, half_box, density_key(c),
+                density_as_given(c, p, sp->density), p->n, mass_density_hint(c, sp->density));
     if (c->rdf.rmax > half_box)
         MC_FAIL(err, MC_EINVAL,
                 "%s:%d: [rdf] rmax = %g: expected at most half the box edge, %g at density %g",
@@ -136,14 +153,15 @@ static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint 
         MC_TRY(check_molecule_fits(c, p, sp->box_len, where, err));
     }
     if (p->rigid) return check_rigid_packing(c, p, mc_lattice_spacing(p->lattice, p->nmol, sp->box_len),
-                                             "ensemble", "density", sp->density, err);
+                                             "ensemble", density_key(c), density_as_given(c, p, sp->density), err);
     double nn = mc_lattice_spacing(p->lattice, p->n, sp->box_len);
     if (nn < min_start_spacing * core_diameter(p))
         MC_FAIL(err, MC_EINVAL,
-                "%s:%d: [ensemble] density = %g cannot hold n = %d particles on the %s lattice: "
-                "neighbours would start %.3f core diameters apart (where u = 0), expected at least %.1f",
-                c->filename, cfg_line(c, "ensemble", "density"), sp->density, p->n,
-                p->lattice == CFG_LATTICE_FCC ? "fcc" : "sc", nn / core_diameter(p), min_start_spacing);
+                "%s:%d: [ensemble] %s = %g cannot hold n = %d particles on the %s lattice: "
+                "neighbours would start %.3f core diameters apart (where u = 0), expected at least %.1f%s",
+                c->filename, cfg_line(c, "ensemble", density_key(c)), density_key(c),
+                density_as_given(c, p, sp->density), p->n, p->lattice == CFG_LATTICE_FCC ? "fcc" : "sc",
+                nn / core_diameter(p), min_start_spacing, mass_density_hint(c, sp->density));
     return MC_OK;
 }
 

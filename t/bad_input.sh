@@ -46,6 +46,8 @@ particles beyond memory (10 MB machine)|s/^n = 32/n = 100000/|bad.ini:7: [system
 pooled RDF beyond memory (1 MB machine)|$a [rdf]\nbins = 1000000|bad.ini:15: [rdf] bins = 1000000: the pooled results|MCENS_TEST_HOST_MEMORY=1000000
 walker paths beyond memory (1 GB machine)|s/^temperature = 1.0/temperature = 1:2:100\nexchange_every = 10/;s/^replicas = 2/replicas = 100/;s/^production = 20/production = 1000000/;s/^sample_every = 10/sample_every = 1/|bad.ini:12: [ensemble] exchange_every: the walkers'"'"' paths (/chains/state) of 10000 chains x 1000000 samples need 40 GB|MCENS_TEST_HOST_MEMORY=1000000000
 molecules that cannot fit the density|s/^density = 0.5/density = 1000/;s/^cutoff = 1.5/cutoff = none/;$a [molecules]\ntypes = m\ncounts = 16\ngeometry = X 0 0 0; X 0 0 0.1|bad.ini:12: [ensemble] density = 1000 cannot hold the 16 molecules
+mass_density that cannot hold n, named as given|s/^density = 0.5/mass_density = 2.5/;s/^cutoff = 1.5/cutoff = 1.0/|bad.ini:12: [ensemble] mass_density = 2.5 cannot hold n = 32
+a mass density given as density|s/^n = 32/n = 32\nunits = real/;s/^density = 0.5/density = 1400/|(if that is a mass density in kg/m^3, give it as [ensemble] mass_density)
 molecule larger than its box|$a [molecules]\ntypes = m\ncounts = 16\ngeometry = X 0 0 0; X 0 0 2|bad.ini:17: [molecules] geometry: molecule m is 2 sigma across; the box of edge 3.175 (at density 0.5) needs at least 3.5
 two sites in one place|$a [molecules]\ntypes = m\ncounts = 16\ngeometry = X 0 0 0; X 0 0 0|bad.ini:17: [molecules] geometry: molecule m has sites 1 and 2 at the same position
 cluster lattice that cannot hold it|/^density/d;s/^n = 32/n = 32\nboundary = none\nlattice_constant = 0.01/|bad.ini:9: [system] lattice_constant = 0.01 cannot hold the 32 molecules
