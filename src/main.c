@@ -21,6 +21,7 @@
 #include "mc_backend_table.h"
 #include "mc_chain_state.h"
 #include "mc_equilibration.h"
+#include "mc_exchange.h"
 #include "mc_plan.h"
 #include "mc_report.h"
 #include "mc_results.h"
@@ -303,6 +304,27 @@ static int setup(job *j, mc_err *err)
     return gather_words(&j->layout, j->layout.host, &j->hosts, err);
 }
 
+/* Replica exchange whose neighbouring rungs never swapped: the ladder is broken there, and each
+ * side samples alone. Names the pair and a rung to put between them (the geometric mean of two
+ * temperatures, where a ladder's acceptance is roughly even; the middle of two pressures). */
+static void warn_no_exchange(const mc_plan *p, const mc_results *r)
+{
+    if (!p->exchange_every) return;
+    const int pressure = p->exchange_axis == CFG_EXCHANGE_PRESSURE;
+    for (int s = 0; s < p->nstatepoints; s++) {
+        const int chain = s * p->replicas, rung = mc_exchange_rung_of(p, chain);
+        if (isnan(r->exchange_acceptance[s]) || r->exchange_acceptance[s] > 0 || rung + 1 >= mc_exchange_rungs(p))
+            continue;
+        const int up = mc_exchange_chain(p, mc_exchange_ladder_of(p, chain), rung + 1) / p->replicas;
+        const double a = pressure ? p->statepoint[s].pressure_given : p->statepoint[s].temperature_given,
+                     b = pressure ? p->statepoint[up].pressure_given : p->statepoint[up].temperature_given;
+        fprintf(stderr, "mcens: warning: replica exchange between state points %d and %d (%s %g and %g) accepted none "
+                "of its swaps: the rungs are too far apart and the ladder is broken there; add a rung between them, "
+                "e.g. %s %.4g, or more\n", s, up, pressure ? "pressure" : "T", a, b, pressure ? "pressure" : "T",
+                pressure ? 0.5 * (a + b) : sqrt(a * b));
+    }
+}
+
 /* An infinite pooled energy, pressure, density, enthalpy or heat capacity means a run that went
  * wrong (a temperature too low for double precision): stop before writing it as a result. The
  * samples stay in the final checkpoint. (NaN stands for "absent" in some rows, such as an open
@@ -485,6 +507,7 @@ static int run_and_write(job *j, mc_err *err)
     MC_TRY(check_finite(j->plan, j->results, err));
     MC_TRY(warn_volume_floor(j, err));
     if (j->layout.rank == 0) warn_not_stationary(j->plan, j->results);
+    if (j->layout.rank == 0) warn_no_exchange(j->plan, j->results);
     j->not_finite = warn_not_finite(j->plan, j->results, j->layout.rank == 0);
     if (!j->opt.quiet && j->layout.rank == 0) { /* before the write: a failed write leaves the numbers in the log */
         mc_report_summary(j->plan, j->results);

@@ -6,7 +6,7 @@
 # energy distributions; and a 55-atom cluster whose lattice and melt starts disagree without
 # exchange (the check's power) agreeing with it (t/exchange_check.py).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 17
+tap_plan 18
 echeck() { pycheck exchange_check.py "$@"; }
 # refused NAME KEY=VALUE... PATTERN: the fluid config with the keys changed fails with PATTERN
 refused() {
@@ -69,6 +69,16 @@ echeck paths np2.h5
 ok $? "every ladder holds a permutation of its walkers at every sample; /chains/state inverts /chains/walker"
 echeck overlap np2.h5
 ok $? "each pair's swap acceptance is the overlap of its energy distributions"
+# a ladder broken between far rungs (0.7 and 6 for 64 atoms: energy distributions that never meet)
+# is named, with a rung to put between them; the ladder's other pair swaps and is not named
+sed -e 's/^temperature = .*/temperature = 0.7, 6, 6.5/' -e 's/^output = .*/output = far.h5/' e.ini > far.ini
+run_np 2 -q far.ini > far.txt 2>&1
+[ $? -eq 0 ] && "$PYTHON3" -c "import h5py, sys; a = h5py.File('far.h5', 'r')['results/exchange/acceptance'][...]
+print('#', a); sys.exit(0 if a[0] == 0 and a[1] > 0 else 1)" &&
+    grep -q "warning: replica exchange between state points 0 and 1 (T 0.7 and 6) accepted none of its swaps" far.txt &&
+    grep -q "e.g. T 2.049" far.txt && ! grep -q "state points 1 and 2" far.txt
+ok $? "a ladder broken between T 0.7 and 6 (no swap accepted, /results/exchange/acceptance 0) is named, with a rung between" ||
+    diag < far.txt
 sed -e 's/^exchange_every = .*/exchange_every = 0/' -e 's/^output = .*/output = plain.h5/' fluid.ini > plain.ini
 run_np 2 -q plain.ini > plain.txt 2>&1 && echeck unchanged np2.h5 plain.h5 energy pressure heat_capacity
 ok $? "supercritical fluid: exchange leaves U, P and C_V unchanged within errors" || diag < plain.txt
