@@ -187,6 +187,8 @@ static const cfg_key schema[] = {
      "LJ sigma of each species (replaces [potential] sigma); 0 with epsilon 0: a site without LJ (a charge alone)", DIM_NONE},
     {"mixture", "epsilon", K_LIST, OFF(mixture.epsilon), "", 0, 1e6, 0, NULL,
      "LJ epsilon (Morse: well depth) of each species (replaces [potential] epsilon)", DIM_NONE},
+    {"mixture", "epsilon_k", K_LIST, OFF(mixture.epsilon_k), "", 0, 1e9, 0, NULL,
+     "real units: epsilon / k_B of each species in K, as force fields tabulate it, instead of epsilon", DIM_NONE},
     {"mixture", "morse_alpha", K_LIST, OFF(mixture.morse_alpha), "", 0, 1e6, 1, NULL,
      "type = morse: Morse width alpha of each species in 1/length (required there)", DIM_NONE},
     {"mixture", "morse_r0", K_LIST, OFF(mixture.morse_r0), "", 0, 1e6, 1, NULL,

@@ -106,6 +106,7 @@ typedef struct cfg {
     struct {               /* empty (species NULL) for a pure fluid */
         char *species;     /* "A, B": names as given */
         cfg_list counts, sigma, epsilon, mass;
+        cfg_list epsilon_k;   /* real units: epsilon / k_B in K; moved into epsilon (kJ/mol) by cfg_check */
         cfg_list morse_alpha, morse_r0;  /* type = morse: per species, instead of sigma */
         char *pair_sigma, *pair_epsilon; /* "A-B:value, ..." overrides of the mixing rules */
         char *pair_morse_alpha, *pair_morse_r0;

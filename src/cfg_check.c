@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Real units: the argon preset, epsilon from epsilon_k; both only in real units. */
 static int check_units(cfg *c, mc_err *err)
@@ -68,12 +69,24 @@ static int check_morse(const cfg *c, mc_err *err)
 
 /* [mixture]: all or nothing; per-species LJ parameters replace the [potential] ones. The lists
  * themselves are checked against the species names by mc_species_build. */
-static int check_mixture(const cfg *c, mc_err *err)
+static int check_mixture(cfg *c, mc_err *err)
 {
     const char *f = c->filename;
+    if (c->mixture.epsilon_k.n) { /* into epsilon in kJ/mol, as [potential] epsilon_k (check_units) */
+        if (c->system.units != CFG_UNITS_REAL)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] epsilon_k: expected [system] units = real", f,
+                    cfg_line(c, "mixture", "epsilon_k"));
+        if (cfg_line(c, "mixture", "epsilon"))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] epsilon_k: give epsilon or epsilon_k, not both (epsilon on line %d)",
+                    f, cfg_line(c, "mixture", "epsilon_k"), cfg_line(c, "mixture", "epsilon"));
+        free(c->mixture.epsilon.v);
+        c->mixture.epsilon = c->mixture.epsilon_k;
+        c->mixture.epsilon_k = (cfg_list){0, NULL};
+        for (int a = 0; a < c->mixture.epsilon.n; a++) c->mixture.epsilon.v[a] *= MC_BOLTZMANN_KJ_MOL_K;
+    }
     static const char *keys[] = {"counts", "sigma", "epsilon", "mass", "pair_sigma", "pair_epsilon",
                                  "hard_core", "morse_alpha", "morse_r0", "pair_morse_alpha", "pair_morse_r0",
-                                 "charge"};
+                                 "charge", "epsilon_k"};
     if (!c->mixture.species) {
         for (int i = 0; i < (int)(sizeof keys / sizeof keys[0]); i++)
             if (cfg_line(c, "mixture", keys[i]))
@@ -94,7 +107,7 @@ static int check_mixture(const cfg *c, mc_err *err)
     const char *const *need = morse ? morse_keys : lj_keys, *const *other = morse ? lj_keys : morse_keys;
     int nneed = morse ? 4 : 3, nother = morse ? 2 : 4; /* the required ones first, then overrides */
     for (int i = molecules; i < nneed; i++)
-        if (!cfg_line(c, "mixture", need[i]))
+        if (!cfg_line(c, "mixture", need[i]) && !(strcmp(need[i], "epsilon") == 0 && cfg_line(c, "mixture", "epsilon_k")))
             MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [mixture] (type = %s)", f, need[i],
                     morse ? "morse" : "lj");
     for (int i = 0; i < nother; i++) {

@@ -86,8 +86,7 @@ static void length_units_and_mass_density(void **state)
                                    "morse_r0 = 3.9 A\ncutoff = 1.2\n[ensemble]\ntemperature = 100\n"
                                    "density = 20\n", "a.ini", &err), MC_OK);
     assert_true(fabs(c.potential.morse_alpha - 15.0) < 1e-12 && fabs(c.potential.morse_r0 - 0.39) < 1e-15);
-    cfg_fini(&c);
-}
+    cfg_fini(&c);}
 
 static void axes(void **state)
 {
@@ -159,6 +158,26 @@ static void molecule_rules(void **state)
     assert_true(p->rigid && p->ensemble->imposed_pressure && p->nmol == 32 && p->n == 64 && p->widom_kinds == 1);
     mc_plan_destroy(p);
     cfg_fini(&c);
+}
+
+/* [mixture] epsilon_k: each species' epsilon / k_B in K becomes epsilon = R epsilon_k in kJ/mol, the
+ * same product as [potential] epsilon_k; refused in reduced units and beside epsilon. */
+static void mixture_epsilon_k(void **state)
+{
+    (void)state;
+    mc_err err = {0, ""};
+    cfg c;
+    assert_int_equal(cfg_parse(&c, "[system]\nunits = real\n[mixture]\nspecies = C, O\ncounts = 10, 20\n"
+                                   "sigma = 0.28, 0.305\nepsilon_k = 27.0, 79.0\n[potential]\ncutoff = 1.0\n"
+                                   "[ensemble]\ntemperature = 300\ndensity = 5\n", "a.ini", &err), MC_OK);
+    assert_int_equal(c.mixture.epsilon.n, 2);
+    assert_true(c.mixture.epsilon.v[0] == 27.0 * MC_BOLTZMANN_KJ_MOL_K && c.mixture.epsilon.v[1] == 79.0 * MC_BOLTZMANN_KJ_MOL_K);
+    cfg_fini(&c);
+    expect_error("[mixture]\nspecies = C, O\ncounts = 10, 20\nsigma = 1, 1\nepsilon_k = 27, 79\n" ENS,
+                 "bad.ini:5: [mixture] epsilon_k: expected [system] units = real", NULL);
+    expect_error("[system]\nunits = real\n[mixture]\nspecies = C, O\ncounts = 10, 20\nsigma = 0.3, 0.3\n"
+                 "epsilon = 0.2, 0.6\nepsilon_k = 27, 79\n[ensemble]\ntemperature = 300\ndensity = 5\n",
+                 "bad.ini:8: [mixture] epsilon_k: give epsilon or epsilon_k, not both (epsilon on line 7)", NULL);
 }
 
 static void bad_inputs(void **state)
@@ -339,7 +358,7 @@ int main(void)
         cmocka_unit_test(defaults),
         cmocka_unit_test(axes), cmocka_unit_test(npt_axes),
         cmocka_unit_test(length_units_and_mass_density),
-        cmocka_unit_test(bad_inputs), cmocka_unit_test(molecule_rules),
+        cmocka_unit_test(bad_inputs), cmocka_unit_test(molecule_rules), cmocka_unit_test(mixture_epsilon_k),
         cmocka_unit_test(rmin_parametrisation),
         cmocka_unit_test(cutoff_scheme_rules), cmocka_unit_test(host_memory), cmocka_unit_test(ensemble_rows),
     };
