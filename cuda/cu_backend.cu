@@ -418,7 +418,7 @@ static int cu_widom_all(mc_backend *b, int species, int insertions, long draw, d
     if (b->rigid) { /* species is a molecule type; the positions are the sample's, just measured */
         MC_TRY(cu_rigid_fetch(b->rigid, err));
         for (int k = 0; k < b->v.nchains; k++)
-            sums[k] = mc_rigid_widom_sum(b->plan, b->chains[k], species, insertions, draw);
+            sums[k] = mc_rigid_widom_sum(b->plan, b->chains[k], species, insertions, draw, NULL); /* no charges here */
         return MC_OK;
     }
     if (!b->v.cells_of) return cu_widom_chains(&b->v, species, insertions, draw, sums, err);

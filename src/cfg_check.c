@@ -261,8 +261,6 @@ static int check_coulomb(const cfg *c, mc_err *err)
         why = "the Ewald sum needs a periodic box (boundary = periodic)";
     else if (c->ensemble.type == CFG_ENSEMBLE_GIBBS)
         why = "the Gibbs ensemble takes no charged sites yet";
-    else if (c->ensemble.widom > 0)
-        why = "Widom insertion of charged molecules is not there yet: expected [ensemble] widom = 0";
     if (why)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] coulomb = ewald: %s", f, cfg_line(c, "potential", "coulomb"), why);
     if (c->potential.coulomb_cutoff == 0 && !isfinite(c->potential.cutoff))

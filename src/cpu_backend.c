@@ -303,7 +303,7 @@ static int cpu_widom(mc_backend *b, int species, int insertions, long draw, doub
             continue;
         }
         if (b->plan->rigid) { /* species is a molecule type here */
-            boltzmann_sum[k] = mc_rigid_widom_sum(b->plan, c, species, insertions, draw);
+            boltzmann_sum[k] = mc_rigid_widom_sum(b->plan, c, species, insertions, draw, &b->scratch[k].ewald);
             continue;
         }
         double sum = 0.0, x, y, z;

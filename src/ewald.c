@@ -56,9 +56,9 @@ void ewald_kspace_fini(ewald_kspace *e)
 int ewald_sums_alloc(const ewald_kspace *e, ewald_sums *s, mc_err *err)
 {
     memset(s, 0, sizeof *s);
-    if (!(s->coeff = calloc(3 * (size_t)e->nk, sizeof *s->coeff)))
+    if (!(s->coeff = calloc(5 * (size_t)e->nk, sizeof *s->coeff)))
         MC_FAIL(err, MC_ENOMEM, "out of memory for the structure factors of %d Ewald wave vectors", e->nk);
-    s->re = s->coeff + e->nk, s->im = s->re + e->nk;
+    s->re = s->coeff + e->nk, s->im = s->re + e->nk, s->scratch = s->im + e->nk;
     return MC_OK;
 }
 
@@ -66,7 +66,7 @@ void ewald_sums_free(ewald_sums *s)
 {
     if (!s) return;
     free(s->coeff);
-    s->coeff = s->re = s->im = NULL;
+    s->coeff = s->re = s->im = s->scratch = NULL;
 }
 
 static void coefficients(const ewald_kspace *e, ewald_sums *s, double box)
@@ -169,6 +169,33 @@ double ewald_move_change(const ewald_kspace *e, const ewald_sums *s, int nsites,
         }
     }
     /* |S + dS|^2 - |S|^2 = 2 S . dS + |dS|^2, without the cancellation of the two squares */
+    double du = 0.0;
+    for (int k = 0; k < e->nk; k++)
+        du += s->coeff[k] * (2.0 * (s->re[k] * dre[k] + s->im[k] * dim[k]) + dre[k] * dre[k] + dim[k] * dim[k]);
+    return du;
+}
+
+double ewald_insertion_change(const ewald_kspace *e, const ewald_sums *s, int nsites, const double *q,
+                              const double *pos, double *d)
+{
+    double *dre = d, *dim = d + e->nk;
+    memset(d, 0, 2 * (size_t)e->nk * sizeof *d);
+    phases p;
+    for (int j = 0; j < nsites; j++) {
+        if (q[j] == 0.0) continue;
+        phases_of(e, s->box, &pos[3 * j], &p);
+        for (int w = 0; w < e->nrows; w++) {
+            const ewald_row *row = &e->rows[w];
+            double xr, xi;
+            const double *zr, *zi;
+            row_phase(&p, e->kmax, row, &xr, &xi, &zr, &zi);
+            double *dr = dre + row->first, *di = dim + row->first;
+            for (int k = 0; k < row->count; k++) {
+                dr[k] += q[j] * (xr * zr[k] - xi * zi[k]);
+                di[k] += q[j] * (xr * zi[k] + xi * zr[k]);
+            }
+        }
+    }
     double du = 0.0;
     for (int k = 0; k < e->nk; k++)
         du += s->coeff[k] * (2.0 * (s->re[k] * dre[k] + s->im[k] * dim[k]) + dre[k] * dre[k] + dim[k] * dim[k]);

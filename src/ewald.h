@@ -47,6 +47,7 @@ typedef struct ewald_kspace {
 typedef struct ewald_sums {
     double *coeff;  /* [nk] (4 pi k_e / V) exp(-k^2 / (4 alpha^2)) / k^2, for the box `box` */
     double *re, *im; /* [nk] S(k) */
+    double *scratch; /* [2 nk] a change not kept (a Widom test molecule's S(k)) */
     double box;
 } ewald_sums;
 
@@ -70,6 +71,12 @@ double ewald_energy(const ewald_kspace *e, const ewald_sums *s);
  * new_pos[3k..]; their change of S(k) into d (2 nk values: re, then im), for ewald_accept. */
 double ewald_move_change(const ewald_kspace *e, const ewald_sums *s, int nsites, const double *q,
                          const double *old_pos, const double *new_pos, double *d);
+
+/* The change of E_fourier when `nsites` sites of charges q[k] at pos[3k..] are added to the
+ * configuration of s (a Widom test molecule; the exact change, not an estimate); their S(k) into d
+ * (2 nk values of scratch). s is not changed. */
+double ewald_insertion_change(const ewald_kspace *e, const ewald_sums *s, int nsites, const double *q,
+                              const double *pos, double *d);
 
 /* s takes the change d of an accepted move. */
 void ewald_accept(const ewald_kspace *e, ewald_sums *s, const double *d);

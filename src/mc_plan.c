@@ -311,7 +311,9 @@ static int ewald_setup(const cfg *c, mc_plan *p, mc_err *err)
         const mc_moltype *type = &p->mol.type[t];
         double q[MC_MAX_SITES];
         for (int k = 0; k < type->nsites; k++) q[k] = sp->charge[type->species[k]];
-        p->ewald_constant += type->count * ewald_intra_energy(&p->kspace, type->nsites, q, &type->body[0][0]);
+        const double intra = ewald_intra_energy(&p->kspace, type->nsites, q, &type->body[0][0]);
+        p->ewald_constant += type->count * intra;
+        p->ewald_type_constant[t] = ewald_self_energy(&p->kspace, type->nsites, q) + intra;
     }
     p->ewald = 1;
     return MC_OK;

@@ -139,6 +139,8 @@ typedef struct mc_plan {
     ewald_kspace kspace;
     double *site_charge;    /* [n] */
     double ewald_constant;
+    double ewald_type_constant[MC_MAX_MOLTYPES]; /* E_self + E_intra of one molecule of each type
+                                                    (what a Widom test molecule adds) */
 } mc_plan;
 
 /* The smallest box edge over the state points (npt: of the starting boxes). */

@@ -113,24 +113,31 @@ mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample, ew
 }
 
 /* The energy of a test molecule of type t placed at centre in orientation q with every site of
- * the chain (+infinity inside a hard core). */
-static double insertion_energy(const mc_plan *p, const mc_chain *c, int t, const double centre[3], mc_quat q)
+ * the chain (+infinity inside a hard core); with charges also its change of the Fourier part and its
+ * own self and intramolecular terms. */
+static double insertion_energy(const mc_plan *p, const mc_chain *c, int t, const double centre[3], mc_quat q,
+                               ewald_sums *ewald)
 {
     const mc_moltype *type = &p->mol.type[t];
     cpu_partners all = {.x = c->x, .y = c->y, .z = c->z, .box = c->box_len, .species = p->mol.site_species,
                         .skip0 = -1, .skip1 = -1};
-    double u = 0.0;
+    double u = 0.0, sites[3 * MC_MAX_SITES], charges[MC_MAX_SITES];
     for (int s = 0; s < type->nsites; s++) {
-        double site[3];
+        double *site = &sites[3 * s];
         int a = type->species[s];
         mc_rigid_site(centre, q, type->body[s], c->box_len, site);
         all.pair_row = p->species.pair[a], all.hard_core_row = p->mol.hard_core2[a];
         u = cpu_site_energy_serial(&all, 0, c->n, site[0], site[1], site[2], u);
+        charges[s] = p->species.charge[a];
     }
+    if (p->ewald && isfinite(u))
+        u += ewald_insertion_change(&p->kspace, ewald, type->nsites, charges, sites, ewald->scratch) +
+             p->ewald_type_constant[t];
     return u;
 }
 
-double mc_rigid_widom_sum(const mc_plan *p, const mc_chain *c, int type, int insertions, long draw)
+double mc_rigid_widom_sum(const mc_plan *p, const mc_chain *c, int type, int insertions, long draw,
+                          ewald_sums *ewald)
 {
     double sum = 0.0;
     for (int i = 0; i < insertions; i++) {
@@ -138,7 +145,7 @@ double mc_rigid_widom_sum(const mc_plan *p, const mc_chain *c, int type, int ins
         mc_widom_position(p->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)i,
                           c->box_len, &centre[0], &centre[1], &centre[2]);
         mc_quat q = mc_widom_orientation(p->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)i);
-        sum += exp(-c->beta * insertion_energy(p, c, type, centre, q)); /* 0 inside a hard core */
+        sum += exp(-c->beta * insertion_energy(p, c, type, centre, q, ewald)); /* 0 inside a hard core */
     }
     return sum;
 }

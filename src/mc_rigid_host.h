@@ -54,8 +54,13 @@ mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample, ew
 /* Widom insertion of a test molecule of `type`: the sum over `insertions` test molecules of
  * exp(-beta dU), each at mc_widom_position of draw `draw` in an orientation uniform on SO(3) from
  * the MC_RNG_WIDOM_ORIENTATION block of the same counter (a single site's orientation changes
- * nothing). Both backends call this on host positions. */
-double mc_rigid_widom_sum(const mc_plan *p, const mc_chain *c, int type, int insertions, long draw);
+ * nothing). Both backends call this on host positions. With charges dU is the whole change of the
+ * Ewald sum: the real-space term through the pair function, the Fourier part's exact change from
+ * the chain's structure factors `ewald` (current for its positions), and the test molecule's own
+ * self and intramolecular terms; `ewald` NULL without charges (its scratch holds a test
+ * molecule's S(k)). */
+double mc_rigid_widom_sum(const mc_plan *p, const mc_chain *c, int type, int insertions, long draw,
+                          ewald_sums *ewald);
 
 /* npt: the chain's box and molecular centres scaled by s (mc_scale_coordinate), orientations kept,
  * sites placed again from them, into out (which may be c itself: each molecule is read before it

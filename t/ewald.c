@@ -13,6 +13,8 @@
 
 #include "ewald.h"
 #include "mc_chain.h"
+#include "mc_move.h"
+#include "mc_rigid.h"
 #include "mc_rigid_host.h"
 #include "pair.h"
 
@@ -357,10 +359,68 @@ static void engine_virial(void **state)
     mc_plan_destroy(p);
 }
 
+/* SPC/E water in a box of edge 1.587 nm (real-space cutoffs 0.7 nm, alpha 4.5 per nm, kmax 6):
+ * `count` molecules on the starting lattice. */
+static mc_plan *water_plan(int count)
+{
+    char ini[1024];
+    snprintf(ini, sizeof ini,
+             "[system]\nunits = real\n[mixture]\nspecies = O, H\nsigma = 0.316555789, 0\n"
+             "epsilon = 0.6501696177877252, 0\nmass = 15.9994, 1.008\ncharge = -0.8476, 0.4238\n"
+             "[molecules]\ntypes = water\ncounts = %d\n"
+             "geometry = O 0 0 0; H 0.1 0 0; H -0.033331324756823731 0.09428161427317179 0\n"
+             "[potential]\ncutoff = 0.7\ncoulomb = ewald\newald_alpha = 4.5\newald_kmax = 6\n"
+             "[ensemble]\ntemperature = 298\ndensity = %.17g\nwidom = 1\n", count, count / pow(1.587, 3));
+    return tu_plan(ini);
+}
+
+/* A Widom test molecule's energy (mc_rigid_widom_sum with one insertion: -ln(sum) / beta) is the
+ * energy of the configuration with that molecule added minus the one without it, both recomputed
+ * in full (mc_rigid_measure: real space, the Fourier part, the self and intramolecular terms), to
+ * 1e-10 of the energies: the Fourier part of the insertion is exact, not an estimate. */
+static void widom_insertion(void **state)
+{
+    (void)state;
+    mc_plan *pa = water_plan(20), *pb = water_plan(21);
+    mc_err err = {0, ""};
+    mc_chain *a = mc_chain_create(pa, 0, &err), *b = mc_chain_create(pb, 0, &err);
+    assert_non_null(a);
+    assert_non_null(b);
+    ewald_sums sa, sb;
+    assert_int_equal(ewald_sums_alloc(&pa->kspace, &sa, &err), MC_OK);
+    assert_int_equal(ewald_sums_alloc(&pb->kspace, &sb, &err), MC_OK);
+    mc_chain_set_box(b, a->box_len);
+    for (int m = 0; m < 20; m++) {
+        const double centre[3] = {a->cx[m], a->cy[m], a->cz[m]};
+        mc_rigid_set(pb, b, m, centre, mc_chain_quat(a, m));
+    }
+    const double ua = mc_rigid_measure(pa, a, 0, &sa).energy;
+    int tried = 0, finite = 0;
+    for (long draw = 0; draw < 40 && finite < 5; draw++, tried++) {
+        double centre[3];
+        mc_widom_position(pa->seed, (uint32_t)a->id, (uint64_t)draw, 1, 0, a->box_len, &centre[0], &centre[1], &centre[2]);
+        mc_rigid_set(pb, b, 20, centre, mc_widom_orientation(pa->seed, (uint32_t)a->id, (uint64_t)draw, 1, 0));
+        const double du = -log(mc_rigid_widom_sum(pa, a, 0, 1, draw, &sa)) / a->beta,
+                     ub = mc_rigid_measure(pb, b, 0, &sb).energy;
+        if (!isfinite(du) || fabs(du) > 200) continue; /* a site on top of another: exp underflows */
+        finite++;
+        if (!(fabs(du - (ub - ua)) < 1e-10 * fabs(ua)))
+            fail_msg("draw %ld: Widom dU %.12g, recomputed %.12g (%.12g - %.12g)", draw, du, ub - ua, ub, ua);
+    }
+    printf("# %d of %d test molecules compared (the others overlapped)\n", finite, tried);
+    assert_true(finite >= 3);
+    ewald_sums_free(&sa);
+    ewald_sums_free(&sb);
+    mc_chain_destroy(a);
+    mc_chain_destroy(b);
+    mc_plan_destroy(pa);
+    mc_plan_destroy(pb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(nist_spce), cmocka_unit_test(madelung), cmocka_unit_test(two_co2),
                                        cmocka_unit_test(move_change), cmocka_unit_test(virial),
-                                       cmocka_unit_test(engine_virial)};
+                                       cmocka_unit_test(engine_virial), cmocka_unit_test(widom_insertion)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
