@@ -617,9 +617,15 @@ int cfg_line(const cfg *c, const char *section, const char *key)
 }
 
 /* The shortest decimal that reads back as the same double: 0.4, not 0.40000000000000002. */
+/* The shortest text that reads back as v; whole numbers below 1e15 as plain integers (30, not
+ * 3e+01: the shortest %g of a round number takes an exponent). */
 static void print_real(double v, FILE *f)
 {
     char buf[32];
+    if (v == floor(v) && fabs(v) < 1e15) {
+        fprintf(f, "%.0f", v);
+        return;
+    }
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, sizeof buf, "%.*g", prec, v);
         if (strtod(buf, NULL) == v) break;
@@ -660,6 +666,20 @@ static void print_value(const cfg_key *k, const cfg *c, FILE *f)
     }
 }
 
+/* Keys that cfg_check sets from another one the config gave: the printout says so, where it
+ * would say "default". */
+static const struct derived_key {
+    const char *section, *key, *from;
+} derived_keys[] = {
+    {"ensemble", "density", "mass_density"}, /* number densities from mass densities and the mass */
+    {"potential", "epsilon", "epsilon_k"},   /* R epsilon_k */
+    {"mixture", "epsilon", "epsilon_k"},
+    {"potential", "sigma", "rmin"},          /* rmin / 2^(1/6) */
+    {"potential", "sigma", "preset"},        /* the argon preset's */
+    {"potential", "epsilon_k", "preset"},
+    {"potential", "epsilon", "preset"},
+};
+
 void cfg_print(const cfg *c, FILE *f)
 {
     const char *section = "";
@@ -670,7 +690,14 @@ void cfg_print(const cfg *c, FILE *f)
         }
         fprintf(f, "%s = ", schema[i].name);
         print_value(&schema[i], c, f);
-        fprintf(f, c->line[i] ? "    ; line %d\n" : "    ; default\n", c->line[i]);
+        const char *from = NULL;
+        for (size_t d = 0; !c->line[i] && d < sizeof derived_keys / sizeof derived_keys[0]; d++)
+            if (strcmp(derived_keys[d].section, section) == 0 && strcmp(derived_keys[d].key, schema[i].name) == 0 &&
+                cfg_line(c, section, derived_keys[d].from))
+                from = derived_keys[d].from;
+        if (c->line[i]) fprintf(f, "    ; line %d\n", c->line[i]);
+        else if (from) fprintf(f, "    ; from %s (line %d)\n", from, cfg_line(c, section, from));
+        else fprintf(f, "    ; default\n");
     }
 }
 

@@ -8,6 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* to = from times factor, in a list of its own (from stays as the config gave it, for --dry-run). */
+static int cfg_list_scaled(cfg_list *to, const cfg_list *from, double factor, mc_err *err)
+{
+    double *v = malloc((size_t)(from->n > 0 ? from->n : 1) * sizeof *v);
+    if (!v) MC_FAIL(err, MC_ENOMEM, "out of memory");
+    for (int i = 0; i < from->n; i++) v[i] = from->v[i] * factor;
+    free(to->v);
+    *to = (cfg_list){from->n, v};
+    return MC_OK;
+}
+
 /* Real units: the argon preset, epsilon from epsilon_k; both only in real units. */
 static int check_units(cfg *c, mc_err *err)
 {
@@ -79,10 +90,7 @@ static int check_mixture(cfg *c, mc_err *err)
         if (cfg_line(c, "mixture", "epsilon"))
             MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] epsilon_k: give epsilon or epsilon_k, not both (epsilon on line %d)",
                     f, cfg_line(c, "mixture", "epsilon_k"), cfg_line(c, "mixture", "epsilon"));
-        free(c->mixture.epsilon.v);
-        c->mixture.epsilon = c->mixture.epsilon_k;
-        c->mixture.epsilon_k = (cfg_list){0, NULL};
-        for (int a = 0; a < c->mixture.epsilon.n; a++) c->mixture.epsilon.v[a] *= MC_BOLTZMANN_KJ_MOL_K;
+        MC_TRY(cfg_list_scaled(&c->mixture.epsilon, &c->mixture.epsilon_k, MC_BOLTZMANN_KJ_MOL_K, err));
     }
     static const char *keys[] = {"counts", "sigma", "epsilon", "mass", "pair_sigma", "pair_epsilon",
                                  "hard_core", "morse_alpha", "morse_r0", "pair_morse_alpha", "pair_morse_r0",
@@ -162,9 +170,7 @@ static int check_ensemble(cfg *c, mc_err *err)
                     "not both (density on line %d)", f, cfg_line(c, "ensemble", "mass_density"),
                     cfg_line(c, "ensemble", "density"));
         double per_number = c->system.mass * (c->system.units == CFG_UNITS_REAL ? MC_KGM3_PER_GMOL_NM3 : 1.0);
-        *rho = *mass_rho; /* the list moves over, converted to number densities */
-        *mass_rho = (cfg_list){0, NULL};
-        for (int i = 0; i < rho->n; i++) rho->v[i] /= per_number;
+        MC_TRY(cfg_list_scaled(rho, mass_rho, 1.0 / per_number, err)); /* number densities; mass_density kept as given */
     }
     if (c->ensemble.type != CFG_ENSEMBLE_NPT) {
         const char *type = c->ensemble.type == CFG_ENSEMBLE_GIBBS ? "gibbs" : "nvt";
