@@ -24,7 +24,7 @@ _Static_assert(sizeof(long) == 8 && sizeof(double) == 8, "the checkpoint stores 
 struct ckpt {
     MPI_Comm comm;
     hid_t file;
-    char *path, *config_text;
+    char *path, *config_text, *segments;
     char version[TEXT], git_revision[TEXT], backend[TEXT], precision[TEXT];
     long sweeps_done, nsamples, production_sweeps, nchains, n, nmol;
     long gpu_sm_count, gpu_smem_per_block;
@@ -95,6 +95,18 @@ static void keep_previous(const char *path)
     (void)link(path, prev);
 }
 
+/* A text as a one-element dataset of one fixed-length string. */
+static int write_text(const h5ds *f, const char *name, const char *text, const char *description, mc_err *err)
+{
+    hid_t type = H5Tcopy(H5T_C_S1);
+    hsize_t one[1] = {1};
+    int rc = type >= 0 && H5Tset_size(type, strlen(text) + 1) >= 0
+                 ? h5ds_write_whole(f, f->file, name, type, 1, one, text, "1", description, err)
+                 : mc_err_set(err, MC_EHDF5, "cannot make the string type of /%s", name);
+    if (type >= 0) H5Tclose(type);
+    return rc;
+}
+
 static int write_header(const h5ds *f, const ckpt_info *info, const mc_plan *p, long sweeps_done,
                         long nsamples, mc_err *err)
 {
@@ -111,14 +123,10 @@ static int write_header(const h5ds *f, const ckpt_info *info, const mc_plan *p, 
         rc = h5ds_set_string_attr(f->file, strings[i].name, strings[i].value, err);
     for (size_t i = 0; rc == MC_OK && i < sizeof longs / sizeof longs[0]; i++)
         rc = h5ds_set_scalar_attr(f->file, longs[i].name, H5T_NATIVE_LONG, longs[i].value, err);
-    hid_t type = H5Tcopy(H5T_C_S1);
-    hsize_t one[1] = {1};
-    if (rc == MC_OK && (type < 0 || H5Tset_size(type, strlen(info->config_text) + 1) < 0))
-        rc = mc_err_set(err, MC_EHDF5, "cannot make the string type of the config");
     if (rc == MC_OK)
-        rc = h5ds_write_whole(f, f->file, "config", type, 1, one, info->config_text, "1",
-                               "the config file as given: a restart must use the same", err);
-    if (type >= 0) H5Tclose(type);
+        rc = write_text(f, "config", info->config_text, "the config file as given: a restart must use the same", err);
+    if (rc == MC_OK)
+        rc = write_text(f, "segments", info->segments ? info->segments : "", "the run's segments so far: start, restarts, extensions", err);
     return rc;
 }
 
@@ -235,17 +243,23 @@ static int read_long_attr(ckpt *c, const char *name, long *out, mc_err *err)
     return MC_OK;
 }
 
-static int read_config(ckpt *c, mc_err *err)
+/* A one-string dataset (write_text) into *out (malloc'd). */
+static int read_text(ckpt *c, const char *name, char **out, mc_err *err)
 {
-    hid_t d = H5Dopen2(c->file, "config", H5P_DEFAULT);
+    hid_t d = H5Dopen2(c->file, name, H5P_DEFAULT);
     hid_t type = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID;
     size_t size = type >= 0 ? H5Tget_size(type) : 0;
-    int ok = size > 0 && (c->config_text = calloc(1, size + 1)) != NULL &&
-             H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, c->config_text) >= 0;
+    int ok = size > 0 && (*out = calloc(1, size + 1)) != NULL && H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) >= 0;
     if (type >= 0) H5Tclose(type);
     if (d >= 0) H5Dclose(d);
-    if (!ok) MC_FAIL(err, MC_EINVAL, "%s: cannot read the config it was written for (corrupt?)", c->path);
+    if (!ok) MC_FAIL(err, MC_EINVAL, "%s: cannot read /%s (corrupt?)", c->path, name);
     return MC_OK;
+}
+
+static int read_config(ckpt *c, mc_err *err)
+{
+    MC_TRY(read_text(c, "config", &c->config_text, err));
+    return read_text(c, "segments", &c->segments, err);
 }
 
 static int read_header(ckpt *c, mc_err *err)
@@ -306,10 +320,12 @@ void ckpt_close(ckpt *c)
     if (c->file >= 0) H5Fclose(c->file);
     free(c->path);
     free(c->config_text);
+    free(c->segments);
     free(c);
 }
 
 long ckpt_production_sweeps(const ckpt *c) { return c->production_sweeps; }
+const char *ckpt_segments(const ckpt *c) { return c->segments ? c->segments : ""; }
 long ckpt_sweeps_done(const ckpt *c) { return c->sweeps_done; }
 void ckpt_gpu_shape(const ckpt *c, long *sm_count, long *smem_per_block)
 {

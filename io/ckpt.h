@@ -19,6 +19,7 @@ typedef struct ckpt_info {
     const char *version, *git_revision, *backend, *precision;
     long production_sweeps;       /* the run's production, extensions included */
     long gpu_sm_count, gpu_smem_per_block; /* the GPU its kernel shapes were chosen for (mc_plan) */
+    const char *segments;         /* the run's segments so far (start, restarts, extensions), a line each */
 } ckpt_info;
 
 /* OUTPUT.ckpt for an output path (malloc'd; NULL when out of memory). */
@@ -39,6 +40,9 @@ void ckpt_close(ckpt *c);
 long ckpt_production_sweeps(const ckpt *c);
 int ckpt_finished(const ckpt *c, long equilibration_sweeps);
 long ckpt_sweeps_done(const ckpt *c);
+
+/* The segments the checkpointed run recorded (ckpt_info.segments; "" where it has none). */
+const char *ckpt_segments(const ckpt *c);
 
 /* The GPU the checkpointed run's kernel shapes were chosen for (mc_plan.gpu_sm_count; 0: none). */
 void ckpt_gpu_shape(const ckpt *c, long *sm_count, long *smem_per_block);

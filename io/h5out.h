@@ -27,6 +27,7 @@ typedef struct h5out_info {
     int gpu_sm_count, gpu_smem_per_block; /* the GPU the kernels were shaped for (mc_plan; 0: none) */
     double run_seconds;      /* wall time of the rounds this invocation ran (a restart: its own), checkpoints excluded */
     double moves_per_second; /* attempted moves of all chains over run_seconds */
+    const char *segments;    /* the run's segments: start, restarts, extensions (a line each) */
 } h5out_info;
 
 /* Refuses an existing path unless overwrite; NULL on failure (same on every rank). */

@@ -214,7 +214,7 @@ static const cfg_key schema[] = {
     {"molecules", "counts", K_LIST, OFF(molecules.counts), "", 1, 1e8, 0, NULL,
      "molecules of each type", DIM_NONE},
     {"molecules", "geometry", K_STRING, OFF(molecules.geometry), "", 0, 0, 0, NULL,
-     "per type, separated by |: a FILE.xyz (relative to the config) or inline sites 'SPECIES x y z; ...' in the "
+     "per type, separated by a vertical bar: a FILE.xyz (relative to the config) or inline sites 'SPECIES x y z; ...' in the "
      "length unit; an XYZ file is in A in real units (the format's convention; a comment line with unit=nm says "
      "nm) and in sigma in reduced units; recentred on the centre of mass", DIM_NONE},
     {"wall", "radius", K_REAL, OFF(wall.radius), "0", 0, 1e6, 0, NULL,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cfg.h"
 #include "ckpt.h"
@@ -177,6 +178,12 @@ typedef struct job {
     ckpt *resume_from;   /* --restart, --extend: the checkpoint, open until the chains are restored */
     int stopped_by;      /* the signal that stopped the run, or 0 */
     long not_finite;     /* /results values that are not finite (warn_not_finite): exit status 4 */
+    /* the run's segments (its start, restarts and extensions): the earlier ones from the checkpoint,
+     * this one from its first sweep and wall-clock start; kept in checkpoints and /parameters@segments */
+    char *segments_before, *segments;
+    long segment_first_sweep;
+    double segment_wtime;
+    char segment_started[32];
 } job;
 
 /* What a checkpoint of this run records, and what one it continues must match. */
@@ -184,8 +191,29 @@ static ckpt_info checkpoint_info(const job *j)
 {
     ckpt_info info = {j->text, PACKAGE_VERSION, MCENS_GIT_REVISION, j->backend->name,
                       j->backend != &mc_backend_cpu && j->plan->precision == CFG_PRECISION_SINGLE ? "single" : "double",
-                      j->plan->production_sweeps, j->plan->gpu_sm_count, j->plan->gpu_smem_per_block};
+                      j->plan->production_sweeps, j->plan->gpu_sm_count, j->plan->gpu_smem_per_block,
+                      j->segments ? j->segments : ""};
     return info;
+}
+
+/* The segments so far, this one as far as it has got, into j->segments: a line each, "KIND: sweeps
+ * FROM to TO of TOTAL, N ranks, mcens VERSION (REVISION), from UTC-TIME, S s of wall time". */
+static int update_segments(job *j, mc_err *err)
+{
+    char kind[64];
+    if (j->opt.extend) snprintf(kind, sizeof kind, "extend by %ld sweeps", j->opt.extend);
+    else snprintf(kind, sizeof kind, "%s", j->opt.restart ? "restart" : "start");
+    char line[512];
+    snprintf(line, sizeof line, "%s: sweeps %ld to %ld of %ld, %d ranks, mcens %s (%s), from %s, %.1f s of wall time\n",
+             kind, j->segment_first_sweep, mc_run_sweeps_done(j->run), mc_run_sweeps_total(j->run), j->layout.size,
+             PACKAGE_VERSION, MCENS_GIT_REVISION, j->segment_started, MPI_Wtime() - j->segment_wtime);
+    const char *before = j->segments_before ? j->segments_before : "";
+    char *text = malloc(strlen(before) + strlen(line) + 1);
+    if (!text) MC_FAIL(err, MC_ENOMEM, "out of memory");
+    sprintf(text, "%s%s", before, line);
+    free(j->segments);
+    j->segments = text;
+    return MC_OK;
 }
 
 /* --restart, --extend: open the checkpoint and take the run's production from it (plus the
@@ -422,6 +450,7 @@ static int warn_volume_floor(const job *j, mc_err *err)
 static int write_checkpoint(void *ctx, mc_err *err)
 {
     job *j = ctx;
+    MC_TRY(update_segments(j, err));
     ckpt_info info = checkpoint_info(j);
     double bytes, seconds;
     /* the frames this checkpoint counts are on disk first, and from now on a failed run keeps them */
@@ -482,6 +511,15 @@ static int run_and_write(job *j, mc_err *err)
     MC_TRY(ens_agree(MPI_COMM_WORLD, ens_exchange_attach(&j->exchange, &j->layout, j->run,
                                                          j->config.run.stall_timeout_s, err), err));
     int resumed = j->resume_from != NULL;
+    if (resumed && !(j->segments_before = strdup(ckpt_segments(j->resume_from)))) MC_FAIL(err, MC_ENOMEM, "out of memory");
+    j->segment_first_sweep = mc_run_sweeps_done(j->run);
+    j->segment_wtime = MPI_Wtime();
+    if (j->layout.rank == 0) { /* rank 0's clock, as every rank records it */
+        time_t now = time(NULL);
+        strftime(j->segment_started, sizeof j->segment_started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    }
+    MC_TRY(ens_mpi_check(MPI_Bcast(j->segment_started, sizeof j->segment_started, MPI_CHAR, 0, MPI_COMM_WORLD),
+                         "MPI_Bcast", err));
     ckpt_close(j->resume_from); /* read: the next checkpoint replaces it */
     j->resume_from = NULL;
     MC_TRY(open_output(j, resumed, err));
@@ -519,9 +557,11 @@ static int run_and_write(job *j, mc_err *err)
         if (done.after_round_seconds > 0) printf("trajectory frames took %.3f s besides\n", done.after_round_seconds);
         fflush(stdout);
     }
+    MC_TRY(update_segments(j, err));
     h5out_info info = {j->text, j->opt.config_path, PACKAGE_VERSION, MCENS_GIT_REVISION,
                        j->hosts, j->backend->name, j->plan->units.system, j->cpu_isas, j->paths, j->layout.size,
-                       j->plan->gpu_sm_count, j->plan->gpu_smem_per_block, done.seconds, moves_per_second};
+                       j->plan->gpu_sm_count, j->plan->gpu_smem_per_block, done.seconds, moves_per_second,
+                       j->segments};
     /* the write is collective, so rank 0's clock spans every rank's share of it */
     double write_start = MPI_Wtime();
     MC_TRY(h5out_write(j->out, &info, j->plan, j->run, j->layout.first_chain, j->results, err));
@@ -551,6 +591,8 @@ static void job_fini(job *j)
     if (j->have_config) cfg_fini(&j->config);
     free(j->text);
     free(j->hosts);
+    free(j->segments_before);
+    free(j->segments);
     free(j->cpu_isas);
     free(j->paths);
 }

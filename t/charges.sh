@@ -6,7 +6,7 @@
 # sample); Widom insertion runs alike on any rank count; and what charges cannot take yet is
 # refused by name.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 12
+tap_plan 13
 
 # the SPC/E model in mcens's keys (NIST's: O-H 0.1 nm, H-O-H 109.47 degrees, LJ on O only)
 spce_model() {
@@ -53,6 +53,12 @@ run_np 1 -q -o water1.h5 water.ini > water1.txt 2>&1 && run_np 2 -q -o water2.h5
     h5check same_results water1.h5 water2.h5
 ok $? "SPC/E water with replica exchange: /chains and /results bit-identical on 1 and 2 ranks" ||
     cat water1.txt water2.txt | diag
+"$PYTHON3" -c "
+import h5py, math, sys
+a = h5py.File('water1.h5', 'r')['ewald'].attrs
+print('# alpha %.6g, kmax %d, ksq_max %d, %d wave vectors' % (a['alpha'], a['kmax'], a['ksq_max'], a['wave_vectors']))
+sys.exit(0 if abs(a['alpha'] - math.sqrt(-math.log(1e-5)) / 0.6) < 1e-12 and a['ksq_max'] == a['kmax'] ** 2 and a['wave_vectors'] > 0 else 1)"
+ok $? "/ewald records the alpha and kmax the default precision chose: alpha = sqrt(-ln 1e-5) / 0.6 nm, ksq_max = kmax^2"
 h5check value water1.h5 results/energy/mean > energy.txt
 awk '{u = $NF * 3} END {exit !(u > -50 && u < -30)}' energy.txt
 ok $? "its energy is that of a hydrogen-bonded liquid: -30 to -50 kJ/mol per molecule" || diag < energy.txt

@@ -208,6 +208,29 @@ def flip_bit(ckpt, where, index, bit):
         print(f"# {where}[{index}]: {before!r} -> {a.reshape(-1)[int(index)]!r}")
 
 
+def segments(path, kinds, ranks):
+    """/parameters@segments records the run's segments in order, a line each: the kinds given (comma
+    separated: start, restart, extend), on the ranks given, each beginning at the sweep where the one
+    before it ended, the first at 0 and the last at the run's total."""
+    import re
+    with h5py.File(path, "r") as f:
+        text = f["parameters"].attrs["segments"]
+    text = text.decode() if isinstance(text, bytes) else text
+    lines = [line for line in text.split("\n") if line]
+    print("\n".join(lines))
+    want, nranks = kinds.split(","), [int(r) for r in ranks.split(",")]
+    if len(lines) != len(want):
+        fail(f"{len(lines)} segments, expected {len(want)}")
+    end = 0
+    for line, kind, n in zip(lines, want, nranks):
+        m = re.match(r"(start|restart|extend by \d+ sweeps): sweeps (\d+) to (\d+) of (\d+), (\d+) ranks, mcens ", line)
+        if not m or not m.group(1).startswith(kind) or int(m.group(2)) != end or int(m.group(5)) != n:
+            fail(f"segment '{line}': expected {kind} from sweep {end} on {n} ranks")
+        end = int(m.group(3))
+    if end != int(m.group(4)):
+        fail(f"the last segment ends at sweep {end}, the run's total is {m.group(4)}")
+
+
 def gpu_shape(path, sm_count, smem_per_block):
     """/parameters@gpu_sm_count and gpu_smem_per_block, the GPU the run's kernels were shaped for,
     are the expected ones; smem_per_block "below:B" asks for one in (0, B): this run's own GPU."""
@@ -753,7 +776,7 @@ def mdanalysis(path):
 
 
 if __name__ == "__main__":
-    run({"h5md": h5md, "mdanalysis": mdanalysis, "layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "paths": paths, "set_gpu_shape": set_gpu_shape, "flip_bit": flip_bit, "gpu_shape": gpu_shape, "eos": eos,
+    run({"h5md": h5md, "mdanalysis": mdanalysis, "layout": layout, "same": same, "same_results": same_results, "differ": differ, "parameters": parameters_text, "paths": paths, "set_gpu_shape": set_gpu_shape, "flip_bit": flip_bit, "segments": segments, "gpu_shape": gpu_shape, "eos": eos,
      "dilute": dilute, "gr_core": gr_core, "ideal": ideal, "agree": agree, "cv_slope": cv_slope, "units": units_equivalent,
      "value": value, "mixture_pure": mixture_pure, "dilute_morse": dilute_morse, "npt_nvt": npt_nvt, "npt_ideal": npt_ideal,
      "wall": wall, "moved_volume": moved_volume, "rigid_layout": rigid_layout, "widom_diatomic": widom_diatomic,

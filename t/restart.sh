@@ -9,7 +9,7 @@
 # equals a longer run; checkpoints that cannot continue the run are refused and left as they are
 # (t/gpu_shape.sh: a continued run keeps the GPU its kernels were shaped for).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 30
+tap_plan 32
 
 # a random sweep in [lo, hi), printed so that a failure can be replayed
 random_sweep() { echo $(( $1 + $(od -An -N2 -tu2 /dev/urandom) % ($2 - $1) )); }
@@ -238,6 +238,8 @@ status=$?
 ok $? "SIGUSR1 to rank 0 after sweep $at: status 3, a checkpoint, no output, and the command that continues" || diag < sig.txt
 run_np 1 -q --restart -o sig.h5 mixture.ini > sig2.txt 2>&1 && h5check same_results mixture-full.h5 sig.h5
 ok $? "... continued on 1 rank: bit-identical" || diag < sig2.txt
+h5check segments sig.h5 start,restart 2,1
+ok $? "... and /parameters@segments records both segments: the start to sweep $at on 2 ranks, the restart on 1"
 
 # SIGTERM to mpirun, as a batch system sends it: Open MPI 4.1 sends the ranks SIGCONT, then
 # odls_base_sigkill_timeout seconds later SIGTERM, and as long again later SIGKILL; its own status
@@ -307,6 +309,8 @@ run_np 2 -q -o longer.h5 longer.ini > /dev/null 2>&1
 cp mixture-full.h5 ext60.h5 && cp mixture-full.h5.ckpt ext60.h5.ckpt
 run_np 3 -q --extend 30 -o ext60.h5 mixture.ini > extend.txt 2>&1 && h5check same_results longer.h5 ext60.h5
 ok $? "--extend 30 after 60 sweeps of production equals a run of 90" || diag < extend.txt
+h5check segments ext60.h5 start,extend 2,3
+ok $? "... and /parameters@segments records the start on 2 ranks and the extension by 30 on 3"
 run_np 1 -q --extend 7 -o ext60.h5 mixture.ini > extend2.txt 2>&1
 [ $? -eq 1 ] && grep -q "multiple of \[run\] sample_every = 3" extend2.txt
 ok $? "--extend by a number of sweeps that is not a multiple of sample_every is refused" || diag < extend2.txt
