@@ -110,6 +110,35 @@ static inline void row_phase(const phases *p, int K, const ewald_row *w, double 
     *zr = p->re[2] + K + w->z0, *zi = p->im[2] + K + w->z0;
 }
 
+/* re[k] + i im[k] += q exp(i k . r) over the set, for one site of charge q at r. */
+static void add_site(const ewald_kspace *e, double box, double q, const double r[3], double *re, double *im)
+{
+    phases p;
+    phases_of(e, box, r, &p);
+    for (int w = 0; w < e->nrows; w++) {
+        const ewald_row *row = &e->rows[w];
+        double xr, xi;
+        const double *zr, *zi;
+        row_phase(&p, e->kmax, row, &xr, &xi, &zr, &zi);
+        double *sr = re + row->first, *si = im + row->first;
+        for (int j = 0; j < row->count; j++) {
+            sr[j] += q * (xr * zr[j] - xi * zi[j]);
+            si[j] += q * (xr * zi[j] + xi * zr[j]);
+        }
+    }
+}
+
+/* The change of E_fourier when S(k) of s changes by d (re, then im):
+ * |S + dS|^2 - |S|^2 = 2 S . dS + |dS|^2, without the cancellation of the two squares. */
+static double energy_change(const ewald_kspace *e, const ewald_sums *s, const double *d)
+{
+    const double *dre = d, *dim = d + e->nk;
+    double du = 0.0;
+    for (int k = 0; k < e->nk; k++)
+        du += s->coeff[k] * (2.0 * (s->re[k] * dre[k] + s->im[k] * dim[k]) + dre[k] * dre[k] + dim[k] * dim[k]);
+    return du;
+}
+
 double ewald_energy(const ewald_kspace *e, const ewald_sums *s)
 {
     double u = 0.0;
@@ -122,22 +151,10 @@ double ewald_recompute(const ewald_kspace *e, ewald_sums *s, double box, int n, 
 {
     coefficients(e, s, box);
     memset(s->re, 0, 2 * (size_t)e->nk * sizeof *s->re);
-    phases p;
     for (int i = 0; i < n; i++) {
         if (q[i] == 0.0) continue;
-        const double r[3] = {x[i], y[i], z[i]}, qi = q[i];
-        phases_of(e, box, r, &p);
-        for (int w = 0; w < e->nrows; w++) {
-            const ewald_row *row = &e->rows[w];
-            double xr, xi;
-            const double *zr, *zi;
-            row_phase(&p, e->kmax, row, &xr, &xi, &zr, &zi);
-            double *sr = s->re + row->first, *si = s->im + row->first;
-            for (int j = 0; j < row->count; j++) {
-                sr[j] += qi * (xr * zr[j] - xi * zi[j]);
-                si[j] += qi * (xr * zi[j] + xi * zr[j]);
-            }
-        }
+        const double r[3] = {x[i], y[i], z[i]};
+        add_site(e, box, q[i], r, s->re, s->im);
     }
     return ewald_energy(e, s);
 }
@@ -168,38 +185,16 @@ double ewald_move_change(const ewald_kspace *e, const ewald_sums *s, int nsites,
             }
         }
     }
-    /* |S + dS|^2 - |S|^2 = 2 S . dS + |dS|^2, without the cancellation of the two squares */
-    double du = 0.0;
-    for (int k = 0; k < e->nk; k++)
-        du += s->coeff[k] * (2.0 * (s->re[k] * dre[k] + s->im[k] * dim[k]) + dre[k] * dre[k] + dim[k] * dim[k]);
-    return du;
+    return energy_change(e, s, d);
 }
 
 double ewald_insertion_change(const ewald_kspace *e, const ewald_sums *s, int nsites, const double *q,
                               const double *pos, double *d)
 {
-    double *dre = d, *dim = d + e->nk;
     memset(d, 0, 2 * (size_t)e->nk * sizeof *d);
-    phases p;
-    for (int j = 0; j < nsites; j++) {
-        if (q[j] == 0.0) continue;
-        phases_of(e, s->box, &pos[3 * j], &p);
-        for (int w = 0; w < e->nrows; w++) {
-            const ewald_row *row = &e->rows[w];
-            double xr, xi;
-            const double *zr, *zi;
-            row_phase(&p, e->kmax, row, &xr, &xi, &zr, &zi);
-            double *dr = dre + row->first, *di = dim + row->first;
-            for (int k = 0; k < row->count; k++) {
-                dr[k] += q[j] * (xr * zr[k] - xi * zi[k]);
-                di[k] += q[j] * (xr * zi[k] + xi * zr[k]);
-            }
-        }
-    }
-    double du = 0.0;
-    for (int k = 0; k < e->nk; k++)
-        du += s->coeff[k] * (2.0 * (s->re[k] * dre[k] + s->im[k] * dim[k]) + dre[k] * dre[k] + dim[k] * dim[k]);
-    return du;
+    for (int j = 0; j < nsites; j++)
+        if (q[j] != 0.0) add_site(e, s->box, q[j], &pos[3 * j], d, d + e->nk);
+    return energy_change(e, s, d);
 }
 
 void ewald_accept(const ewald_kspace *e, ewald_sums *s, const double *d)
