@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "disk_room.h"
 #include "ens.h"
 #include "h5ds.h"
 #include "h5out.h"
@@ -171,12 +172,29 @@ static int write_chains(const h5ds *f, mc_run *run, int first_chain, long nsampl
     return h5ds_close_group(g, "/chains", rc, err);
 }
 
+double ckpt_bytes(const mc_plan *p, const ckpt_info *info)
+{
+    /* each dataset's object header with its unit and description (under 2 KiB as written), the
+     * checksums and the two texts, the root's attributes and the superblock */
+    double datasets = 1.0;
+    for (int i = 0; i < mc_state_nfields; i++)
+        for (int o = 0; o < (mc_state_fields[i].series ? MC_NOBS : 1); o++)
+            datasets += mc_state_present(&mc_state_fields[i], p, o);
+    double texts = (double)strlen(info->config_text) + (info->segments ? (double)strlen(info->segments) : 0.0);
+    return 1.05 * ((double)p->nchains * ((double)mc_state_bytes_per_chain(p) + 8.0) + texts) + 4096.0 * datasets +
+           65536.0;
+}
+
 int ckpt_write(MPI_Comm comm, const char *path, const ckpt_info *info, mc_run *run, int first_chain,
                double *bytes, double *seconds, mc_err *err)
 {
     double start = MPI_Wtime();
     /* a device failure on one rank must not leave the others in the collective create */
     MC_TRY(ens_agree(comm, mc_run_fetch(run, err), err));
+    char part[4096];
+    if (snprintf(part, sizeof part, "%s.part", path) >= (int)sizeof part) MC_FAIL(err, MC_EINVAL, "%s: path too long", path);
+    MC_TRY(disk_room_claim(comm, part, 1, ckpt_bytes(mc_run_plan(run), info), info->disk_full_wait_s,
+                           "the checkpoint", err));
     h5out *f = h5out_create(comm, path, 1, err);
     if (!f) return err->code;
     long nsamples = mc_run_chain(run, 0)->nsamples; /* the rounds keep every chain in step */
@@ -187,8 +205,8 @@ int ckpt_write(MPI_Comm comm, const char *path, const ckpt_info *info, mc_run *r
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     if (rc == MC_OK && rank == 0) keep_previous(path); /* rank 0 renames the new one over path */
-    int closed = h5out_close(f, rc == MC_OK, err);
-    MC_TRY(rc != MC_OK ? rc : closed);
+    MC_TRY(h5out_close(f, rc == MC_OK ? H5OUT_COMMIT : H5OUT_ABANDON, err));
+    if (rank == 0) disk_room_trim(path);
     struct stat st;
     *bytes = stat(path, &st) == 0 ? (double)st.st_size : 0.0;
     /* the time on rank 0, which renamed the file last */

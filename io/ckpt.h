@@ -20,13 +20,20 @@ typedef struct ckpt_info {
     long production_sweeps;       /* the run's production, extensions included */
     long gpu_sm_count, gpu_smem_per_block; /* the GPU its kernel shapes were chosen for (mc_plan) */
     const char *segments;         /* the run's segments so far (start, restarts, extensions), a line each */
+    double disk_full_wait_s;      /* how the write waits for room on a full file system (disk_room.h) */
 } ckpt_info;
 
 /* OUTPUT.ckpt for an output path (malloc'd; NULL when out of memory). */
 char *ckpt_path(const char *output);
 
 /* Write the run's state (the chains of this rank are rows first_chain onward). Fetches the
- * positions from the device first. *bytes: the file's size; *seconds: the write's wall time. */
+ * positions from the device first; claims the room the file needs first (disk_room.h). *bytes:
+ * the file's size; *seconds: the write's wall time. A failed write abandons the file (MC_EHALT,
+ * h5out.h); the last checkpoint is left as it was. */
+/* About how many bytes a checkpoint of the plan takes on disk with its HDF5 structure: room to
+ * reserve before writing one (an over-estimate within a few percent and 64 KiB). */
+double ckpt_bytes(const mc_plan *p, const ckpt_info *info);
+
 int ckpt_write(MPI_Comm comm, const char *path, const ckpt_info *info, mc_run *run, int first_chain,
                double *bytes, double *seconds, mc_err *err);
 

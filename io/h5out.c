@@ -43,7 +43,7 @@ static h5out *h5out_alloc(MPI_Comm comm, const char *path, int overwrite, mc_err
     f->path = strdup(path);
     f->part = malloc(strlen(path) + 6);
     if (!f->path || !f->part) {
-        h5out_close(f, 0, NULL);
+        h5out_close(f, H5OUT_DISCARD, NULL);
         return mc_err_set(err, MC_ENOMEM, "out of memory"), NULL;
     }
     sprintf(f->part, "%s.part", path);
@@ -80,7 +80,7 @@ h5out *h5out_create(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
     if (rc == MC_OK && f->ds.rank == 0 && !overwrite && access(path, F_OK) == 0)
         rc = mc_err_set(err, MC_EIO, "%s exists; refusing to overwrite it (set [run] overwrite = yes "
                         "or choose another file with -o)", path);
-    if (ens_agree(comm, rc, err) != MC_OK || open_part(f, 1, err) != MC_OK) return h5out_close(f, 0, NULL), NULL;
+    if (ens_agree(comm, rc, err) != MC_OK || open_part(f, 1, err) != MC_OK) return h5out_close(f, H5OUT_DISCARD, NULL), NULL;
     return f;
 }
 
@@ -133,10 +133,10 @@ h5out *h5out_reopen(MPI_Comm comm, const char *path, int overwrite, mc_err *err)
         else rc = mc_err_set(err, MC_EIO, "%s: missing, and no finished %s: the trajectory that the checkpoint "
                              "continues is gone; start the run afresh (delete %s.ckpt)", f->part, path, path);
     }
-    if (ens_agree(comm, rc, err) != MC_OK) return h5out_close(f, 0, NULL), NULL;
+    if (ens_agree(comm, rc, err) != MC_OK) return h5out_close(f, H5OUT_DISCARD, NULL), NULL;
     f->keep = 1; /* from here on it holds the frames the checkpoint counts */
     if (open_part(f, 0, err) != MC_OK || ens_agree(comm, drop_results(f, err), err) != MC_OK)
-        return h5out_close(f, 0, NULL), NULL;
+        return h5out_close(f, H5OUT_DISCARD, NULL), NULL;
     return f;
 }
 
@@ -499,32 +499,52 @@ static int sync_to_disk(const char *path, mc_err *err)
     return MC_OK;
 }
 
-int h5out_close(h5out *f, int commit, mc_err *err)
+/* Rank 0: an unfinished file goes unless a checkpoint counts its frames. */
+static void remove_unkept(const h5out *f)
+{
+    if (f->ds.rank == 0 && f->ds.file >= 0 && !f->keep) unlink(f->part);
+}
+
+static void h5out_free(h5out *f)
+{
+    free(f->path);
+    free(f->part);
+    free(f);
+}
+
+int h5out_close(h5out *f, enum h5out_end end, mc_err *err)
 {
     if (!f) return MC_OK;
+    if (end == H5OUT_ABANDON) { /* the ids stay open: HDF5 is not to be called on this file again */
+        remove_unkept(f);
+        h5out_free(f);
+        return MC_EHALT;
+    }
     int rc = MC_OK;
     if (f->ds.dxpl >= 0 && H5Pclose(f->ds.dxpl) < 0)
         rc = mc_err_set(err, MC_EHDF5, "%s: closing the transfer property list failed", f->part);
-    if (f->ds.file >= 0 && H5Fclose(f->ds.file) < 0)
-        rc = mc_err_set(err, MC_EHDF5, "%s: closing the file failed", f->part);
+    int closed = f->ds.file < 0 || H5Fclose(f->ds.file) >= 0;
+    if (!closed) rc = mc_err_set(err, MC_EHDF5, "%s: closing the file failed (disk full?)", f->part);
+    /* a file whose close failed on any rank stays in HDF5's tables, and H5close crashes on it */
+    int failed_close = !closed;
+    if (MPI_Allreduce(MPI_IN_PLACE, &failed_close, 1, MPI_INT, MPI_MAX, f->ds.comm) != MPI_SUCCESS)
+        rc = mc_err_set(err, MC_EMPI, "MPI_Allreduce failed closing %s", f->part);
     rc = ens_agree(f->ds.comm, rc, err);
     if (f->ds.rank == 0 && f->ds.file >= 0) {
-        if (rc == MC_OK && commit) rc = sync_to_disk(f->part, err);
-        if (rc == MC_OK && commit) {
+        if (rc == MC_OK && end == H5OUT_COMMIT) rc = sync_to_disk(f->part, err);
+        if (rc == MC_OK && end == H5OUT_COMMIT) {
             /* RENAME_NOREPLACE: a file that appeared at OUTPUT during the run is not clobbered */
             unsigned flags = f->overwrite ? 0 : RENAME_NOREPLACE;
             if (renameat2(AT_FDCWD, f->part, AT_FDCWD, f->path, flags) != 0)
                 rc = mc_err_set(err, MC_EIO, "cannot rename %s to %s: %s (results left in %s)",
                                 f->part, f->path, strerror(errno), f->part);
-        } else if (!f->keep) {
-            unlink(f->part);
+        } else if (rc != MC_OK || end != H5OUT_COMMIT) {
+            remove_unkept(f);
         }
     }
-    if (commit) rc = ens_agree(f->ds.comm, rc, err);
-    free(f->path);
-    free(f->part);
-    free(f);
-    return rc;
+    if (end == H5OUT_COMMIT) rc = ens_agree(f->ds.comm, rc, err);
+    h5out_free(f);
+    return failed_close ? MC_EHALT : rc;
 }
 
 void h5out_library_close(void) { H5close(); }

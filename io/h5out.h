@@ -53,8 +53,18 @@ int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_
 /* Close the HDF5 library; call before MPI_Finalize. */
 void h5out_library_close(void);
 
-/* Close; with commit rename OUTPUT.part to OUTPUT, else delete OUTPUT.part (unless kept, see
- * h5out_keep). NULL-safe. */
-int h5out_close(h5out *f, int commit, mc_err *err);
+/* How h5out_close ends a file. */
+enum h5out_end {
+    H5OUT_COMMIT,  /* close, flush to disk, rename OUTPUT.part to OUTPUT */
+    H5OUT_DISCARD, /* close, delete OUTPUT.part (unless kept, see h5out_keep) */
+    H5OUT_ABANDON  /* after a failed write or on a full disk: HDF5's states on the ranks may differ,
+                      so a collective close could hang and a failed one crash HDF5's shutdown. The
+                      file is not closed (what a checkpoint counts was flushed with it), OUTPUT.part
+                      goes unless kept, and the process must end without closing HDF5 (MC_EHALT) */
+};
+
+/* End the file as end says. NULL-safe. Returns MC_EHALT where HDF5's close failed on any rank
+ * (the file is then abandoned), and after H5OUT_ABANDON. */
+int h5out_close(h5out *f, enum h5out_end end, mc_err *err);
 
 #endif

@@ -433,6 +433,15 @@ int traj_after_round(traj *t, mc_run *run, mc_err *err)
 
 int traj_write_final(traj *t, const mc_run *run, mc_err *err) { return write_frame(t, run, t->nframes - 1, err); }
 
+double traj_flush_bytes(const traj *t)
+{
+    /* every cached metadata entry may be dirty; the metadata accumulator adds up to 64 KiB */
+    size_t max_size = 0, min_clean = 0, cur_size = 0;
+    int entries = 0;
+    if (H5Fget_mdc_size(t->f->file, &max_size, &min_clean, &cur_size, &entries) < 0) cur_size = max_size = 4u << 20;
+    return (double)cur_size + 65536.0;
+}
+
 int traj_flush(traj *t, mc_err *err)
 {
     int rc = H5Fflush(t->f->file, H5F_SCOPE_GLOBAL) >= 0 ? MC_OK

@@ -36,6 +36,10 @@ int traj_write_final(traj *t, const mc_run *run, mc_err *err);
 /* Everything written so far on disk (before a checkpoint that counts these frames). */
 int traj_flush(traj *t, mc_err *err);
 
+/* At most how many bytes traj_flush writes: HDF5's metadata cache as it is now, all of it dirty,
+ * and its accumulator; the room to claim before it (disk_room.h). */
+double traj_flush_bytes(const traj *t);
+
 /* /observables/<name>/{step, time, value [samples][chains]} of every per-sample series. */
 int traj_write_observables(traj *t, const mc_run *run, mc_err *err);
 

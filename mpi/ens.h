@@ -45,6 +45,8 @@ typedef struct ens_schedule {
     int (*after_round)(void *ctx, mc_err *err); /* collective, after every round the ranks agreed
                                                     on and before its checkpoint (a trajectory frame) */
     int (*checkpoint)(void *ctx, mc_err *err); /* collective: write one */
+    double write_allowance_s; /* a checkpoint's deadline beyond the stall deadline: its bytes at a
+                                 slow file system's rate (ens_watchdog) */
     void *ctx;
 } ens_schedule;
 
@@ -53,6 +55,7 @@ typedef struct ens_outcome {
                         same on every rank) */
     double checkpoint_seconds; /* wall time of the checkpoints written */
     double after_round_seconds; /* wall time of the after_round calls (trajectory frames) */
+    double longest_round_s, longest_checkpoint_s; /* this rank's: what the deadlines after the rounds allow for */
     long sweeps_run; /* per chain, by this invocation (a restart counts only its own) */
     int stopped_by;  /* the stop signal that ended the run early (a checkpoint was written), or 0 */
 } ens_outcome;
@@ -65,6 +68,15 @@ int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outco
 /* Wait for n requests, polling; a rank that does not join within timeout_s (stopped, hung or dead)
  * ends the job with MPI_Abort and a message naming the sweep, rather than leaving it hanging. */
 int ens_wait_within(const ens_layout *l, int n, MPI_Request *req, double timeout_s, long sweep, mc_err *err);
+
+/* A deadline for a phase that waits in blocking collectives (a checkpoint, the output write,
+ * MPI_Finalize): if it has not been disarmed within seconds, this rank prints that what did not
+ * finish, naming itself, and exits with status 1, which ends the job. Arming again replaces the
+ * deadline. */
+int ens_watchdog_arm(const ens_layout *l, double seconds, const char *what, mc_err *err);
+void ens_watchdog_disarm(void);
+/* A known wait inside the phase (for room on a full disk): the deadline moves by seconds, if armed. */
+void ens_watchdog_extend(double seconds);
 
 /* Replica exchange between the ranks' chains (mc_run's transport, mc_exchange.h): all-gathers of
  * every chain's energy and box, and point-to-point trades of configurations. */

@@ -1,4 +1,5 @@
 /* ens_run: drive the rounds of all ranks in step, report progress, pool the results. */
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,12 +80,28 @@ static int reduce_within(const ens_layout *l, int *in, int *out, double timeout_
     return ens_wait_within(l, 1, &req, timeout_s, sweep, err);
 }
 
+/* A collective write between rounds (a trajectory frame, a checkpoint) under the watchdog: HDF5's
+ * collectives cannot poll, so a rank that stops during one would leave the others waiting. The
+ * deadline allows for the slowest round and checkpoint seen so far ten times over, beside the
+ * stall deadline and the write's allowance. */
+static int write_within(const ens_layout *l, const ens_schedule *s, double longest_round, ens_outcome *out,
+                        int (*write)(void *ctx, mc_err *err), const char *what, mc_err *err)
+{
+    double start = MPI_Wtime();
+    double deadline = s->stall_timeout_s + 10.0 * (longest_round + out->longest_checkpoint_s) + s->write_allowance_s;
+    MC_TRY(ens_watchdog_arm(l, deadline, what, err));
+    int rc = write(s->ctx, err);
+    ens_watchdog_disarm();
+    if (write == s->checkpoint) out->longest_checkpoint_s = fmax(out->longest_checkpoint_s, MPI_Wtime() - start);
+    return rc;
+}
+
 int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outcome *out, mc_err *err)
 {
     const double progress_every_s = 5.0;
     double start = MPI_Wtime(), last = start, last_checkpoint = start, longest_round = 0.0;
     int nchains_total = 0, first = 1, raised = 0;
-    long sweeps0 = mc_run_sweeps_done(run);
+    long sweeps0 = mc_run_sweeps_done(run), checkpointed_at = -1;
     memset(out, 0, sizeof *out);
     for (int r = 0; r < l->size; r++) nchains_total += l->chains_of[r];
     while (!mc_run_finished(run)) {
@@ -103,12 +120,13 @@ int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outco
         if (all[AT_FAILED] != -l->size) return ens_agree(l->comm, rc, err); /* the failing rank's message */
         if (s->after_round) {
             double t = MPI_Wtime();
-            MC_TRY(s->after_round(s->ctx, err));
+            MC_TRY(write_within(l, s, longest_round, out, s->after_round, "a trajectory frame's write", err));
             out->after_round_seconds += MPI_Wtime() - t;
         }
         if (all[AT_SIGNAL] || all[AT_CHECKPOINT]) {
             double t = MPI_Wtime();
-            MC_TRY(s->checkpoint(s->ctx, err));
+            MC_TRY(write_within(l, s, longest_round, out, s->checkpoint, "a checkpoint write", err));
+            checkpointed_at = mc_run_sweeps_done(run);
             last_checkpoint = MPI_Wtime();
             out->checkpoint_seconds += last_checkpoint - t;
         }
@@ -122,16 +140,18 @@ int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outco
             last = now;
         }
     }
-    /* the last state too, so that --extend can go on from it and a failed output write loses nothing */
+    /* the last state too, whatever checkpoint_every says, so that --extend can go on from it and a
+     * failed output write loses nothing (unless the last round wrote it already) */
     /* the rounds' time without the checkpoints' and frames', so that moves/s measures the sampling */
     double end = MPI_Wtime();
     out->seconds = end - start - out->checkpoint_seconds - out->after_round_seconds;
-    if (!out->stopped_by && s->checkpoint_every_s > 0 && mc_run_sweeps_done(run) > sweeps0) {
-        MC_TRY(s->checkpoint(s->ctx, err));
+    if (!out->stopped_by && mc_run_sweeps_done(run) > sweeps0 && checkpointed_at != mc_run_sweeps_done(run)) {
+        MC_TRY(write_within(l, s, longest_round, out, s->checkpoint, "a checkpoint write", err));
         out->checkpoint_seconds += MPI_Wtime() - end;
     }
     MC_TRY(ens_agree(l->comm, mc_run_fetch(run, err), err));
     out->sweeps_run = mc_run_sweeps_done(run) - sweeps0;
+    out->longest_round_s = longest_round;
     return ens_mpi_check(MPI_Bcast(&out->seconds, 1, MPI_DOUBLE, 0, l->comm), "MPI_Bcast", err);
 }
 

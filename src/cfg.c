@@ -56,10 +56,15 @@ static const cfg_key schema[] = {
      "CPU's decisions (their energy sums differ in the last bits)", DIM_NONE},
     {"run", "checkpoint_every", K_REAL, OFF(run.checkpoint_every_min), "30", 0, 1e6, 0, NULL,
      "minutes of wall time between checkpoints (OUTPUT.ckpt), also written at the end of equilibration and "
-     "of the run; 0: none but the one a stop signal asks for", DIM_NONE},
+     "of the run; 0: none during the run but the one a stop signal asks for (the end's is still written "
+     "before the output, so that a failed output write loses nothing, and removed once the output is)", DIM_NONE},
     {"run", "stall_timeout", K_REAL, OFF(run.stall_timeout_s), "300", 1, 1e7, 0, NULL,
      "seconds a rank waits for the others at the end of a round (plus ten times its own longest round) "
-     "before it ends the job as hung", DIM_NONE},
+     "before it ends the job as hung; the writes and MPI's end have the same deadline beside the time "
+     "their bytes take at 1 MB/s", DIM_NONE},
+    {"run", "disk_full_wait", K_REAL, OFF(run.disk_full_wait_s), "600", 0, 1e7, 0, NULL,
+     "seconds a checkpoint or the output waits for room on a full file system (rank 0 says so and checks "
+     "every 5 s) before the job ends with the last checkpoint kept", DIM_NONE},
     {"system", "n", K_INT, OFF(system.n), "500", 2, 1e8, 0, NULL, "number of particles", DIM_NONE},
     {"system", "lattice", K_CHOICE, OFF(system.lattice), "fcc", 0, 0, 0, "fcc|sc",
      "starting lattice (filled in order; n need not fill it)", DIM_NONE},

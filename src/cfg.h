@@ -55,6 +55,7 @@ typedef struct cfg {
         int gpu_cell_lists;    /* enum cfg_gpu_cell_lists */
         double checkpoint_every_min; /* 0: no periodic checkpoints */
         double stall_timeout_s;
+        double disk_full_wait_s;
     } run;
     struct {
         long n;

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +15,7 @@
 #include "ckpt.h"
 #include "cpu_isa.h"
 #include "cu_device.h"
+#include "disk_room.h"
 #include "ens.h"
 #include "git_revision.h"
 #include "h5out.h"
@@ -192,7 +194,7 @@ static ckpt_info checkpoint_info(const job *j)
     ckpt_info info = {j->text, PACKAGE_VERSION, MCENS_GIT_REVISION, j->backend->name,
                       j->backend != &mc_backend_cpu && j->plan->precision == CFG_PRECISION_SINGLE ? "single" : "double",
                       j->plan->production_sweeps, j->plan->gpu_sm_count, j->plan->gpu_smem_per_block,
-                      j->segments ? j->segments : ""};
+                      j->segments ? j->segments : "", j->config.run.disk_full_wait_s};
     return info;
 }
 
@@ -453,7 +455,12 @@ static int write_checkpoint(void *ctx, mc_err *err)
     MC_TRY(update_segments(j, err));
     ckpt_info info = checkpoint_info(j);
     double bytes, seconds;
-    /* the frames this checkpoint counts are on disk first, and from now on a failed run keeps them */
+    /* the frames this checkpoint counts are on disk first, and from now on a failed run keeps them;
+     * the flush writes HDF5's cached metadata, whose room is claimed as a write's is (disk_room.h) */
+    char part[4096];
+    snprintf(part, sizeof part, "%s.part", j->output);
+    MC_TRY(disk_room_claim(MPI_COMM_WORLD, part, 0, traj_flush_bytes(j->trajectory), j->config.run.disk_full_wait_s,
+                           "the trajectory's flush", err));
     MC_TRY(traj_flush(j->trajectory, err));
     h5out_keep(j->out);
     MC_TRY(ckpt_write(MPI_COMM_WORLD, j->ckpt_file, &info, j->run, j->layout.first_chain, &bytes, &seconds, err));
@@ -485,6 +492,19 @@ static int open_output(job *j, int resumed, mc_err *err)
         j->trajectory = traj_reopen(j->out, j->plan, j->run, j->layout.first_chain, mc_run_chain(j->run, 0)->nsamples, err);
     }
     return j->trajectory ? MC_OK : err->code;
+}
+
+/* What a write between or after the rounds may take beyond the stall deadline: its bytes at a slow
+ * file system's 1 MB/s (a wait for room on a full one extends the deadline as it starts). */
+static double write_seconds_allowed(double bytes) { return bytes / 1e6; }
+
+/* checkpoint_every = 0: the end's checkpoint was there only until the output was written. */
+static void remove_final_checkpoint(const job *j)
+{
+    char prev[4096];
+    snprintf(prev, sizeof prev, "%s.prev", j->ckpt_file);
+    unlink(j->ckpt_file);
+    unlink(prev);
 }
 
 static int run_and_write(job *j, mc_err *err)
@@ -523,10 +543,18 @@ static int run_and_write(job *j, mc_err *err)
     ckpt_close(j->resume_from); /* read: the next checkpoint replaces it */
     j->resume_from = NULL;
     MC_TRY(open_output(j, resumed, err));
+    ckpt_info about = checkpoint_info(j);
+    double write_bytes = 2.0 * ckpt_bytes(j->plan, &about); /* a checkpoint, or the output's results */
     ens_schedule schedule = {j->opt.quiet, 60.0 * j->config.run.checkpoint_every_min,
-                             j->config.run.stall_timeout_s, write_frame, write_checkpoint, j};
+                             j->config.run.stall_timeout_s, write_frame, write_checkpoint,
+                             write_seconds_allowed(write_bytes), j};
     ens_outcome done;
     MC_TRY(ens_drive(&j->layout, j->run, &schedule, &done, err));
+    /* from here to MPI_Finalize every wait is a blocking collective (the pooling reductions, HDF5's,
+     * MPI's end): a rank that stops now must not leave the others waiting */
+    double deadline = j->config.run.stall_timeout_s + 10.0 * (done.longest_round_s + done.longest_checkpoint_s) +
+                      write_seconds_allowed(write_bytes);
+    MC_TRY(ens_watchdog_arm(&j->layout, deadline, "the end of the run (pooling, the output write, MPI's end)", err));
     if (done.stopped_by) {
         j->stopped_by = done.stopped_by;
         if (j->layout.rank == 0)
@@ -564,22 +592,34 @@ static int run_and_write(job *j, mc_err *err)
                        j->segments};
     /* the write is collective, so rank 0's clock spans every rank's share of it */
     double write_start = MPI_Wtime();
+    const char *stop_rank = mc_test_hook(MC_TEST_STOP_IN_WRITE);
+    if (stop_rank && atoi(stop_rank) == j->layout.rank) raise(SIGSTOP); /* the watchdog's test */
+    char part[4096];
+    snprintf(part, sizeof part, "%s.part", j->output);
+    MC_TRY(disk_room_claim(MPI_COMM_WORLD, part, 0, write_bytes, j->config.run.disk_full_wait_s, "the output", err));
+    /* a write that fails now leaves HDF5 unable to close the file: it is abandoned (main) */
     MC_TRY(h5out_write(j->out, &info, j->plan, j->run, j->layout.first_chain, j->results, err));
     MC_TRY(traj_write_observables(j->trajectory, j->run, err));
     traj_close(j->trajectory);
     j->trajectory = NULL;
     h5out *out = j->out;
     j->out = NULL;
-    MC_TRY(h5out_close(out, 1, err));
+    MC_TRY(h5out_close(out, H5OUT_COMMIT, err));
+    if (j->layout.rank == 0) {
+        disk_room_trim(j->output);
+        if (j->config.run.checkpoint_every_min == 0) remove_final_checkpoint(j);
+    }
     if (!j->opt.quiet && j->layout.rank == 0) printf("wrote %s in %.3f s\n", j->output, MPI_Wtime() - write_start);
     return MC_OK;
 }
 
-static void job_fini(job *j)
+/* halt: the job ends without closing HDF5 (MC_EHALT, h5out.h), so the open output is abandoned
+ * and its trajectory's HDF5 objects are left as they are. */
+static void job_fini(job *j, int halt)
 {
-    traj_close(j->trajectory);
+    if (!halt) traj_close(j->trajectory);
     /* an unfinished file is never renamed; it is removed unless a checkpoint counts its frames */
-    h5out_close(j->out, 0, NULL);
+    h5out_close(j->out, halt ? H5OUT_ABANDON : H5OUT_DISCARD, NULL);
     ckpt_close(j->resume_from);
     run_lock_release(j->lock);
     free(j->ckpt_file);
@@ -630,8 +670,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "mcens: rank %d: aborting the job after an MPI failure: %s\n", rank, err.msg);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    job_fini(&j);
+    /* a failed write (a full disk, a quota) leaves HDF5 unable to close the file; so does any file
+     * error while the output is open, since its close would write to the same full disk */
+    int halt = rc == MC_EHALT || (j.out && (rc == MC_EIO || rc == MC_EHDF5));
+    job_fini(&j, halt);
+    if (halt) {
+        if (rank == 0)
+            fprintf(stderr, "mcens: ending the job with MPI_Abort: after a failed write, or on a full disk, HDF5 "
+                    "cannot close the output safely (the last checkpoint is kept; once there is room, --restart goes "
+                    "on from it)\n");
+        fflush(stderr);
+        MPI_Barrier(MPI_COMM_WORLD); /* rank 0's message out before any rank's abort ends it */
+        MPI_Abort(MPI_COMM_WORLD, EXIT_ERROR);
+    }
     h5out_library_close(); /* while MPI still runs: HDF5 closing itself inside MPI_Finalize can crash */
     MPI_Finalize();
+    ens_watchdog_disarm(); /* armed at the end of the rounds (run_and_write) */
     return rc != MC_OK ? EXIT_ERROR : j.stopped_by ? EXIT_STOPPED : j.not_finite ? EXIT_NOT_FINITE : EXIT_DONE;
 }

@@ -16,6 +16,7 @@ const char *mc_strerror(int code)
     case MC_EHDF5: return "HDF5 error";
     case MC_ECHECK: return "consistency check failed";
     case MC_ENODEV: return "no GPU";
+    case MC_EHALT: return "a parallel file left open after a failed write";
     default: return "unknown error";
     }
 }

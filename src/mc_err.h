@@ -16,7 +16,9 @@ enum mc_status {
     MC_EMPI,   /* an MPI call failed */
     MC_EHDF5,  /* an HDF5 call failed */
     MC_ECHECK, /* an internal consistency check failed (energy drift, overlap) */
-    MC_ENODEV  /* no usable GPU where one was required */
+    MC_ENODEV, /* no usable GPU where one was required */
+    MC_EHALT   /* a parallel file's write or close failed (its message is the error): HDF5 cannot close
+                  it safely, so the job ends without closing HDF5 or MPI (main: MPI_Abort) */
 };
 
 #define MC_ERR_MSG_LEN 512

@@ -18,6 +18,9 @@ const mc_test_hook_row mc_test_hook_rows[MC_NTEST_HOOKS] = {
     [MC_TEST_FAIL_WRITE] = {"MCENS_TEST_FAIL_WRITE", "R:SUFFIX",
                             "rank R's dataset and trajectory-frame writes to files ending in SUFFIX fail, as a full "
                             "disk under one rank would (t/faults.sh, t/trajectory.sh)"},
+    [MC_TEST_STOP_IN_WRITE] = {"MCENS_TEST_STOP_IN_WRITE", "R",
+                               "rank R stops itself (SIGSTOP) as the output's write begins, as a rank hung in a "
+                               "collective write would (t/faults.sh)"},
 };
 
 const char *mc_test_hook(enum mc_test_hook_id id)

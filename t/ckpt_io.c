@@ -196,7 +196,7 @@ static void output_round_trip(void **state)
     if (h5out_write(f, &info, p, r, 0, res, &err) != MC_OK) fail_msg("write: %s", err.msg);
     assert_int_equal(traj_write_observables(t, r, &err), MC_OK);
     traj_close(t);
-    if (h5out_close(f, 1, &err) != MC_OK) fail_msg("close: %s", err.msg);
+    if (h5out_close(f, H5OUT_COMMIT, &err) != MC_OK) fail_msg("close: %s", err.msg);
 
     /* /chains/energy [C, K] holds each chain's series, bit for bit */
     hid_t h = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);

@@ -4,7 +4,7 @@
 # the job promptly with the failing rank's message and a non-zero status, never hang, and leave
 # the last checkpoint intact so that a restart finishes the run bit-identically.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 16
+tap_plan 19
 
 cat > run.ini <<'EOF'
 [run]
@@ -65,14 +65,14 @@ ok $? "... and the first run's file holds the first run's results"
 ok $? "... whose lock is gone when it ends"
 
 # a rank that stops responding (SIGSTOP): the others give up after stall_timeout and end the job
-sed -e 's/^production = 80/production = 4000/' -e 's/^checkpoint_every = .*/checkpoint_every = 0\nstall_timeout = 2/' run.ini > stall.ini
+sed -e 's/^production = 80/production = 40000/' -e 's/^checkpoint_every = .*/checkpoint_every = 0\nstall_timeout = 2/' run.ini > stall.ini
 "$MPIRUN" -np 2 "$MCENS" -o stall.h5 stall.ini > stall.txt 2>&1 < /dev/null &
 pid=$!
 (sleep 120; kill -KILL $pid) > /dev/null 2>&1 &
 watchdog=$!
 for _ in $(seq 100); do [ -f stall.h5.lock ] && break; sleep 0.1; done
 sleep 1
-victim=$(pgrep -f "^$MCENS -o stall.h5" | tail -1)
+victim=$(pgrep -P $pid -f "^$MCENS -o stall.h5" | tail -1) # this job's rank, not another test's
 kill -STOP "$victim"
 t0=$(date +%s)
 wait $pid
@@ -80,8 +80,27 @@ status=$?
 seconds=$(( $(date +%s) - t0 ))
 kill -KILL "$victim" $watchdog 2> /dev/null
 echo "job ended $seconds s after SIGSTOP of pid $victim, status $status" | diag
-[ $status -ne 0 ] && [ $seconds -lt 30 ] && grep -q "the other ranks did not report within" stall.txt
+# (it may be stopped in the rounds, or in the end's checkpoint and output write: the watchdog's deadline)
+[ $status -ne 0 ] && [ $seconds -lt 30 ] && grep -Eq "the other ranks did not report within|did not finish within [0-9]+ s: another rank is stopped" stall.txt
 ok $? "a stopped rank: the job ends within 30 s (stall_timeout = 2) with a message" || tail -5 stall.txt | diag
+
+# ... and one that stops in the output's write, where the waits are HDF5's and MPI's blocking
+# collectives: the watchdog's deadline ends the job
+sed 's/^production = 40000/production = 200/' stall.ini > stallw.ini
+MCENS_TEST_STOP_IN_WRITE=1 "$MPIRUN" -np 2 "$MCENS" -o stallw.h5 stallw.ini > stallw.txt 2>&1 < /dev/null &
+pid=$!
+(sleep 120; kill -KILL $pid) > /dev/null 2>&1 &
+watchdog=$!
+t0=$(date +%s)
+wait $pid
+status=$?
+seconds=$(( $(date +%s) - t0 ))
+kill -KILL $watchdog 2> /dev/null
+pkill -KILL -P $pid 2> /dev/null
+[ $status -ne 0 ] && [ $seconds -lt 40 ] && grep -q "rank 0 on .*: the end of the run (pooling, the output write, MPI's end) did not finish within [0-9]* s" stallw.txt &&
+    [ ! -e stallw.h5 ]
+ok $? "a rank stopped in the output's write: the job ends within 40 s ($seconds) with rank 0's message, no output" ||
+    tail -5 stallw.txt | diag
 
 # a file system that is too small, or fills up mid-run (needs a tmpfs mount: root in a container
 # may not be allowed one)
@@ -91,26 +110,58 @@ if mount -t tmpfs -o size=64k tmpfs tiny 2> /dev/null && mount -t tmpfs -o size=
     [ $? -eq 1 ] && grep -q "tiny: 0.0[0-9]* MB free, but the output and three checkpoints need about" tiny.txt &&
         [ -z "$(ls tiny)" ]
     ok $? "a 64 KiB file system: refused before any compute, nothing left in it" || diag < tiny.txt
-    sed 's/^production = 80/production = 2000/' run.ini > fill.ini
-    "$MPIRUN" -np 2 "$MCENS" -q -o small/f.h5 fill.ini > fill.txt 2>&1 < /dev/null &
-    pid=$!
-    (sleep 120; kill -KILL $pid) > /dev/null 2>&1 &
-    watchdog=$!
-    for _ in $(seq 100); do [ -f small/f.h5.ckpt ] && break; sleep 0.1; done
-    dd if=/dev/zero of=small/filler bs=4k > /dev/null 2>&1 # until the disk is full
-    wait $pid
-    status=$?
-    kill $watchdog 2> /dev/null
-    [ $status -ne 0 ] && grep -q "mcens: error: .*f.h5.ckpt.part" fill.txt &&
-        "$PYTHON3" -c "import h5py; h5py.File('small/f.h5.ckpt', 'r').attrs['sweeps_done']"
-    ok $? "the disk fills up mid-run: the job ends with the write's message; the last checkpoint is readable" ||
+    # The disk fills while the run goes on: rank 0 meets it when it claims the next checkpoint's
+    # room (disk_room.h), before HDF5 writes a byte, and waits. fill_run FILE CONFIG starts the run,
+    # fills the disk once FILE appears, and returns when the wait's warning is in fill.txt (or the
+    # job ended); fill_end [free] frees the space if asked, and waits for the job's status.
+    sed -e 's/^production = 80/production = 2000/' -e 's/^\[run\]/[run]\ndisk_full_wait = 60/' run.ini > fill.ini
+    run_np 2 -q -o fillref.h5 fill.ini > fillref.txt 2>&1 || diag < fillref.txt
+    fill_run() {
+        rm -f small/*
+        "$MPIRUN" -np 2 "$MCENS" -q -o small/f.h5 "$2" > fill.txt 2>&1 < /dev/null &
+        job=$!
+        (sleep 120; kill -KILL $job) > /dev/null 2>&1 &
+        watchdog=$!
+        for _ in $(seq 100); do [ -f "$1" ] && break; sleep 0.1; done
+        dd if=/dev/zero of=small/filler bs=4k > /dev/null 2>&1 # until the disk is full
+        for _ in $(seq 300); do grep -q "the file system is full" fill.txt && break; kill -0 $job 2> /dev/null || break; sleep 0.1; done
+    }
+    fill_end() {
+        [ "$1" = free ] && rm -f small/filler
+        wait $job
+        status=$?
+        kill $watchdog 2> /dev/null
+    }
+    fill_run small/f.h5.ckpt fill.ini
+    fill_end free
+    [ $status -eq 0 ] && grep -q "small/f.h5.ckpt.part: the file system is full: the checkpoint needs about .* MB are free; waiting up to 60 s" fill.txt &&
+        grep -q "room for the checkpoint after [0-9]* s; going on" fill.txt && h5check same_results fillref.h5 small/f.h5
+    ok $? "the disk fills mid-run: the checkpoint waits for room, saying so; room freed, the run goes on, bit-identical" ||
+        diag < fill.txt
+    # no room within [run] disk_full_wait: the job ends with a message, neither a hang nor a crash
+    # in HDF5's shutdown (status 139), and the last checkpoint is whole
+    sed 's/^disk_full_wait = .*/disk_full_wait = 1/' fill.ini > fill1.ini
+    fill_run small/f.h5.ckpt fill1.ini
+    fill_end
+    [ $status -eq 1 ] && grep -q "mcens: error: rank 0: small/f.h5.ckpt.part: no room for the checkpoint (about .* MB free) after waiting 1 s" fill.txt &&
+        "$PYTHON3" -c "import h5py; h5py.File('small/f.h5.ckpt', 'r').attrs['sweeps_done']" && [ ! -e small/f.h5.ckpt.part ]
+    ok $? "... no room within disk_full_wait: status 1 and the message; the last checkpoint is readable" ||
         tail -5 fill.txt | diag
     rm -f small/filler
-    run_np 1 -q --restart -o small/f.h5 fill.ini > fill2.txt 2>&1 && [ -f small/f.h5 ]
-    ok $? "... space freed, --restart finishes the run" || diag < fill2.txt
+    run_np 1 -q --restart -o small/f.h5 fill1.ini > fill2.txt 2>&1 && h5check same_results fillref.h5 small/f.h5
+    ok $? "... space freed, --restart finishes the run, bit-identical" || diag < fill2.txt
+    # checkpoint_every = 0: the end's state is still written before the output, waiting for room;
+    # once the output is written that checkpoint goes
+    sed 's/^checkpoint_every = .*/checkpoint_every = 0/' fill.ini > fill0.ini
+    fill_run small/f.h5.part fill0.ini
+    fill_end free
+    [ $status -eq 0 ] && grep -q "the file system is full" fill.txt &&
+        h5check same_results fillref.h5 small/f.h5 && [ ! -e small/f.h5.ckpt ]
+    ok $? "checkpoint_every = 0, the disk full at the end: the final state waits for room, the run finishes bit-identical, no checkpoint left" ||
+        diag < fill.txt
     umount tiny small
 else
-    for c in 1 2 3; do skip "cannot mount a tmpfs here"; done
+    for c in 1 2 3 4 5; do skip "cannot mount a tmpfs here"; done
 fi
 
 # NPT at a pressure that squeezes the box to the smallest the cutoff allows: a clear stop, not
