@@ -184,7 +184,7 @@ static const cfg_key schema[] = {
      "gibbs: share of trial moves that exchange volume, a random walk in ln(V1/V2) at fixed V1 + V2 "
      "(max_volume_step its starting step); > 0", DIM_NONE},
     {"mixture", "species", K_STRING, OFF(mixture.species), "", 0, 0, 0, NULL,
-     "names of 2 to 4 species, comma separated; each list below has one value per species; [system] n "
+     "names of 2 to 4 species (1 to 4 with [molecules], whose sites they name), comma separated; each list below has one value per species; [system] n "
      "becomes their total", DIM_NONE},
     {"mixture", "counts", K_LIST, OFF(mixture.counts), "", 1, 1e8, 0, NULL,
      "particles of each species", DIM_NONE},
@@ -466,13 +466,22 @@ static const cfg_key *find_key(const char *section, const char *name, int *in_kn
 
 /* libinih reads through this, so that we know the current line number and can check section
  * headers as they come (libinih tells the handler only about keys, so an empty unknown section
- * would otherwise pass unnoticed). */
+ * would otherwise pass unnoticed). A value may go on over indented lines (libinih's multi-line
+ * entries, as Python's configparser reads them): libinih hands each line to the handler as a key
+ * of its own, so the handler holds each key's value (pending) until a line that does not
+ * continue it, and parses it whole. */
 typedef struct parse_ctx {
     cfg *c;
     const char *pos;
     int line, at_line_start;
+    int indented; /* the line the reader gave last began with blank space */
     mc_err *err;
+    char section[64], name[64]; /* the pending key, "" where none */
+    char *value;                /* its value so far (malloc'd) */
+    int value_line;             /* the line it began on */
 } parse_ctx;
+
+enum { CFG_VALUE_MAX = 65536 }; /* a value over continuation lines: characters at most */
 
 static int section_known(const char *name, size_t len)
 {
@@ -525,18 +534,20 @@ static char *reader_next(char *buf, int size, void *stream)
     ctx->at_line_start = i > 0 && buf[i - 1] == '\n';
     if (!ctx->at_line_start && ctx->pos[0] != '\0') {
         mc_err_set(ctx->err, MC_EINVAL, "%s:%d: line longer than %d characters (the INI reader's limit); "
-                   "put a long molecule geometry in an XYZ file", ctx->c->filename, ctx->line, size - 2);
+                   "go on with the value on indented lines below it, or put a long molecule geometry in an XYZ "
+                   "file", ctx->c->filename, ctx->line, size - 2);
         return NULL;
     }
+    if (starts_line) ctx->indented = buf[0] == ' ' || buf[0] == '\t';
     if (starts_line && !check_section_header(ctx, buf)) return NULL;
     return buf;
 }
 
-static int on_key(void *user, const char *section, const char *name, const char *value)
+/* One key = value, whole (continuation lines joined), from the given line. */
+static int take_key(parse_ctx *ctx, const char *section, const char *name, const char *value, int line)
 {
-    parse_ctx *ctx = user;
     const char *file = ctx->c->filename;
-    int line = ctx->line, in_known_section;
+    int in_known_section;
     const cfg_key *k = find_key(section, name, &in_known_section);
     if (!k && !in_known_section) { /* unknown sections stop in the reader: only "" is left */
         mc_err_set(ctx->err, MC_EINVAL, "%s:%d: key '%s' before any [section]", file, line, name);
@@ -562,6 +573,52 @@ static int on_key(void *user, const char *section, const char *name, const char 
     }
     ctx->c->line[idx] = line;
     if (ctx->c->unit_suffix && !had_suffix) ctx->c->unit_suffix = line;
+    return 1;
+}
+
+/* The pending key, parsed; none is left pending. */
+static int flush_key(parse_ctx *ctx)
+{
+    if (!ctx->name[0]) return 1;
+    int ok = take_key(ctx, ctx->section, ctx->name, ctx->value ? ctx->value : "", ctx->value_line);
+    ctx->name[0] = '\0';
+    free(ctx->value);
+    ctx->value = NULL;
+    return ok;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+    parse_ctx *ctx = user;
+    const char *file = ctx->c->filename;
+    if (ctx->indented && ctx->name[0] && strcmp(ctx->name, name) == 0 && strcmp(ctx->section, section) == 0) {
+        if (strchr(value, '=')) { /* "  density = 0.5": a key indented by mistake, not more of the one above */
+            mc_err_set(ctx->err, MC_EINVAL, "%s:%d: an indented line goes on with the value of [%s] %s (line %d), "
+                       "but this one looks like a key of its own: remove its leading blank space", file,
+                       ctx->line, section, name, ctx->value_line);
+            return 0;
+        }
+        size_t have = strlen(ctx->value), more = strlen(value);
+        char *joined = have + 1 + more < CFG_VALUE_MAX ? realloc(ctx->value, have + more + 2) : NULL;
+        if (!joined) {
+            mc_err_set(ctx->err, MC_EINVAL, "%s:%d: [%s] %s: the value over continuation lines is longer than %d "
+                       "characters", file, ctx->line, section, name, CFG_VALUE_MAX - 1);
+            return 0;
+        }
+        snprintf(joined + have, more + 2, " %s", value);
+        ctx->value = joined;
+        return 1;
+    }
+    if (!flush_key(ctx)) return 0;
+    if (strlen(section) >= sizeof ctx->section || strlen(name) >= sizeof ctx->name)
+        return take_key(ctx, section, name, value, ctx->line); /* unknown: take_key names it */
+    snprintf(ctx->section, sizeof ctx->section, "%s", section);
+    snprintf(ctx->name, sizeof ctx->name, "%s", name);
+    ctx->value_line = ctx->line;
+    if (!(ctx->value = strdup(value))) {
+        mc_err_set(ctx->err, MC_ENOMEM, "out of memory reading %s", file);
+        return 0;
+    }
     return 1;
 }
 
@@ -599,8 +656,10 @@ int cfg_read(cfg *c, const char *text, const char *filename, mc_err *err)
             MC_FAIL(err, MC_EINVAL, "internal: bad default for [%s] %s", schema[i].section,
                     schema[i].name);
         }
-    parse_ctx ctx = {c, text, 0, 1, err};
+    parse_ctx ctx = {c, text, 0, 1, 0, err, "", "", NULL, 0};
     int rc = ini_parse_stream(reader_next, &ctx, on_key, &ctx);
+    if (rc == 0 && err->code == MC_OK && !flush_key(&ctx)) rc = err->code;
+    free(ctx.value);
     if (rc != 0 && err->code == MC_OK)
         mc_err_set(err, MC_EINVAL, "%s:%d: cannot parse this line (expected [section] or key = value)",
                    filename, rc > 0 ? rc : ctx.line);

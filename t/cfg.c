@@ -352,6 +352,44 @@ static void ensemble_rows(void **state)
     }
 }
 
+/* A value goes on over indented lines (libinih's multi-line entries) and is parsed whole, from
+ * the line it began on; an indented line that looks like a key is refused, as is a physical line
+ * beyond the reader's 198 characters, whose message names the way out. */
+static void continuation_lines(void **state)
+{
+    (void)state;
+    mc_err err = {0, ""};
+    cfg c;
+    assert_int_equal(cfg_parse(&c, "[ensemble]\ntemperature = 1.0,\n    2.0,\n\t3.0\ndensity = 0.5\n", "a.ini", &err),
+                     MC_OK);
+    assert_int_equal((int)c.ensemble.temperature.n, 3);
+    assert_true(c.ensemble.temperature.v[2] == 3.0);
+    assert_int_equal(cfg_line(&c, "ensemble", "temperature"), 2);
+    assert_int_equal(cfg_line(&c, "ensemble", "density"), 5);
+    cfg_fini(&c);
+
+    char text[2048] = "[molecules]\ntypes = rod\ncounts = 10\ngeometry = A 0 0 0";
+    for (int k = 1; k < 20; k++) snprintf(text + strlen(text), sizeof text - strlen(text), ";\n  A %d 0 0", k);
+    strcat(text, "\n[ensemble]\ntemperature = 1.0\ndensity = 0.01\n");
+    assert_int_equal(cfg_parse(&c, text, "a.ini", &err), MC_OK);
+    assert_non_null(strstr(c.molecules.geometry, "A 0 0 0; A 1 0 0; A 2 0 0"));
+    assert_non_null(strstr(c.molecules.geometry, "; A 19 0 0"));
+    cfg_fini(&c);
+
+    err = (mc_err){0, ""};
+    assert_int_equal(cfg_parse(&c, "[ensemble]\ntemperature = 1.0\n  density = 0.5\n", "a.ini", &err), MC_EINVAL);
+    assert_non_null(strstr(err.msg, "a.ini:3: an indented line goes on with the value of [ensemble] temperature (line 2), "
+                                    "but this one looks like a key of its own"));
+
+    char longline[400] = "[ensemble]\ntemperature = 1.0";
+    for (int k = 0; k < 60; k++) strcat(longline, ", 1.0");
+    strcat(longline, "\ndensity = 0.5\n");
+    err = (mc_err){0, ""};
+    assert_int_equal(cfg_parse(&c, longline, "a.ini", &err), MC_EINVAL);
+    assert_non_null(strstr(err.msg, "a.ini:2: line longer than 198 characters (the INI reader's limit); go on with the "
+                                    "value on indented lines below it"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,7 +397,7 @@ int main(void)
         cmocka_unit_test(axes), cmocka_unit_test(npt_axes),
         cmocka_unit_test(length_units_and_mass_density),
         cmocka_unit_test(bad_inputs), cmocka_unit_test(molecule_rules), cmocka_unit_test(mixture_epsilon_k),
-        cmocka_unit_test(rmin_parametrisation),
+        cmocka_unit_test(rmin_parametrisation), cmocka_unit_test(continuation_lines),
         cmocka_unit_test(cutoff_scheme_rules), cmocka_unit_test(host_memory), cmocka_unit_test(ensemble_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
