@@ -22,10 +22,55 @@ typedef struct cfg_key {
     int min_open;
     const char *choices; /* K_CHOICE: "a|b|c", index stored as int */
     const char *help;
-    int dim; /* DIM_LENGTH or DIM_INVERSE_LENGTH: accepts a unit suffix (nm, A) in real units */
+    int dim; /* enum cfg_dim: in real units the value may carry a unit of its dimension */
 } cfg_key;
 
-enum { DIM_NONE = 0, DIM_LENGTH = 1, DIM_INVERSE_LENGTH = -1 };
+/* The dimension of a key's value: in real units it may carry a unit (below), converted to the
+ * unit mcens reads it in. A unit in reduced units is refused (cfg_check.c). */
+enum cfg_dim {
+    DIM_NONE = 0,
+    DIM_LENGTH,          /* nm */
+    DIM_INVERSE_LENGTH,  /* 1/nm */
+    DIM_TEMPERATURE,     /* K */
+    DIM_ENERGY,          /* kJ/mol */
+    DIM_PRESSURE,        /* bar */
+    DIM_NUMBER_DENSITY,  /* nm^-3 */
+    DIM_MASS,            /* g/mol */
+    DIM_MASS_DENSITY     /* kg/m^3 */
+};
+
+/* The units a value may carry, per dimension, and the factor to the unit it is read in. */
+static const struct {
+    enum cfg_dim dim;
+    const char *unit;
+    double factor;
+} units[] = {
+    {DIM_LENGTH, "nm", 1.0}, {DIM_LENGTH, "A", 0.1}, {DIM_LENGTH, "Angstrom", 0.1},
+    {DIM_INVERSE_LENGTH, "1/nm", 1.0}, {DIM_INVERSE_LENGTH, "1/A", 10.0},
+    {DIM_TEMPERATURE, "K", 1.0},
+    {DIM_ENERGY, "kJ/mol", 1.0}, {DIM_ENERGY, "kcal/mol", 4.184},
+    {DIM_ENERGY, "K", 0.008314462618}, /* epsilon given as epsilon / k_B: times R */
+    {DIM_PRESSURE, "bar", 1.0}, {DIM_PRESSURE, "kPa", 0.01}, {DIM_PRESSURE, "MPa", 10.0},
+    {DIM_PRESSURE, "atm", 1.01325},
+    {DIM_NUMBER_DENSITY, "nm^-3", 1.0}, {DIM_NUMBER_DENSITY, "1/nm^3", 1.0}, {DIM_NUMBER_DENSITY, "A^-3", 1000.0},
+    {DIM_MASS, "g/mol", 1.0},
+    {DIM_MASS_DENSITY, "kg/m^3", 1.0}, {DIM_MASS_DENSITY, "g/cm^3", 1000.0}, {DIM_MASS_DENSITY, "g/mL", 1000.0},
+};
+
+/* "nm, A or Angstrom": the units of a dimension, for messages. */
+static const char *units_of(enum cfg_dim dim, char *buf, size_t len)
+{
+    size_t n = 0, k = 0;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) n += units[i].dim == dim;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (units[i].dim != dim) continue;
+        const char *separator = k == 0 ? "" : k + 1 == n ? " or " : ", ";
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", separator, units[i].unit);
+        k++;
+    }
+    return buf;
+}
 
 #define OFF(field) offsetof(cfg, field)
 static const cfg_key schema[] = {
@@ -89,7 +134,7 @@ static const cfg_key schema[] = {
     {"system", "lattice_constant", K_REAL, OFF(system.lattice_constant), "0", 0, 1e6, 0, NULL,
      "boundary = none: cubic cell edge of the starting cluster (the n lattice sites nearest the origin); required there", DIM_LENGTH},
     {"system", "mass", K_REAL, OFF(system.mass), "1", 0, 1e9, 1, NULL,
-     "particle mass (g/mol in real units): converts mass_density, reports the density in kg/m^3, and is each [mixture] species' default mass", DIM_NONE},
+     "particle mass (g/mol in real units): converts mass_density, reports the density in kg/m^3, and is each [mixture] species' default mass", DIM_MASS},
     {"potential", "type", K_CHOICE, OFF(potential.type), "lj", 0, 0, 0, "lj|morse",
      "pair potential: Lennard-Jones 4 eps [(sig/r)^12 - (sig/r)^6], or Morse eps [(1 - exp(-alpha (r - r0)))^2 - 1]", DIM_NONE},
     {"potential", "morse_alpha", K_REAL, OFF(potential.morse_alpha), "0", 0, 1e6, 0, NULL,
@@ -101,9 +146,9 @@ static const cfg_key schema[] = {
     {"potential", "sigma", K_REAL, OFF(potential.sigma), "1", 0, 1e6, 1, NULL,
      "LJ sigma; every length is in its unit; 1 in reduced units", DIM_LENGTH},
     {"potential", "epsilon", K_REAL, OFF(potential.epsilon), "1", 0, 1e6, 0, NULL,
-     "LJ epsilon; 1 in reduced units, 0 gives the ideal gas", DIM_NONE},
+     "LJ epsilon; 1 in reduced units, 0 gives the ideal gas", DIM_ENERGY},
     {"potential", "epsilon_k", K_REAL, OFF(potential.epsilon_k), "0", 0, 1e9, 0, NULL,
-     "real units: epsilon / k_B in K, instead of epsilon; 0: use epsilon", DIM_NONE},
+     "real units: epsilon / k_B in K, instead of epsilon; 0: use epsilon", DIM_TEMPERATURE},
     {"potential", "cutoff", K_CUTOFF, OFF(potential.cutoff), "3.0", 0, 1e6, 1, NULL,
      "truncation radius, at most half the smallest box edge; none: every pair under the minimum image", DIM_LENGTH},
     {"potential", "rmin", K_REAL, OFF(potential.rmin), "0", 0, 1e6, 0, NULL,
@@ -137,20 +182,20 @@ static const cfg_key schema[] = {
      "(two boxes that exchange volume and particles: vapour-liquid coexistence; temperature is the axis)", DIM_NONE},
     {"ensemble", "temperature", K_LIST, OFF(ensemble.temperature), NULL, 0, 1e6, 1, NULL,
      "kT in the energy unit of epsilon: a value, a comma list, start:stop:count (equal steps) or "
-     "start:stop:count:log (equal ratios)", DIM_NONE},
+     "start:stop:count:log (equal ratios)", DIM_TEMPERATURE},
     {"ensemble", "density", K_LIST, OFF(ensemble.density), "", 0, 1e6, 1, NULL,
      "number density N/V in the length unit of sigma: a value, a comma list, start:stop:count or start:stop:count:log; "
      "required for nvt; for npt one starting density (default 0.5 sigma^-3); for gibbs, required, one total density "
-     "N/(V1 + V2), inside the two-phase region", DIM_NONE},
+     "N/(V1 + V2), inside the two-phase region", DIM_NUMBER_DENSITY},
     {"ensemble", "mass_density", K_LIST, OFF(ensemble.mass_density), "", 0, 1e9, 1, NULL,
-     "instead of density: kg/m^3 in real units (mass sigma^-3 in reduced), converted with [system] mass", DIM_NONE},
+     "instead of density: kg/m^3 in real units (mass sigma^-3 in reduced), converted with [system] mass", DIM_MASS_DENSITY},
     {"ensemble", "start_densities", K_LIST, OFF(ensemble.start_densities), "", 0, 1e6, 1, NULL,
      "gibbs: the number densities box 0 and box 1 start at (a liquid's and a vapour's guess), the total density "
      "between them; the particles split so that the boxes fill the total volume; default: both at the total density",
      DIM_NONE},
     {"ensemble", "pressure", K_LIST, OFF(ensemble.pressure), "", -1e9, 1e9, 0, NULL,
      "npt only, required there: pressure in epsilon sigma^-3 (bar in real units): a value, a comma "
-     "list, start:stop:count or start:stop:count:log", DIM_NONE},
+     "list, start:stop:count or start:stop:count:log", DIM_PRESSURE},
     {"ensemble", "replicas", K_INT, OFF(ensemble.replicas), "1", 1, 1e6, 0, NULL,
      "independent chains per state point", DIM_NONE},
     {"ensemble", "widom", K_INT, OFF(ensemble.widom), "0", 0, 1e7, 0, NULL,
@@ -189,17 +234,17 @@ static const cfg_key schema[] = {
     {"mixture", "counts", K_LIST, OFF(mixture.counts), "", 1, 1e8, 0, NULL,
      "particles of each species", DIM_NONE},
     {"mixture", "sigma", K_LIST, OFF(mixture.sigma), "", 0, 1e6, 0, NULL,
-     "LJ sigma of each species (replaces [potential] sigma); 0 with epsilon 0: a site without LJ (a charge alone)", DIM_NONE},
+     "LJ sigma of each species (replaces [potential] sigma); 0 with epsilon 0: a site without LJ (a charge alone)", DIM_LENGTH},
     {"mixture", "epsilon", K_LIST, OFF(mixture.epsilon), "", 0, 1e6, 0, NULL,
-     "LJ epsilon (Morse: well depth) of each species (replaces [potential] epsilon)", DIM_NONE},
+     "LJ epsilon (Morse: well depth) of each species (replaces [potential] epsilon)", DIM_ENERGY},
     {"mixture", "epsilon_k", K_LIST, OFF(mixture.epsilon_k), "", 0, 1e9, 0, NULL,
-     "real units: epsilon / k_B of each species in K, as force fields tabulate it, instead of epsilon", DIM_NONE},
+     "real units: epsilon / k_B of each species in K, as force fields tabulate it, instead of epsilon", DIM_TEMPERATURE},
     {"mixture", "morse_alpha", K_LIST, OFF(mixture.morse_alpha), "", 0, 1e6, 1, NULL,
-     "type = morse: Morse width alpha of each species in 1/length (required there)", DIM_NONE},
+     "type = morse: Morse width alpha of each species in 1/length (required there)", DIM_INVERSE_LENGTH},
     {"mixture", "morse_r0", K_LIST, OFF(mixture.morse_r0), "", 0, 1e6, 1, NULL,
-     "type = morse: Morse minimum r0 of each species in length units (required there)", DIM_NONE},
+     "type = morse: Morse minimum r0 of each species in length units (required there)", DIM_LENGTH},
     {"mixture", "mass", K_LIST, OFF(mixture.mass), "", 0, 1e9, 1, NULL,
-     "mass of each species (g/mol in real units); default [system] mass", DIM_NONE},
+     "mass of each species (g/mol in real units); default [system] mass", DIM_MASS},
     {"mixture", "pair_sigma", K_STRING, OFF(mixture.pair_sigma), "", 0, 0, 0, NULL,
      "overrides of the Lorentz rule (s_a + s_b)/2, as A-B:value, comma separated", DIM_NONE},
     {"mixture", "pair_epsilon", K_STRING, OFF(mixture.pair_epsilon), "", 0, 0, 0, NULL,
@@ -249,15 +294,15 @@ static const char *kind_expectation(const cfg_key *k, char *buf, size_t len)
     switch (k->kind) {
     case K_INT: snprintf(buf, len, "an integer %s %.0f and <= %.0f", low, k->min, k->max); break;
     case K_REAL:
-        snprintf(buf, len, "a number %s %.15g and <= %.15g%s", low, k->min, k->max,
-                 k->dim == DIM_LENGTH           ? " (real units: optionally with nm or A)"
-                 : k->dim == DIM_INVERSE_LENGTH ? " (real units: optionally with 1/nm or 1/A)"
-                                                : "");
+    case K_LIST: {
+        char unit_list[96], with_units[128] = "";
+        if (k->dim != DIM_NONE)
+            snprintf(with_units, sizeof with_units, " (real units: optionally with %s)",
+                     units_of(k->dim, unit_list, sizeof unit_list));
+        snprintf(buf, len, "a number %s %.15g and <= %.15g%s%s", low, k->min, k->max,
+                 k->kind == K_LIST ? ", a comma list, start:stop:count or start:stop:count:log" : "", with_units);
         break;
-    case K_LIST:
-        snprintf(buf, len, "a number %s %.15g and <= %.15g, a comma list, start:stop:count or start:stop:count:log", low,
-                 k->min, k->max);
-        break;
+    }
     case K_BOOL: snprintf(buf, len, "yes or no"); break;
     case K_STRING: snprintf(buf, len, "a non-empty value"); break;
     case K_CHOICE: snprintf(buf, len, "one of %s", k->choices); break;
@@ -292,12 +337,23 @@ static int in_range(const cfg_key *k, double v)
 /* "v", "a, b, c", "start:stop:count" (count >= 1 points, both ends included, equally spaced) or
  * "start:stop:count:log" (equal ratios between neighbours: the temperature ladder replica
  * exchange wants, whose neighbours' energy distributions overlap alike at every rung). */
-static int parse_list(const cfg_key *k, const char *s, cfg_list *out)
+enum { CFG_VALUE_MAX_LIST = 4096 }; /* a list's text: characters at most */
+static int split_unit(const char *s, enum cfg_dim dim, char *buf, size_t len, double *factor);
+
+/* A list: one value, a comma list (each value with its own unit, if any) or a range (one unit
+ * after it). *unit_given is set where a unit was. */
+static int parse_list(const cfg_key *k, const char *text, cfg_list *out, int *unit_given)
 {
     enum { MAX_POINTS = 100000 };
-    double a, b, cnt;
-    char tmp[256];
-    if (strlen(s) >= sizeof tmp) return 0;
+    double a, b, cnt, factor = 1.0;
+    char tmp[256], whole[CFG_VALUE_MAX_LIST];
+    if (strlen(text) >= sizeof whole) return 0;
+    const char *s = text;
+    if (strchr(text, ':')) { /* a range: the unit after the count */
+        int got = split_unit(text, k->dim, whole, sizeof whole, &factor);
+        if (!got) return 0;
+        if (got == 2) *unit_given = 1, s = whole;
+    }
     const char *c1 = strchr(s, ':');
     if (c1) {
         const char *c2 = strchr(c1 + 1, ':'), *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
@@ -320,6 +376,7 @@ static int parse_list(const cfg_key *k, const char *s, cfg_list *out)
             out->v[i] = geometric ? a * pow(b / a, f) : a + (b - a) * f;
         }
         if (geometric) out->v[out->n - 1] = b; /* the last point exactly as given, not b/a's power */
+        for (int i = 0; i < out->n; i++) out->v[i] *= factor;
     } else {
         int n = 1;
         for (const char *p = s; *p; p++) n += *p == ',';
@@ -329,8 +386,14 @@ static int parse_list(const cfg_key *k, const char *s, cfg_list *out)
         for (const char *p = s;; ) {
             const char *comma = strchr(p, ',');
             size_t len = comma ? (size_t)(comma - p) : strlen(p);
+            char number[256];
+            if (len >= sizeof tmp) return 0;
             snprintf(tmp, sizeof tmp, "%.*s", (int)len, p);
-            if (!parse_real(tmp, &out->v[out->n++])) return 0;
+            int got = split_unit(tmp, k->dim, number, sizeof number, &factor);
+            if (!got) return 0;
+            if (got == 2) *unit_given = 1;
+            if (!parse_real(number, &out->v[out->n])) return 0;
+            out->v[out->n++] *= factor;
             if (!comma) break;
             p = comma + 1;
         }
@@ -368,27 +431,23 @@ static int parse_bool(const char *s, int *out)
 
 /* A length "0.34 nm" or "3.4 A" (Angstrom; also "Angstrom"), or an inverse length "1.5 1/A":
  * the number into buf and the factor to nm (or 1/nm). No suffix: factor 1, buf = s. */
-static int split_length_unit(const char *s, int dim, char *buf, size_t len, double *factor)
+/* A value with an optional unit of dim after a space ("3.4 A", "85 K"): the number's text into
+ * buf and the unit's factor (1 without one). Returns 2 with a unit, 1 without, 0 where the last
+ * word is a unit of no use here. */
+static int split_unit(const char *s, enum cfg_dim dim, char *buf, size_t len, double *factor)
 {
-    static const struct {
-        const char *suffix;
-        double to_nm;
-    } units[] = {{"nm", 1.0}, {"A", 0.1}, {"Angstrom", 0.1}};
+    while (isspace((unsigned char)*s)) s++;
     snprintf(buf, len, "%s", s);
     char *end = buf + strlen(buf);
     while (end > buf && isspace((unsigned char)end[-1])) *--end = '\0';
     char *space = strrchr(buf, ' ');
     *factor = 1.0;
-    if (!space) return 1; /* a bare number (or garbage parse_real rejects) */
-    const char *unit = space + 1;
-    int inverse = strncmp(unit, "1/", 2) == 0;
-    if (inverse) unit += 2;
-    if (inverse != (dim == DIM_INVERSE_LENGTH)) return 0;
+    if (!space || dim == DIM_NONE) return 1; /* a bare number (or garbage parse_real rejects) */
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(unit, units[i].suffix) == 0) {
+        if (units[i].dim == dim && strcmp(space + 1, units[i].unit) == 0) {
             *space = '\0';
-            *factor = inverse ? 1.0 / units[i].to_nm : units[i].to_nm;
-            return 1;
+            *factor = units[i].factor;
+            return 2;
         }
     return 0;
 }
@@ -423,8 +482,10 @@ static int parse_value(const cfg_key *k, const char *s, cfg *c)
         char number[128];
         const char *text = s;
         if (k->dim != DIM_NONE) {
-            if (!split_length_unit(s, k->dim, number, sizeof number, &factor)) return 0;
-            if (strcmp(number, s) != 0) text = number, c->unit_suffix = 1;
+            int got = split_unit(s, k->dim, number, sizeof number, &factor);
+            if (!got) return 0;
+            text = number;
+            if (got == 2) c->unit_suffix = 1;
         }
         if (!parse_real(text, &v)) return 0;
         v *= factor;
@@ -444,7 +505,7 @@ static int parse_value(const cfg_key *k, const char *s, cfg *c)
     }
     case K_LIST: {
         cfg_list *list = field, fresh = {0, NULL};
-        if (!parse_list(k, s, &fresh)) return free(fresh.v), 0;
+        if (!parse_list(k, s, &fresh, &c->unit_suffix)) return free(fresh.v), 0;
         free(list->v);
         *list = fresh;
         return 1;

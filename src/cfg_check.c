@@ -25,8 +25,8 @@ static int check_units(cfg *c, mc_err *err)
     const char *f = c->filename;
     int real = c->system.units == CFG_UNITS_REAL;
     if (c->unit_suffix && !real)
-        MC_FAIL(err, MC_EINVAL, "%s:%d: a length with a unit (nm, A): expected [system] units = real "
-                "(reduced lengths are bare numbers in sigma)", f, c->unit_suffix);
+        MC_FAIL(err, MC_EINVAL, "%s:%d: a value with a unit (nm, A, K, bar, ...): expected [system] units = real "
+                "(reduced values are bare numbers in units of sigma, epsilon and k_B)", f, c->unit_suffix);
     if (c->potential.preset != CFG_PRESET_NONE) {
         if (!real)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] preset = argon: expected [system] units = real",

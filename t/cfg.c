@@ -210,7 +210,7 @@ static void bad_inputs(void **state)
     /* lengths with units */
     expect_error("[potential]\nsigma = 3.4 A\n" ENS, "bad.ini:2", "expected [system] units = real");
     expect_error("[system]\nunits = real\n[potential]\nsigma = 3.4 furlong\n" ENS, "bad.ini:4",
-                 "optionally with nm or A");
+                 "optionally with nm, A or Angstrom");
     expect_error("[system]\nunits = real\n[potential]\ntype = morse\nmorse_r0 = 0.4\nmorse_alpha = 1.5 A\n" ENS,
                  "bad.ini:6", "1/nm or 1/A");
     expect_error("[ensemble]\ntemperature = 1\ndensity = 0.5\nmass_density = 0.5\n", "bad.ini:4",
@@ -390,6 +390,46 @@ static void continuation_lines(void **state)
                                     "value on indented lines below it"));
 }
 
+/* Issue 48 item 7: in real units every dimensional value may carry a unit, each value of a comma
+ * list its own and a range one after it; converted to the unit mcens reads (nm, K, kJ/mol, bar,
+ * nm^-3, g/mol, kg/m^3). A unit of another dimension, or any unit in reduced units, is refused. */
+static void units_everywhere(void **state)
+{
+    (void)state;
+    mc_err err = {0, ""};
+    cfg c;
+    const char *text = "[system]\nunits = real\nmass = 39.948 g/mol\n[potential]\nepsilon = 119.8 K\nsigma = 3.405 A\n"
+                       "cutoff = 1.2 nm\n[ensemble]\ntype = npt\ntemperature = 80:120:5 K\npressure = 1 MPa, 50 bar, 2 atm\n"
+                       "density = 20 nm^-3\n";
+    assert_int_equal(cfg_read(&c, text, "a.ini", &err), MC_OK);
+    assert_true(c.system.mass == 39.948);
+    assert_true(fabs(c.potential.epsilon - 119.8 * 0.008314462618) < 1e-15);
+    assert_true(fabs(c.potential.sigma - 0.3405) < 1e-15);
+    assert_int_equal((int)c.ensemble.temperature.n, 5);
+    assert_true(c.ensemble.temperature.v[0] == 80.0 && c.ensemble.temperature.v[4] == 120.0);
+    assert_int_equal((int)c.ensemble.pressure.n, 3);
+    assert_true(c.ensemble.pressure.v[0] == 10.0 && c.ensemble.pressure.v[1] == 50.0 &&
+                fabs(c.ensemble.pressure.v[2] - 2.0265) < 1e-14);
+    assert_true(c.ensemble.density.v[0] == 20.0);
+    cfg_fini(&c);
+
+    text = "[system]\nunits = real\n[mixture]\nspecies = A, B\ncounts = 10, 10\nsigma = 2.80 A, 0.305 nm\n"
+           "epsilon_k = 50 K, 60\nmass = 4 g/mol, 20\n[ensemble]\ntemperature = 85 K\nmass_density = 1.2 g/cm^3\n";
+    assert_int_equal(cfg_read(&c, text, "a.ini", &err), MC_OK);
+    assert_true(fabs(c.mixture.sigma.v[0] - 0.28) < 1e-15 && c.mixture.sigma.v[1] == 0.305);
+    assert_true(c.mixture.epsilon_k.v[0] == 50.0 && c.mixture.mass.v[0] == 4.0);
+    assert_true(fabs(c.ensemble.mass_density.v[0] - 1200.0) < 1e-12);
+    cfg_fini(&c);
+
+    err = (mc_err){0, ""};
+    assert_int_equal(cfg_read(&c, "[system]\nunits = real\n[ensemble]\ntemperature = 85 bar\n", "a.ini", &err), MC_EINVAL);
+    assert_non_null(strstr(err.msg, "a.ini:4: [ensemble] temperature = '85 bar': expected a number > 0 and <= 1000000, a "
+                                    "comma list, start:stop:count or start:stop:count:log (real units: optionally with K)"));
+    err = (mc_err){0, ""};
+    assert_int_equal(cfg_parse(&c, "[ensemble]\ntemperature = 85 K\ndensity = 0.5\n", "a.ini", &err), MC_EINVAL);
+    assert_non_null(strstr(err.msg, "a.ini:2: a value with a unit (nm, A, K, bar, ...): expected [system] units = real"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -397,7 +437,7 @@ int main(void)
         cmocka_unit_test(axes), cmocka_unit_test(npt_axes),
         cmocka_unit_test(length_units_and_mass_density),
         cmocka_unit_test(bad_inputs), cmocka_unit_test(molecule_rules), cmocka_unit_test(mixture_epsilon_k),
-        cmocka_unit_test(rmin_parametrisation), cmocka_unit_test(continuation_lines),
+        cmocka_unit_test(rmin_parametrisation), cmocka_unit_test(continuation_lines), cmocka_unit_test(units_everywhere),
         cmocka_unit_test(cutoff_scheme_rules), cmocka_unit_test(host_memory), cmocka_unit_test(ensemble_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
