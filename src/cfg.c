@@ -188,7 +188,8 @@ static const cfg_key schema[] = {
      "required for nvt; for npt one starting density (default 0.5 sigma^-3); for gibbs, required, one total density "
      "N/(V1 + V2), inside the two-phase region", DIM_NUMBER_DENSITY},
     {"ensemble", "mass_density", K_LIST, OFF(ensemble.mass_density), "", 0, 1e9, 1, NULL,
-     "instead of density: kg/m^3 in real units (mass sigma^-3 in reduced), converted with [system] mass", DIM_MASS_DENSITY},
+     "instead of density: kg/m^3 in real units (mass sigma^-3 in reduced), converted with [system] mass, or with "
+     "molecules with the molecules' mass (their sites' [mixture] mass, which must be given)", DIM_MASS_DENSITY},
     {"ensemble", "start_densities", K_LIST, OFF(ensemble.start_densities), "", 0, 1e6, 1, NULL,
      "gibbs: the number densities box 0 and box 1 start at (a liquid's and a vapour's guess), the total density "
      "between them; the particles split so that the boxes fill the total volume; default: both at the total density",

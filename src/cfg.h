@@ -88,6 +88,8 @@ typedef struct cfg {
         cfg_list temperature, density; /* as given: kT/eps or K (real units); N/V */
         cfg_list pressure;             /* npt: eps/sigma^3 or bar (real units); empty for nvt */
         cfg_list mass_density;         /* instead of density: kg/m^3 (real) or mass/sigma^3 */
+        int density_is_mass;           /* molecules: density holds mass_density as given, converted by
+                                          mc_plan once the molecules' mass is known */
         cfg_list start_densities;      /* gibbs: box 0's and box 1's at the start; empty: both the total */
         long replicas;
         long widom; /* test-particle insertions per sample; 0: none */

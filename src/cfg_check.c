@@ -169,8 +169,16 @@ static int check_ensemble(cfg *c, mc_err *err)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] mass_density: give density or mass_density, "
                     "not both (density on line %d)", f, cfg_line(c, "ensemble", "mass_density"),
                     cfg_line(c, "ensemble", "density"));
-        double per_number = c->system.mass * (c->system.units == CFG_UNITS_REAL ? MC_KGM3_PER_GMOL_NM3 : 1.0);
-        MC_TRY(cfg_list_scaled(rho, mass_rho, 1.0 / per_number, err)); /* number densities; mass_density kept as given */
+        /* number densities (mass_density kept as given); a molecule's mass is its sites', known to
+         * mc_plan only, which converts them there */
+        c->ensemble.density_is_mass = c->molecules.types != NULL;
+        double per_number = c->ensemble.density_is_mass ? 1.0 : c->system.mass * (c->system.units == CFG_UNITS_REAL
+                                                                                   ? MC_KGM3_PER_GMOL_NM3 : 1.0);
+        MC_TRY(cfg_list_scaled(rho, mass_rho, 1.0 / per_number, err));
+        if (c->ensemble.density_is_mass && !cfg_line(c, "mixture", "mass") && !cfg_line(c, "system", "mass"))
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] mass_density with molecules: expected the sites' masses "
+                    "([mixture] mass, or [system] mass for one site species), from which the molecules' mass comes",
+                    f, cfg_line(c, "ensemble", "mass_density"));
     }
     if (c->ensemble.type != CFG_ENSEMBLE_NPT) {
         const char *type = c->ensemble.type == CFG_ENSEMBLE_GIBBS ? "gibbs" : "nvt";
@@ -321,8 +329,6 @@ static int check_rigid(cfg *c, mc_err *err)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [wall]: expected both radius and strength > 0, or neither", f,
                     cfg_line(c, "wall", c->wall.radius > 0 ? "radius" : "strength"));
     }
-    if (c->molecules.types)
-        MC_TRY(refuse(c, "ensemble", "mass_density", "with molecules give density (molecules per volume)", err));
     if (none) { /* what physics forbids: an open cluster has no volume to change or insert into */
         if (c->ensemble.type == CFG_ENSEMBLE_NPT)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] type = npt: an open cluster (boundary = none) has "
@@ -354,6 +360,9 @@ static int check_gibbs(const cfg *c, mc_err *err)
                 "(temperature is the axis), got %d values", f, cfg_line(c, "ensemble", "density"),
                 c->ensemble.density.n);
     const cfg_list *start = &c->ensemble.start_densities;
+    if (start->n && c->ensemble.density_is_mass) /* number densities against a mass density unconverted yet */
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] start_densities: give the total as density (molecules per volume), "
+                "not mass_density, beside it", f, cfg_line(c, "ensemble", "start_densities"));
     if (start->n && (start->n != 2 || !(fmin(start->v[0], start->v[1]) < c->ensemble.density.v[0] &&
                                         c->ensemble.density.v[0] < fmax(start->v[0], start->v[1]))))
         MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] start_densities: expected two densities (box 0, box 1) with the "

@@ -213,6 +213,7 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
             sp->temperature_given = T->v[it];
             sp->temperature = T->v[it] * p->units.kT_per_temperature;
             sp->density = p->periodic ? rho->v[p->ensemble->imposed_pressure ? 0 : ia] : 0.0;
+            if (c->ensemble.density_is_mass) sp->density /= p->units.mass_density_factor;
             if (p->ensemble->imposed_pressure) {
                 sp->pressure_given = P->v[ia];
                 sp->pressure = P->v[ia] / p->units.pressure_factor;

@@ -430,6 +430,33 @@ static void units_everywhere(void **state)
     assert_non_null(strstr(err.msg, "a.ini:2: a value with a unit (nm, A, K, bar, ...): expected [system] units = real"));
 }
 
+/* mass_density with molecules: a molecule's mass is the sum of its sites' (known to the plan), so
+ * 997 kg/m^3 of three-site water is 997 / (18.0154 g/mol) molecules; without site masses it is
+ * refused (the default 1 g/mol a site would give a density 18 times too high). */
+static void mass_density_molecules(void **state)
+{
+    (void)state;
+    mc_err err = {0, ""};
+    cfg c;
+    const char *water = "[system]\nunits = real\n[mixture]\nspecies = O, H\nsigma = 0.3166, 0\nepsilon = 0.65, 0\n"
+                        "%s[molecules]\ntypes = water\ncounts = 216\ngeometry = O 0 0 0; H 0.1 0 0; H -0.0333 0.0943 0\n"
+                        "[potential]\ncutoff = 0.9\n[ensemble]\ntemperature = 298 K\nmass_density = 997\n";
+    char text[1024];
+    snprintf(text, sizeof text, water, "mass = 15.9994, 1.008\n");
+    assert_int_equal(cfg_parse(&c, text, "w.ini", &err), MC_OK);
+    mc_plan *p = mc_plan_create(&c, &err);
+    if (!p) fail_msg("%s", err.msg);
+    double expected = 997.0 / ((15.9994 + 2 * 1.008) * MC_KGM3_PER_GMOL_NM3);
+    assert_true(fabs(p->statepoint[0].density - expected) < 1e-12 * expected);
+    assert_true(fabs(p->statepoint[0].density - 33.33) < 0.01);
+    mc_plan_destroy(p);
+    cfg_fini(&c);
+    snprintf(text, sizeof text, water, "");
+    err = (mc_err){0, ""};
+    assert_int_equal(cfg_parse(&c, text, "w.ini", &err), MC_EINVAL);
+    assert_non_null(strstr(err.msg, "w.ini:15: [ensemble] mass_density with molecules: expected the sites' masses"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,7 +464,7 @@ int main(void)
         cmocka_unit_test(axes), cmocka_unit_test(npt_axes),
         cmocka_unit_test(length_units_and_mass_density),
         cmocka_unit_test(bad_inputs), cmocka_unit_test(molecule_rules), cmocka_unit_test(mixture_epsilon_k),
-        cmocka_unit_test(rmin_parametrisation), cmocka_unit_test(continuation_lines), cmocka_unit_test(units_everywhere),
+        cmocka_unit_test(rmin_parametrisation), cmocka_unit_test(continuation_lines), cmocka_unit_test(units_everywhere), cmocka_unit_test(mass_density_molecules),
         cmocka_unit_test(cutoff_scheme_rules), cmocka_unit_test(host_memory), cmocka_unit_test(ensemble_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
