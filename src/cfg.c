@@ -806,13 +806,79 @@ static const struct derived_key {
     {"potential", "epsilon", "preset"},
 };
 
+/* When a key applies to a run (--dry-run prints the others only where the config gives them):
+ * keys of a section that the run does not have, and keys of another potential, ensemble, start or
+ * backend. A key not listed always applies. */
+static int has_mixture(const cfg *c) { return c->mixture.species && c->mixture.species[0]; }
+static int has_molecules(const cfg *c) { return c->molecules.types != NULL; }
+static int is_cluster(const cfg *c) { return c->system.boundary == CFG_BOUNDARY_NONE; }
+static int is_morse(const cfg *c) { return c->potential.type == CFG_POTENTIAL_MORSE; }
+static int is_morse_mixture(const cfg *c) { return is_morse(c) && has_mixture(c); }
+static int is_ewald(const cfg *c) { return c->potential.coulomb == CFG_COULOMB_EWALD; }
+static int is_npt(const cfg *c) { return c->ensemble.type == CFG_ENSEMBLE_NPT; }
+static int is_gibbs(const cfg *c) { return c->ensemble.type == CFG_ENSEMBLE_GIBBS; }
+static int has_volume_moves(const cfg *c) { return is_npt(c) || is_gibbs(c); }
+static int counts_n(const cfg *c) { return !has_mixture(c) && !has_molecules(c); }
+static int one_species(const cfg *c) { return !has_mixture(c); }
+static int one_lj_species(const cfg *c) { return !has_mixture(c) && !is_morse(c); }
+static int default_mass(const cfg *c) { return !has_mixture(c) || !c->mixture.mass.n; }
+static int from_file(const cfg *c) { return c->system.start == CFG_START_FILE; }
+static int from_h5(const cfg *c) { return c->system.start == CFG_START_H5; }
+static int truncated(const cfg *c) { return c->potential.cutoff_scheme == CFG_CUTOFF_TRUNCATED; }
+static int exchanges(const cfg *c) { return c->ensemble.exchange_every > 0; }
+static int has_trajectory(const cfg *c) { return c->output.snapshot_every > 0; }
+static int may_use_gpu(const cfg *c) { return c->run.backend != CFG_BACKEND_CPU; }
+static const struct {
+    const char *section, *key;
+    int (*applies)(const cfg *c);
+} key_applies[] = {
+    {"run", "precision", may_use_gpu}, {"run", "gpu_batch_trials", may_use_gpu}, {"run", "gpu_cell_lists", may_use_gpu},
+    {"system", "n", counts_n}, {"system", "start_file", from_file}, {"system", "start_chain", from_h5},
+    {"system", "lattice_constant", is_cluster}, {"system", "mass", default_mass},
+    {"potential", "preset", one_species}, {"potential", "sigma", one_lj_species}, {"potential", "rmin", one_lj_species},
+    {"potential", "epsilon", one_species}, {"potential", "epsilon_k", one_species},
+    {"potential", "morse_alpha", is_morse}, {"potential", "morse_r0", is_morse}, {"potential", "charge", one_species},
+    {"potential", "tail_correction", truncated},
+    {"potential", "coulomb_cutoff", is_ewald}, {"potential", "ewald_precision", is_ewald},
+    {"potential", "ewald_alpha", is_ewald}, {"potential", "ewald_kmax", is_ewald}, {"potential", "ewald_ksq_max", is_ewald},
+    {"ensemble", "pressure", is_npt}, {"ensemble", "start_densities", is_gibbs}, {"ensemble", "exchange_axis", exchanges},
+    {"moves", "max_rotation", has_molecules}, {"moves", "max_volume_step", has_volume_moves},
+    {"moves", "displacement_fraction", is_gibbs}, {"moves", "transfer_fraction", is_gibbs},
+    {"moves", "volume_fraction", is_gibbs},
+    {"mixture", "species", has_mixture}, {"mixture", "counts", has_mixture}, {"mixture", "sigma", has_mixture},
+    {"mixture", "epsilon", has_mixture}, {"mixture", "epsilon_k", has_mixture}, {"mixture", "mass", has_mixture},
+    {"mixture", "pair_sigma", has_mixture}, {"mixture", "pair_epsilon", has_mixture},
+    {"mixture", "charge", has_mixture}, {"mixture", "hard_core", has_mixture},
+    {"mixture", "morse_alpha", is_morse_mixture}, {"mixture", "morse_r0", is_morse_mixture},
+    {"mixture", "pair_morse_alpha", is_morse_mixture}, {"mixture", "pair_morse_r0", is_morse_mixture},
+    {"molecules", "types", has_molecules}, {"molecules", "counts", has_molecules},
+    {"molecules", "geometry", has_molecules},
+    {"wall", "radius", is_cluster}, {"wall", "strength", is_cluster},
+    {"output", "snapshot_budget", has_trajectory}, {"output", "force", has_trajectory},
+};
+
+/* Whether schema row i applies to the run c is (given keys always do). */
+static int key_applies_to(const cfg *c, int i)
+{
+    if (c->line[i]) return 1;
+    for (size_t a = 0; a < sizeof key_applies / sizeof key_applies[0]; a++)
+        if (strcmp(key_applies[a].section, schema[i].section) == 0 && strcmp(key_applies[a].key, schema[i].name) == 0)
+            return key_applies[a].applies(c);
+    return 1;
+}
+
 void cfg_print(const cfg *c, FILE *f)
 {
     const char *section = "";
+    int hidden = 0;
     for (int i = 0; i < N_KEYS; i++) {
+        if (!key_applies_to(c, i)) {
+            hidden++;
+            continue;
+        }
         if (strcmp(section, schema[i].section) != 0) {
+            fprintf(f, "%s[%s]\n", section[0] ? "\n" : "", schema[i].section);
             section = schema[i].section;
-            fprintf(f, "%s[%s]\n", i ? "\n" : "", section);
         }
         fprintf(f, "%s = ", schema[i].name);
         print_value(&schema[i], c, f);
@@ -825,6 +891,9 @@ void cfg_print(const cfg *c, FILE *f)
         else if (from) fprintf(f, "    ; from %s (line %d)\n", from, cfg_line(c, section, from));
         else fprintf(f, "    ; default\n");
     }
+    if (hidden)
+        fprintf(f, "\n(%d keys that do not apply to this run are not shown: another potential, ensemble, start or "
+                "section; mcens --config-reference lists every key)\n", hidden);
 }
 
 void cfg_print_reference(FILE *f)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Command line: help, version, dry run, output override, refusing to overwrite, rank count.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 14
+tap_plan 15
 cp "$T_SRCDIR/small.ini" .
 
 "$MCENS" --help > out.txt 2>&1; rc=$?
@@ -22,6 +22,12 @@ run_np 2 --dry-run small.ini > out.txt 2>&1; rc=$?
     [ ! -e small.h5 ] && [ ! -e small.h5.part ]
 ok $? "--dry-run prints plan, ranks and defaults, writes nothing"
 diag < out.txt
+# only the keys that apply: none of [mixture], [molecules] or [wall], Morse's or npt's, in a
+# one-species LJ NVT run, and their count said; a key the config gives is shown all the same
+! grep -qE "^(\[mixture\]|\[molecules\]|\[wall\]|morse_alpha|pressure|max_rotation|start_file) " out.txt &&
+    grep -q "^max_displacement = " out.txt &&
+    grep -qE "^\([0-9]+ keys that do not apply to this run are not shown" out.txt
+ok $? "--dry-run leaves out the keys that do not apply, and says how many"
 
 run_np 2 -q -o other.h5 small.ini > out.txt 2>&1; rc=$?
 [ $rc -eq 0 ] && [ -f other.h5 ] && [ ! -e small.h5 ] && [ ! -e other.h5.part ]
