@@ -87,6 +87,21 @@ mc_run *mc_run_create(const mc_plan *plan, const mc_backend_ops *ops, int first_
     return mc_run_resume(plan, ops, first_chain, nchains, NULL, NULL, err);
 }
 
+/* A restored chain's running energy against the one its backend recomputed from the restored
+ * positions: a checkpoint holds one consistent state, so they agree as the drift check demands
+ * (damage the checksums missed, or a state written inconsistently, does not run on). */
+static int check_restored_energy(const mc_run *r, int k, double stored, mc_err *err)
+{
+    const mc_chain *c = r->chains[k];
+    mc_err drift = {MC_OK, ""};
+    if (mc_check_drift(stored, c->energy_pair, r->plan->n, fmax(r->plan->epsilon, 1.0 / c->beta), c->id,
+                       r->sweeps_done, &drift) == MC_OK)
+        return MC_OK;
+    MC_FAIL(err, MC_ECHECK, "the checkpoint's chain %d after sweep %ld: its running energy %.15g differs from %.15g "
+            "recomputed from its positions beyond the drift limit %g: the checkpoint does not hold one consistent "
+            "state", c->id, r->sweeps_done, stored, c->energy_pair, MC_DRIFT_TOLERANCE);
+}
+
 mc_run *mc_run_resume(const mc_plan *plan, const mc_backend_ops *ops, int first_chain, int nchains,
                       mc_run_restore restore, void *ctx, mc_err *err)
 {
@@ -123,7 +138,17 @@ mc_run *mc_run_resume(const mc_plan *plan, const mc_backend_ops *ops, int first_
         mc_run_destroy(r);
         return NULL;
     }
-    if (!(r->backend = ops->create(plan, r->chains, nchains, err))) {
+    double *stored = malloc((size_t)nchains * sizeof *stored); /* the running energies as saved */
+    if (!stored) {
+        mc_run_destroy(r);
+        return mc_err_set(err, MC_ENOMEM, "out of memory for %d chains", nchains), NULL;
+    }
+    for (int k = 0; k < nchains; k++) stored[k] = r->chains[k]->energy_pair;
+    r->backend = ops->create(plan, r->chains, nchains, err);
+    int rc = r->backend ? MC_OK : err->code;
+    for (int k = 0; rc == MC_OK && restore && k < nchains; k++) rc = check_restored_energy(r, k, stored[k], err);
+    free(stored);
+    if (rc != MC_OK) {
         mc_run_destroy(r);
         return NULL;
     }

@@ -74,6 +74,14 @@ static int compare_state(const mc_plan *p, mc_chain *a, mc_chain *b)
     return compared;
 }
 
+/* ckpt_restore, then chain 0's running energy made 1e-6 relative off what its positions give. */
+static int restore_with_wrong_energy(void *ctx, mc_chain *const *chains, int nchains, long *sweeps_done, mc_err *err)
+{
+    int rc = ckpt_restore(ctx, chains, nchains, sweeps_done, err);
+    chains[0]->energy_pair *= 1.0 + 1e-6;
+    return rc;
+}
+
 /* min_fields: the fields (series: per observable) the plan's state has at 4d397f8, so a field
  * dropped from the table fails here */
 static void ckpt_round_trip(const char *ini, int min_fields)
@@ -111,6 +119,16 @@ static void ckpt_round_trip(const char *ini, int min_fields)
     int fields = 0;
     for (int k = 0; k < p->nchains; k++) fields = compare_state(p, (mc_chain *)mc_run_chain(r, k), fresh[k]);
     if (fields < min_fields) fail_msg("only %d fields compared, expected at least %d", fields, min_fields);
+
+    /* a running energy that the positions do not give (damage the checksums missed, a state saved
+     * inconsistently) is refused on resuming, naming the chain */
+    err = (mc_err){0, ""};
+    mc_run *damaged = mc_run_resume(p, &mc_backend_cpu, 0, p->nchains, restore_with_wrong_energy, ck, &err);
+    assert_null(damaged);
+    assert_int_equal(err.code, MC_ECHECK);
+    if (!strstr(err.msg, "the checkpoint's chain 0 after sweep") || !strstr(err.msg, "recomputed from its positions"))
+        fail_msg("message: %s", err.msg);
+    err = (mc_err){0, ""};
 
     /* resumed from the checkpoint, the run ends as the uninterrupted one does */
     mc_run *resumed = mc_run_resume(p, &mc_backend_cpu, 0, p->nchains, ckpt_restore, ck, &err);
