@@ -10,8 +10,9 @@
  * constants, so the unused tests fold away. */
 enum {
     MASK_BOX = 1, MASK_SPECIES = 2, MASK_SKIP = 4, MASK_SELF = 8, HARD_CORE = 16, PAIR_OF_PARTNER = 32,
-    PLAIN_ROW = 64 /* with PAIR_OF_PARTNER: every constant of the row is plain LJ (only lj1, lj2, rc2,
-                      shift gathered; the other selectors literal zeros) */
+    PLAIN_ROW = 64, /* with PAIR_OF_PARTNER: every constant of the row is plain LJ (only lj1, lj2, rc2,
+                       shift gathered; the other selectors literal zeros) */
+    PAIR_COLUMNS = 128 /* plain LJ with lj1, lj2 loaded from columns by partner, rc2 shared, no shift */
 };
 
 /* The pair term of partner j with the site at p, 0 where j does not count: the one expression
@@ -21,7 +22,10 @@ partner_term(const cpu_partners *P, const pair_params *pp, int masks, int j, dou
 {
     double hc2 = P->hard_core2;
     pair_params plain;
-    if (masks & PAIR_OF_PARTNER) {
+    if (masks & PAIR_COLUMNS) {
+        plain = (pair_params){.lj1 = P->lj1_of[j], .lj2 = P->lj2_of[j], .rc2 = P->shared.rc2, .form = PAIR_LJ};
+        pp = &plain;
+    } else if (masks & PAIR_OF_PARTNER) {
         int b = P->species[j];
         pp = &P->pair_row[b], hc2 = P->hard_core_row[b];
         if (masks & PLAIN_ROW) { /* four gathers, and no Morse or force-shift lanes to compute */
@@ -90,6 +94,11 @@ MC_CPU_CLONES double cpu_site_energy_mixed(const cpu_partners *P, int j0, int j1
     if (P->plain_row)
         return site_energy_loop(P, NULL, PAIR_OF_PARTNER | HARD_CORE | PLAIN_ROW, j0, j1, px, py, pz);
     return site_energy_loop(P, NULL, PAIR_OF_PARTNER | HARD_CORE, j0, j1, px, py, pz);
+}
+
+MC_CPU_CLONES double cpu_site_energy_columns(const cpu_partners *P, int j0, int j1, double px, double py, double pz)
+{
+    return site_energy_loop(P, NULL, PAIR_COLUMNS, j0, j1, px, py, pz);
 }
 
 /* The serial loop: u plus the partners in index order, one addition each (the sites of a molecule

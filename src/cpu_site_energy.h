@@ -32,6 +32,11 @@ typedef struct cpu_partners {
     const double *hard_core_row;
     int plain_row;           /* cpu_site_energy_mixed: every entry of pair_row is plain LJ
                                 (cpu_pair_row_plain_lj, decided once by the caller) */
+    /* cpu_site_energy_columns: the site's pair constants with each partner j, laid out by j (the
+     * row of pair_row taken at species[j], once for the run), so that the loop loads them as it
+     * loads the positions instead of gathering them by species */
+    const double *lj1_of, *lj2_of;
+    pair_params shared;      /* the constants the columns leave the same for every partner: rc2 */
 } cpu_partners;
 
 /* The energy of a site at (px, py, pz) with the partners j in [j0, j1) that count: all of them
@@ -55,6 +60,11 @@ double cpu_site_energy_serial(const cpu_partners *P, int j0, int j1, double px, 
  * of mixed species or with hard cores, which the serial loop made five times slower per move than
  * one-species molecules. */
 double cpu_site_energy_mixed(const cpu_partners *P, int j0, int j1, double px, double py, double pz);
+
+/* Molecules of mixed species, plain LJ with one cutoff, no shift and no hard cores (the common
+ * case: truncated LJ with Lorentz-Berthelot pairs): the sum of cpu_site_energy_mixed, term for
+ * term, with lj1 and lj2 from the columns lj1_of, lj2_of and rc2 from shared. */
+double cpu_site_energy_columns(const cpu_partners *P, int j0, int j1, double px, double py, double pz);
 
 /* Whether every entry of a row of pair constants is plain LJ (pair_is_plain_lj). */
 static inline int cpu_pair_row_plain_lj(const pair_params *row, int n)

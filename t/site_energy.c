@@ -1,7 +1,8 @@
 /* The CPU backend's vectorised sum over partners of mixed species (cpu_site_energy_mixed, the
  * molecule moves' loop) against its serial twin in index order (cpu_site_energy_serial, Widom's):
  * the same terms, so the two sums differ by rounding alone; a hard-core overlap is +infinity in
- * both; rows of plain LJ (their own copy of the loop) and rows with Morse or a force shift. */
+ * both; rows of plain LJ (their own copy of the loop) and rows with Morse or a force shift; and the
+ * columns entry (cpu_site_energy_columns) against the gathering one. */
 #include "testutil.h"
 
 #include <float.h>
@@ -106,6 +107,43 @@ static void hard_cores(void **state)
     free(c);
 }
 
+/* The columns entry (each partner's lj1 and lj2 laid out by partner, cpu_backend's pair_columns)
+ * against the gathering entry on plain truncated LJ rows: the same terms, summed in the vectoriser's
+ * order for each loop (which differ: about half the sums differ in their last bits), so they agree
+ * to rounding. */
+static void columns_agree_with_gathers(void **state)
+{
+    (void)state;
+    partners_case *c = malloc(sizeof *c);
+    double *lj1 = malloc(NSITES * sizeof *lj1), *lj2 = malloc(NSITES * sizeof *lj2);
+    assert_true(c && lj1 && lj2);
+    make_case(c, 43, PAIR_TRUNCATED, 0, 0.0);
+    int compared = 0;
+    for (int t = 0; t < 200 * NSPECIES; t++) {
+        const int a = t % NSPECIES;
+        for (int j = 0; j < NSITES; j++) lj1[j] = c->pair[a][c->species[j]].lj1, lj2[j] = c->pair[a][c->species[j]].lj2;
+        cpu_partners P = {.x = c->x, .y = c->y, .z = c->z, .box = c->box, .species = c->species,
+                          .pair_row = c->pair[a], .hard_core_row = c->hard_core2[a], .plain_row = 1,
+                          .lj1_of = lj1, .lj2_of = lj2};
+        P.shared.rc2 = c->pair[0][0].rc2;
+        mc_rng4 r = mc_rng_block(79, (uint32_t)t, 1, 0);
+        double p[3] = {c->box * mc_rng_uniform(r.v[0]), c->box * mc_rng_uniform(r.v[1]),
+                       c->box * mc_rng_uniform(r.v[2])};
+        double gathered = cpu_site_energy_mixed(&P, 0, 150, p[0], p[1], p[2]) +
+                          cpu_site_energy_mixed(&P, 170, NSITES, p[0], p[1], p[2]);
+        double columns = cpu_site_energy_columns(&P, 0, 150, p[0], p[1], p[2]) +
+                         cpu_site_energy_columns(&P, 170, NSITES, p[0], p[1], p[2]);
+        if (!isfinite(gathered)) continue; /* LJ's r^-12 at a random near-overlap can overflow alike */
+        double bound = NSITES * DBL_EPSILON * fmax(1.0, fabs(gathered)) * 64;
+        if (fabs(gathered - columns) > bound)
+            fail_msg("trial %d (species %d): gathered %.17g, columns %.17g, |difference| %.3g > %.3g", t, a, gathered,
+                     columns, fabs(gathered - columns), bound);
+        compared += gathered != 0.0;
+    }
+    assert_true(compared > 100 * NSPECIES);
+    free(c), free(lj1), free(lj2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -113,6 +151,7 @@ int main(void)
         cmocka_unit_test(shifted_rows),
         cmocka_unit_test(force_shifted_morse_rows),
         cmocka_unit_test(hard_cores),
+        cmocka_unit_test(columns_agree_with_gathers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
