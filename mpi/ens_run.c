@@ -85,14 +85,14 @@ static int reduce_within(const ens_layout *l, int *in, int *out, double timeout_
  * deadline allows for the slowest round and checkpoint seen so far ten times over, beside the
  * stall deadline and the write's allowance. */
 static int write_within(const ens_layout *l, const ens_schedule *s, double longest_round, ens_outcome *out,
-                        int (*write)(void *ctx, mc_err *err), const char *what, mc_err *err)
+                        int (*write)(void *ctx, mc_err *err), const char *what, double *longest, mc_err *err)
 {
     double start = MPI_Wtime();
     double deadline = s->stall_timeout_s + 10.0 * (longest_round + out->longest_checkpoint_s) + s->write_allowance_s;
     MC_TRY(ens_watchdog_arm(l, deadline, what, err));
     int rc = write(s->ctx, err);
     ens_watchdog_disarm();
-    if (write == s->checkpoint) out->longest_checkpoint_s = fmax(out->longest_checkpoint_s, MPI_Wtime() - start);
+    if (longest) *longest = fmax(*longest, MPI_Wtime() - start);
     return rc;
 }
 
@@ -120,12 +120,12 @@ int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outco
         if (all[AT_FAILED] != -l->size) return ens_agree(l->comm, rc, err); /* the failing rank's message */
         if (s->after_round) {
             double t = MPI_Wtime();
-            MC_TRY(write_within(l, s, longest_round, out, s->after_round, "a trajectory frame's write", err));
+            MC_TRY(write_within(l, s, longest_round, out, s->after_round, "a trajectory frame's write", NULL, err));
             out->after_round_seconds += MPI_Wtime() - t;
         }
         if (all[AT_SIGNAL] || all[AT_CHECKPOINT]) {
             double t = MPI_Wtime();
-            MC_TRY(write_within(l, s, longest_round, out, s->checkpoint, "a checkpoint write", err));
+            MC_TRY(write_within(l, s, longest_round, out, s->checkpoint, "a checkpoint write", &out->longest_checkpoint_s, err));
             checkpointed_at = mc_run_sweeps_done(run);
             last_checkpoint = MPI_Wtime();
             out->checkpoint_seconds += last_checkpoint - t;
@@ -146,7 +146,7 @@ int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outco
     double end = MPI_Wtime();
     out->seconds = end - start - out->checkpoint_seconds - out->after_round_seconds;
     if (!out->stopped_by && mc_run_sweeps_done(run) > sweeps0 && checkpointed_at != mc_run_sweeps_done(run)) {
-        MC_TRY(write_within(l, s, longest_round, out, s->checkpoint, "a checkpoint write", err));
+        MC_TRY(write_within(l, s, longest_round, out, s->checkpoint, "a checkpoint write", &out->longest_checkpoint_s, err));
         out->checkpoint_seconds += MPI_Wtime() - end;
     }
     MC_TRY(ens_agree(l->comm, mc_run_fetch(run, err), err));

@@ -167,8 +167,8 @@ static double molecule_move_energy(const mc_plan *p, const double *columns, cons
     const mc_molecules *mol = &p->mol;
     const int f0 = mol->first[m], f1 = mol->first[m + 1];
     const int mixed = p->species.n != 1 || mol->hard_core2[0][0] != 0.0;
-    cpu_partners others = {.x = c->x, .y = c->y, .z = c->z, .box = c->box_len, .species = mol->site_species};
-    others.shared.rc2 = p->species.pair[0][0].rc2;
+    cpu_partners others = {.x = c->x, .y = c->y, .z = c->z, .box = c->box_len, .species = mol->site_species,
+                           .columns_rc2 = p->species.pair[0][0].rc2};
     double u_old = 0.0, u_new = 0.0;
     for (int s = 0; s < f1 - f0; s++) {
         const int a = mol->site_species[f0 + s];

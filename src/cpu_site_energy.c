@@ -23,7 +23,7 @@ partner_term(const cpu_partners *P, const pair_params *pp, int masks, int j, dou
     double hc2 = P->hard_core2;
     pair_params plain;
     if (masks & PAIR_COLUMNS) {
-        plain = (pair_params){.lj1 = P->lj1_of[j], .lj2 = P->lj2_of[j], .rc2 = P->shared.rc2, .form = PAIR_LJ};
+        plain = (pair_params){.lj1 = P->lj1_of[j], .lj2 = P->lj2_of[j], .rc2 = P->columns_rc2, .form = PAIR_LJ};
         pp = &plain;
     } else if (masks & PAIR_OF_PARTNER) {
         int b = P->species[j];

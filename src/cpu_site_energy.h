@@ -36,7 +36,7 @@ typedef struct cpu_partners {
      * row of pair_row taken at species[j], once for the run), so that the loop loads them as it
      * loads the positions instead of gathering them by species */
     const double *lj1_of, *lj2_of;
-    pair_params shared;      /* the constants the columns leave the same for every partner: rc2 */
+    double columns_rc2;      /* their squared cutoff, the same for every partner */
 } cpu_partners;
 
 /* The energy of a site at (px, py, pz) with the partners j in [j0, j1) that count: all of them
@@ -63,7 +63,7 @@ double cpu_site_energy_mixed(const cpu_partners *P, int j0, int j1, double px, d
 
 /* Molecules of mixed species, plain LJ with one cutoff, no shift and no hard cores (the common
  * case: truncated LJ with Lorentz-Berthelot pairs): the sum of cpu_site_energy_mixed, term for
- * term, with lj1 and lj2 from the columns lj1_of, lj2_of and rc2 from shared. */
+ * term, with lj1 and lj2 from the columns lj1_of, lj2_of and the cutoff columns_rc2. */
 double cpu_site_energy_columns(const cpu_partners *P, int j0, int j1, double px, double py, double pz);
 
 /* Whether every entry of a row of pair constants is plain LJ (pair_is_plain_lj). */

@@ -457,10 +457,8 @@ static int write_checkpoint(void *ctx, mc_err *err)
     double bytes, seconds;
     /* the frames this checkpoint counts are on disk first, and from now on a failed run keeps them;
      * the flush writes HDF5's cached metadata, whose room is claimed as a write's is (disk_room.h) */
-    char part[4096];
-    snprintf(part, sizeof part, "%s.part", j->output);
-    MC_TRY(disk_room_claim(MPI_COMM_WORLD, part, 0, traj_flush_bytes(j->trajectory), j->config.run.disk_full_wait_s,
-                           "the trajectory's flush", err));
+    MC_TRY(disk_room_claim(MPI_COMM_WORLD, h5out_ds(j->out)->part, 0, traj_flush_bytes(j->trajectory),
+                           j->config.run.disk_full_wait_s, "the trajectory's flush", err));
     MC_TRY(traj_flush(j->trajectory, err));
     h5out_keep(j->out);
     MC_TRY(ckpt_write(MPI_COMM_WORLD, j->ckpt_file, &info, j->run, j->layout.first_chain, &bytes, &seconds, err));
@@ -495,8 +493,8 @@ static int open_output(job *j, int resumed, mc_err *err)
 }
 
 /* What a write between or after the rounds may take beyond the stall deadline: its bytes at a slow
- * file system's 1 MB/s (a wait for room on a full one extends the deadline as it starts). */
-static double write_seconds_allowed(double bytes) { return bytes / 1e6; }
+ * file system's rate (a wait for room on a full one extends the deadline as it starts). */
+static const double slow_file_system_bytes_per_s = 1e6;
 
 /* checkpoint_every = 0: the end's checkpoint was there only until the output was written. */
 static void remove_final_checkpoint(const job *j)
@@ -547,13 +545,13 @@ static int run_and_write(job *j, mc_err *err)
     double write_bytes = 2.0 * ckpt_bytes(j->plan, &about); /* a checkpoint, or the output's results */
     ens_schedule schedule = {j->opt.quiet, 60.0 * j->config.run.checkpoint_every_min,
                              j->config.run.stall_timeout_s, write_frame, write_checkpoint,
-                             write_seconds_allowed(write_bytes), j};
+                             write_bytes / slow_file_system_bytes_per_s, j};
     ens_outcome done;
     MC_TRY(ens_drive(&j->layout, j->run, &schedule, &done, err));
     /* from here to MPI_Finalize every wait is a blocking collective (the pooling reductions, HDF5's,
      * MPI's end): a rank that stops now must not leave the others waiting */
     double deadline = j->config.run.stall_timeout_s + 10.0 * (done.longest_round_s + done.longest_checkpoint_s) +
-                      write_seconds_allowed(write_bytes);
+                      write_bytes / slow_file_system_bytes_per_s;
     MC_TRY(ens_watchdog_arm(&j->layout, deadline, "the end of the run (pooling, the output write, MPI's end)", err));
     if (done.stopped_by) {
         j->stopped_by = done.stopped_by;
@@ -594,9 +592,8 @@ static int run_and_write(job *j, mc_err *err)
     double write_start = MPI_Wtime();
     const char *stop_rank = mc_test_hook(MC_TEST_STOP_IN_WRITE);
     if (stop_rank && atoi(stop_rank) == j->layout.rank) raise(SIGSTOP); /* the watchdog's test */
-    char part[4096];
-    snprintf(part, sizeof part, "%s.part", j->output);
-    MC_TRY(disk_room_claim(MPI_COMM_WORLD, part, 0, write_bytes, j->config.run.disk_full_wait_s, "the output", err));
+    MC_TRY(disk_room_claim(MPI_COMM_WORLD, h5out_ds(j->out)->part, 0, write_bytes, j->config.run.disk_full_wait_s,
+                           "the output", err));
     /* a write that fails now leaves HDF5 unable to close the file: it is abandoned (main) */
     MC_TRY(h5out_write(j->out, &info, j->plan, j->run, j->layout.first_chain, j->results, err));
     MC_TRY(traj_write_observables(j->trajectory, j->run, err));

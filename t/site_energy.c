@@ -124,8 +124,7 @@ static void columns_agree_with_gathers(void **state)
         for (int j = 0; j < NSITES; j++) lj1[j] = c->pair[a][c->species[j]].lj1, lj2[j] = c->pair[a][c->species[j]].lj2;
         cpu_partners P = {.x = c->x, .y = c->y, .z = c->z, .box = c->box, .species = c->species,
                           .pair_row = c->pair[a], .hard_core_row = c->hard_core2[a], .plain_row = 1,
-                          .lj1_of = lj1, .lj2_of = lj2};
-        P.shared.rc2 = c->pair[0][0].rc2;
+                          .lj1_of = lj1, .lj2_of = lj2, .columns_rc2 = c->pair[0][0].rc2};
         mc_rng4 r = mc_rng_block(79, (uint32_t)t, 1, 0);
         double p[3] = {c->box * mc_rng_uniform(r.v[0]), c->box * mc_rng_uniform(r.v[1]),
                        c->box * mc_rng_uniform(r.v[2])};
