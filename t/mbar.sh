@@ -5,6 +5,7 @@
 # HDF5 files; every tolerance is a multiple of their standard errors.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 . "$T_SRCDIR/tap_analyze.sh"
+have_module pymbar || tap_skip_all "no pymbar here (python3-pymbar): mcens-analyze mbar needs it"
 tap_plan 22
 mcheck() { pycheck mbar_check.py "$@"; }
 

@@ -11,7 +11,8 @@ ok() { # ok STATUS DESCRIPTION; returns STATUS, so a caller can add diagnostics 
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $1"; } # skip REASON: one test, numbered
 diag() { sed 's/^/# /'; }
 # whether Debian's python3-mdanalysis is importable (tests of it skip where it is not: the GPU machine)
-have_mdanalysis() { "$PYTHON3" -c "import MDAnalysis" > /dev/null 2>&1; }
+have_module() { "$PYTHON3" -c "import $1" > /dev/null 2>&1; } # have_module NAME: can Python import it?
+have_mdanalysis() { have_module MDAnalysis; }
 : "${MCENS:?MCENS must name the mcens binary (make check sets it)}"
 : "${MPIRUN:=mpirun}" "${PYTHON3:=python3}" "${T_SRCDIR:=$(cd "$(dirname "$0")" && pwd)}"
 # pycheck SCRIPT CMD ARGS...: a check of t/SCRIPT, by t/checkrun.py's convention (0: it holds, 1:
