@@ -54,7 +54,7 @@ static void usage(FILE *f)
                "Under MPI (mpirun -np N mcens CONFIG) the chains are spread over the ranks.\n\n"
                "  -h, --help       show this help and exit\n"
                "  -V, --version    show the version and exit\n"
-               "  -n, --dry-run    parse and check CONFIG, print the plan and every setting, exit\n"
+               "  -n, --dry-run    parse and check CONFIG, print the plan, its wall time on this machine and every\n                   setting, exit\n"
                "  -o, --output F   write F instead of [run] output\n"
                "  -q, --quiet      no progress lines or summary table\n"
                "      --restart    continue the run from its checkpoint (OUTPUT.ckpt), bit for bit\n"
@@ -505,6 +505,22 @@ static void remove_final_checkpoint(const job *j)
     unlink(prev);
 }
 
+/* mcens --dry-run: the wall time of the run on this machine, from a calibration of every rank's
+ * own chains on its own backend (mc_run_calibrate, about a third of a second of sweeps), the
+ * slowest rank's; NaN where the test hook turns it off. */
+static int estimate_wall_time(job *j, mc_run_cost *cost, double *seconds, mc_err *err)
+{
+    *seconds = NAN;
+    memset(cost, 0, sizeof *cost);
+    if (mc_test_hook(MC_TEST_NO_ESTIMATE)) return MC_OK;
+    mc_run *run = mc_run_create(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, err);
+    int rc = run ? mc_run_calibrate(run, 0.3, cost, err) : err->code;
+    mc_run_destroy(run);
+    MC_TRY(ens_agree(MPI_COMM_WORLD, rc, err));
+    double mine = mc_run_cost_seconds(j->plan, cost);
+    return ens_mpi_check(MPI_Allreduce(&mine, seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce", err);
+}
+
 static int run_and_write(job *j, mc_err *err)
 {
     /* the output holds about what the last checkpoint does (series and positions): room for it
@@ -657,7 +673,14 @@ int main(int argc, char **argv)
     int rc = j.opt.dry_run ? MC_OK : ens_signals_install(&err);
     if (rc == MC_OK) rc = setup(&j, &err);
     if (rc == MC_OK && j.opt.dry_run) {
-        if (rank == 0) mc_report_plan(&j.config, j.plan, j.output, j.layout.chains_of[0]);
+        mc_run_cost cost;
+        double wall_s;
+        rc = estimate_wall_time(&j, &cost, &wall_s, &err);
+        if (rc == MC_OK && rank == 0) {
+            mc_report_time time = {.cost = cost, .seconds = wall_s, .ranks = j.layout.size,
+                                   .restart = j.resume_from != NULL};
+            mc_report_plan(&j.config, j.plan, j.output, j.layout.chains_of[0], &time);
+        }
     } else if (rc == MC_OK) {
         rc = run_and_write(&j, &err);
     }

@@ -29,7 +29,33 @@ static void print_footprint(const cfg *c, const mc_plan *p, const char *output, 
                                            : "only on a stop signal ([run] checkpoint_every = 0)");
 }
 
-void mc_report_plan(const cfg *c, const mc_plan *p, const char *output, int chains_per_rank)
+/* A duration for a person: seconds, minutes, hours or days, three digits. */
+static void print_duration(double s)
+{
+    if (s < 120.0) printf("%.3g s", s);
+    else if (s < 7200.0) printf("%.3g min", s / 60.0);
+    else if (s < 172800.0) printf("%.3g h", s / 3600.0);
+    else printf("%.3g days", s / 86400.0);
+}
+
+/* The wall time on this machine, and what it rests on. */
+static void print_wall_time(const mc_plan *p, const mc_report_time *t)
+{
+    if (!isfinite(t->seconds)) {
+        printf("time: not estimated\n");
+        return;
+    }
+    printf("time: about ");
+    print_duration(t->seconds);
+    printf(" on this machine with %d rank%s%s (rank 0's chains: %.3g ms a sweep over %ld timed sweeps, %.3g ms a "
+           "measurement", t->ranks, t->ranks == 1 ? "" : "s", t->restart ? ", the whole run (a restart runs only what is left)" : "",
+           1e3 * t->cost.sweep_seconds, t->cost.sweeps_timed, 1e3 * t->cost.measure_seconds);
+    if (p->widom_insertions) printf(", %.3g ms a sample's Widom insertions", 1e3 * t->cost.widom_seconds);
+    printf("; replica exchange, checkpoints and the output come on top)\n");
+}
+
+void mc_report_plan(const cfg *c, const mc_plan *p, const char *output, int chains_per_rank,
+                    const mc_report_time *time)
 {
     printf("\nstate points: %d x %d replicas = %d chains of n = %d\n", p->nstatepoints, p->replicas,
            p->nchains, p->n);
@@ -50,6 +76,7 @@ void mc_report_plan(const cfg *c, const mc_plan *p, const char *output, int chai
         printf("\n");
     }
     print_footprint(c, p, output, chains_per_rank);
+    print_wall_time(p, time);
     printf("\nsettings (defaults marked):\n");
     cfg_print(c, stdout);
 }

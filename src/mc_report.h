@@ -6,10 +6,20 @@
 #include "cfg.h"
 #include "mc_plan.h"
 #include "mc_results.h"
+#include "mc_run.h"
 
-/* The state points, ladders and boxes, the memory per rank and the files, then every setting
- * (defaults marked): --dry-run's page and the head of a run's log. */
-void mc_report_plan(const cfg *c, const mc_plan *p, const char *output, int chains_per_rank);
+/* The estimated wall time of a run (main.c's estimate_wall_time). */
+typedef struct mc_report_time {
+    mc_run_cost cost;  /* the calibrating rank's (rank 0's) */
+    double seconds;    /* the slowest rank's estimate; NaN: not estimated */
+    int ranks;
+    int restart;       /* a restart runs only the sweeps left */
+} mc_report_time;
+
+/* The state points, ladders and boxes, the memory per rank, the files and the estimated wall time,
+ * then every setting (defaults marked): --dry-run's page. */
+void mc_report_plan(const cfg *c, const mc_plan *p, const char *output, int chains_per_rank,
+                    const mc_report_time *time);
 
 /* The results pooled over replicas, one row per state point: U/N and P (NPT also density and H/N;
  * an open cluster C_V/N and the Lindemann index; Gibbs the coexisting phases), and replica

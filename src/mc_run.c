@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mc_ensemble.h"
 
@@ -391,4 +392,51 @@ const mc_plan *mc_run_plan(const mc_run *r) { return r->plan; }
 int mc_run_equilibrated_now(const mc_run *r)
 {
     return r->plan->equilibration_sweeps > 0 && r->sweeps_done == r->plan->equilibration_sweeps;
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int mc_run_calibrate(mc_run *r, double min_seconds, mc_run_cost *cost, mc_err *err)
+{
+    const mc_plan *p = r->plan;
+    /* the first sweep pays for what comes once (caches, a GPU's module loading) */
+    double t0 = now_seconds();
+    MC_TRY(p->ensemble->sweeps(&r->ensemble, 1, err));
+    double warm = now_seconds() - t0, timed = 0.0;
+    long sweeps = 0;
+    if (warm >= min_seconds) { /* a slow sweep: one more is all the time the estimate may take */
+        t0 = now_seconds();
+        MC_TRY(p->ensemble->sweeps(&r->ensemble, 1, err));
+        timed = now_seconds() - t0, sweeps = 1;
+    }
+    for (long k = 1; timed < min_seconds; k *= 2) {
+        t0 = now_seconds();
+        MC_TRY(p->ensemble->sweeps(&r->ensemble, k, err));
+        timed += now_seconds() - t0, sweeps += k;
+    }
+    cost->sweep_seconds = timed / (double)sweeps;
+    cost->sweeps_timed = sweeps;
+    t0 = now_seconds();
+    MC_TRY(r->ops->measure(r->backend, 1, r->measured, err));
+    cost->measure_seconds = now_seconds() - t0;
+    t0 = now_seconds();
+    for (int a = 0; p->widom_insertions && a < p->widom_kinds; a++)
+        MC_TRY(r->ops->widom(r->backend, a, p->widom_insertions, a, r->boltzmann, err));
+    cost->widom_seconds = now_seconds() - t0;
+    return MC_OK;
+}
+
+double mc_run_cost_seconds(const mc_plan *p, const mc_run_cost *cost)
+{
+    double sweeps = (double)p->equilibration_sweeps + (double)p->production_sweeps;
+    double samples = (double)p->production_sweeps / (double)p->sample_every_sweeps;
+    double adaptations =
+        p->adapt_every_sweeps > 0 ? ceil((double)p->equilibration_sweeps / (double)p->adapt_every_sweeps) : 0.0;
+    return sweeps * cost->sweep_seconds + (samples + adaptations) * cost->measure_seconds +
+           samples * cost->widom_seconds;
 }

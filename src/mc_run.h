@@ -68,6 +68,24 @@ int mc_run_nchains(const mc_run *r);
 const mc_chain *mc_run_chain(const mc_run *r, int k);
 const mc_plan *mc_run_plan(const mc_run *r);
 
+/* What this rank's chains cost on their backend, measured (mc_run_calibrate): a sweep of all of
+ * them, a measurement of all of them (every production sample, and every adaptation round of
+ * equilibration), and a sample's Widom insertions. */
+typedef struct mc_run_cost {
+    double sweep_seconds, measure_seconds, widom_seconds;
+    long sweeps_timed; /* the sweeps the figure comes from (after one untimed sweep of warm-up) */
+} mc_run_cost;
+
+/* Time this rank's fresh chains: one sweep to warm up, then 1, 2, 4, ... sweeps until at least
+ * min_seconds are timed (one sweep, where the warm-up alone took that long), then one measurement
+ * and one sample's Widom insertions. The
+ * chains are moved: a calibrated run is thrown away (mcens --dry-run). */
+int mc_run_calibrate(mc_run *r, double min_seconds, mc_run_cost *cost, mc_err *err);
+
+/* The wall time of the plan's whole run at that cost: every sweep, measurement and Widom sample
+ * (replica exchange, checkpoints and the output's write come on top). */
+double mc_run_cost_seconds(const mc_plan *p, const mc_run_cost *cost);
+
 #ifdef __cplusplus
 }
 #endif

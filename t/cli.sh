@@ -1,7 +1,7 @@
 #!/bin/sh
 # Command line: help, version, dry run, output override, refusing to overwrite, rank count.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 15
+tap_plan 16
 cp "$T_SRCDIR/small.ini" .
 
 "$MCENS" --help > out.txt 2>&1; rc=$?
@@ -28,6 +28,19 @@ diag < out.txt
     grep -q "^max_displacement = " out.txt &&
     grep -qE "^\([0-9]+ keys that do not apply to this run are not shown" out.txt
 ok $? "--dry-run leaves out the keys that do not apply, and says how many"
+
+# the wall-time estimate: a run of a second or two takes what --dry-run said within a factor of 3
+# (its calibration is a third of a second of the same chains' sweeps on the same backend; what it
+# leaves out, exchange, checkpoints and the output, is small here)
+sed -e "s/^n = 64/n = 216/" -e "s/^production = 200/production = 5000/" small.ini > timed.ini
+run_np 2 --dry-run timed.ini > out.txt 2>&1
+estimate=$(sed -n 's/^time: about \([0-9.e+]*\) s on this machine with 2 ranks.*/\1/p' out.txt)
+run_np 2 -q -o timed.h5 timed.ini > run.txt 2>&1
+took=$("$PYTHON3" -c 'import h5py, sys; print(h5py.File(sys.argv[1])["parameters"].attrs["run_seconds"])' timed.h5)
+"$PYTHON3" -c 'import sys; e, t = float(sys.argv[1]), float(sys.argv[2]); sys.exit(not (t / 3 < e < 3 * t))' \
+    "${estimate:-nan}" "${took:-nan}"
+ok $? "--dry-run's wall time ($estimate s) is within a factor of 3 of the run's ($took s in /parameters@run_seconds)" ||
+    grep "^time:" out.txt | diag
 
 run_np 2 -q -o other.h5 small.ini > out.txt 2>&1; rc=$?
 [ $rc -eq 0 ] && [ -f other.h5 ] && [ ! -e small.h5 ] && [ ! -e other.h5.part ]

@@ -7,6 +7,8 @@
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 tap_plan 2
 top=$(dirname "$T_SRCDIR")
+# no sweeps for a wall-time estimate: each case a moment (t/cli.sh tests the estimate)
+MCENS_TEST_NO_ESTIMATE=1; export MCENS_TEST_NO_ESTIMATE
 fuzz() {
     "$PYTHON3" "$T_SRCDIR/fuzz.py" --mcens "$MCENS" --configs "$top"/examples/*.ini "$T_SRCDIR"/*.ini \
         --extra-files "$top/examples/benzene.xyz" --timeout 30 "$@"
