@@ -100,17 +100,35 @@ int tmmc_phase_boundary(const double *ln_pi, int n, double depth)
     return valley[side]; /* the first element of the dense phase, whichever side the peaks are on */
 }
 
+/* The shift of ln z at which the mean N is `target` (it rises with ln z at the rate var N > 0):
+ * bisection over +-50. */
+static double shift_to_mean(const double *ln_pi, int n_lo, int n, double target, double *w)
+{
+    double lo = -50.0, hi = 50.0;
+    for (int it = 0; it < 200 && hi - lo > 1e-12; it++) {
+        double mid = 0.5 * (lo + hi);
+        tmmc_reweight(ln_pi, n_lo, n, mid, w);
+        if (tmmc_mean_n(w, n_lo, 0, n, NULL) < target) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
 int tmmc_coexist(const double *ln_pi, const double *energy, int n_lo, int n, double lnz, double volume, double kT,
                  double depth, tmmc_coexistence *out, mc_err *err)
 {
+    if (n < 3 || !(depth > 0.0))
+        MC_FAIL(err, MC_EINVAL, "coexistence needs at least 3 macrostates and a peak depth above 0 (got %d and %g)", n,
+                depth);
     double *w = malloc((size_t)n * sizeof *w); /* the reweighted distribution */
     if (!w) MC_FAIL(err, MC_ENOMEM, "out of memory for ln Pi over %d macrostates", n);
-    /* the nearest activity (steps of 0.01 in ln z, both ways, up to 5) at which two peaks show: at
-     * the one collected at, one phase's peak may be a mere shoulder */
-    double dlnz = 0.0;
+    /* a start where both peaks show: from the activity that puts the mean N mid-range (both phases
+     * weigh there if two phases exist), outward in steps of 0.25 / n in ln z (two peaks of a barrier
+     * B show over a range of ln z about 2 (B - depth) / (N_liq - N_vap) wide) up to 5 either way */
+    double mid = shift_to_mean(ln_pi, n_lo, n, n_lo + 0.5 * (n - 1), w), step0 = 0.25 / n, dlnz = mid;
     int boundary = -1;
-    for (int k = 0; k <= 1000 && boundary < 0; k++) {
-        dlnz = (k % 2 ? 1 : -1) * 0.01 * ((k + 1) / 2);
+    for (long k = 0; k <= (long)(10.0 / step0) && boundary < 0; k++) {
+        dlnz = mid + (k % 2 ? 1 : -1) * step0 * (double)((k + 1) / 2);
         tmmc_reweight(ln_pi, n_lo, n, dlnz, w);
         boundary = tmmc_phase_boundary(w, n, depth);
     }
@@ -120,27 +138,31 @@ int tmmc_coexist(const double *ln_pi, const double *energy, int n_lo, int n, dou
                 "ln Pi(N) over N = %d..%d has one peak at every activity within 5 of ln z = %g (none rises %g above "
                 "the valley): no coexistence at this temperature from it (above the critical point, or a range of "
                 "N that holds one phase)",
-                n_lo, n_lo + n - 1, lnz, depth);
+                n_lo, n_lo + n - 1, lnz + mid, depth);
     }
-    double n_vap = 0.0, n_liq = 0.0;
-    for (int it = 0; it < 200; it++) {
+    /* Newton on f = ln A_vap - ln A_liq, which falls with ln z at the rate N_liq - N_vap */
+    double n_vap = 0.0, n_liq = 0.0, f = INFINITY;
+    int converged = 0;
+    for (int it = 0; it < 100 && !converged; it++) {
         tmmc_reweight(ln_pi, n_lo, n, dlnz, w);
         int b = tmmc_phase_boundary(w, n, depth);
         if (b >= 0) boundary = b; /* keep the last valley while a peak hides at a far activity */
         double a_vap, a_liq;
         n_vap = tmmc_mean_n(w, n_lo, 0, boundary, &a_vap);
         n_liq = tmmc_mean_n(w, n_lo, boundary, n, &a_liq);
-        /* f = ln A_vap - ln A_liq falls with ln z at the rate n_liq - n_vap: Newton's step */
-        double f = a_vap - a_liq, step = f / (n_liq - n_vap);
-        if (!isfinite(step)) {
-            free(w);
-            MC_FAIL(err, MC_EINVAL, "ln Pi(N) over N = %d..%d: no activity gives both phases weight", n_lo,
-                    n_lo + n - 1);
-        }
-        dlnz += step;
-        if (fabs(step) < 1e-13 && fabs(f) < 1e-10) break;
+        f = a_vap - a_liq;
+        double step = f / (n_liq - n_vap);
+        if (!isfinite(step)) break;
+        converged = fabs(f) < 1e-10;
+        if (!converged) dlnz += step;
     }
-    tmmc_reweight(ln_pi, n_lo, n, dlnz, w);
+    if (!converged) {
+        free(w);
+        MC_FAIL(err, MC_EINVAL,
+                "ln Pi(N) over N = %d..%d: no activity near ln z = %g gives the two phases equal weight (ln of their "
+                "ratio %g after 100 Newton steps)", n_lo, n_lo + n - 1, lnz + dlnz, f);
+    }
+    /* w, the means and the boundary are those of the final dlnz: the last step was not taken */
     out->lnz = lnz + dlnz;
     out->boundary = n_lo + boundary;
     out->n_vapour = n_vap;

@@ -66,9 +66,10 @@ double tmmc_mean_n(const double *ln_pi, int n_lo, int i0, int i1, double *ln_are
 
 /* The element at the bottom of the valley between the distribution's two phases: the highest peak
  * and, on one side of it, the highest point that rises at least `depth` (in ln Pi) above the lowest
- * point between them; the valley's lowest point is returned (a peak's side belongs to the phase
- * with fewer particles: [0, boundary) and [boundary, n)). -1 when no second peak rises that far
- * (above the critical temperature, or an activity far from coexistence). */
+ * point between them; the valley's lowest point is returned, the first element of the dense
+ * phase: [0, boundary) is the dilute one, [boundary, n) the dense one, whichever peak is higher.
+ * -1 when no second peak rises that far (above the critical temperature, or an activity far from
+ * coexistence); depth must be above 0. */
 int tmmc_phase_boundary(const double *ln_pi, int n, double depth);
 
 /* Vapour-liquid coexistence from one distribution. */
@@ -82,18 +83,21 @@ typedef struct tmmc_coexistence {
     double barrier;           /* ln Pi of the lower peak minus ln Pi of the valley (beta Delta F) */
 } tmmc_coexistence;
 
-/* The coexistence of the distribution ln_pi over N = n_lo .. n_lo + n - 1, collected at activity
- * ln z = lnz in a box of this volume at temperature kT: the activity where the two phases (split
- * at the valley, tmmc_phase_boundary with depth `depth`) have equal probability, found by Newton's
- * method (d/d ln z of ln(area of a phase) is its mean N), and each phase's averages there.
- * energy[i] is the mean total potential energy at N (NULL: the energies are NaN). Fails with a
- * message when there is no second peak. */
+/* The coexistence of the distribution ln_pi over N = n_lo .. n_lo + n - 1 (n >= 3), collected at
+ * activity ln z = lnz in a box of this volume at temperature kT: the activity where the two phases
+ * (split at the valley, tmmc_phase_boundary with depth `depth` > 0) have equal probability, found
+ * by Newton's method (d/d ln z of ln(area of a phase) is its mean N) from an activity where two
+ * peaks show, and each phase's averages there. energy[i] is the mean total potential energy at N
+ * (NULL: the energies are NaN). Fails with a message when no activity shows a second peak or
+ * Newton's method does not converge. */
 int tmmc_coexist(const double *ln_pi, const double *energy, int n_lo, int n, double lnz, double volume, double kT,
                  double depth, tmmc_coexistence *out, mc_err *err);
 
 /* The mean of R estimates of ln Pi (each normalised first; ln_pis[r * n + i]) into mean[n], and
  * its standard error, the estimates' standard deviation over sqrt(R), into stderr_[n] (0 for
- * R = 1: no estimate of the spread; stderr_ may be NULL). */
+ * R = 1: no estimate of the spread; stderr_ may be NULL). The mean of normalised logs is not
+ * itself normalised (sum exp(mean) <= 1, by Jensen): normalise it before using it as a
+ * distribution. */
 void tmmc_ln_pi_mean(const double *ln_pis, int R, int n, double *mean, double *stderr_);
 
 #ifdef __cplusplus

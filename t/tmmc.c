@@ -65,7 +65,7 @@ static void ideal_gas_exact(void **state)
     const double lambda = 100.0 * exp(-1.0);
     double c[N][TMMC_ROW] = {{0}}, ln_pi[N], exact[N];
     for (int i = 0; i < N; i++) {
-        for (int k = 0; k < 3; k++) { /* three attempts each way, as a sampled run would add them */
+        for (int k = 0; k < 1 + i % 3; k++) { /* 1 to 3 attempts each way: rows of unequal totals */
             tmmc_collect(c[i], TMMC_UP, fmin(1.0, ideal_insertion(lambda, i)));
             tmmc_collect(c[i], TMMC_DOWN, fmin(1.0, ideal_deletion(lambda, i)));
         }
@@ -78,6 +78,7 @@ static void ideal_gas_exact(void **state)
 
     /* a part of the range, N = 20 .. 60: the same distribution, normalised there */
     assert_int_equal(tmmc_ln_pi((const double(*)[TMMC_ROW])(c + 20), 20, 41, ln_pi, &first), 0);
+    assert_int_equal(first, 19);
     poisson(lambda, 20, 41, exact);
     for (int i = 0; i < 41; i++) assert_true(fabs(ln_pi[i] - exact[i]) < 1e-12);
 
@@ -139,19 +140,25 @@ static void ideal_gas_sampled(void **state)
      * exceeds 6.37 with probability 1e-3 / 80, a false alarm of 1e-3 over the 80 macrostates above
      * N = 0 (Bonferroni; neighbouring N are correlated, which makes the bound conservative); and
      * the spread itself sane: above zero, below 0.3 */
-    double worst = 0.0;
+    double worst = 0.0, z2 = 0.0;
     for (int i = 1; i < GAS_N; i++) {
         if (!(se[i] > 0.0 && se[i] < 0.3)) fail_msg("N = %d: standard error %g", i, se[i]);
-        worst = fmax(worst, fabs(mean[i] - exact[i]) / se[i]);
+        double z = (mean[i] - exact[i]) / se[i];
+        worst = fmax(worst, fabs(z));
+        z2 += z * z / (GAS_N - 1);
     }
-    print_message("# ideal gas, sampled: worst deviation %.2f standard errors; stderr at N = 40: %.4f\n", worst,
-                  se[40]);
+    print_message("# ideal gas, sampled: worst deviation %.2f standard errors, mean square %.2f; stderr at N = 40: "
+                  "%.4f\n", worst, z2, se[40]);
     assert_true(worst < 6.4);
+    /* and the standard errors honest: the mean square deviation in them is about 15/13 for t with
+     * 15 degrees of freedom (neighbours correlated: loose bounds); an error off by sqrt(R) or R
+     * puts it outside */
+    assert_true(z2 > 0.3 && z2 < 3.0);
 }
 
 /* Rows made by detailed balance from NIST's T = 1.2 distribution (any up probabilities; each down
- * probability set so that Pi(N) P(N -> N+1) = Pi(N+1) P(N+1 -> N), rows of equal totals) give back
- * that distribution. */
+ * probability set so that Pi(N) P(N -> N+1) = Pi(N+1) P(N+1 -> N), rows of unequal totals) give
+ * back that distribution. */
 static void detailed_balance(void **state)
 {
     (void)state;
@@ -159,14 +166,15 @@ static void detailed_balance(void **state)
     load_nist("tmmc/lj_lnpi_T1.20.tsv", &d);
     static double c[NIST_MAX][TMMC_ROW], ln_pi[NIST_MAX];
     memset(c, 0, sizeof c);
-    const double total = 1000.0; /* every row's total: room for any up and down entry below it */
+    double total[NIST_MAX]; /* each row's total, unequal, with room for its up and down entries */
+    for (int i = 0; i < d.n; i++) total[i] = 1000.0 + 37.0 * (i % 5);
     for (int i = 0; i + 1 < d.n; i++) {
         c[i][TMMC_UP] = 0.05 + 0.4 * (double)(i % 7) / 7.0;
-        c[i + 1][TMMC_DOWN] = c[i][TMMC_UP] * exp(d.ln_pi[i] - d.ln_pi[i + 1]);
+        c[i + 1][TMMC_DOWN] = c[i][TMMC_UP] / total[i] * total[i + 1] * exp(d.ln_pi[i] - d.ln_pi[i + 1]);
     }
     for (int i = 0; i < d.n; i++) {
-        assert_true(c[i][TMMC_UP] + c[i][TMMC_DOWN] < total);
-        c[i][TMMC_STAY] = total - c[i][TMMC_UP] - c[i][TMMC_DOWN];
+        assert_true(c[i][TMMC_UP] + c[i][TMMC_DOWN] < total[i]);
+        c[i][TMMC_STAY] = total[i] - c[i][TMMC_UP] - c[i][TMMC_DOWN];
     }
     int first;
     assert_int_equal(tmmc_ln_pi((const double(*)[TMMC_ROW])c, 0, d.n, ln_pi, &first), 0);
@@ -231,7 +239,7 @@ static void nist_coexistence(void **state)
     (void)state;
     static nist_lnpi d;
     load_nist("tmmc/lj_lnpi_T1.20.tsv", &d);
-    tmmc_coexistence co, from_liquid;
+    tmmc_coexistence co, other;
     mc_err err = {0};
     const double V = 512.0;
     if (tmmc_coexist(d.ln_pi, d.energy, 0, d.n, d.lnz, V, 1.2, 2.0, &co, &err)) fail_msg("%s", err.msg);
@@ -256,15 +264,40 @@ static void nist_coexistence(void **state)
     tmmc_mean_n(w, 0, 0, co.boundary, &a_vap);
     tmmc_mean_n(w, 0, co.boundary, d.n, &a_liq);
     assert_true(fabs(a_vap - a_liq) < 1e-9);
+    /* at equal areas (each ln(1/2) of the normalised distribution), beta p V = -ln 2 - ln Pi(0) */
+    assert_true(fabs(co.pressure - 1.2 / V * (-log(2.0) - w[0])) < 1e-12);
     assert_true(co.pressure > 0.0 && co.pressure < co.rho_vapour * 1.2); /* below the ideal gas's */
+    /* each phase's energy per particle, sum U(N) Pi(N) / sum N Pi(N), and the barrier: the lower
+     * peak's height above the valley's floor */
+    double u[2] = {0, 0}, np[2] = {0, 0}, top[2] = {-INFINITY, -INFINITY}, floor_ = INFINITY;
+    for (int i = 0; i < d.n; i++) {
+        int ph = i >= co.boundary;
+        u[ph] += d.energy[i] * exp(w[i]), np[ph] += i * exp(w[i]), top[ph] = fmax(top[ph], w[i]);
+    }
+    for (int i = peak[0]; i <= peak[1]; i++) floor_ = fmin(floor_, w[i]);
+    assert_true(fabs(co.u_vapour - u[0] / np[0]) < 1e-12 * fabs(co.u_vapour));
+    assert_true(fabs(co.u_liquid - u[1] / np[1]) < 1e-12 * fabs(co.u_liquid));
     assert_true(co.u_liquid < co.u_vapour && co.u_vapour < 0.0);
-    assert_true(co.barrier > 1.0);
+    assert_true(fabs(co.barrier - (fmin(top[0], top[1]) - floor_)) < 1e-12);
 
-    /* from a distribution reweighted deep into the liquid first: the same coexistence */
-    tmmc_reweight(d.ln_pi, 0, d.n, 0.3, w);
-    assert_int_equal(tmmc_coexist(w, d.energy, 0, d.n, d.lnz + 0.3, V, 1.2, 2.0, &from_liquid, &err), MC_OK);
-    assert_true(fabs(from_liquid.lnz - co.lnz) < 1e-10);
-    assert_true(fabs(from_liquid.rho_liquid - co.rho_liquid) < 1e-10);
+    /* from distributions reweighted deep into the liquid, and into the vapour (its peak the higher
+     * one), first: the same coexistence */
+    for (int side = 0; side < 2; side++) {
+        double shift = side ? 0.3 : -0.3;
+        tmmc_reweight(d.ln_pi, 0, d.n, shift, w);
+        assert_int_equal(tmmc_coexist(w, d.energy, 0, d.n, d.lnz + shift, V, 1.2, 2.0, &other, &err), MC_OK);
+        assert_true(fabs(other.lnz - co.lnz) < 1e-10);
+        assert_int_equal(other.boundary, co.boundary);
+        assert_true(fabs(other.rho_liquid - co.rho_liquid) < 1e-10);
+        assert_true(fabs(other.rho_vapour - co.rho_vapour) < 1e-10);
+    }
+    /* a depth close to the barrier (8.47): two peaks show over a range of ln z about 0.004 wide,
+     * which the search must not step over */
+    assert_int_equal(tmmc_coexist(d.ln_pi, d.energy, 0, d.n, d.lnz, V, 1.2, 8.2, &other, &err), MC_OK);
+    assert_true(fabs(other.lnz - co.lnz) < 1e-10);
+    /* no depth, or too few macrostates: refused */
+    assert_int_equal(tmmc_coexist(d.ln_pi, NULL, 0, d.n, d.lnz, V, 1.2, 0.0, &other, &err), MC_EINVAL);
+    assert_int_equal(tmmc_coexist(d.ln_pi, NULL, 0, 2, d.lnz, V, 1.2, 2.0, &other, &err), MC_EINVAL);
 }
 
 int main(void)
