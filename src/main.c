@@ -117,18 +117,44 @@ static int parse_options(int argc, char **argv, options *o, int rank)
 
 /* One line per rank: where it runs, its chains, its backend and device (and the GPU its kernels
  * are shaped for, where that is another: agree_gpu_shape). */
-static int log_binding(const ens_layout *l, const char *backend, int have_gpu, const cu_device_info *dev,
+/* Whether an NVIDIA MPS control daemon is up for this process: its control pipe, where CUDA's
+ * clients look for it (CUDA_MPS_PIPE_DIRECTORY, else /tmp/nvidia-mps). */
+static int mps_daemon_found(void)
+{
+    const char *dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+    char control[PATH_MAX];
+    snprintf(control, sizeof control, "%s/control", dir && *dir ? dir : "/tmp/nvidia-mps");
+    return access(control, F_OK) == 0;
+}
+
+/* ", shared by K ranks ..." when other ranks of this node bind the same GPU (local rank mod the
+ * GPU count): without MPS they time-slice it, each running at about 1/K of its speed. */
+static void describe_sharing(const ens_layout *l, const cu_device_info *dev, char *out, size_t size)
+{
+    int ranks = 0;
+    for (int r = 0; r < l->local_size; r++) ranks += r % dev->count == dev->index;
+    out[0] = '\0';
+    if (ranks < 2) return;
+    if (mps_daemon_found())
+        snprintf(out, size, ", shared by %d ranks of this node: NVIDIA MPS serves them side by side", ranks);
+    else
+        snprintf(out, size, ", shared by %d ranks of this node without NVIDIA MPS: they time-slice it (start the MPS "
+                 "daemon first, as jobscripts/ do, or run one rank a GPU)", ranks);
+}
+
+static int log_binding(const ens_layout *l, const char *backend, int have_gpu, int uses_gpu, const cu_device_info *dev,
                        const mc_plan *plan, const char *no_gpu_reason, mc_err *err)
 {
-    char line[800], device[420], shaped[100] = "";
+    char line[1000], device[620], shaped[100] = "", shared[200] = "";
     const int shaped_elsewhere = have_gpu && plan->gpu_sm_count > 0 &&
                                  (plan->gpu_sm_count != dev->sm_count || plan->gpu_smem_per_block != dev->smem_per_block);
     if (shaped_elsewhere)
         snprintf(shaped, sizeof shaped, ", kernels shaped for %d SMs and %d bytes of shared memory a block",
                  plan->gpu_sm_count, plan->gpu_smem_per_block);
+    if (uses_gpu) describe_sharing(l, dev, shared, sizeof shared);
     if (have_gpu)
-        snprintf(device, sizeof device, "GPU %d of %d: %s [%s] %.1f GiB%s", dev->index, dev->count,
-                 dev->name, dev->pci_bus, dev->memory_gib, shaped);
+        snprintf(device, sizeof device, "GPU %d of %d: %s [%s] %.1f GiB%s%s", dev->index, dev->count,
+                 dev->name, dev->pci_bus, dev->memory_gib, shaped, shared);
     else
         snprintf(device, sizeof device, "no GPU (%s)", no_gpu_reason);
     snprintf(line, sizeof line, "rank %d/%d on %s (local rank %d): chains %d-%d, backend %s, %s",
@@ -314,7 +340,7 @@ static int setup(job *j, mc_err *err)
         snprintf(backend, sizeof backend, "%s (%s)", j->backend->name,
                  j->plan->precision == CFG_PRECISION_SINGLE ? "single" : "double");
     if (!j->opt.quiet || j->opt.dry_run)
-        MC_TRY(log_binding(&j->layout, backend, have_gpu, &dev, j->plan, dev_err.msg, err));
+        MC_TRY(log_binding(&j->layout, backend, have_gpu, uses_gpu, &dev, j->plan, dev_err.msg, err));
     if (j->plan->ewald && j->layout.rank == 0 && (!j->opt.quiet || j->opt.dry_run)) {
         const ewald_kspace *k = &j->plan->kspace;
         printf("Ewald sum: alpha %.6g per %s, real-space cutoff %.6g, kmax %d, ksq_max %d (%d wave vectors, half set)\n",
@@ -673,12 +699,14 @@ int main(int argc, char **argv)
     int rc = j.opt.dry_run ? MC_OK : ens_signals_install(&err);
     if (rc == MC_OK) rc = setup(&j, &err);
     if (rc == MC_OK && j.opt.dry_run) {
+        /* the plan is printed even when the chains cannot be built and timed (and the run would
+         * fail the same way): its memory and files say why */
         mc_run_cost cost;
         double wall_s;
         rc = estimate_wall_time(&j, &cost, &wall_s, &err);
-        if (rc == MC_OK && rank == 0) {
-            mc_report_time time = {.cost = cost, .seconds = wall_s, .ranks = j.layout.size,
-                                   .restart = j.resume_from != NULL};
+        if (rank == 0) {
+            mc_report_time time = {.cost = cost, .seconds = rc == MC_OK ? wall_s : NAN, .ranks = j.layout.size,
+                                   .restart = j.resume_from != NULL, .why_not = rc == MC_OK ? NULL : err.msg};
             mc_report_plan(&j.config, j.plan, j.output, j.layout.chains_of[0], &time);
         }
     } else if (rc == MC_OK) {

@@ -1,5 +1,5 @@
-/* mc_report: what mcens prints for a person: the plan and the memory and files of a run (mcens
- * --dry-run, and the head of every run's log), and the tables of results at its end. */
+/* mc_report: what mcens prints for a person: the plan, the memory and files and the wall time of
+ * a run (mcens --dry-run), and the tables of results at its end. */
 #include "mc_report.h"
 
 #include <math.h>
@@ -42,7 +42,7 @@ static void print_duration(double s)
 static void print_wall_time(const mc_plan *p, const mc_report_time *t)
 {
     if (!isfinite(t->seconds)) {
-        printf("time: not estimated\n");
+        printf("time: not estimated%s%s\n", t->why_not ? ": " : "", t->why_not ? t->why_not : "");
         return;
     }
     printf("time: about ");
@@ -51,7 +51,8 @@ static void print_wall_time(const mc_plan *p, const mc_report_time *t)
            "measurement", t->ranks, t->ranks == 1 ? "" : "s", t->restart ? ", the whole run (a restart runs only what is left)" : "",
            1e3 * t->cost.sweep_seconds, t->cost.sweeps_timed, 1e3 * t->cost.measure_seconds);
     if (p->widom_insertions) printf(", %.3g ms a sample's Widom insertions", 1e3 * t->cost.widom_seconds);
-    printf("; replica exchange, checkpoints and the output come on top)\n");
+    printf("; timed from the starting configuration, which an NPT or Gibbs run leaves; replica exchange, checkpoints "
+           "and the output come on top)\n");
 }
 
 void mc_report_plan(const cfg *c, const mc_plan *p, const char *output, int chains_per_rank,

@@ -14,6 +14,7 @@ typedef struct mc_report_time {
     double seconds;    /* the slowest rank's estimate; NaN: not estimated */
     int ranks;
     int restart;       /* a restart runs only the sweeps left */
+    const char *why_not; /* NaN seconds: the error that stopped the estimate, or NULL (not asked) */
 } mc_report_time;
 
 /* The state points, ladders and boxes, the memory per rank, the files and the estimated wall time,

@@ -401,27 +401,11 @@ static double now_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int mc_run_calibrate(mc_run *r, double min_seconds, mc_run_cost *cost, mc_err *err)
+/* Time one measurement and one sample's Widom insertions of every chain, into cost. */
+static int time_sample(mc_run *r, mc_run_cost *cost, mc_err *err)
 {
     const mc_plan *p = r->plan;
-    /* the first sweep pays for what comes once (caches, a GPU's module loading) */
     double t0 = now_seconds();
-    MC_TRY(p->ensemble->sweeps(&r->ensemble, 1, err));
-    double warm = now_seconds() - t0, timed = 0.0;
-    long sweeps = 0;
-    if (warm >= min_seconds) { /* a slow sweep: one more is all the time the estimate may take */
-        t0 = now_seconds();
-        MC_TRY(p->ensemble->sweeps(&r->ensemble, 1, err));
-        timed = now_seconds() - t0, sweeps = 1;
-    }
-    for (long k = 1; timed < min_seconds; k *= 2) {
-        t0 = now_seconds();
-        MC_TRY(p->ensemble->sweeps(&r->ensemble, k, err));
-        timed += now_seconds() - t0, sweeps += k;
-    }
-    cost->sweep_seconds = timed / (double)sweeps;
-    cost->sweeps_timed = sweeps;
-    t0 = now_seconds();
     MC_TRY(r->ops->measure(r->backend, 1, r->measured, err));
     cost->measure_seconds = now_seconds() - t0;
     t0 = now_seconds();
@@ -431,12 +415,36 @@ int mc_run_calibrate(mc_run *r, double min_seconds, mc_run_cost *cost, mc_err *e
     return MC_OK;
 }
 
+int mc_run_calibrate(mc_run *r, double min_seconds, mc_run_cost *cost, mc_err *err)
+{
+    const mc_plan *p = r->plan;
+    /* the first sweep pays for what comes once (caches, a GPU's module loading) */
+    double t0 = now_seconds();
+    MC_TRY(p->ensemble->sweeps(&r->ensemble, 1, err));
+    double warm = now_seconds() - t0, timed = 0.0;
+    /* then calls of as many sweeps as the run makes at a time (a production round's, or up to the
+     * next exchange: each call has its own cost, a GPU's copies for one), fewer where they would
+     * take longer than min_seconds */
+    long chunk = p->sample_every_sweeps;
+    if (p->exchange_every > 0 && p->exchange_every < chunk) chunk = p->exchange_every;
+    if (warm > 0.0 && (double)chunk * warm > min_seconds) chunk = (long)fmax(1.0, floor(min_seconds / warm));
+    long sweeps = 0;
+    while (timed < min_seconds) {
+        t0 = now_seconds();
+        MC_TRY(p->ensemble->sweeps(&r->ensemble, chunk, err));
+        timed += now_seconds() - t0, sweeps += chunk;
+    }
+    cost->sweep_seconds = timed / (double)sweeps;
+    cost->sweeps_timed = sweeps;
+    MC_TRY(time_sample(r, cost, err)); /* the first of each pays for what comes once, as above */
+    return time_sample(r, cost, err);
+}
+
 double mc_run_cost_seconds(const mc_plan *p, const mc_run_cost *cost)
 {
     double sweeps = (double)p->equilibration_sweeps + (double)p->production_sweeps;
     double samples = (double)p->production_sweeps / (double)p->sample_every_sweeps;
-    double adaptations =
-        p->adapt_every_sweeps > 0 ? ceil((double)p->equilibration_sweeps / (double)p->adapt_every_sweeps) : 0.0;
+    double adaptations = ceil((double)p->equilibration_sweeps / (double)p->adapt_every_sweeps); /* both >= 1 */
     return sweeps * cost->sweep_seconds + (samples + adaptations) * cost->measure_seconds +
            samples * cost->widom_seconds;
 }

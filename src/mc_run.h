@@ -76,10 +76,11 @@ typedef struct mc_run_cost {
     long sweeps_timed; /* the sweeps the figure comes from (after one untimed sweep of warm-up) */
 } mc_run_cost;
 
-/* Time this rank's fresh chains: one sweep to warm up, then 1, 2, 4, ... sweeps until at least
- * min_seconds are timed (one sweep, where the warm-up alone took that long), then one measurement
- * and one sample's Widom insertions. The
- * chains are moved: a calibrated run is thrown away (mcens --dry-run). */
+/* Time this rank's fresh chains from their starting configuration: one sweep to warm up, then
+ * calls of the run's own number of sweeps at a time (fewer if that would take longer than
+ * min_seconds) until at least min_seconds are timed, then a measurement and a sample's Widom
+ * insertions (after one untimed of each). The chains are moved: a calibrated run is thrown away
+ * (mcens --dry-run). */
 int mc_run_calibrate(mc_run *r, double min_seconds, mc_run_cost *cost, mc_err *err);
 
 /* The wall time of the plan's whole run at that cost: every sweep, measurement and Widom sample
