@@ -7,7 +7,7 @@
 # after the PBS timer's signal taken from the job's walltime, and after the whole job is killed as
 # at the walltime. A failed run queues nothing further; a complete one stops the chain.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 15
+tap_plan 19
 jobscripts=$T_SRCDIR/../jobscripts
 real_mpirun=$(command -v "$MPIRUN")
 
@@ -33,6 +33,17 @@ cat > bin/qstat <<'EOF'
 #!/bin/bash
 [ "$1" = -f ] && echo "Job Id: $2" && echo "    Resource_List.walltime = $FAKE_WALLTIME"
 EOF
+# nvidia-smi -L: FAKE_GPUS lines (0 by default: no MPS); nvidia-cuda-mps-control: records its
+# arguments and what it reads (the quit); the launchers record the MPS pipe the ranks inherit
+cat > bin/nvidia-smi <<'EOF'
+#!/bin/bash
+for ((g = 0; g < ${FAKE_GPUS:-0}; g++)); do echo "GPU $g: fake (UUID: GPU-$g)"; done
+EOF
+cat > bin/nvidia-cuda-mps-control <<'EOF'
+#!/bin/bash
+if [ "$1" = -d ]; then echo "start $CUDA_MPS_PIPE_DIRECTORY"; else echo "$(cat)"; fi >> "$FAKE_QUEUE/mps.log"
+EOF
+sed -i '2i echo "${CUDA_MPS_PIPE_DIRECTORY:-none}" >> "$FAKE_QUEUE/launch_env.log"' bin/mpirun bin/srun
 printf '#!/bin/bash\necho "$@" >> "$FAKE_QUEUE/qdel.log"\n' > bin/qdel
 printf '#!/bin/bash\necho "$@" >> "$FAKE_QUEUE/scontrol.log"\n' > bin/scontrol
 chmod +x bin/*
@@ -149,4 +160,29 @@ ok $? "slurm: the requeued job continues to the end (status $s2), bit-identical,
 SLURM_JOB_ID=77 bash "$jobscripts/slurm-gpu.sh" lj.ini slurm.h5 > slurm3.txt 2>&1; s3=$?
 [ $s3 -eq 0 ] && grep -q 'the run is complete' slurm3.txt
 ok $? "slurm: run again once complete, it does nothing (status $s3)" || diag < slurm3.txt
+
+# --- more ranks than GPUs: NVIDIA MPS for the job, stopped after it -----------------------
+mps_block() { sed -n '/^# >>> MPS/,/^# <<< MPS/p' "$jobscripts/$1"; }
+[ -n "$(mps_block slurm-gpu.sh)" ] && [ "$(mps_block slurm-gpu.sh)" = "$(mps_block pbs-gpu.sh)" ]
+ok $? "the MPS block is the same in both scripts"
+sed -e 's/^production = 2000/production = 200/' lj.ini > short.ini
+mps_dir=${TMPDIR:-/tmp}/mcens-mps
+rm -f queue/mps.log queue/launch_env.log
+FAKE_GPUS=4 SLURM_NTASKS_PER_NODE=8 SLURM_JOB_ID=78 bash "$jobscripts/slurm-gpu.sh" short.ini mps.h5 > mps1.txt 2>&1; s1=$?
+[ $s1 -eq 0 ] && [ "$(cat queue/mps.log)" = "$(printf 'start %s\nquit' "$mps_dir.78")" ] &&
+    [ "$(cat queue/launch_env.log)" = "$mps_dir.78" ] && grep -q "8 ranks on 4 GPUs: NVIDIA MPS started" mps1.txt
+ok $? "slurm: 8 ranks on 4 GPUs start an MPS daemon the ranks inherit, stopped at the job's end" ||
+    { cat mps1.txt queue/mps.log queue/launch_env.log; } | diag
+rm -f queue/mps.log queue/launch_env.log mps.h5*
+FAKE_GPUS=8 SLURM_NTASKS_PER_NODE=8 SLURM_JOB_ID=79 bash "$jobscripts/slurm-gpu.sh" short.ini mps.h5 > mps2.txt 2>&1; s2=$?
+[ $s2 -eq 0 ] && [ ! -e queue/mps.log ] && [ "$(cat queue/launch_env.log)" = none ]
+ok $? "slurm: a rank a GPU starts no MPS daemon" || { cat mps2.txt queue/launch_env.log; } | diag
+rm -f queue/mps.log queue/launch_env.log mps.h5*
+pbs_submit CONFIG=short.ini,OUTPUT=mps.h5
+n=$(queued)
+FAKE_GPUS=2 pbs_job "$n" > mps3.txt 2>&1; s3=$?
+[ $s3 -eq 0 ] && [ "$(cat queue/mps.log)" = "$(printf 'start %s\nquit' "$mps_dir.$n.fake")" ] &&
+    [ "$(cat queue/launch_env.log)" = "$mps_dir.$n.fake" ]
+ok $? "pbs: 8 ranks on 2 GPUs start an MPS daemon the ranks inherit, stopped at the job's end" ||
+    { cat mps3.txt queue/mps.log queue/launch_env.log; } | diag
 exit $tap_failed
