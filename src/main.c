@@ -23,6 +23,8 @@
 #include "mc_backend.h"
 #include "mc_backend_table.h"
 #include "mc_chain_state.h"
+#include "mc_energy.h"
+#include "h5out_energy.h"
 #include "mc_equilibration.h"
 #include "mc_exchange.h"
 #include "mc_plan.h"
@@ -43,6 +45,7 @@ enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_STOPPED = 3, EXIT_NOT
 typedef struct options {
     const char *config_path, *output;
     int dry_run, quiet;
+    int energy;        /* evaluate the start configurations' energy terms and write them, no moves */
     int restart;       /* continue from OUTPUT.ckpt */
     long extend;       /* > 0: add this many production sweeps to a finished run */
 } options;
@@ -56,6 +59,8 @@ static void usage(FILE *f)
                "  -V, --version    show the version and exit\n"
                "  -n, --dry-run    parse and check CONFIG, print the plan, its wall time on this machine and every\n                   setting, exit\n"
                "  -o, --output F   write F instead of [run] output\n"
+               "      --energy     evaluate every chain's starting configuration term by term (no moves): print\n"
+               "                   the table and write it to the output as /energy\n"
                "  -q, --quiet      no progress lines or summary table\n"
                "      --restart    continue the run from its checkpoint (OUTPUT.ckpt), bit for bit\n"
                "      --extend N   add N production sweeps to a finished run, from its last checkpoint\n"
@@ -73,6 +78,7 @@ static int parse_options(int argc, char **argv, options *o, int rank)
         {"quiet", no_argument, NULL, 'q'},  {"config-reference", no_argument, NULL, 'R'},
         {"output-reference", no_argument, NULL, 'O'}, {"restart", no_argument, NULL, 'r'},
         {"extend", required_argument, NULL, 'e'}, {"test-hooks", no_argument, NULL, 'T'},
+        {"energy", no_argument, NULL, 'E'},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     opterr = rank == 0;
@@ -88,6 +94,7 @@ static int parse_options(int argc, char **argv, options *o, int rank)
         case 'O': if (rank == 0) mc_observables_print_reference(stdout); return 1;
         case 'T': if (rank == 0) mc_test_hooks_print(stdout); return 1;
         case 'r': o->restart = 1; break;
+        case 'E': o->energy = 1; break;
         case 'e': {
             char *end;
             o->extend = strtol(optarg, &end, 10);
@@ -110,6 +117,11 @@ static int parse_options(int argc, char **argv, options *o, int rank)
     o->config_path = argv[optind];
     if (o->restart && o->extend) {
         if (rank == 0) fprintf(stderr, "mcens: --restart and --extend: give one (--extend also continues)\n");
+        return 2;
+    }
+    if (o->energy && (o->restart || o->extend || o->dry_run)) {
+        if (rank == 0) fprintf(stderr, "mcens: --energy evaluates the starting configurations: not with --restart, "
+                                       "--extend or --dry-run\n");
         return 2;
     }
     return 0;
@@ -547,6 +559,38 @@ static int estimate_wall_time(job *j, mc_run_cost *cost, double *seconds, mc_err
     return ens_mpi_check(MPI_Allreduce(&mine, seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce", err);
 }
 
+/* mcens --energy: every chain's starting configuration term by term (mc_energy), on the rank that
+ * holds it; rank 0 prints the table, and the output gets /energy. */
+static int evaluate_energy(job *j, mc_err *err)
+{
+    const mc_plan *p = j->plan;
+    double (*terms)[MC_NENERGY_TERMS] = calloc((size_t)p->nchains, sizeof *terms);
+    int rc = terms ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory for the energy terms");
+    for (int k = 0; rc == MC_OK && k < j->layout.nchains; k++) {
+        int id = j->layout.first_chain + k;
+        mc_chain *c = mc_chain_create(p, id, err);
+        rc = c ? mc_energy_terms(p, c, terms[id], err) : err->code;
+        mc_chain_destroy(c);
+    }
+    rc = ens_agree(MPI_COMM_WORLD, rc, err);
+    /* each rank filled its own rows, the others are 0: a sum gathers them */
+    if (rc == MC_OK)
+        rc = ens_mpi_check(MPI_Allreduce(MPI_IN_PLACE, terms, p->nchains * MC_NENERGY_TERMS, MPI_DOUBLE, MPI_SUM,
+                                         MPI_COMM_WORLD), "MPI_Allreduce", err);
+    if (rc == MC_OK && j->layout.rank == 0) mc_report_energy(p, (const double(*)[MC_NENERGY_TERMS])terms);
+    h5out *out = NULL;
+    if (rc == MC_OK) rc = (out = h5out_create(MPI_COMM_WORLD, j->output, j->config.run.overwrite, err)) ? MC_OK : err->code;
+    if (rc == MC_OK)
+        rc = h5out_energy_write(h5out_ds(out), p, (const double(*)[MC_NENERGY_TERMS])terms, j->text, err);
+    if (out) {
+        mc_err close_err = {MC_OK, ""};
+        int closed = h5out_close(out, rc == MC_OK ? H5OUT_COMMIT : H5OUT_DISCARD, &close_err);
+        if (rc == MC_OK && closed != MC_OK) rc = closed, *err = close_err;
+    }
+    free(terms);
+    return rc;
+}
+
 static int run_and_write(job *j, mc_err *err)
 {
     /* the output holds about what the last checkpoint does (series and positions): room for it
@@ -709,6 +753,8 @@ int main(int argc, char **argv)
                                    .restart = j.resume_from != NULL, .why_not = rc == MC_OK ? NULL : err.msg};
             mc_report_plan(&j.config, j.plan, j.output, j.layout.chains_of[0], &time);
         }
+    } else if (rc == MC_OK && j.opt.energy) {
+        rc = evaluate_energy(&j, &err);
     } else if (rc == MC_OK) {
         rc = run_and_write(&j, &err);
     }

@@ -82,6 +82,20 @@ void mc_report_plan(const cfg *c, const mc_plan *p, const char *output, int chai
     cfg_print(c, stdout);
 }
 
+void mc_report_energy(const mc_plan *p, const double (*terms)[MC_NENERGY_TERMS])
+{
+    printf("\nenergy of each chain's starting configuration (%s):\n%6s %6s", p->units.energy, "chain", "point");
+    for (int t = 0; t < MC_NENERGY_TERMS; t++)
+        if (mc_energy_applies(p, t)) printf(" %22s", mc_energy_rows[t].name);
+    printf("\n");
+    for (int k = 0; k < p->nchains; k++) {
+        printf("%6d %6d", k, mc_plan_statepoint_of(p, k));
+        for (int t = 0; t < MC_NENERGY_TERMS; t++)
+            if (mc_energy_applies(p, t)) printf(" %22.15g", terms[k][t]);
+        printf("\n");
+    }
+}
+
 /* An open cluster has no volume, hence no density or pressure: its columns are C_V/N and the
  * Lindemann index instead, the observables that mark melting (the index not with exchange). */
 static void print_cluster_summary(const mc_plan *p, const mc_results *r)

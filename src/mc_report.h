@@ -5,6 +5,7 @@
 
 #include "cfg.h"
 #include "mc_plan.h"
+#include "mc_energy.h"
 #include "mc_results.h"
 #include "mc_run.h"
 
@@ -21,6 +22,10 @@ typedef struct mc_report_time {
  * then every setting (defaults marked): --dry-run's page. */
 void mc_report_plan(const cfg *c, const mc_plan *p, const char *output, int chains_per_rank,
                     const mc_report_time *time);
+
+/* mcens --energy: every chain's energy terms (terms[chain][term]), one row a chain, the columns
+ * that apply to the plan (mc_energy_applies), in the run's energy unit. */
+void mc_report_energy(const mc_plan *p, const double (*terms)[MC_NENERGY_TERMS]);
 
 /* The results pooled over replicas, one row per state point: U/N and P (NPT also density and H/N;
  * an open cluster C_V/N and the Lindemann index; Gibbs the coexisting phases), and replica

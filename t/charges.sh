@@ -6,7 +6,7 @@
 # sample); Widom insertion runs alike on any rank count; and what charges cannot take yet is
 # refused by name.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 13
+tap_plan 17
 
 # the SPC/E model in mcens's keys (NIST's: O-H 0.1 nm, H-O-H 109.47 degrees, LJ on O only)
 spce_model() {
@@ -40,8 +40,20 @@ nist() {
     ok $? "NIST SPC/E configuration $1 ($2 molecules): the engine's energy is FEASST's total $3 K to 1e-6" ||
         diag < nist$1.txt
 }
+# energy CONFIG MOLECULES: mcens --energy on nist() 's config: each term against NIST's components,
+# and the total against the engine's first sample of the same configuration
+energy() {
+    run_np 1 --energy -o energy$1.h5 nist$1.ini > energy$1.txt 2>&1 &&
+        pycheck spce_check.py energy energy$1.h5 "$T_SRCDIR/refdata/ewald/spce_reference_energies_nist.tsv" "$1"
+    ok $? "--energy of NIST SPC/E configuration $1: every term NIST's to 1e-5, the total their sum" ||
+        diag < energy$1.txt
+    pycheck spce_check.py same_total energy$1.h5 nist$1.h5 $(($2 * 3))
+    ok $? "--energy of NIST SPC/E configuration $1: its total is the engine's energy of it to 1e-10"
+}
 nist 1 100 -488603.178395
 nist 2 200 -1065894.9284973
+energy 1 100
+energy 2 200
 
 # liquid SPC/E: 64 molecules, two temperatures, two replicas each, exchanges every 4 sweeps;
 # alpha and kmax from the default precision

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Command line: help, version, dry run, output override, refusing to overwrite, rank count.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 16
+tap_plan 17
 cp "$T_SRCDIR/small.ini" .
 
 "$MCENS" --help > out.txt 2>&1; rc=$?
@@ -41,6 +41,26 @@ took=$("$PYTHON3" -c 'import h5py, sys; print(h5py.File(sys.argv[1])["parameters
     "${estimate:-nan}" "${took:-nan}"
 ok $? "--dry-run's wall time ($estimate s) is within a factor of 3 of the run's ($took s in /parameters@run_seconds)" ||
     grep "^time:" out.txt | diag
+
+# --energy on atoms (t/charges.sh has molecules with charges against NIST): each chain's total on 2
+# ranks is the engine's energy of the same starting lattice (a run whose one sweep of moves of
+# 1e-12 changes nothing that shows), /chains/energy per particle times n
+sed -e 's/^production = 200/production = 1/' -e 's/^equilibration = 100/equilibration = 0/' \
+    -e 's/^sample_every = 10/sample_every = 1/' small.ini > still.ini
+printf '[moves]\nmax_displacement = 1e-12\n' >> still.ini
+run_np 2 --energy -o still-energy.h5 still.ini > energy.txt 2>&1 && run_np 2 -q -o still.h5 still.ini > run.txt 2>&1 &&
+    grep -q "^energy of each chain's starting configuration" energy.txt &&
+    "$PYTHON3" -c '
+import h5py, numpy as np, sys
+e, r = h5py.File(sys.argv[1])["energy"], h5py.File(sys.argv[2])
+engine = r["chains/energy"][:, 0] * 64
+total = e["total"][:]
+print("# totals", total, "engine", engine)
+sys.exit(not (len(total) == 6 and np.allclose(total, engine, rtol=1e-9, atol=0) and
+              np.allclose(total, e["dispersion"][:] + e["tail"][:], rtol=1e-15) and "coulomb_real" not in e))' \
+        still-energy.h5 still.h5
+ok $? "--energy: each chain's total on 2 ranks is the engine's energy of its start, dispersion plus tail" ||
+    cat energy.txt run.txt | diag
 
 run_np 2 -q -o other.h5 small.ini > out.txt 2>&1; rc=$?
 [ $rc -eq 0 ] && [ -f other.h5 ] && [ ! -e small.h5 ] && [ ! -e other.h5.part ]

@@ -7,6 +7,11 @@ and the energy mcens reports for them against the published total.
   spce_check.py volume H5             every chain of an NPT run accepted some of its volume moves, not all
   spce_check.py total H5 SITES KELVIN the first sample's energy per site times SITES, in K, equals
                                       KELVIN (FEASST's 11-digit recomputation of NIST's total) to 1e-6
+  spce_check.py energy H5 TSV CONFIG  mcens --energy's /energy terms of NIST configuration CONFIG, in K,
+                                      equal NIST's published components (TSV, six digits) to 1e-5, and
+                                      /energy/total their sum
+  spce_check.py same_total H5 RUN SITES  /energy/total equals the engine's first sample (RUN's
+                                      /chains/energy times SITES) to 1e-10
 
 Exit status by t/checkrun.py's convention: 0 holds, 1 fails, 2 the checker broke."""
 import sys
@@ -73,6 +78,38 @@ def total(path, sites, kelvin):
     checkrun.check(rel < 1e-6, "the energy differs from the reference")
 
 
+# NIST's columns and mcens's /energy datasets
+NIST_TERMS = {"E_disp": "dispersion", "E_LRC": "tail", "E_real": "coulomb_real", "E_fourier": "coulomb_fourier",
+              "E_self": "coulomb_self", "E_intra": "coulomb_intramolecular"}
+
+
+def energy(path, tsv, config):
+    import h5py
+    rows = [line.split("\t") for line in open(tsv) if line.strip() and not line.startswith("#")]
+    row = dict(zip(rows[0], next(r for r in rows[1:] if r[0] == config)))
+    with h5py.File(path, "r") as f:
+        got = {name: float(f["energy"][name][0]) / R_KJ_MOL_K for name in NIST_TERMS.values()}
+        total = float(f["energy/total"][0]) / R_KJ_MOL_K
+    bad = []
+    for column, name in NIST_TERMS.items():
+        ref = float(row[column])
+        rel = abs(got[name] - ref) / abs(ref)
+        print("%-24s %16.8g K, NIST %12.6g K, relative difference %.2g" % (name, got[name], ref, rel))
+        if rel > 1e-5:
+            bad.append(name)
+    checkrun.check(not bad, "beyond 1e-5 of NIST: %s" % ", ".join(bad))
+    checkrun.check(abs(total - sum(got.values())) < 1e-9 * abs(total), "the total is not the sum of the terms")
+
+
+def same_total(path, run, sites):
+    import h5py
+    with h5py.File(path, "r") as f, h5py.File(run, "r") as g:
+        total = float(f["energy/total"][0])
+        engine = float(g["chains/energy"][0, 0]) * int(sites)
+    print("--energy total %.15g, the engine's first sample %.15g" % (total, engine))
+    checkrun.check(abs(total - engine) < 1e-10 * abs(engine), "they differ beyond 1e-10")
+
+
 def volume(path):
     import h5py
     with h5py.File(path, "r") as f:
@@ -82,4 +119,5 @@ def volume(path):
 
 
 if __name__ == "__main__":
-    checkrun.run({"start": start, "total": total, "volume": volume}, sys.argv)
+    checkrun.run({"start": start, "total": total, "energy": energy, "same_total": same_total, "volume": volume},
+                 sys.argv)
