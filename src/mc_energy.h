@@ -40,7 +40,8 @@ extern const mc_energy_row mc_energy_rows[MC_NENERGY_TERMS];
 int mc_energy_applies(const mc_plan *p, enum mc_energy_term t);
 
 /* Every term of chain c's configuration, in the run's energy unit, into e[MC_NENERGY_TERMS] (0
- * where a term does not apply); the total is their sum (+infinity inside a hard core). */
+ * where a term does not apply); the total is their sum (+infinity inside a hard core). One box:
+ * a Gibbs chain is refused (MC_EINVAL). */
 int mc_energy_terms(const mc_plan *p, const mc_chain *c, double e[MC_NENERGY_TERMS], mc_err *err);
 
 #ifdef __cplusplus

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Command line: help, version, dry run, output override, refusing to overwrite, rank count.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 17
+tap_plan 18
 cp "$T_SRCDIR/small.ini" .
 
 "$MCENS" --help > out.txt 2>&1; rc=$?
@@ -61,6 +61,10 @@ sys.exit(not (len(total) == 6 and np.allclose(total, engine, rtol=1e-9, atol=0) 
         still-energy.h5 still.h5
 ok $? "--energy: each chain's total on 2 ranks is the engine's energy of its start, dispersion plus tail" ||
     cat energy.txt run.txt | diag
+run_np 1 --energy -o gibbs-energy.h5 "$T_SRCDIR/../examples/coexistence.ini" > energy.txt 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q "Gibbs ensemble's two boxes are not evaluated" energy.txt && [ ! -e gibbs-energy.h5 ] &&
+    [ ! -e gibbs-energy.h5.part ]
+ok $? "--energy refuses a Gibbs ensemble (status $rc), writing nothing" || diag < energy.txt
 
 run_np 2 -q -o other.h5 small.ini > out.txt 2>&1; rc=$?
 [ $rc -eq 0 ] && [ -f other.h5 ] && [ ! -e small.h5 ] && [ ! -e other.h5.part ]
