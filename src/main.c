@@ -217,7 +217,7 @@ typedef struct job {
     run_lock *lock;
     ckpt *resume_from;   /* --restart, --extend: the checkpoint, open until the chains are restored */
     int stopped_by;      /* the signal that stopped the run, or 0 */
-    long not_finite;     /* /results values that are not finite (warn_not_finite): exit status 4 */
+    long not_finite;     /* /results values that are not finite (mc_report_warn_not_finite): exit status 4 */
     /* the run's segments (its start, restarts and extensions): the earlier ones from the checkpoint,
      * this one from its first sweep and wall-clock start; kept in checkpoints and /parameters@segments */
     char *segments_before, *segments;
@@ -370,98 +370,6 @@ static int setup(job *j, mc_err *err)
     MC_TRY(ens_mpi_check(MPI_Bcast(j->author, sizeof j->author, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast", err));
     MC_TRY(gather_words(&j->layout, mc_cpu_isa(), &j->cpu_isas, err));
     return gather_words(&j->layout, j->layout.host, &j->hosts, err);
-}
-
-/* Replica exchange whose neighbouring rungs never swapped: the ladder is broken there, and each
- * side samples alone. Names the pair and a rung to put between them (the geometric mean of two
- * temperatures, where a ladder's acceptance is roughly even; the middle of two pressures). */
-static void warn_no_exchange(const mc_plan *p, const mc_results *r)
-{
-    if (!p->exchange_every) return;
-    const int pressure = p->exchange_axis == CFG_EXCHANGE_PRESSURE;
-    for (int s = 0; s < p->nstatepoints; s++) {
-        const int chain = s * p->replicas, rung = mc_exchange_rung_of(p, chain);
-        if (isnan(r->exchange_acceptance[s]) || r->exchange_acceptance[s] > 0 || rung + 1 >= mc_exchange_rungs(p))
-            continue;
-        const int up = mc_exchange_chain(p, mc_exchange_ladder_of(p, chain), rung + 1) / p->replicas;
-        const double a = pressure ? p->statepoint[s].pressure_given : p->statepoint[s].temperature_given,
-                     b = pressure ? p->statepoint[up].pressure_given : p->statepoint[up].temperature_given;
-        fprintf(stderr, "mcens: warning: replica exchange between state points %d and %d (%s %g and %g) accepted none "
-                "of its swaps: the rungs are too far apart and the ladder is broken there; add a rung between them, "
-                "e.g. %s %.4g, or more\n", s, up, pressure ? "pressure" : "T", a, b, pressure ? "pressure" : "T",
-                pressure ? 0.5 * (a + b) : sqrt(a * b));
-    }
-}
-
-/* An infinite pooled energy, pressure, density, enthalpy or heat capacity means a run that went
- * wrong (a temperature too low for double precision): stop before writing it as a result. The
- * samples stay in the final checkpoint. (NaN stands for "absent" in some rows, such as an open
- * cluster's pressure; a NaN energy is caught at the round it appears, by the drift check.) */
-static int check_finite(const mc_plan *p, const mc_results *r, mc_err *err)
-{
-    for (int o = 0; o < MC_NOBS; o++) {
-        if (!r->obs[o] || mc_observables[o].kind == MC_OBS_PER_CHAIN) continue;
-        for (int s = 0; s < p->nstatepoints; s++)
-            if (isinf(r->obs[o][s].mean))
-                MC_FAIL(err, MC_ECHECK, "state point %d (T = %g): %s is %g; the run is not written as a "
-                        "result (overlapping particles, or a temperature too low for double precision?)",
-                        s, p->statepoint[s].temperature_given, mc_observables[o].name, r->obs[o][s].mean);
-    }
-    return MC_OK;
-}
-
-/* Chemical potentials that are infinite, each named with its likely cause: +inf where every test
- * insertion overlapped a particle (exp(-beta dU) was 0 in all of them: the fluid is too dense for
- * Widom insertion, and the value is only bounded below). They are written as they are, and the
- * run's exit status says so (EXIT_NOT_FINITE). (NaN stands for "absent", as elsewhere in
- * /results: the Gibbs ensemble's value where no chain's boxes separated, which the liquid_ and
- * vapour_ rows show too.) Every rank holds the same pooled results and counts alike; rank 0 (say)
- * prints. Returns how many values. */
-static long warn_not_finite(const mc_plan *p, const mc_results *r, int say)
-{
-    if (!p->widom_insertions) return 0;
-    const int gibbs = p->ensemble->boxes > 1, K = p->widom_kinds;
-    long bad = 0;
-    for (int s = 0; s < p->nstatepoints; s++)
-        for (int k = 0; k < K; k++) {
-            double mu = r->mu_excess[(size_t)s * K + k].mean;
-            if (!isinf(mu)) continue;
-            if (say && bad < 8)
-                fprintf(stderr, "mcens: warning: /results/%s/mean[%d][%d] (T = %g, %s %d) is %g: %s\n",
-                        gibbs ? "chemical_potential" : "mu_excess", s, k, p->statepoint[s].temperature_given,
-                        gibbs ? "column" : "kind", k, mu,
-                        mu > 0 ? "every test insertion overlapped a particle (exp(-beta dU) = 0 in all of them): "
-                                   "the fluid is too dense for Widom insertion; the value is only bounded below"
-                               : "a test insertion's Boltzmann factor overflowed (a temperature too low?)");
-            bad++;
-        }
-    if (say && bad > 8) fprintf(stderr, "mcens: warning: ... %ld infinite values in all\n", bad);
-    return bad;
-}
-
-/* Chains whose production was not stationary (mc_equilibration): their first and last thirds
- * differ beyond what chance allows over all the tests of the run (a 1% false alarm for the whole
- * run). Their averages stand in the file, but a warning names them. */
-static void warn_not_stationary(const mc_plan *p, const mc_results *r)
-{
-    long tests = 0, flagged = 0;
-    for (int o = 0; o < MC_NOBS; o++)
-        if (r->chain_equilibration[o] && p->nsamples >= MC_EQUILIBRATION_MIN_SAMPLES) tests += p->nchains;
-    double z = mc_equilibration_threshold(tests, 0.01), worst = 0.0;
-    int worst_chain = -1, worst_obs = 0;
-    for (int o = 0; o < MC_NOBS; o++)
-        for (int k = 0; r->chain_equilibration[o] && k < p->nchains; k++) {
-            double d = fabs(r->chain_equilibration[o][k].drift_sigmas);
-            if (!(d > z)) continue;
-            flagged++;
-            if (d > worst) worst = d, worst_chain = k, worst_obs = o;
-        }
-    if (!flagged) return;
-    const mc_statepoint *sp = &p->statepoint[mc_plan_statepoint_of(p, worst_chain)];
-    fprintf(stderr, "mcens: warning: %ld of %ld chain series were not stationary in production (their first and last "
-            "thirds differ by more than %.2f standard errors); the worst, %s of chain %d (T = %g), by %.1f: "
-            "equilibrate longer, or start nearer the state (/chains/NAME_drift, NAME_equilibration)\n", flagged, tests,
-            z, mc_observables[worst_obs].name, worst_chain, sp->temperature_given, worst);
 }
 
 /* npt and gibbs: a word on the production volume moves that the minimum-image floor rejected (mc_run.c
@@ -654,11 +562,11 @@ static int run_and_write(job *j, mc_err *err)
     j->results = mc_results_create(j->plan, err);
     MC_TRY(ens_agree(MPI_COMM_WORLD, j->results ? MC_OK : err->code, err));
     MC_TRY(ens_pool(&j->layout, j->plan, j->run, j->results, err));
-    MC_TRY(check_finite(j->plan, j->results, err));
+    MC_TRY(mc_results_check_finite(j->plan, j->results, err));
     MC_TRY(warn_volume_floor(j, err));
-    if (j->layout.rank == 0) warn_not_stationary(j->plan, j->results);
-    if (j->layout.rank == 0) warn_no_exchange(j->plan, j->results);
-    j->not_finite = warn_not_finite(j->plan, j->results, j->layout.rank == 0);
+    if (j->layout.rank == 0) mc_report_warn_not_stationary(j->plan, j->results);
+    if (j->layout.rank == 0) mc_report_warn_no_exchange(j->plan, j->results);
+    j->not_finite = mc_report_warn_not_finite(j->plan, j->results, j->layout.rank == 0);
     if (!j->opt.quiet && j->layout.rank == 0) { /* before the write: a failed write leaves the numbers in the log */
         mc_report_summary(j->plan, j->results);
         /* a sweep is one move per molecule (per particle for atoms) */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "mc_chain_state.h"
+#include "mc_equilibration.h"
 #include "mc_exchange.h"
 #include "mc_gibbs.h"
 #include "mc_observable.h"
@@ -193,4 +194,79 @@ void mc_report_summary(const mc_plan *p, const mc_results *r)
                    r->obs[MC_OBS_ENTHALPY][s].error, r->obs[MC_OBS_VOLUME_ACCEPTANCE][s].mean);
     }
     if (p->exchange_every) print_exchange_summary(p, r);
+}
+
+/* Replica exchange whose neighbouring rungs never swapped: the ladder is broken there, and each
+ * side samples alone. Names the pair and a rung to put between them (the geometric mean of two
+ * temperatures, where a ladder's acceptance is roughly even; the middle of two pressures). */
+void mc_report_warn_no_exchange(const mc_plan *p, const mc_results *r)
+{
+    if (!p->exchange_every) return;
+    const int pressure = p->exchange_axis == CFG_EXCHANGE_PRESSURE;
+    for (int s = 0; s < p->nstatepoints; s++) {
+        const int chain = s * p->replicas, rung = mc_exchange_rung_of(p, chain);
+        if (isnan(r->exchange_acceptance[s]) || r->exchange_acceptance[s] > 0 || rung + 1 >= mc_exchange_rungs(p))
+            continue;
+        const int up = mc_exchange_chain(p, mc_exchange_ladder_of(p, chain), rung + 1) / p->replicas;
+        const double a = pressure ? p->statepoint[s].pressure_given : p->statepoint[s].temperature_given,
+                     b = pressure ? p->statepoint[up].pressure_given : p->statepoint[up].temperature_given;
+        fprintf(stderr, "mcens: warning: replica exchange between state points %d and %d (%s %g and %g) accepted none "
+                "of its swaps: the rungs are too far apart and the ladder is broken there; add a rung between them, "
+                "e.g. %s %.4g, or more\n", s, up, pressure ? "pressure" : "T", a, b, pressure ? "pressure" : "T",
+                pressure ? 0.5 * (a + b) : sqrt(a * b));
+    }
+}
+
+/* Chemical potentials that are infinite, each named with its likely cause: +inf where every test
+ * insertion overlapped a particle (exp(-beta dU) was 0 in all of them: the fluid is too dense for
+ * Widom insertion, and the value is only bounded below). They are written as they are, and the
+ * run's exit status says so (main.c: EXIT_NOT_FINITE). (NaN stands for "absent", as elsewhere in
+ * /results: the Gibbs ensemble's value where no chain's boxes separated, which the liquid_ and
+ * vapour_ rows show too.) Every rank holds the same pooled results and counts alike; rank 0 (say)
+ * prints. Returns how many values. */
+long mc_report_warn_not_finite(const mc_plan *p, const mc_results *r, int say)
+{
+    if (!p->widom_insertions) return 0;
+    const int gibbs = p->ensemble->boxes > 1, K = p->widom_kinds;
+    long bad = 0;
+    for (int s = 0; s < p->nstatepoints; s++)
+        for (int k = 0; k < K; k++) {
+            double mu = r->mu_excess[(size_t)s * K + k].mean;
+            if (!isinf(mu)) continue;
+            if (say && bad < 8)
+                fprintf(stderr, "mcens: warning: /results/%s/mean[%d][%d] (T = %g, %s %d) is %g: %s\n",
+                        gibbs ? "chemical_potential" : "mu_excess", s, k, p->statepoint[s].temperature_given,
+                        gibbs ? "column" : "kind", k, mu,
+                        mu > 0 ? "every test insertion overlapped a particle (exp(-beta dU) = 0 in all of them): "
+                                   "the fluid is too dense for Widom insertion; the value is only bounded below"
+                               : "a test insertion's Boltzmann factor overflowed (a temperature too low?)");
+            bad++;
+        }
+    if (say && bad > 8) fprintf(stderr, "mcens: warning: ... %ld infinite values in all\n", bad);
+    return bad;
+}
+
+/* Chains whose production was not stationary (mc_equilibration): their first and last thirds
+ * differ beyond what chance allows over all the tests of the run (a 1% false alarm for the whole
+ * run). Their averages stand in the file, but a warning names them. */
+void mc_report_warn_not_stationary(const mc_plan *p, const mc_results *r)
+{
+    long tests = 0, flagged = 0;
+    for (int o = 0; o < MC_NOBS; o++)
+        if (r->chain_equilibration[o] && p->nsamples >= MC_EQUILIBRATION_MIN_SAMPLES) tests += p->nchains;
+    double z = mc_equilibration_threshold(tests, 0.01), worst = 0.0;
+    int worst_chain = -1, worst_obs = 0;
+    for (int o = 0; o < MC_NOBS; o++)
+        for (int k = 0; r->chain_equilibration[o] && k < p->nchains; k++) {
+            double d = fabs(r->chain_equilibration[o][k].drift_sigmas);
+            if (!(d > z)) continue;
+            flagged++;
+            if (d > worst) worst = d, worst_chain = k, worst_obs = o;
+        }
+    if (!flagged) return;
+    const mc_statepoint *sp = &p->statepoint[mc_plan_statepoint_of(p, worst_chain)];
+    fprintf(stderr, "mcens: warning: %ld of %ld chain series were not stationary in production (their first and last "
+            "thirds differ by more than %.2f standard errors); the worst, %s of chain %d (T = %g), by %.1f: "
+            "equilibrate longer, or start nearer the state (/chains/NAME_drift, NAME_equilibration)\n", flagged, tests,
+            z, mc_observables[worst_obs].name, worst_chain, sp->temperature_given, worst);
 }

@@ -32,4 +32,12 @@ void mc_report_energy(const mc_plan *p, const double (*terms)[MC_NENERGY_TERMS])
  * exchange's acceptance and round trips. */
 void mc_report_summary(const mc_plan *p, const mc_results *r);
 
+/* Warnings on stderr about pooled results (rank 0 calls them): a replica-exchange pair that swapped
+ * nothing, with a rung to put between; chains not stationary in production; infinite chemical
+ * potentials with their likely cause (returns how many, which make the exit status 4; say = 0
+ * counts without printing). */
+void mc_report_warn_no_exchange(const mc_plan *p, const mc_results *r);
+void mc_report_warn_not_stationary(const mc_plan *p, const mc_results *r);
+long mc_report_warn_not_finite(const mc_plan *p, const mc_results *r, int say);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "mc_corrections.h"
+#include "mc_observable.h"
 #include "mc_gibbs.h"
 
 void mc_results_destroy(mc_results *r)
@@ -184,4 +185,21 @@ void mc_results_pool(mc_results *r, const mc_plan *plan)
     }
     if (r->walker_state)
         for (size_t i = 0; i < (size_t)plan->nchains * plan->nsamples; i++) r->walker_state[i] -= 1;
+}
+
+/* An infinite pooled energy, pressure, density, enthalpy or heat capacity means a run that went
+ * wrong (a temperature too low for double precision): stop before writing it as a result. The
+ * samples stay in the final checkpoint. (NaN stands for "absent" in some rows, such as an open
+ * cluster's pressure; a NaN energy is caught at the round it appears, by the drift check.) */
+int mc_results_check_finite(const mc_plan *p, const mc_results *r, mc_err *err)
+{
+    for (int o = 0; o < MC_NOBS; o++) {
+        if (!r->obs[o] || mc_observables[o].kind == MC_OBS_PER_CHAIN) continue;
+        for (int s = 0; s < p->nstatepoints; s++)
+            if (isinf(r->obs[o][s].mean))
+                MC_FAIL(err, MC_ECHECK, "state point %d (T = %g): %s is %g; the run is not written as a "
+                        "result (overlapping particles, or a temperature too low for double precision?)",
+                        s, p->statepoint[s].temperature_given, mc_observables[o].name, r->obs[o][s].mean);
+    }
+    return MC_OK;
 }

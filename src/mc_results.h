@@ -71,6 +71,10 @@ void mc_results_pool(mc_results *r, const mc_plan *plan);
  * densities of the samples) times each shell's volume. */
 void mc_results_rdf_g(const mc_plan *plan, const uint64_t *counts, double norm, double *g);
 
+/* An infinite pooled energy, pressure, density, enthalpy or heat capacity: MC_ECHECK naming the
+ * state point and the observable (the run is not written as a result). */
+int mc_results_check_finite(const mc_plan *p, const mc_results *r, mc_err *err);
+
 #ifdef __cplusplus
 }
 #endif
