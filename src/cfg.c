@@ -97,7 +97,7 @@ static const cfg_key schema[] = {
      DIM_NONE},
     {"run", "gpu_cell_lists", K_CHOICE, OFF(run.gpu_cell_lists), "auto", 0, 0, 0, "auto|no",
      "GPU, many NVT chains with a cutoff: auto sums each move over the 27 cells around the particle where "
-     "the smallest state point's box holds at least 5 cutoff-wide cells per edge, no over all pairs. Tuning only: both make the "
+     "the smallest state point's box holds at least 5 cutoff-wide cells per edge; no: always over all pairs. Tuning only: both make the "
      "CPU's decisions (their energy sums differ in the last bits)", DIM_NONE},
     {"run", "checkpoint_every", K_REAL, OFF(run.checkpoint_every_min), "30", 0, 1e6, 0, NULL,
      "minutes of wall time between checkpoints (OUTPUT.ckpt), also written at the end of equilibration and "
