@@ -89,6 +89,9 @@ def cmd_xyz(h5, path, k):
         check(int(lines[i]) == pos.shape[1], "frame %d: atom count %s" % (j, lines[i]))
         hdr = lines[i + 1]
         check("Properties=species:S:1:pos:R:3" in hdr and "Time=%d" % steps[j] in hdr, "frame %d header: %s" % (j, hdr))
+        unit = f[base + "position/value"].attrs.get("unit", b"sigma")
+        unit = unit.decode() if isinstance(unit, bytes) else str(unit)
+        check(" unit=%s " % unit in hdr + " ", "frame %d: unit=%s not in %s" % (j, unit, hdr))
         if periodic:
             L = np.ravel(f[base + "box/edges/value"][j])
             lat = 'Lattice="%s"' % " ".join(repr(float(x)) for x in L)

@@ -42,6 +42,9 @@ def write_xyz(run, chain, out):
     names = run.strings("species/name")
     species = np.array(names, dtype=object)[run.ds(base + "species")[:]]
     edges = run.ds(base + "box/edges/value")[:] if not run.cluster else None
+    # H5MD leaves the unit out in reduced units; the XYZ header names it (unit=sigma, as the
+    # [molecules] geometry reader takes it), so that a file says what its numbers are
+    unit = run.unit(base + "position/value") or "sigma"
     for j in range(pos.shape[0]):
         frame = pos[j]
         if edges is not None:  # H5MD box vectors as rows [3][3]: extended XYZ's Lattice, row by row
@@ -49,7 +52,7 @@ def write_xyz(run, chain, out):
         else:
             cell = 'pbc="F F F"'
         out.write("%d\n%s Properties=species:S:1:pos:R:3 Time=%d chain=%d unit=%s\n" % (
-            frame.shape[0], cell, steps[j], chain, run.unit(base + "position/value")))
+            frame.shape[0], cell, steps[j], chain, unit))
         out.write("".join("%s %r %r %r\n" % (s, x, y, z)
                           for s, (x, y, z) in zip(species, frame.tolist())))
 
