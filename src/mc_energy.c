@@ -54,6 +54,11 @@ static pair_params coulomb_of(pair_params pp)
 static void pair_terms(const mc_plan *p, const mc_chain *c, double e[MC_NENERGY_TERMS])
 {
     const double box = p->periodic ? c->box_len : 0.0;
+    const int ns = p->species.n;
+    pair_params sr[MC_MAX_SPECIES][MC_MAX_SPECIES], co[MC_MAX_SPECIES][MC_MAX_SPECIES];
+    for (int a = 0; a < ns; a++)
+        for (int b = 0; b < ns; b++)
+            sr[a][b] = short_range_of(p->species.pair[a][b]), co[a][b] = coulomb_of(p->species.pair[a][b]);
     double disp = 0.0, real = 0.0;
     for (int i = 0; i < c->n; i++) {
         int a = p->rigid ? p->mol.site_species[i] : mc_species_of(&p->species, i);
@@ -63,10 +68,8 @@ static void pair_terms(const mc_plan *p, const mc_chain *c, double e[MC_NENERGY_
             if (p->rigid && p->mol.site_mol[j] == mi) continue;
             double r2 = mc_image_dist2(c->x[i] - c->x[j], c->y[i] - c->y[j], c->z[i] - c->z[j], box);
             if (p->rigid && r2 < p->mol.hard_core2[a][b]) disp = INFINITY;
-            const pair_params *pp = &p->species.pair[a][b];
-            pair_params sr = short_range_of(*pp), co = coulomb_of(*pp);
-            disp += pair_energy(r2, &sr);
-            if (pp->coulomb_qq != 0.0) real += pair_energy(r2, &co);
+            disp += pair_energy(r2, &sr[a][b]);
+            if (co[a][b].coulomb_qq != 0.0) real += pair_energy(r2, &co[a][b]);
         }
     }
     e[MC_ENERGY_DISPERSION] = disp;
