@@ -8,6 +8,7 @@
 #include "ens.h"
 #include "h5out_molecules.h"
 #include "h5out_results.h"
+#include "h5out_tmmc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -482,6 +483,8 @@ int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_
     if (rc == MC_OK && plan->rigid) rc = h5out_molecules_tables(ds, plan, err);
     if (rc == MC_OK) rc = write_chains(ds, plan, run, first_chain, res, err);
     if (rc == MC_OK) rc = h5out_results_write(ds, plan, res, err);
+    if (rc == MC_OK && res->tmmc) rc = h5out_tmmc_chains(ds, plan, run, first_chain, res, err);
+    if (rc == MC_OK && res->tmmc) rc = h5out_tmmc_results(ds, plan, res, err);
     return ens_agree(ds->comm, rc, err);
 }
 

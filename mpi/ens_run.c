@@ -8,6 +8,7 @@
 
 #include "ens.h"
 #include "mc_test_hooks.h"
+#include "tmmc.h"
 
 /* The rate and the time left from the sweeps this process has run (since sweeps0: a restart or an
  * --extend starts part-way, and the sweeps before it took none of this run's time). */
@@ -204,6 +205,13 @@ int ens_pool(const ens_layout *l, const mc_plan *plan, const mc_run *run, mc_res
             MC_TRY(ens_mpi_check(MPI_Reduce(send, res->walker_state + at, count, MPI_INT, MPI_SUM, 0, l->comm),
                                  "MPI_Reduce", err));
         }
+    }
+    if (res->tmmc) { /* every chain's record, bytes as they are: the pooling order is the same on any ranks */
+        size_t M = (size_t)res->tmmc->nmacro;
+        MC_TRY(gather_chain_block(l, res->tmmc->chain_collection, M * TMMC_ROW * sizeof(double), err));
+        MC_TRY(gather_chain_block(l, res->tmmc->chain_energy_sum, M * sizeof(double), err));
+        MC_TRY(gather_chain_block(l, res->tmmc->chain_visits, M * sizeof(uint64_t), err));
+        MC_TRY(gather_chain_block(l, res->tmmc->chain_bias, M * sizeof(double), err));
     }
     /* integer counts: the sum is exact in any order */
     int sb = (int)((size_t)plan->nstatepoints * res->npairs * plan->rdf_bins); /* the plan bounds it to an int */

@@ -131,6 +131,9 @@ static const cfg_key schema[] = {
     {"system", "start_chain", K_INT, OFF(system.start_chain), "-1", -1, 1e6, 0, NULL,
      "start = h5: -1 starts chain c from chain c of start_file (which must hold as many chains); K >= 0 starts "
      "every chain from chain K's last frame", DIM_NONE},
+    {"system", "box_length", K_REAL, OFF(system.box_length), "0", 0, 1e6, 0, NULL,
+     "gcmc, required there: edge of the cubic periodic box (the density is an outcome); at least twice the cutoff",
+     DIM_LENGTH},
     {"system", "lattice_constant", K_REAL, OFF(system.lattice_constant), "0", 0, 1e6, 0, NULL,
      "boundary = none: cubic cell edge of the starting cluster (the n lattice sites nearest the origin); required there", DIM_LENGTH},
     {"system", "mass", K_REAL, OFF(system.mass), "1", 0, 1e9, 1, NULL,
@@ -177,9 +180,11 @@ static const cfg_key schema[] = {
      "and the largest starting box", DIM_NONE},
     {"potential", "ewald_ksq_max", K_INT, OFF(potential.ewald_ksq_max), "0", 0, 12288, 0, NULL,
      "coulomb = ewald: and n^2 <= ksq_max (the NIST SPC/E set: kmax 5, ksq_max 26); 0: kmax^2", DIM_NONE},
-    {"ensemble", "type", K_CHOICE, OFF(ensemble.type), "nvt", 0, 0, 0, "nvt|npt|gibbs",
-     "statistical ensemble: nvt (density is an axis), npt (pressure is an axis; volume moves in ln V) or gibbs "
-     "(two boxes that exchange volume and particles: vapour-liquid coexistence; temperature is the axis)", DIM_NONE},
+    {"ensemble", "type", K_CHOICE, OFF(ensemble.type), "nvt", 0, 0, 0, "nvt|npt|gibbs|gcmc",
+     "statistical ensemble: nvt (density is an axis), npt (pressure is an axis; volume moves in ln V), gibbs "
+     "(two boxes that exchange volume and particles: vapour-liquid coexistence; temperature is the axis) or gcmc "
+     "(grand canonical at fixed V: insertions and deletions, ln z is the axis, with transition-matrix sampling of "
+     "ln Pi(N), [tmmc])", DIM_NONE},
     {"ensemble", "temperature", K_LIST, OFF(ensemble.temperature), NULL, 0, 1e6, 1, NULL,
      "kT in the energy unit of epsilon: a value, a comma list, start:stop:count (equal steps) or "
      "start:stop:count:log (equal ratios)", DIM_TEMPERATURE},
@@ -197,6 +202,14 @@ static const cfg_key schema[] = {
     {"ensemble", "pressure", K_LIST, OFF(ensemble.pressure), "", -1e9, 1e9, 0, NULL,
      "npt only, required there: pressure in epsilon sigma^-3 (bar in real units): a value, a comma "
      "list, start:stop:count or start:stop:count:log", DIM_PRESSURE},
+    {"ensemble", "lnz", K_LIST, OFF(ensemble.lnz), "", -1e3, 1e3, 0, NULL,
+     "gcmc, required there: ln z, z = exp(mu / kT) / Lambda^3 the activity in the length unit^-3 (NIST's convention; "
+     "an ideal gas at activity z has density z): a value, a comma list or start:stop:count", DIM_NONE},
+    {"ensemble", "n_min", K_INT, OFF(ensemble.n_min), "0", 0, 1e7, 0, NULL,
+     "gcmc: the fewest particles a chain may hold (deletions below are rejected, but their acceptance is collected)",
+     DIM_NONE},
+    {"ensemble", "n_max", K_INT, OFF(ensemble.n_max), "0", 0, 1e7, 0, NULL,
+     "gcmc, required there: the most particles a chain may hold; ln Pi(N) covers n_min..n_max", DIM_NONE},
     {"ensemble", "replicas", K_INT, OFF(ensemble.replicas), "1", 1, 1e6, 0, NULL,
      "independent chains per state point", DIM_NONE},
     {"ensemble", "widom", K_INT, OFF(ensemble.widom), "0", 0, 1e7, 0, NULL,
@@ -225,7 +238,9 @@ static const cfg_key schema[] = {
      "is N trial moves of all kinds, N counting molecules); the three fractions add up to 1", DIM_NONE},
     {"moves", "transfer_fraction", K_REAL, OFF(moves.move_fraction[1]), "0.148", 0, 1, 0, NULL,
      "gibbs: share of trial moves that transfer a particle (of a species drawn uniformly; molecules: of a type, "
-     "inserted in a random orientation) from a box drawn uniformly to the other; > 0", DIM_NONE},
+     "inserted in a random orientation) from a box drawn uniformly to the other; > 0. gcmc: share of insertions "
+     "and deletions (half each; default there 0.5, displacement_fraction the rest; a sweep is n_max trial moves)",
+     DIM_NONE},
     {"moves", "volume_fraction", K_REAL, OFF(moves.move_fraction[2]), "0.002", 0, 1, 0, NULL,
      "gibbs: share of trial moves that exchange volume, a random walk in ln(V1/V2) at fixed V1 + V2 "
      "(max_volume_step its starting step); > 0", DIM_NONE},
@@ -281,6 +296,13 @@ static const cfg_key schema[] = {
      DIM_NONE},
     {"output", "force", K_BOOL, OFF(output.force), "no", 0, 0, 0, NULL,
      "write a trajectory larger than snapshot_budget", DIM_NONE},
+    {"tmmc", "windows", K_INT, OFF(tmmc.windows), "1", 1, 1e5, 0, NULL,
+     "gcmc: chains per replica, each confined to one of this many windows of N that split [n_min, n_max] into equal "
+     "ranges sharing their edge macrostates; their collection matrices add up to one ln Pi(N)", DIM_NONE},
+    {"tmmc", "bias", K_BOOL, OFF(tmmc.bias), "yes", 0, 0, 0, NULL,
+     "gcmc: accept insertions and deletions with the bias ln Pi(N) - ln Pi(N') of the chain's own estimate, updated "
+     "every round, so that N is sampled flat; no: the plain grand-canonical chain (the collection is unbiased either way)",
+     DIM_NONE},
     {"rdf", "bins", K_INT, OFF(rdf.bins), "200", 1, 1e7, 0, NULL, "RDF histogram bins", DIM_NONE},
     {"rdf", "rmax", K_REAL, OFF(rdf.rmax), "0", 0, 1e6, 0, NULL,
      "RDF range; 0 means half the smallest box edge (npt: 0.4 of the smallest starting box; gibbs: the cutoff; boundary = none: the cutoff, and without one rmax is required)", DIM_LENGTH},
@@ -818,8 +840,11 @@ static int is_morse_mixture(const cfg *c) { return is_morse(c) && has_mixture(c)
 static int is_ewald(const cfg *c) { return c->potential.coulomb == CFG_COULOMB_EWALD; }
 static int is_npt(const cfg *c) { return c->ensemble.type == CFG_ENSEMBLE_NPT; }
 static int is_gibbs(const cfg *c) { return c->ensemble.type == CFG_ENSEMBLE_GIBBS; }
+static int is_gcmc(const cfg *c) { return c->ensemble.type == CFG_ENSEMBLE_GCMC; }
+static int transfers(const cfg *c) { return is_gibbs(c) || is_gcmc(c); }
+static int has_density(const cfg *c) { return !is_gcmc(c); }
 static int has_volume_moves(const cfg *c) { return is_npt(c) || is_gibbs(c); }
-static int counts_n(const cfg *c) { return !has_mixture(c) && !has_molecules(c); }
+static int counts_n(const cfg *c) { return !has_mixture(c) && !has_molecules(c) && !is_gcmc(c); }
 static int one_species(const cfg *c) { return !has_mixture(c); }
 static int one_lj_species(const cfg *c) { return !has_mixture(c) && !is_morse(c); }
 static int default_mass(const cfg *c) { return !has_mixture(c) || !c->mixture.mass.n; }
@@ -842,9 +867,12 @@ static const struct {
     {"potential", "tail_correction", truncated},
     {"potential", "coulomb_cutoff", is_ewald}, {"potential", "ewald_precision", is_ewald},
     {"potential", "ewald_alpha", is_ewald}, {"potential", "ewald_kmax", is_ewald}, {"potential", "ewald_ksq_max", is_ewald},
-    {"ensemble", "pressure", is_npt}, {"ensemble", "start_densities", is_gibbs}, {"ensemble", "exchange_axis", exchanges},
+    {"ensemble", "pressure", is_npt}, {"ensemble", "start_densities", is_gibbs},
+    {"ensemble", "density", has_density}, {"ensemble", "mass_density", has_density}, {"ensemble", "lnz", is_gcmc},
+    {"ensemble", "n_min", is_gcmc}, {"ensemble", "n_max", is_gcmc}, {"system", "box_length", is_gcmc},
+    {"tmmc", "windows", is_gcmc}, {"tmmc", "bias", is_gcmc}, {"ensemble", "exchange_axis", exchanges},
     {"moves", "max_rotation", has_molecules}, {"moves", "max_volume_step", has_volume_moves},
-    {"moves", "displacement_fraction", is_gibbs}, {"moves", "transfer_fraction", is_gibbs},
+    {"moves", "displacement_fraction", transfers}, {"moves", "transfer_fraction", transfers},
     {"moves", "volume_fraction", is_gibbs},
     {"mixture", "species", has_mixture}, {"mixture", "counts", has_mixture}, {"mixture", "sigma", has_mixture},
     {"mixture", "epsilon", has_mixture}, {"mixture", "epsilon_k", has_mixture}, {"mixture", "mass", has_mixture},

@@ -31,7 +31,7 @@ enum cfg_coulomb { CFG_COULOMB_NONE = 0, CFG_COULOMB_EWALD = 1 };
 enum cfg_cutoff_scheme { CFG_CUTOFF_TRUNCATED = 0, CFG_CUTOFF_SHIFTED = 1, CFG_CUTOFF_FORCE_SHIFTED = 2 };
 enum cfg_boundary { CFG_BOUNDARY_PERIODIC = 0, CFG_BOUNDARY_NONE = 1 };
 enum cfg_start { CFG_START_LATTICE = 0, CFG_START_MELT = 1, CFG_START_FILE = 2, CFG_START_H5 = 3 };
-enum cfg_ensemble { CFG_ENSEMBLE_NVT = 0, CFG_ENSEMBLE_NPT = 1, CFG_ENSEMBLE_GIBBS = 2 };
+enum cfg_ensemble { CFG_ENSEMBLE_NVT = 0, CFG_ENSEMBLE_NPT = 1, CFG_ENSEMBLE_GIBBS = 2, CFG_ENSEMBLE_GCMC = 3 };
 enum cfg_exchange_axis { CFG_EXCHANGE_TEMPERATURE = 0, CFG_EXCHANGE_PRESSURE = 1 };
 
 /* A state-point axis: one value, a comma list, or start:stop:count. */
@@ -67,6 +67,7 @@ typedef struct cfg {
         char *start_file; /* start = file: the text start; start = h5: an earlier output */
         long start_chain; /* start = h5: -1 chain by chain, else the file's chain every chain starts from */
         double lattice_constant; /* boundary = none: fcc cell edge of the starting cluster */
+        double box_length; /* gcmc: the cubic box's edge (density is an output there) */
     } system;
     struct {
         int type; /* enum cfg_potential */
@@ -95,7 +96,13 @@ typedef struct cfg {
         long widom; /* test-particle insertions per sample; 0: none */
         long exchange_every; /* sweeps between replica-exchange attempts; 0: none */
         int exchange_axis;   /* enum cfg_exchange_axis */
+        cfg_list lnz;        /* gcmc: ln of the activity z = exp(beta mu) / Lambda^3 (length unit^-3), an axis */
+        long n_min, n_max;   /* gcmc: the particles a chain may hold (n_max: [system] n is set to it) */
     } ensemble;
+    struct {
+        long windows;        /* gcmc: chains per replica that split [n_min, n_max] between them */
+        int bias;            /* gcmc: moves biased by the current ln Pi estimate (flat in N) */
+    } tmmc;
     struct {
         double target_acceptance;
         double max_displacement; /* starting value; adapted in equilibration */

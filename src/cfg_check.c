@@ -181,7 +181,7 @@ static int check_ensemble(cfg *c, mc_err *err)
                     f, cfg_line(c, "ensemble", "mass_density"));
     }
     if (c->ensemble.type != CFG_ENSEMBLE_NPT) {
-        const char *type = c->ensemble.type == CFG_ENSEMBLE_GIBBS ? "gibbs" : "nvt";
+        const char *type = c->ensemble.type == CFG_ENSEMBLE_GIBBS ? "gibbs" : c->ensemble.type == CFG_ENSEMBLE_GCMC ? "gcmc" : "nvt";
         if (c->ensemble.pressure.n)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] pressure: expected type = npt (this run is %s)",
                     f, cfg_line(c, "ensemble", "pressure"), type);
@@ -345,7 +345,9 @@ static int check_gibbs(const cfg *c, mc_err *err)
     const char *f = c->filename;
     static const char *fractions[] = {"displacement_fraction", "transfer_fraction", "volume_fraction"};
     if (c->ensemble.type != CFG_ENSEMBLE_GIBBS) {
-        for (int i = 0; i < 3; i++) MC_TRY(refuse(c, "moves", fractions[i], "expected [ensemble] type = gibbs", err));
+        for (int i = 0; i < 3; i++) /* gcmc has two of them (check_gcmc) */
+            if (c->ensemble.type != CFG_ENSEMBLE_GCMC || i == 2)
+                MC_TRY(refuse(c, "moves", fractions[i], "expected [ensemble] type = gibbs", err));
         return refuse(c, "ensemble", "start_densities", "expected [ensemble] type = gibbs", err);
     }
     if (c->system.boundary == CFG_BOUNDARY_NONE)
@@ -398,6 +400,74 @@ static int check_gibbs(const cfg *c, mc_err *err)
     return MC_OK;
 }
 
+/* The grand-canonical ensemble (mc_gcmc.h): atoms of one species in one periodic box of fixed edge,
+ * ln z the axis beside temperature. What is not built for it yet is refused by name. It then sets
+ * what the rest of the code reads of every run: [system] n is the capacity n_max (a chain holds
+ * n_max particle slots, each present or absent), [ensemble] density n_max / V (the lattice the slots
+ * start on), and the move fractions. */
+static int check_gcmc(cfg *c, mc_err *err)
+{
+    const char *f = c->filename, *why = "expected [ensemble] type = gcmc";
+    static const char *const only[][2] = {{"ensemble", "lnz"}, {"ensemble", "n_min"}, {"ensemble", "n_max"},
+                                          {"system", "box_length"}, {"tmmc", "windows"}, {"tmmc", "bias"}};
+    if (c->ensemble.type != CFG_ENSEMBLE_GCMC) {
+        for (size_t i = 0; i < sizeof only / sizeof only[0]; i++) MC_TRY(refuse(c, only[i][0], only[i][1], why, err));
+        return MC_OK;
+    }
+    static const char *const not_yet[][3] = {
+        {"molecules", "types", "molecules in type = gcmc are not built yet (atoms only)"},
+        {"mixture", "species", "mixtures in type = gcmc are not built yet (one species: one activity)"},
+        {"potential", "coulomb", "charges in type = gcmc are not built yet"},
+        {"ensemble", "widom", "type = gcmc inserts particles itself: ln Pi(N) gives the chemical potential; expected 0"},
+        {"ensemble", "exchange_every", "replica exchange is not built for type = gcmc; expected 0"},
+        {"ensemble", "density", "type = gcmc takes [system] box_length; the density is an outcome"},
+        {"ensemble", "mass_density", "type = gcmc takes [system] box_length; the density is an outcome"},
+        {"system", "n", "type = gcmc takes [ensemble] n_max, the most particles a chain holds"},
+        {"moves", "volume_fraction", "type = gcmc has no volume moves; expected the key left out"},
+        {"output", "snapshot_every", "trajectories of a varying N are not written yet (the final frame is); "
+                                     "expected 0"},
+    };
+    for (size_t i = 0; i < sizeof not_yet / sizeof not_yet[0]; i++)
+        MC_TRY(refuse(c, not_yet[i][0], not_yet[i][1], not_yet[i][2], err));
+    if (c->potential.coulomb != CFG_COULOMB_NONE) /* a mixture's charges switch it on too */
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] coulomb: charges in type = gcmc are not built yet", f,
+                cfg_line(c, "potential", "coulomb"));
+    if (c->system.boundary == CFG_BOUNDARY_NONE)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [system] boundary = none: type = gcmc needs a periodic box", f,
+                cfg_line(c, "system", "boundary"));
+    if (c->system.start != CFG_START_LATTICE && c->system.start != CFG_START_MELT)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [system] start: type = gcmc starts on a lattice or at random (melt)", f,
+                cfg_line(c, "system", "start"));
+    if (!c->ensemble.lnz.n) MC_FAIL(err, MC_EINVAL, "%s: missing required key 'lnz' in [ensemble] (type = gcmc)", f);
+    if (!cfg_line(c, "ensemble", "n_max"))
+        MC_FAIL(err, MC_EINVAL, "%s: missing required key 'n_max' in [ensemble] (type = gcmc)", f);
+    if (!(c->system.box_length > 0))
+        MC_FAIL(err, MC_EINVAL, "%s: missing required key 'box_length' in [system] (type = gcmc)", f);
+    if (c->ensemble.n_max < 2)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] n_max = %ld: expected at least 2", f,
+                cfg_line(c, "ensemble", "n_max"), c->ensemble.n_max);
+    if (c->ensemble.n_min >= c->ensemble.n_max)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] n_min = %ld: expected below n_max = %ld", f,
+                cfg_line(c, "ensemble", "n_min"), c->ensemble.n_min, c->ensemble.n_max);
+    if (c->tmmc.windows > c->ensemble.n_max - c->ensemble.n_min)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [tmmc] windows = %ld: expected at most n_max - n_min = %ld (a window spans "
+                "at least one transition)", f, cfg_line(c, "tmmc", "windows"), c->tmmc.windows,
+                c->ensemble.n_max - c->ensemble.n_min);
+    double *share = c->moves.move_fraction;
+    if (!cfg_line(c, "moves", "transfer_fraction")) share[1] = 0.5;
+    if (!cfg_line(c, "moves", "displacement_fraction")) share[0] = 1.0 - share[1];
+    share[2] = 0.0;
+    if (fabs(share[0] + share[1] - 1.0) > 1e-9 || !(share[1] > 0))
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [moves] displacement_fraction + transfer_fraction = %g + %g: expected them to "
+                "add up to 1, transfer_fraction > 0, with type = gcmc", f, cfg_line(c, "moves", "transfer_fraction"),
+                share[0], share[1]);
+    c->system.n = c->ensemble.n_max;
+    if (!(c->ensemble.density.v = malloc(sizeof *c->ensemble.density.v))) MC_FAIL(err, MC_ENOMEM, "out of memory");
+    c->ensemble.density.n = 1;
+    c->ensemble.density.v[0] = (double)c->ensemble.n_max / pow(c->system.box_length, 3);
+    return MC_OK;
+}
+
 /* Two [run] keys that constrain each other or the GPU's batch shape. */
 static int check_run(const cfg *c, mc_err *err)
 {
@@ -419,6 +489,7 @@ int cfg_check(cfg *c, mc_err *err)
     MC_TRY(check_rigid(c, err));
     MC_TRY(check_potential(c, err));
     MC_TRY(check_coulomb(c, err));
+    MC_TRY(check_gcmc(c, err)); /* before check_ensemble: it sets the density that one reads */
     MC_TRY(check_ensemble(c, err));
     MC_TRY(check_exchange(c, err));
     MC_TRY(check_gibbs(c, err));

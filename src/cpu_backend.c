@@ -520,7 +520,7 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
         cpu_destroy(b);
         return mc_err_set(err, MC_ENOMEM, "out of memory for the CPU backend"), NULL;
     }
-    if (plan->ensemble->boxes > 1) { /* two boxes per chain, no cell lists */
+    if (mc_plan_labelled(plan)) { /* two boxes per chain (gcmc: a box and the absent slots), no cell lists */
         mc_measurement m;
         if (!(b->gibbs = cpu_gibbs_create(plan, err))) {
             cpu_destroy(b);

@@ -1,4 +1,6 @@
-/* cpu_gibbs: Gibbs-ensemble chains on the CPU (mc_gibbs.h for the moves and their acceptance).
+/* cpu_gibbs: Gibbs-ensemble chains on the CPU (mc_gibbs.h for the moves and their acceptance), and
+ * grand-canonical ones (mc_gcmc.h), whose absent slots are labelled box 1, a reservoir that
+ * interacts with nothing.
  * A particle's energy in its box is a masked loop over all n particles (the other box's particles
  * add 0), in index order and species block by species block like the single-box fast path, so it
  * vectorises; a whole box's energy (measurements, volume exchanges) first compacts the box's
@@ -11,9 +13,11 @@
 #include "cpu_gibbs_rigid.h"
 #include "cpu_isa.h"
 #include "cpu_site_energy.h"
+#include "mc_gcmc.h"
 #include "mc_gibbs.h"
 #include "mc_move.h"
 #include "pair.h"
+#include "tmmc.h"
 
 /* One box's particles, compacted in index order: species a is [first[a], first[a + 1]). */
 typedef struct box_points {
@@ -73,10 +77,23 @@ static double energy_in_box(const mc_plan *p, const mc_chain *c, int a, int box,
     return u;
 }
 
+/* The index of the k-th particle (from 0, in index order) in box `box`, all species. */
+static int kth_of_box(const mc_chain *c, int box, int64_t k)
+{
+    for (int i = 0; i < c->n; i++)
+        if (c->in_box[i] == box && k-- == 0) return i;
+    return -1; /* not reached: the counts match the labels */
+}
+
+/* A particle drawn over all n (Gibbs), or over the present ones (gcmc: an absent slot is not a
+ * particle; none present, nothing moves), displaced within its box. */
 static void displace(const mc_plan *p, mc_chain *c, uint64_t step)
 {
-    mc_trial t = mc_trial_draw(p->seed, (uint32_t)c->id, step, (uint32_t)c->n, 1.0);
-    int i = (int)t.particle, box = (int)c->in_box[i], a = mc_species_of(&p->species, i);
+    uint32_t among = p->ensemble->open ? (uint32_t)mc_gibbs_particles(p, c, 0) : (uint32_t)c->n;
+    if (among == 0) return;
+    mc_trial t = mc_trial_draw(p->seed, (uint32_t)c->id, step, among, 1.0);
+    int i = p->ensemble->open ? kth_of_box(c, 0, t.particle) : (int)t.particle;
+    int box = (int)c->in_box[i], a = mc_species_of(&p->species, i);
     double len = c->gibbs_box_len[box], max = mc_box_step(c->max_displacement, len);
     double old[3] = {c->x[i], c->y[i], c->z[i]};
     double now[3] = {mc_wrap(old[0] + t.dx * max, len), mc_wrap(old[1] + t.dy * max, len),
@@ -95,6 +112,66 @@ static int kth_in_box(const mc_plan *p, const mc_chain *c, int a, int box, int64
     for (int i = p->species.first[a]; i < p->species.first[a + 1]; i++)
         if (c->in_box[i] == box && k-- == 0) return i;
     return -1; /* not reached: the counts match the labels */
+}
+
+/* gcmc: an insertion (a transfer out of the reservoir, box 1) or a deletion (out of box 0) of a
+ * particle of kind t->kind (mc_gcmc.h): its unbiased acceptance collected in the row of N, then
+ * taken with the bias where the window allows the new N. */
+static void insert_or_delete(const mc_plan *p, mc_chain *c, uint64_t step, const mc_gibbs_trial *t)
+{
+    const int a = t->kind, insertion = t->source == 1, n_lo = p->tmmc_n_min;
+    const int64_t n_kind = c->gibbs_count[0][a], N = mc_gibbs_particles(p, c, 0);
+    const double len = c->box_len, volume = volume_of(len), lnz = p->statepoint[c->statepoint].lnz;
+    double *row = c->tmmc_c + (size_t)TMMC_ROW * (size_t)(N - n_lo);
+    c->transfers++;
+    if (!insertion && n_kind == 0) { /* nothing to delete: a deletion that cannot be accepted */
+        tmmc_collect(row, TMMC_DOWN, 0.0);
+        return;
+    }
+    int i = -1;
+    double pt[3], pair, tail, log_ratio;
+    int64_t fewer[MC_MAX_SPECIES];
+    for (int k = 0; k < p->nkinds; k++) fewer[k] = c->gibbs_count[0][k] - (k == a && !insertion);
+    /* the tail's change with one more particle of kind a than `fewer` holds */
+    tail = mc_gibbs_insertion_tail(p->kind_tail, p->nkinds, fewer, a, volume);
+    if (insertion) {
+        mc_gibbs_insertion_point(p->seed, (uint32_t)c->id, step, len, pt);
+        pair = energy_in_box(p, c, a, 0, -1, pt);
+        log_ratio = mc_gcmc_insertion_log_ratio(pair + tail, c->beta, lnz, volume, (double)n_kind);
+    } else {
+        i = kth_in_box(p, c, a, 0, (int64_t)mc_rng_index(t->pick, (uint32_t)n_kind));
+        pt[0] = c->x[i], pt[1] = c->y[i], pt[2] = c->z[i];
+        pair = energy_in_box(p, c, a, 0, i, pt);
+        log_ratio = mc_gcmc_deletion_log_ratio(-(pair + tail), c->beta, lnz, volume, (double)n_kind);
+    }
+    tmmc_collect(row, insertion ? TMMC_UP : TMMC_DOWN, mc_gcmc_probability(log_ratio));
+    int lo, hi;
+    const int64_t to = N + (insertion ? 1 : -1);
+    mc_gcmc_window(p, c->id, &lo, &hi);
+    if (to < lo || to > hi) return; /* the window's edge: collected, not taken */
+    if (p->tmmc_bias) log_ratio += tmmc_bias(c->tmmc_bias, (int)(N - n_lo), (int)(to - n_lo));
+    if (!mc_gcmc_accept(log_ratio, p->seed, (uint32_t)c->id, step)) return;
+    if (insertion) { /* the lowest absent slot of the kind: which one does not matter */
+        i = kth_in_box(p, c, a, 1, 0);
+        c->x[i] = pt[0], c->y[i] = pt[1], c->z[i] = pt[2];
+    }
+    c->in_box[i] = !insertion;
+    c->gibbs_count[0][a] += insertion ? 1 : -1;
+    c->gibbs_count[1][a] -= insertion ? 1 : -1;
+    double dE = insertion ? pair : -pair;
+    c->gibbs_energy[0] += dE;
+    c->energy_pair += dE;
+    c->accepted++;
+    c->transfers_accepted++;
+}
+
+/* gcmc: after every trial move, the total potential energy (tail included) into the sums of the
+ * chain's N. */
+static void record_macrostate(const mc_plan *p, mc_chain *c)
+{
+    size_t at = (size_t)(mc_gibbs_particles(p, c, 0) - p->tmmc_n_min);
+    c->tmmc_energy[at] += c->energy_pair + mc_gibbs_tail_energy(p, c->gibbs_count[0], volume_of(c->box_len));
+    c->tmmc_visits[at]++;
 }
 
 static void transfer(const mc_plan *p, mc_chain *c, uint64_t step, const mc_gibbs_trial *t)
@@ -229,14 +306,17 @@ void cpu_gibbs_sweep(const mc_plan *p, cpu_gibbs *g, mc_chain *c, long nsweeps)
         cpu_gibbs_rigid_sweep(p, g->rigid, c, nsweeps);
         return;
     }
-    long moves = nsweeps * c->n;
+    long moves = nsweeps * c->n; /* gcmc: n is n_max */
+    const int open = p->ensemble->open;
     for (long m = 0; m < moves; m++) {
         uint64_t step = c->step++;
         mc_gibbs_trial t = mc_gibbs_draw(p->seed, (uint32_t)c->id, step, p->move_fraction, p->nkinds,
                                          c->max_volume_step);
         if (t.move == MC_GIBBS_DISPLACEMENT) displace(p, c, step);
+        else if (t.move == MC_GIBBS_TRANSFER && open) insert_or_delete(p, c, step, &t);
         else if (t.move == MC_GIBBS_TRANSFER) transfer(p, c, step, &t);
         else volume_exchange(p, g, c, &t, step);
+        if (open) record_macrostate(p, c);
     }
 }
 
@@ -266,7 +346,8 @@ void cpu_gibbs_measure(const mc_plan *p, cpu_gibbs *g, mc_chain *c, int add_rdf,
     }
     out->energy_pair = out->virial_pair = 0.0;
     out->energy_pair_running = c->energy_pair;
-    for (int b = 0; b < 2; b++) {
+    out->box_energy[1] = out->box_virial[1] = out->box_energy_running[1] = 0.0;
+    for (int b = 0; b < (p->ensemble->open ? 1 : 2); b++) { /* gcmc: box 1 holds the absent slots */
         compact(p, c, b, 1.0, c->gibbs_box_len[b], &g->box[b]);
         pair_sums s = box_pairs(p, &g->box[b]);
         out->box_energy[b] = s.energy, out->box_virial[b] = s.virial;
@@ -276,7 +357,7 @@ void cpu_gibbs_measure(const mc_plan *p, cpu_gibbs *g, mc_chain *c, int add_rdf,
     }
     c->energy_pair = out->energy_pair;
     if (add_rdf) {
-        int liquid = mc_gibbs_liquid_box(p, c);
+        int liquid = p->ensemble->open ? 0 : mc_gibbs_liquid_box(p, c);
         liquid_rdf(p, c, &g->box[liquid]);
         mc_gibbs_add_rdf_norm(p, c, liquid);
     }

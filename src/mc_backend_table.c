@@ -13,7 +13,7 @@ typedef struct backend_row {
 /* In the order auto prefers them. */
 static const backend_row rows[] = {
     {CFG_BACKEND_GPU, "the GPU backend", &mc_backend_cuda, {0, 0, 0, 0}},
-    {CFG_BACKEND_CPU, "the CPU backend", &mc_backend_cpu, {0, MC_FEATURE_CHARGES, 0, 0}},
+    {CFG_BACKEND_CPU, "the CPU backend", &mc_backend_cpu, {0, MC_FEATURE_CHARGES, MC_FEATURE_GCMC, 0}},
 };
 enum { NROWS = sizeof rows / sizeof rows[0] };
 
@@ -23,16 +23,20 @@ static const struct feature {
     const char *what, *section, *key;
 } features[] = {
     {MC_FEATURE_CHARGES, "charged sites", "potential", "coulomb"},
+    {MC_FEATURE_GCMC, "grand-canonical moves", "ensemble", "type"},
 };
 enum { NFEATURES = sizeof features / sizeof features[0] };
 
 mc_engine mc_plan_engine(const mc_plan *p)
 {
-    if (p->ensemble->boxes > 1) return p->rigid ? MC_ENGINE_GIBBS_MOLECULES : MC_ENGINE_GIBBS_ATOMS;
+    if (mc_plan_labelled(p)) return p->rigid ? MC_ENGINE_GIBBS_MOLECULES : MC_ENGINE_GIBBS_ATOMS;
     return p->rigid ? MC_ENGINE_MOLECULES : MC_ENGINE_ATOMS;
 }
 
-static unsigned plan_features(const mc_plan *p) { return p->ewald ? MC_FEATURE_CHARGES : 0u; }
+static unsigned plan_features(const mc_plan *p)
+{
+    return (p->ewald ? MC_FEATURE_CHARGES : 0u) | (p->ensemble->open ? MC_FEATURE_GCMC : 0u);
+}
 
 /* The first feature of `needs` that the row lacks for the engine, or NULL. */
 static const struct feature *lacking(const backend_row *r, mc_engine engine, unsigned needs)

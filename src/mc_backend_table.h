@@ -20,7 +20,10 @@ extern "C" {
 typedef enum { MC_ENGINE_ATOMS, MC_ENGINE_MOLECULES, MC_ENGINE_GIBBS_ATOMS, MC_ENGINE_GIBBS_MOLECULES, MC_NENGINES } mc_engine;
 
 /* The features backends differ in, as bits. */
-enum { MC_FEATURE_CHARGES = 1u << 0 /* charged sites and the Ewald sum */ };
+enum {
+    MC_FEATURE_CHARGES = 1u << 0, /* charged sites and the Ewald sum */
+    MC_FEATURE_GCMC = 1u << 1     /* grand-canonical insertions and deletions (the Gibbs engines) */
+};
 
 mc_engine mc_plan_engine(const mc_plan *p);
 

@@ -71,6 +71,13 @@ typedef struct mc_chain {
     int64_t gibbs_count[2][MC_MAX_SPECIES]; /* particles of each species in each box */
     uint64_t transfers, transfers_accepted; /* transfer moves among step and accepted */
     uint64_t production_transfers0, production_transfers_accepted0;
+    /* gcmc (mc_gcmc.h): the labels above mark slots present (box 0) or absent (box 1), box 0 is the
+     * chain's box (gibbs_box_len[0] = box_len); per macrostate N = plan->tmmc_n_min + i: */
+    double *tmmc_c;                 /* [macrostates][TMMC_ROW] the collection matrix (tmmc.h) */
+    double *tmmc_bias;              /* [macrostates] the ln Pi estimate the moves are biased by */
+    double *tmmc_energy;            /* [macrostates] the sum over trial moves ending at N of the
+                                       total potential energy (tail included) */
+    uint64_t *tmmc_visits;          /* [macrostates] those moves' count */
 } mc_chain;
 
 /* Chain `id` of the plan at its starting lattice (a mixture's species dealt over the sites by a

@@ -1,12 +1,13 @@
 /* mc_chain_create: a chain from the plan: its arrays (the chain-state table), its walker record and
  * its start (atoms on the lattice, at random or from an earlier output's frame; molecules,
- * mc_rigid_start; two boxes, mc_gibbs_start). */
+ * mc_rigid_start; two boxes, mc_gibbs_start; gcmc slots labelled by mc_gcmc_start). */
 #include "mc_chain.h"
 
 #include <stdlib.h>
 
 #include "mc_chain_state.h"
 #include "mc_exchange.h"
+#include "mc_gcmc.h"
 #include "mc_gibbs.h"
 #include "mc_lattice.h"
 #include "mc_rigid_start.h"
@@ -76,10 +77,13 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
             mc_chain_destroy(c);
             return NULL;
         }
+        if (plan->ensemble->open) mc_gcmc_start(plan, c);
         return c;
     }
     mc_lattice_fill(plan->lattice, plan->n, c->box_len, c->x, c->y, c->z);
-    if (plan->species.n > 1) mc_chain_shuffle_points(c, plan->seed, c->n, c->x, c->y, c->z);
+    /* gcmc: shuffled, so that the slots present at the start are spread over the box */
+    if (plan->species.n > 1 || plan->ensemble->open) mc_chain_shuffle_points(c, plan->seed, c->n, c->x, c->y, c->z);
+    if (plan->ensemble->open) mc_gcmc_start(plan, c);
     return c;
 }
 

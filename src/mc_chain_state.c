@@ -10,10 +10,12 @@ static size_t centres(const mc_plan *p) { return p->rigid ? (size_t)p->nmol : 0;
 static size_t quaternions(const mc_plan *p) { return p->rigid ? 4 * (size_t)p->nmol : 0; }
 static size_t rigid_only(const mc_plan *p) { return p->rigid ? 1 : 0; }
 static size_t volume_moves(const mc_plan *p) { return p->ensemble->volume_moves ? 1 : 0; }
-static size_t gibbs_only(const mc_plan *p) { return p->ensemble->boxes > 1 ? 1 : 0; }
-static size_t gibbs_boxes(const mc_plan *p) { return p->ensemble->boxes > 1 ? 2 : 0; }
-static size_t gibbs_labels(const mc_plan *p) { return p->ensemble->boxes > 1 ? (size_t)p->n : 0; }
-static size_t gibbs_counts(const mc_plan *p) { return p->ensemble->boxes > 1 ? 2 * (size_t)MC_MAX_SPECIES : 0; }
+static size_t gibbs_only(const mc_plan *p) { return mc_plan_labelled(p) ? 1 : 0; }
+static size_t gibbs_boxes(const mc_plan *p) { return mc_plan_labelled(p) ? 2 : 0; }
+static size_t gibbs_labels(const mc_plan *p) { return mc_plan_labelled(p) ? (size_t)p->n : 0; }
+static size_t gibbs_counts(const mc_plan *p) { return mc_plan_labelled(p) ? 2 * (size_t)MC_MAX_SPECIES : 0; }
+static size_t macrostates(const mc_plan *p) { return p->ensemble->open ? (size_t)(p->tmmc_n_max - p->tmmc_n_min + 1) : 0; }
+static size_t collection(const mc_plan *p) { return 3 * macrostates(p); }
 static size_t rdf_bins(const mc_plan *p) { return (size_t)mc_chain_rdf_rows(p) * (size_t)p->rdf_bins; }
 static size_t rdf_rows(const mc_plan *p) { return (void)p, (size_t)MC_MAX_PAIRS + 1; }
 static size_t widom_kinds(const mc_plan *p) { return p->widom_insertions ? (size_t)p->widom_kinds : 0; }
@@ -78,6 +80,10 @@ const mc_state_field mc_state_fields[] = {
     POINTED(rdf_counts, MC_STATE_U64, rdf_bins),
     POINTED(lindemann_r, MC_STATE_F64, centre_pairs),
     POINTED(lindemann_r2, MC_STATE_F64, centre_pairs),
+    POINTED(tmmc_c, MC_STATE_F64, collection),
+    POINTED(tmmc_bias, MC_STATE_F64, macrostates),
+    POINTED(tmmc_energy, MC_STATE_F64, macrostates),
+    POINTED(tmmc_visits, MC_STATE_U64, macrostates),
     PER_SAMPLE(widom, widom_kinds, 0),
     PER_SAMPLE(walker_at, exchange_only, 0),
     PER_SAMPLE(series, one, 1),

@@ -108,6 +108,8 @@ int mc_energy_terms(const mc_plan *p, const mc_chain *c, double e[MC_NENERGY_TER
 {
     if (p->ensemble->boxes > 1) /* each box's pairs, minimum image and tail: not written yet */
         MC_FAIL(err, MC_EINVAL, "--energy: the Gibbs ensemble's two boxes are not evaluated term by term yet");
+    if (p->ensemble->open) /* the present slots only: not written yet */
+        MC_FAIL(err, MC_EINVAL, "--energy: type = gcmc's varying N is not evaluated term by term yet");
     for (int t = 0; t < MC_NENERGY_TERMS; t++) e[t] = 0.0;
     pair_terms(p, c, e);
     if (mc_energy_applies(p, MC_ENERGY_TAIL)) {

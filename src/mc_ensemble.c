@@ -5,6 +5,7 @@
 
 #include "mc_backend.h"
 #include "mc_corrections.h"
+#include "mc_gcmc.h"
 #include "mc_gibbs.h"
 #include "mc_observable.h"
 
@@ -174,9 +175,38 @@ static int gibbs_floor_error(const mc_plan *p, const mc_chain *c, long sweep, ui
             sweep, (unsigned long long)hits, (unsigned long long)moves, p->min_box_len);
 }
 
+/* gcmc: the backend's sweeps (displacements, insertions and deletions, all drawn inside them), then
+ * each chain's bias from its collection so far (mc_gcmc.h). */
+static int gcmc_sweeps(const mc_ensemble_ctx *x, long nsweeps, mc_err *err)
+{
+    MC_TRY(backend_sweeps(x, nsweeps, err));
+    for (int k = 0; x->plan->tmmc_bias && k < x->nchains; k++) mc_gcmc_update_bias(x->plan, x->chains[k]);
+    return MC_OK;
+}
+
+/* gcmc: the displacement step over the round's displacements (the moves that were not insertions
+ * or deletions), at most half the box. */
+static void gcmc_adapt(const mc_plan *p, mc_chain *c, const mc_round_counts *at, long sweeps)
+{
+    (void)sweeps;
+    double displaced = (double)(c->step - at->step) - (double)(c->transfers - at->transfers);
+    double acc = (double)(c->accepted - at->accepted) - (double)(c->transfers_accepted - at->transfers_accepted);
+    if (displaced > 0)
+        c->max_displacement = adapted_step(c->max_displacement, acc / displaced, p->target_acceptance, c->half_box);
+}
+
+/* gcmc: the present particles are the sample's, the corrections at their density. */
+static void gcmc_sample(const mc_plan *p, const mc_chain *c, const mc_measurement *m, mc_sample_ctx *s)
+{
+    (void)m;
+    s->n = s->nmol = (int)mc_gibbs_particles(p, c, 0);
+    s->corr = mc_corrections_at(p, s->n / s->volume, s->sp->temperature);
+}
+
 const mc_ensemble mc_ensembles[] = {
-    [CFG_ENSEMBLE_NVT] = {"nvt", "NVT", 1, 0, 0, backend_sweeps, adapt_one_box, nvt_sample, NULL},
-    [CFG_ENSEMBLE_NPT] = {"npt", "NPT", 1, 1, 1, npt_sweeps, npt_adapt, npt_sample, npt_floor_error},
+    [CFG_ENSEMBLE_NVT] = {"nvt", "NVT", 1, 0, 0, 0, backend_sweeps, adapt_one_box, nvt_sample, NULL},
+    [CFG_ENSEMBLE_NPT] = {"npt", "NPT", 1, 1, 1, 0, npt_sweeps, npt_adapt, npt_sample, npt_floor_error},
     /* the Gibbs moves (displacements, transfers, volume exchanges) are all drawn inside the sweep */
-    [CFG_ENSEMBLE_GIBBS] = {"gibbs", "Gibbs", 2, 1, 0, backend_sweeps, gibbs_adapt, gibbs_sample, gibbs_floor_error},
+    [CFG_ENSEMBLE_GIBBS] = {"gibbs", "Gibbs", 2, 1, 0, 0, backend_sweeps, gibbs_adapt, gibbs_sample, gibbs_floor_error},
+    [CFG_ENSEMBLE_GCMC] = {"gcmc", "grand-canonical", 1, 0, 0, 1, gcmc_sweeps, gcmc_adapt, gcmc_sample, NULL},
 };

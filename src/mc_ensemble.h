@@ -51,6 +51,9 @@ typedef struct mc_ensemble {
     int boxes;             /* periodic boxes per chain (the Gibbs ensemble's two) */
     int volume_moves;      /* chains change volume: volume counters, acceptance, the floor check */
     int imposed_pressure;  /* state points are temperature x pressure and the box breathes */
+    int open;              /* particles enter and leave (gcmc, mc_gcmc.h): state points are temperature x
+                              ln z; each particle slot is labelled present or absent as a Gibbs particle
+                              is with its box, and chains collect ln Pi(N) (tmmc.h) */
     /* nsweeps sweeps of every chain: the backend's moves, and what the ensemble adds between them */
     int (*sweeps)(const mc_ensemble_ctx *x, long nsweeps, mc_err *err);
     /* Step sizes toward plan->target_acceptance from a round of `sweeps` sweeps that began at `at`. */

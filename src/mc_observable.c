@@ -8,13 +8,16 @@
 #include "mc_rigid_host.h"
 
 static int npt_only(const mc_plan *p) { return p->ensemble->imposed_pressure; }
+static int varying_density(const mc_plan *p) { return p->ensemble->imposed_pressure || p->ensemble->open; }
+static int gcmc_only(const mc_plan *p) { return p->ensemble->open; }
+static int fixed_n_one_box(const mc_plan *p) { return p->ensemble->boxes == 1 && !p->ensemble->open; }
 static int gibbs_only(const mc_plan *p) { return p->ensemble->boxes > 1; }
 static int one_box(const mc_plan *p) { return p->ensemble->boxes == 1; }
 static int volume_moves(const mc_plan *p) { return p->ensemble->volume_moves; }
 static int molecules_only(const mc_plan *p) { return p->rigid; }
 
-/* U/N per site, the tail correction included. */
-static double sample_energy(const mc_sample_ctx *s) { return s->energy_pair / s->n + s->corr.u_tail; }
+/* U/N per site, the tail correction included; 0 for an empty gcmc box, the ideal gas's. */
+static double sample_energy(const mc_sample_ctx *s) { return s->n > 0 ? s->energy_pair / s->n + s->corr.u_tail : 0.0; }
 
 /* The virial pressure; its kinetic term counts molecules (the molecular virial goes with it). An
  * open cluster has no volume and no pressure. */
@@ -27,6 +30,9 @@ static double sample_pressure(const mc_sample_ctx *s)
 
 /* Molecules (atoms) per volume, as the config's density. */
 static double sample_density(const mc_sample_ctx *s) { return s->nmol / s->volume; }
+
+/* gcmc: the particles present. */
+static double sample_particles(const mc_sample_ctx *s) { return s->nmol; }
 
 /* (U + P V) per site, P the imposed pressure. */
 static double sample_enthalpy(const mc_sample_ctx *s)
@@ -78,17 +84,17 @@ static double vapour_pressure(const mc_sample_ctx *s) { return box_pressure(vapo
             what ", over the chains whose boxes separated (/chains/separation)", gibbs_only, fn, NULL, NULL, 1}
 
 const mc_observable mc_observables[MC_NOBS] = {
-    [MC_OBS_ENERGY] = {"energy", MC_UNIT_ENERGY, MC_OBS_SERIES, "nvt and npt",
+    [MC_OBS_ENERGY] = {"energy", MC_UNIT_ENERGY, MC_OBS_SERIES, "nvt, npt and gcmc",
                        "potential energy per particle (molecules: per site) at each sample, tail correction included",
                        "potential energy per particle (molecules: per site)", one_box, sample_energy, NULL, NULL},
-    [MC_OBS_PRESSURE] = {"pressure", MC_UNIT_PRESSURE, MC_OBS_SERIES, "nvt and npt",
+    [MC_OBS_PRESSURE] = {"pressure", MC_UNIT_PRESSURE, MC_OBS_SERIES, "nvt, npt and gcmc",
                          "virial pressure rho kT + W/(3V) at each sample (molecular virial for molecules), tail and "
                          "impulsive corrections included, without the contact term of hard cores; NaN for an open "
                          "cluster",
                          "pressure", one_box, sample_pressure, NULL, NULL},
-    [MC_OBS_DENSITY] = {"density", MC_UNIT_DENSITY, MC_OBS_SERIES, "npt only",
+    [MC_OBS_DENSITY] = {"density", MC_UNIT_DENSITY, MC_OBS_SERIES, "npt and gcmc only",
                         "number density N/V at each sample, N counting molecules (atoms)",
-                        "number density N/V, N counting molecules (atoms)", npt_only, sample_density, NULL, NULL},
+                        "number density N/V, N counting molecules (atoms)", varying_density, sample_density, NULL, NULL},
     [MC_OBS_ENTHALPY] = {"enthalpy", MC_UNIT_ENERGY, MC_OBS_SERIES, "npt only",
                          "configurational enthalpy per particle (molecules: per site) U/N + P V/N at each sample, P the "
                          "imposed pressure",
@@ -103,7 +109,7 @@ const mc_observable mc_observables[MC_NOBS] = {
                               "(npt: of the enthalpy, giving C_P), the ideal part included: 3/2 per atom, per molecule "
                               "3/2 and 1 (linear) or 3/2 for rotation; each chain's error by jackknife over 16 "
                               "blocks, pooled over replicas by their spread or, where larger, the chains' errors",
-                              one_box, NULL, NULL, heat_capacity},
+                              fixed_n_one_box, NULL, NULL, heat_capacity},
     [MC_OBS_VOLUME_ACCEPTANCE] = {"volume_acceptance", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "npt and gibbs only",
                                   "accepted / attempted volume moves (gibbs: volume exchanges) in production",
                                   "volume-move acceptance ratio (error from the replicas' spread)", volume_moves, NULL,
@@ -147,13 +153,14 @@ const mc_observable mc_observables[MC_NOBS] = {
                 liquid_pressure),
     GIBBS_PHASE(MC_OBS_VAPOUR_PRESSURE, "vapour_pressure", MC_UNIT_PRESSURE, "virial pressure of the vapour",
                 vapour_pressure),
-    [MC_OBS_DISPLACEMENT_ACCEPTANCE] = {"displacement_acceptance", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "gibbs only",
+    [MC_OBS_DISPLACEMENT_ACCEPTANCE] = {"displacement_acceptance", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "gibbs and gcmc only",
                                         "accepted / attempted displacements in production",
-                                        "displacement acceptance ratio (error from the replicas' spread)", gibbs_only,
+                                        "displacement acceptance ratio (error from the replicas' spread)", mc_plan_labelled,
                                         NULL, mc_chain_production_displacement_acceptance, NULL, 0},
-    [MC_OBS_TRANSFER_ACCEPTANCE] = {"transfer_acceptance", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "gibbs only",
-                                    "accepted / attempted particle transfers in production",
-                                    "transfer acceptance ratio (error from the replicas' spread)", gibbs_only, NULL,
+    [MC_OBS_TRANSFER_ACCEPTANCE] = {"transfer_acceptance", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "gibbs and gcmc only",
+                                    "accepted / attempted particle transfers in production (gcmc: insertions and "
+                                    "deletions, those a window's edge refused included)",
+                                    "transfer acceptance ratio (error from the replicas' spread)", mc_plan_labelled, NULL,
                                     mc_chain_production_transfer_acceptance, NULL, 0},
     [MC_OBS_SEPARATION] = {"separation", MC_UNIT_ONE, MC_OBS_PER_CHAIN, "gibbs only",
                            "how clearly the boxes hold two phases: mean over production samples of abs(rho_0 - rho_1) "
@@ -161,6 +168,11 @@ const mc_observable mc_observables[MC_NOBS] = {
                            "chain counts as not separated and stays out of the liquid_ and vapour_ results)",
                            "separation (error from the replicas' spread)", gibbs_only, NULL, mc_gibbs_separation, NULL,
                            0},
+    [MC_OBS_PARTICLES] = {"particles", MC_UNIT_COUNT, MC_OBS_SERIES, "gcmc only",
+                          "particles N in the box at each sample",
+                          "particles N in the box (with [tmmc] bias: of the biased chain, whose N walks over its "
+                          "window; the grand-canonical averages come from /results/tmmc)", gcmc_only, sample_particles,
+                          NULL, NULL, 0},
 };
 
 mc_estimate mc_observable_estimate(const mc_plan *p, const mc_chain *c, int id)

@@ -129,8 +129,28 @@ static const char *mass_density_hint(const cfg *c, double density)
                : "";
 }
 
+/* gcmc: the box holds the cutoff and the RDF range under the minimum image, and n_max slots on the
+ * starting lattice (as many particles packed closer are no fluid). */
+static int check_gcmc_box(const cfg *c, const mc_plan *p, const mc_statepoint *sp, mc_err *err)
+{
+    const double len = sp->box_len, nn = mc_lattice_spacing(p->lattice, p->n, len);
+    if (isfinite(p->cutoff) && p->cutoff > 0.5 * len)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [system] box_length = %g: expected at least twice [potential] cutoff = %g "
+                "(minimum image)", c->filename, cfg_line(c, "system", "box_length"), len, p->cutoff);
+    if (c->rdf.rmax > 0.5 * len)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [rdf] rmax = %g: expected at most half [system] box_length = %g",
+                c->filename, cfg_line(c, "rdf", "rmax"), c->rdf.rmax, len);
+    if (nn < min_start_spacing * core_diameter(p))
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] n_max = %d: a box of edge %g holds that many only %.3f core "
+                "diameters apart on the %s lattice (density %.4g); expected at least %.1f: lower n_max",
+                c->filename, cfg_line(c, "ensemble", "n_max"), p->n, len, nn / core_diameter(p),
+                p->lattice == CFG_LATTICE_FCC ? "fcc" : "sc", sp->density, min_start_spacing);
+    return MC_OK;
+}
+
 static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint *sp, mc_err *err)
 {
+    if (p->ensemble->open) return check_gcmc_box(c, p, sp, err);
     double half_box = 0.5 * sp->box_len;
     if (isfinite(p->cutoff) && p->cutoff > half_box)
         MC_FAIL(err, MC_EINVAL,
@@ -193,7 +213,8 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
 {
     const cfg_list *T = &c->ensemble.temperature, *rho = &c->ensemble.density;
     const cfg_list *P = &c->ensemble.pressure;
-    int naxis = !p->periodic ? 1 : p->ensemble->imposed_pressure ? P->n : rho->n; /* an open cluster: temperature only */
+    int naxis = !p->periodic ? 1 : p->ensemble->imposed_pressure ? P->n : p->ensemble->open ? c->ensemble.lnz.n : rho->n;
+    /* an open cluster: temperature only */
     size_t npoints;
     /* 1e5 temperatures x 1e5 densities wrapped an int and ended in "out of memory" */
     if (mc_mul_overflows((size_t)T->n, (size_t)naxis, &npoints) || npoints > MC_MAX_CHAINS) {
@@ -212,7 +233,9 @@ static int fill_statepoints(const cfg *c, mc_plan *p, mc_err *err)
             mc_statepoint *sp = &p->statepoint[it * naxis + ia];
             sp->temperature_given = T->v[it];
             sp->temperature = T->v[it] * p->units.kT_per_temperature;
-            sp->density = p->periodic ? rho->v[p->ensemble->imposed_pressure ? 0 : ia] : 0.0;
+            /* gcmc: the slots' density n_max / V, which the start's lattice and the checks use */
+            sp->density = p->periodic ? rho->v[p->ensemble->imposed_pressure || p->ensemble->open ? 0 : ia] : 0.0;
+            if (p->ensemble->open) sp->lnz = c->ensemble.lnz.v[ia];
             if (c->ensemble.density_is_mass) sp->density /= p->units.mass_density_factor;
             if (p->ensemble->imposed_pressure) {
                 sp->pressure_given = P->v[ia];
@@ -519,6 +542,18 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     p->tail_correction = c->potential.tail_correction;
     p->cutoff_scheme = c->potential.cutoff_scheme;
     p->ensemble = &mc_ensembles[c->ensemble.type];
+    if (p->ensemble->open) { /* gcmc: each replica is a set of windows (mc_gcmc.h) */
+        p->tmmc_n_min = (int)c->ensemble.n_min;
+        p->tmmc_n_max = (int)c->ensemble.n_max;
+        p->tmmc_windows = (int)c->tmmc.windows;
+        p->tmmc_bias = c->tmmc.bias;
+        if ((double)p->replicas * p->tmmc_windows > MC_MAX_CHAINS) {
+            mc_err_set(err, MC_EINVAL, "%s:%d: [tmmc] windows = %d times [ensemble] replicas = %d: too many chains",
+                       c->filename, cfg_line(c, "tmmc", "windows"), p->tmmc_windows, p->replicas);
+            return mc_plan_destroy(p), NULL;
+        }
+        p->replicas *= p->tmmc_windows;
+    }
     for (int k = 0; k < 3; k++) p->move_fraction[k] = c->moves.move_fraction[k];
     p->max_volume_step0 = c->moves.max_volume_step;
     p->units = units_of(c, p);
@@ -550,7 +585,7 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
     }
     if (p->ensemble->boxes > 1 && check_gibbs_size(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
     if (fill_statepoints(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
-    if (p->ensemble->boxes > 1) gibbs_kinds(p);
+    if (p->ensemble->boxes > 1 || p->ensemble->open) gibbs_kinds(p); /* gcmc: the tail by the box's counts */
     for (int a = 0; p->ensemble->imposed_pressure && isfinite(p->cutoff) && p->tail_correction && a < p->species.n; a++)
         for (int b = 0; b < p->species.n; b++) /* pair_tail_energy(pp, 1, 1): N_a = N_b = V = 1 */
             p->npt_tail += (double)p->species.count[a] * p->species.count[b] * pair_tail_energy(&p->species.pair[a][b], 1.0, 1.0);

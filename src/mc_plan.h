@@ -44,6 +44,7 @@ typedef struct mc_statepoint {
     double box_len;     /* cubic box edge (npt: at the start) */
     double pressure;    /* npt: the imposed pressure in energy / length^3; 0 for nvt */
     double pressure_given; /* npt: as in the config (bar in real units) */
+    double lnz;            /* gcmc: ln of the activity, z in the length unit^-3 (mc_gcmc.h) */
     mc_corrections corr;   /* at the (starting) density */
 } mc_statepoint;
 
@@ -64,10 +65,14 @@ typedef struct mc_plan {
     int lattice;         /* enum cfg_lattice */
     int nstatepoints;
     mc_statepoint *statepoint;
-    int replicas;
+    int replicas;        /* chains per state point: [ensemble] replicas, times [tmmc] windows in gcmc */
     int nchains;         /* nstatepoints * replicas; chain c is state point c / replicas */
-    int ntemperatures, naxis; /* state point s is temperature s / naxis at density (npt: pressure)
-                                 s % naxis */
+    /* gcmc (mc_gcmc.h): ln Pi(N) over N = tmmc_n_min .. tmmc_n_max (n is tmmc_n_max), split into
+     * tmmc_windows windows of as many chains each as [ensemble] replicas; tmmc_bias: moves biased
+     * by the chain's estimate */
+    int tmmc_n_min, tmmc_n_max, tmmc_windows, tmmc_bias;
+    int ntemperatures, naxis; /* state point s is temperature s / naxis at density (npt: pressure;
+                                 gcmc: ln z) s % naxis */
     long exchange_every; /* replica exchange: sweeps between attempts (mc_exchange.h); 0: none */
     int exchange_axis;   /* enum cfg_exchange_axis */
     /* The ensemble's row (mc_ensemble.h): npt makes one ln V move per chain after every sweep; the
@@ -162,6 +167,9 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err);
 void mc_plan_destroy(mc_plan *p);
 
 static inline int mc_plan_statepoint_of(const mc_plan *p, int chain) { return chain / p->replicas; }
+/* Whether a chain's particles carry a box label: the Gibbs ensemble's box, gcmc's present (0) or
+ * absent (1); such chains take the Gibbs backends' paths. */
+static inline int mc_plan_labelled(const mc_plan *p) { return p->ensemble->boxes > 1 || p->ensemble->open; }
 
 /* Whether chains keep an open cluster's Lindemann sums. Not with replica exchange: a chain's samples
  * then come from several walkers, whose particle labels are unrelated, so the spread of a labelled

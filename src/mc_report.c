@@ -59,8 +59,14 @@ static void print_wall_time(const mc_plan *p, const mc_report_time *t)
 void mc_report_plan(const cfg *c, const mc_plan *p, const char *output, int chains_per_rank,
                     const mc_report_time *time)
 {
-    printf("\nstate points: %d x %d replicas = %d chains of n = %d\n", p->nstatepoints, p->replicas,
-           p->nchains, p->n);
+    if (p->ensemble->open)
+        printf("\nstate points: %d x %d replicas x %d windows = %d chains of up to n_max = %d particles in a box of "
+               "edge %g; ln Pi over N = %d..%d%s\n", p->nstatepoints, p->replicas / p->tmmc_windows, p->tmmc_windows,
+               p->nchains, p->n, p->statepoint[0].box_len, p->tmmc_n_min, p->tmmc_n_max,
+               p->tmmc_bias ? ", moves biased by each chain's estimate" : "");
+    else
+        printf("\nstate points: %d x %d replicas = %d chains of n = %d\n", p->nstatepoints, p->replicas, p->nchains,
+               p->n);
     printf("units: %s\n", p->units.system);
     if (p->exchange_every)
         printf("replica exchange: %d ladders of %d rungs along %s, neighbours try to swap every %ld sweeps\n",
@@ -70,10 +76,14 @@ void mc_report_plan(const cfg *c, const mc_plan *p, const char *output, int chai
         printf("gibbs: two boxes per chain, total volume %g (the box column: each box's starting edge, half the "
                "volume each); trial moves %g displacements, %g transfers, %g volume exchanges\n", p->total_volume,
                p->move_fraction[0], p->move_fraction[1], p->move_fraction[2]);
-    printf("%6s %12s %12s %12s%s\n", "point", "T", "density", "box", p->ensemble->imposed_pressure ? "            P" : "");
+    if (p->ensemble->open)
+        printf("gcmc: trial moves %g displacements, %g insertions and deletions (half each), a sweep n_max = %d "
+               "of them\n", p->move_fraction[0], p->move_fraction[1], p->n);
+    printf("%6s %12s %12s %12s%s\n", "point", "T", p->ensemble->open ? "ln z" : "density", "box",
+           p->ensemble->imposed_pressure ? "            P" : "");
     for (int s = 0; s < p->nstatepoints; s++) {
         printf("%6d %12.6g %12.6g %12.6g", s, p->statepoint[s].temperature_given,
-               p->statepoint[s].density, p->statepoint[s].box_len);
+               p->ensemble->open ? p->statepoint[s].lnz : p->statepoint[s].density, p->statepoint[s].box_len);
         if (p->ensemble->imposed_pressure) printf(" %12.6g", p->statepoint[s].pressure_given);
         printf("\n");
     }
@@ -167,10 +177,32 @@ static void print_gibbs_summary(const mc_plan *p, const mc_results *r)
            MC_GIBBS_SEPARATED);
 }
 
+/* gcmc: what ln Pi(N) says at each state point's own activity (its reweighting, the isotherm and
+ * the coexistence: mcens-analyze tmmc), how complete it is, and the moves' acceptance. */
+static void print_gcmc_summary(const mc_plan *p, const mc_results *r)
+{
+    const mc_tmmc_results *t = r->tmmc;
+    const double volume = pow(p->statepoint[0].box_len, 3);
+    printf("\n%6s %10s %10s %10s %12s %8s %22s %10s %10s\n", "point", "T", "ln z", "<N>", "density", "missing",
+           "ln Pi stderr (max)", "displace", "in/out");
+    for (int s = 0; s < p->nstatepoints; s++) {
+        double worst = 0.0;
+        for (int i = 0; i < t->nmacro; i++) worst = fmax(worst, t->ln_pi_stderr[(size_t)s * t->nmacro + i]);
+        printf("%6d %10.5g %10.5g %10.4f %12.6g %8d %22.4g %10.4f %10.4f\n", s, p->statepoint[s].temperature_given,
+               p->statepoint[s].lnz, t->n_mean[s], t->n_mean[s] / volume, t->missing[s],
+               p->replicas / p->tmmc_windows > 1 ? worst : NAN, r->obs[MC_OBS_DISPLACEMENT_ACCEPTANCE][s].mean,
+               r->obs[MC_OBS_TRANSFER_ACCEPTANCE][s].mean);
+    }
+    printf("<N>, density: of ln Pi at the point's own ln z (/results/tmmc); missing: transitions N -> N + 1 without "
+           "data (0: ln Pi is complete); reweight and find coexistence with mcens-analyze tmmc\n");
+}
+
 void mc_report_summary(const mc_plan *p, const mc_results *r)
 {
     printf("\nunits: %s", p->units.system);
-    if (p->ensemble->boxes > 1) {
+    if (p->ensemble->open) {
+        print_gcmc_summary(p, r);
+    } else if (p->ensemble->boxes > 1) {
         print_gibbs_summary(p, r);
     } else if (p->rigid && !p->periodic) {
         print_cluster_summary(p, r);
@@ -251,6 +283,8 @@ long mc_report_warn_not_finite(const mc_plan *p, const mc_results *r, int say)
  * run). Their averages stand in the file, but a warning names them. */
 void mc_report_warn_not_stationary(const mc_plan *p, const mc_results *r)
 {
+    /* a biased gcmc chain walks over its window's N on purpose: its series drift by design */
+    if (p->ensemble->open && p->tmmc_bias) return;
     long tests = 0, flagged = 0;
     for (int o = 0; o < MC_NOBS; o++)
         if (r->chain_equilibration[o] && p->nsamples >= MC_EQUILIBRATION_MIN_SAMPLES) tests += p->nchains;

@@ -28,6 +28,7 @@ void mc_results_destroy(mc_results *r)
     free(r->walker_traversals);
     free(r->walker_state);
     free(r->exchange_acceptance);
+    mc_tmmc_results_destroy(r->tmmc);
     free(r);
 }
 
@@ -69,6 +70,10 @@ mc_results *mc_results_create(const mc_plan *plan, mc_err *err)
         return mc_err_set(err, MC_ENOMEM, "out of memory for results"), NULL;
     }
     for (size_t b = 0; b < B; b++) r->rdf_r[b] = (b + 0.5) * plan->rdf_dr;
+    if (plan->ensemble->open && !(r->tmmc = mc_tmmc_results_create(plan, err))) {
+        mc_results_destroy(r);
+        return NULL;
+    }
     if (!plan->exchange_every) return r;
     r->exchange_attempts = calloc(C, sizeof *r->exchange_attempts);
     r->exchange_accepted = calloc(C, sizeof *r->exchange_accepted);
@@ -99,6 +104,7 @@ void mc_results_add_chain(mc_results *r, const mc_plan *plan, const mc_chain *c)
     uint64_t *counts = r->rdf_counts + (size_t)c->statepoint * PB;
     for (size_t b = 0; b < PB; b++) counts[b] += c->rdf_counts[b];
     for (int k = 0; k < r->npairs; k++) r->chain_rdf_norm[(size_t)c->id * r->npairs + k] = c->rdf_norm[k];
+    if (r->tmmc) mc_tmmc_results_add_chain(r->tmmc, plan, c);
     if (!r->exchange_attempts) return;
     r->exchange_attempts[c->id] = c->exchange_attempts - c->production_exchange_attempts0;
     r->exchange_accepted[c->id] = c->exchange_accepted - c->production_exchange_accepted0;
@@ -185,6 +191,7 @@ void mc_results_pool(mc_results *r, const mc_plan *plan)
     }
     if (r->walker_state)
         for (size_t i = 0; i < (size_t)plan->nchains * plan->nsamples; i++) r->walker_state[i] -= 1;
+    if (r->tmmc) mc_tmmc_results_pool(r->tmmc, plan);
 }
 
 /* An infinite pooled energy, pressure, density, enthalpy or heat capacity means a run that went

@@ -12,6 +12,7 @@
 #include "mc_err.h"
 #include "mc_plan.h"
 #include "mc_stats.h"
+#include "mc_tmmc_results.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,6 +57,7 @@ typedef struct mc_results {
     double *rdf_g;          /* [nstatepoints][npairs][bins] */
     mc_estimate *replica_scratch; /* [replicas] one state point's estimates while pooling (so that
                                      pooling, after the run, allocates nothing) */
+    mc_tmmc_results *tmmc;        /* gcmc: ln Pi(N) and what it comes from; NULL otherwise */
 } mc_results;
 
 mc_results *mc_results_create(const mc_plan *plan, mc_err *err);

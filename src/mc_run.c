@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "mc_ensemble.h"
+#include "mc_gcmc.h"
 
 struct mc_run {
     const mc_plan *plan;
@@ -314,6 +315,7 @@ static int equilibration_round(mc_run *r, mc_err *err)
             c->production_exchange_accepted0 = c->exchange_accepted;
             c->production_transfers0 = c->transfers;
             c->production_transfers_accepted0 = c->transfers_accepted;
+            if (p->ensemble->open) mc_gcmc_restart_collection(p, c);
         }
     return MC_OK;
 }

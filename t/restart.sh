@@ -4,12 +4,12 @@
 # /chains, /results and the trajectory (frames every few samples) bit-identical to an uninterrupted
 # run, for every kind of chain (atoms with
 # cell lists, a mixture with Widom, NPT, molecules in NPT with Widom, an open cluster, and replica
-# exchange among atoms with cell lists, along a pressure ladder and in a cluster, and Gibbs-ensemble
-# mixtures of atoms and of molecules); --extend
+# exchange among atoms with cell lists, along a pressure ladder and in a cluster, Gibbs-ensemble
+# mixtures of atoms and of molecules, and grand-canonical windows); --extend
 # equals a longer run; checkpoints that cannot continue the run are refused and left as they are
 # (t/gpu_shape.sh: a continued run keeps the GPU its kernels were shaped for).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 32
+tap_plan 33
 
 # a random sweep in [lo, hi), printed so that a failure can be replayed
 random_sweep() { echo $(( $1 + $(od -An -N2 -tu2 /dev/urandom) % ($2 - $1) )); }
@@ -228,6 +228,29 @@ transfer_fraction = 0.25
 volume_fraction = 0.05
 EOF
 restart_case gibbs_molecules 90
+# the grand-canonical ensemble: slot labels, the collection matrices, the biases learned so far,
+# the energy sums and visits by N, in windows spread over the ranks
+cat > gcmc.ini <<'EOF'
+[run]
+seed = 9
+equilibration = 40
+production = 80
+sample_every = 4
+checkpoint_every = 1e-6
+[system]
+box_length = 6
+[potential]
+cutoff = 2.5
+[ensemble]
+type = gcmc
+temperature = 1.2, 1.5
+lnz = -3
+n_max = 60
+replicas = 2
+[tmmc]
+windows = 3
+EOF
+restart_case gcmc 120
 
 # a stop signal on one rank: every rank stops at the same round with a checkpoint, status 3
 at=$(random_sweep 1 90)

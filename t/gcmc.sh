@@ -1,0 +1,100 @@
+#!/bin/sh
+# The grand-canonical ensemble with transition-matrix sampling (issue 43, [ensemble] type = gcmc):
+# bad input refused before any output; the ideal gas's ln Pi against its exact transitions, with
+# windows and the bias, and without the bias against the chains' own N; the Lennard-Jones fluid
+# (rc = 3 with tail corrections, V = 512) against NIST's SRSW ln Pi and U(N) at T = 1.5; the bias
+# flattening each window's visits; /results/tmmc the pool of /chains/tmmc; 1 and 3 ranks
+# bit-identical. t/gcmc_check.py reads the files; its bounds are Student-t quantiles of the
+# replicas' spread (its docstring says which).
+. "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
+tap_plan 22
+
+cat > base.ini <<'EOF'
+[run]
+output = base.h5
+seed = 21
+equilibration = 200
+production = 4000
+sample_every = 100
+[system]
+box_length = 6
+[potential]
+epsilon = 0
+cutoff = 2.5
+[ensemble]
+type = gcmc
+temperature = 1.0
+lnz = -2.5, -1.5
+n_max = 30
+replicas = 16
+[tmmc]
+windows = 3
+EOF
+
+# 1. bad input: status 1, the message names file, line and key, and nothing is written
+refused() { refused_edit base "$@"; } # refused NAME SED EXPECTED-TEXT
+refused no_lnz '/^lnz = /d' "no_lnz.ini: missing required key 'lnz' in [ensemble] (type = gcmc)"
+refused no_box '/^box_length = /d' "no_box.ini: missing required key 'box_length' in [system] (type = gcmc)"
+refused no_n_max '/^n_max = /d' "no_n_max.ini: missing required key 'n_max' in [ensemble] (type = gcmc)"
+refused n_min_high 's/^n_max = 30/n_max = 30\nn_min = 30/' "n_min_high.ini:17: [ensemble] n_min = 30: expected below n_max = 30"
+refused windows 's/^windows = 3/windows = 31/' "windows.ini:19: [tmmc] windows = 31: expected at most n_max - n_min = 30"
+refused density 's/^lnz = -2.5, -1.5/lnz = -2.5\ndensity = 0.3/' "density.ini:16: [ensemble] density: type = gcmc takes [system] box_length"
+refused small_box 's/^box_length = 6/box_length = 4/' "small_box.ini:8: [system] box_length = 4: expected at least twice [potential] cutoff = 2.5"
+refused packed 's/^n_max = 30/n_max = 400/' "packed.ini:16: [ensemble] n_max = 400: a box of edge 6 holds that many"
+refused mixture '/^epsilon = 0/d; s/^\[tmmc\]/[mixture]\nspecies = A, B\ncounts = 10, 10\nsigma = 1, 1\nepsilon = 1, 1\n[tmmc]/' \
+    "mixture.ini:18: [mixture] species: mixtures in type = gcmc are not built yet"
+refused gcmc_keys_in_nvt 's/^type = gcmc/type = nvt\ndensity = 0.3/' "gcmc_keys_in_nvt.ini:16: [ensemble] lnz: expected [ensemble] type = gcmc"
+refused gpu 's/^seed = 21/seed = 21\nbackend = gpu/' "gpu.ini:4: [run] backend = gpu: the GPU backend has no grand-canonical moves yet"
+
+# 2. the ideal gas: 16 replicas x 3 windows of N = 0..30 at two activities, the bias on
+run_np 2 -q base.ini > base.txt 2>&1
+ok $? "ideal gas: the run ends with status 0" || diag < base.txt
+pycheck gcmc_check.py pooled base.h5
+ok $? "ideal gas: /results/tmmc/ln_pi, ln_pi_stderr and energy are the pool of every replica's windows in /chains/tmmc"
+pycheck gcmc_check.py ideal base.h5
+ok $? "ideal gas: each transition ln Pi(N+1) - ln Pi(N) equals ln(z V / (N + 1)) within the replicas' errors"
+
+# 3. the same on 1 and 3 ranks: the same bits (windows on any rank)
+sed 's/^output = base.h5/output = ranks.h5/' base.ini > ranks.ini
+run_np 3 -q ranks.ini > ranks.txt 2>&1 && h5check same_results base.h5 ranks.h5
+ok $? "ideal gas: 2 and 3 ranks give bit-identical /chains and /results" || diag < ranks.txt
+
+# 4. no bias: the plain grand-canonical chain, whose N is the grand-canonical one (<N> = z V = 15)
+sed -e 's/^lnz = -2.5, -1.5/lnz = -2.6603/' -e 's/^n_max = 30/n_max = 60/' -e 's/^windows = 3/windows = 1\nbias = no/' \
+    -e 's/^replicas = 16/replicas = 8/' -e 's/^output = base.h5/output = plain.h5/' base.ini > plain.ini
+run_np 2 -q plain.ini > plain.txt 2>&1
+ok $? "bias = no: the run ends with status 0" || diag < plain.txt
+pycheck gcmc_check.py plain plain.h5
+ok $? "bias = no: the chains' mean N equals <N> of their ln Pi within the replicas' errors"
+pycheck gcmc_check.py ideal plain.h5 1000
+ok $? "bias = no: ln Pi's transitions are the ideal gas's where every chain went a thousand times"
+
+# 5. the LJ fluid at T = 1.5 (supercritical), N = 0..40 in two windows, against NIST
+cat > nist.ini <<'EOF'
+[run]
+output = nist.h5
+seed = 22
+equilibration = 500
+production = 20000
+sample_every = 200
+[system]
+box_length = 8
+[potential]
+cutoff = 3.0
+[ensemble]
+type = gcmc
+temperature = 1.5
+lnz = -1.568214
+n_max = 40
+replicas = 16
+[tmmc]
+windows = 2
+EOF
+run_np 2 -q nist.ini > nist.txt 2>&1
+ok $? "LJ T = 1.5: the run ends with status 0" || diag < nist.txt
+pycheck gcmc_check.py nist nist.h5 1.50
+ok $? "LJ T = 1.5: ln Pi's transitions and U(N), N = 0..40, match NIST's SRSW within the errors"
+pycheck gcmc_check.py flat nist.h5 0.2
+ok $? "LJ T = 1.5: the bias flattens each window's visits (ln Pi spans 84 there)"
+pycheck gcmc_check.py pooled nist.h5
+ok $? "LJ T = 1.5: /results/tmmc is the pool of /chains/tmmc, and no transition lacks data"

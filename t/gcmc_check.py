@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Checks of grand-canonical runs ([ensemble] type = gcmc) read from their HDF5 files (t/gcmc.sh).
+
+Each replica's ln Pi is rebuilt here from its windows' collection matrices (/chains/tmmc): the
+transition N -> N + 1 of replica r is t_r(N) = ln P(N -> N+1) - ln P(N+1 -> N), and over R replicas
+its mean has the standard error sd / sqrt(R). Transitions are nearly independent of one another
+(ln Pi itself is their running sum, so its errors are correlated from N to N), so each comparison
+is on transitions, as a t statistic with R - 1 degrees of freedom, and a run passes when the
+largest |t| stays below the two-sided Bonferroni bound for a 1% false alarm over all transitions
+compared, and the mean of t^2 below its expectation (R-1)/(R-3) plus four of its standard errors.
+
+Usage: gcmc_check.py CHECK FILE [ARGS]; exit 0: it holds, 1: it fails, 2: the checker broke.
+  pooled FILE          /results/tmmc/ln_pi and ln_pi_stderr are the mean and standard error of the
+                       replicas' normalised ln Pi rebuilt here (to 1e-10); energy the pooled sums
+  ideal FILE [MIN]     the ideal gas: t(N) = ln z + ln V - ln(N + 1), exactly, over the transitions
+                       every replica attempted at least MIN times from both macrostates
+  nist FILE T          the LJ fluid against NIST's SRSW ln Pi (t/refdata/tmmc/lj_lnpi_T{T}.tsv),
+                       transitions and mean energies at every N of the run
+  flat FILE RATIO      with the bias, every window's visits by N within RATIO of each other
+  plain FILE           bias = no: the chains' mean N from /chains/particles against <N> of ln Pi
+"""
+import math
+import os
+import sys
+
+try:
+    import h5py
+    import numpy as np
+    from scipy import stats
+except ImportError as e:  # the checker cannot run: not a failure of mcens
+    print(f"gcmc_check: {e}")
+    sys.exit(2)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def ln_pi_from_rows(c):
+    """ln Pi, normalised, from collection rows c[M][3] (down, stay, up); missing transitions flat."""
+    tot = c.sum(axis=1)
+    t = np.zeros(len(c) - 1)
+    for i in range(len(c) - 1):
+        if c[i, 2] > 0 and c[i + 1, 0] > 0:
+            t[i] = math.log(c[i, 2] / tot[i]) - math.log(c[i + 1, 0] / tot[i + 1])
+    lp = np.concatenate([[0.0], np.cumsum(t)])
+    return lp - (lp.max() + math.log(np.exp(lp - lp.max()).sum())), t, np.minimum(tot[:-1], tot[1:])
+
+
+def replicas(f, s):
+    """Per replica of state point s: (ln Pi, transitions, energy sums, visits, the fewer attempts of
+    each transition's two rows), windows pooled."""
+    g, ch = f["results/tmmc"], f["chains/tmmc"]
+    W = int(g.attrs["windows"])
+    per_sp = np.sum(f["chains/statepoint"][:] == s)
+    R = per_sp // W
+    coll, esum, vis = ch["collection"][:], ch["energy_sum"][:], ch["visits"][:]
+    out = []
+    for r in range(R):
+        ks = [s * per_sp + w * R + r for w in range(W)]  # window-major chains of the state point
+        c = sum(coll[k] for k in ks)
+        lp, t, attempts = ln_pi_from_rows(c)
+        out.append((lp, t, sum(esum[k] for k in ks), sum(vis[k] for k in ks), attempts))
+    return out
+
+
+def t_test(name, diff, se, ref_se=None):
+    """diff [R][n] per replica minus the reference; returns after printing, failing on the bounds."""
+    R, n = diff.shape
+    mean = diff.mean(axis=0)
+    err = diff.std(axis=0, ddof=1) / math.sqrt(R)
+    if ref_se is not None:
+        err = np.sqrt(err ** 2 + ref_se ** 2)
+    ok = err > 0
+    tt = mean[ok] / err[ok]
+    bound = stats.t.ppf(1 - 0.005 / len(tt), R - 1)
+    expect = (R - 1) / (R - 3)
+    var_t2 = 2 * (R - 1) ** 2 * (R - 2) / ((R - 3) ** 2 * (R - 5))
+    ms_bound = expect + 4 * math.sqrt(var_t2 / len(tt))
+    worst = np.argmax(abs(tt))
+    print(f"{name}: {len(tt)} transitions, {R} replicas: max |t| {abs(tt).max():.2f} (bound {bound:.2f}, at "
+          f"index {np.flatnonzero(ok)[worst]}), mean t^2 {np.mean(tt ** 2):.2f} (expected {expect:.2f}, bound "
+          f"{ms_bound:.2f}); largest standard error {err.max():.4f}")
+    if abs(tt).max() > bound or np.mean(tt ** 2) > ms_bound:
+        fail(f"{name}: the transitions differ from the reference beyond their errors")
+
+
+def check_pooled(f):
+    g = f["results/tmmc"]
+    for s in range(len(g["lnz"])):
+        reps = replicas(f, s)
+        lps = np.array([r[0] for r in reps])
+        mean = lps.mean(axis=0)
+        se = lps.std(axis=0, ddof=1) / math.sqrt(len(lps)) if len(lps) > 1 else np.full(mean.shape, np.nan)
+        d = np.max(abs(mean - g["ln_pi"][s]))
+        dse = np.nanmax(abs(se - g["ln_pi_stderr"][s])) if len(lps) > 1 else 0.0
+        e = sum(r[2] for r in reps) / np.maximum(sum(r[3] for r in reps), 1)
+        de = np.nanmax(abs(e - g["energy"][s]) / np.maximum(abs(e), 1))
+        print(f"state point {s}: ln_pi within {d:.2e}, stderr within {dse:.2e}, energy within {de:.2e} of the "
+              f"replicas rebuilt from /chains/tmmc")
+        if not (d < 1e-10 and dse < 1e-10 and de < 1e-12):
+            fail("/results/tmmc is not the pooled /chains/tmmc")
+        if g["missing_transitions"][s] != 0:
+            fail(f"state point {s}: {g['missing_transitions'][s]} transitions without data")
+
+
+def check_ideal(f, min_attempts):
+    """Transitions whose rows every replica attempted at least min_attempts times (an unbiased chain
+    seldom reaches the tails, and a ratio of few counts is biased besides its noise)."""
+    g = f["results/tmmc"]
+    n, V = g["n"][:], float(g.attrs["volume"])
+    for s, lnz in enumerate(g["lnz"][:]):
+        exact = lnz + math.log(V) - np.log(n[1:])  # ln Pi(N) - ln Pi(N - 1) = ln(z V / N)
+        reps = replicas(f, s)
+        use = np.min([r[4] for r in reps], axis=0) >= max(min_attempts, 1e-300)
+        t = np.array([r[1] for r in reps])
+        t_test(f"ideal gas, ln z = {lnz}, {use.sum()} of {len(use)} transitions attempted {min_attempts:g} times "
+               f"by every replica", (t - exact)[:, use], None)
+
+
+def check_nist(f, T):
+    ref = np.loadtxt(os.path.join(HERE, "refdata", "tmmc", f"lj_lnpi_T{T}.tsv"), comments=("#", "N"))
+    g = f["results/tmmc"]
+    n = g["n"][:]
+    lnz_ref = float(open(os.path.join(HERE, "refdata", "tmmc", f"lj_lnpi_T{T}.tsv")).read().split("lnz* = ln(activity)")[1]
+                    .split("=")[2].split()[0])
+    for s, lnz in enumerate(g["lnz"][:]):
+        lp = ref[n, 1] + (lnz - lnz_ref) * n  # reweighted to the run's activity (normalisation drops out)
+        ref_t = np.diff(lp)
+        # NIST gives the spread of ln Pi over its 5 runs, not of its transitions: their error is taken
+        # as that of two independent entries, which overstates it (the entries are correlated), so
+        # this comparison is the weaker for it, never stricter than the errors allow
+        ref_se = np.sqrt(ref[n[1:], 2] ** 2 + ref[n[:-1], 2] ** 2) / math.sqrt(5)
+        reps = replicas(f, s)
+        t_test(f"NIST T = {T}, transitions", np.array([r[1] for r in reps]) - ref_t, ref_se)
+        # mean energies at every N with data in every replica, from N = 2 (N = 1 is the tail alone)
+        e = np.array([r[2] / np.maximum(r[3], 1) for r in reps])
+        vis = np.array([r[3] for r in reps])
+        use = (vis.min(axis=0) > 0) & (n >= 2)
+        t_test(f"NIST T = {T}, U(N)", (e - ref[n, 3])[:, use], ref[n[use], 4] / math.sqrt(5))
+
+
+def check_flat(f, ratio):
+    ch = f["chains/tmmc"]
+    lo = int(f["results/tmmc/n"][0])
+    worst = math.inf
+    for k, (a, b) in enumerate(ch["window"][:]):
+        v = ch["visits"][k][a - lo:b - lo + 1].astype(float)
+        worst = min(worst, v.min() / v.max())
+    print(f"fewest visits of a macrostate over most, worst window: {worst:.3f} (at least {ratio})")
+    if not worst >= ratio:
+        fail("the bias did not flatten the visits of a window")
+
+
+def check_plain(f):
+    g = f["results/tmmc"]
+    part, sp = f["chains/particles"][:], f["chains/statepoint"][:]
+    for s in range(len(g["lnz"])):
+        means = part[sp == s].mean(axis=1)
+        m, se = means.mean(), means.std(ddof=1) / math.sqrt(len(means))
+        d = (m - g["n_mean"][s]) / se
+        print(f"state point {s}: chains' mean N {m:.3f} +- {se:.3f}, <N> of ln Pi {g['n_mean'][s]:.3f} ({d:.2f} se)")
+        if abs(d) > stats.t.ppf(1 - 0.005, len(means) - 1):
+            fail("the unbiased chains' N does not match their ln Pi")
+
+
+def main():
+    check, path = sys.argv[1], sys.argv[2]
+    with h5py.File(path, "r") as f:
+        if check == "pooled":
+            check_pooled(f)
+        elif check == "ideal":
+            check_ideal(f, float(sys.argv[3]) if len(sys.argv) > 3 else 0.0)
+        elif check == "nist":
+            check_nist(f, sys.argv[3])
+        elif check == "flat":
+            check_flat(f, float(sys.argv[3]))
+        elif check == "plain":
+            check_plain(f)
+        else:
+            print("unknown check", check)
+            sys.exit(2)
+    print("ok")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except SystemExit:
+        raise
+    except Exception as e:  # a broken checker is not a failure of mcens
+        print(f"gcmc_check: {type(e).__name__}: {e}")
+        sys.exit(2)
