@@ -198,7 +198,13 @@ static int write_statepoints(const h5ds *f, const mc_plan *plan, mc_err *err)
         rc = h5ds_write_whole(f, g, "temperature", H5T_NATIVE_DOUBLE, 1, dims, col,
                          plan->units.temperature, "temperature of each state point", err);
     }
-    if (rc == MC_OK) {
+    const int open = plan->ensemble->open; /* gcmc: ln z is the axis, the density an outcome (/results/tmmc) */
+    if (rc == MC_OK && open) {
+        for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].lnz;
+        rc = h5ds_write_whole(f, g, "lnz", H5T_NATIVE_DOUBLE, 1, dims, col, "1",
+                              "gcmc: ln z of each state point, z the activity in the length unit^-3", err);
+    }
+    if (rc == MC_OK && !open) {
         for (int s = 0; s < S; s++) col[s] = plan->statepoint[s].density;
         rc = h5ds_write_whole(f, g, "density", H5T_NATIVE_DOUBLE, 1, dims, col, plan->units.density,
                          plan->ensemble->imposed_pressure ? "starting number density N/V of each state point (npt)"
@@ -209,7 +215,7 @@ static int write_statepoints(const h5ds *f, const mc_plan *plan, mc_err *err)
         rc = h5ds_write_whole(f, g, "pressure", H5T_NATIVE_DOUBLE, 1, dims, col, plan->units.pressure,
                          "imposed pressure of each state point (npt)", err);
     }
-    if (rc == MC_OK) {
+    if (rc == MC_OK && !open) {
         for (int s = 0; s < S; s++)
             col[s] = plan->statepoint[s].density * plan->units.mass_density_factor;
         rc = h5ds_write_whole(f, g, "mass_density", H5T_NATIVE_DOUBLE, 1, dims, col,

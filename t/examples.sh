@@ -5,8 +5,8 @@
 # This keeps the examples parsing and running; whether each full example gives stationary
 # averages as shipped can only be seen by running it whole (mcens's stationarity warning).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-shapes="argon argon_cluster argon_cluster_melt argon_molecules co2 coexistence_molecules phase_diagram spce throughput widom"
-tap_plan 10
+shapes="argon argon_cluster argon_cluster_melt argon_molecules co2 coexistence_molecules phase_diagram spce throughput tmmc widom"
+tap_plan 11
 cp "$T_SRCDIR"/../examples/*.xyz . 2>/dev/null
 for ex in $shapes; do
     # same_bits's shortening (tap.sh), then further: no output key, ranges to their two ends, at

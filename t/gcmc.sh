@@ -7,7 +7,7 @@
 # bit-identical. t/gcmc_check.py reads the files; its bounds are Student-t quantiles of the
 # replicas' spread (its docstring says which).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 22
+tap_plan 23
 
 cat > base.ini <<'EOF'
 [run]
@@ -98,3 +98,19 @@ pycheck gcmc_check.py flat nist.h5 0.2
 ok $? "LJ T = 1.5: the bias flattens each window's visits (ln Pi spans 84 there)"
 pycheck gcmc_check.py pooled nist.h5
 ok $? "LJ T = 1.5: /results/tmmc is the pool of /chains/tmmc, and no transition lacks data"
+
+# 6. mcens-analyze tmmc on it: supercritical, one phase; its isotherm at ln z = -4.5 (where N stays well
+# below n_max = 40) is ln Pi reweighted there; at the sampled ln z, where N reaches n_max, it is NaN
+"$MCENS_ANALYZE" tmmc nist.h5 --lnz=-4.5,-1.568214 > analyze.txt 2>&1 && "$PYTHON3" - > analyze-check.txt 2>&1 <<'PY'
+import math, sys, h5py, numpy as np
+run, out = h5py.File("nist.h5", "r")["results/tmmc"], h5py.File("nist-tmmc.h5", "r")["tmmc"]
+n, V = run["n"][:], run.attrs["volume"]
+w = run["ln_pi"][0] + n * (-4.5 - run["lnz"][0])
+p = np.exp(w - w.max()); p /= p.sum()
+rho, want = out["isotherm/density"][0], (n * p).sum() / V
+print("isotherm at ln z = -4.5:", rho[0], "ln Pi reweighted:", want, "; at the sampled ln z:", rho[1],
+      "; coexistence ln z:", out["coexistence/lnz"][0])
+sys.exit(not (abs(rho[0] - want) < 1e-10 * want and math.isnan(rho[1]) and math.isnan(out["coexistence/lnz"][0])))
+PY
+ok $? "mcens-analyze tmmc: T = 1.5 has one phase; its isotherm is ln Pi reweighted, NaN where N reaches n_max" ||
+    cat analyze.txt analyze-check.txt | diag

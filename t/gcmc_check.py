@@ -77,8 +77,9 @@ def t_test(name, diff, se, ref_se=None):
     ok = err > 0
     tt = mean[ok] / err[ok]
     bound = stats.t.ppf(1 - 0.005 / len(tt), R - 1)
-    expect = (R - 1) / (R - 3)
-    var_t2 = 2 * (R - 1) ** 2 * (R - 2) / ((R - 3) ** 2 * (R - 5))
+    # t^2 of R - 1 degrees of freedom has a finite mean from R = 4 and a finite variance from R = 6
+    expect = (R - 1) / (R - 3) if R > 3 else math.inf
+    var_t2 = 2 * (R - 1) ** 2 * (R - 2) / ((R - 3) ** 2 * (R - 5)) if R > 5 else math.inf
     ms_bound = expect + 4 * math.sqrt(var_t2 / len(tt))
     worst = np.argmax(abs(tt))
     print(f"{name}: {len(tt)} transitions, {R} replicas: max |t| {abs(tt).max():.2f} (bound {bound:.2f}, at "

@@ -5,19 +5,20 @@ import argparse
 import os
 import sys
 
-from . import coexistence, export, mbar, plot, summary
+from . import coexistence, export, mbar, plot, summary, tmmc
 from .errors import AnalyzeError
 from .run import Run
 
 # in the order `mcens-analyze --help` lists them
 COMMANDS = {"summary": summary, "plot": plot, "export": export, "mbar": mbar,
-            "coexistence": coexistence}
+            "coexistence": coexistence, "tmmc": tmmc}
 
 
 def parser(version):
     ap = argparse.ArgumentParser(prog="mcens-analyze", description=(
-        "Tables, figures, exports, MBAR reweighting and the critical point of a Gibbs-ensemble "
-        "sweep, from an mcens output file."))
+        "Tables, figures, exports, MBAR reweighting, the critical point of a Gibbs-ensemble "
+        "sweep and the coexistence and isotherms of a grand-canonical run's ln Pi(N), from an mcens "
+        "output file."))
     ap.add_argument("-V", "--version", action="version", version="mcens-analyze " + version)
     sub = ap.add_subparsers(dest="cmd", metavar="COMMAND", required=True)
     for mod in COMMANDS.values():

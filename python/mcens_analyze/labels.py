@@ -8,7 +8,7 @@ import re
 # their dataset name (a later mcens may add some).
 TEXT_NAME = {"temperature": "T", "density": "rho", "pressure": "P", "energy": "U/N",
              "enthalpy": "H/N", "heat_capacity": "C/N", "mass_density": "rho_m",
-             "lindemann": "Lindemann", "mu_excess": "mu_ex"}
+             "lindemann": "Lindemann", "mu_excess": "mu_ex", "lnz": "ln z", "particles": "N"}
 
 
 TEX_NAME = {"temperature": r"$T$", "density": r"$\rho$", "pressure": r"$P$", "energy": r"$U/N$",
@@ -16,7 +16,7 @@ TEX_NAME = {"temperature": r"$T$", "density": r"$\rho$", "pressure": r"$P$", "en
             "lindemann": r"Lindemann index $\delta_\mathrm{L}$", "mu_excess": r"$\mu_\mathrm{ex}$",
             "acceptance": "acceptance", "volume_acceptance": "volume-move acceptance",
             "translation_acceptance": "translation acceptance",
-            "rotation_acceptance": "rotation acceptance"}
+            "rotation_acceptance": "rotation acceptance", "lnz": r"$\ln z$", "particles": r"$N$"}
 
 
 # the order observables are shown in; anything else follows alphabetically

@@ -195,6 +195,8 @@ def print_mbar_table(run, out, units, t_unit, stream):
 def cmd_mbar(run, args):
     if run.gibbs:  # the weight of a Gibbs chain is not exp(-beta U) of one box
         run.fail("mbar: a Gibbs-ensemble run has no single-box energy to reweight (see coexistence)")
+    if run.gcmc:  # its chains' N varies; ln Pi(N) is reweighted in ln z by mcens-analyze tmmc
+        run.fail("mbar: a grand-canonical run is reweighted from ln Pi(N) (see tmmc)")
     stem = os.path.splitext(run.path)[0]
     out_path = args.out or stem + "-mbar.h5"
     if os.path.exists(out_path) and not args.force:

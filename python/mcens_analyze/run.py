@@ -30,6 +30,8 @@ class Run:
         box = self.f["statepoints/box_length"][:] if "statepoints/box_length" in self.f else []
         self.cluster = bool(len(box) and (box == 0).all())
         self.npt = "statepoints/pressure" in self.f
+        # a grand-canonical run: ln z is its axis, ln Pi(N) its result (/results/tmmc)
+        self.gcmc = "statepoints/lnz" in self.f
         # a Gibbs-ensemble run has two boxes per chain: /chains/box_length [C, 2]
         self.gibbs = "chains/box_length" in self.f
 
@@ -63,10 +65,10 @@ class Run:
     # --- state points -------------------------------------------------------------------------
     def axes(self):
         """The state-point axes [(name, values[S], unit)]: T and density (nvt), T and P (npt; the
-        density there is only the start's), T alone for an open cluster."""
+        density there is only the start's), T and ln z (gcmc), T alone for an open cluster."""
         out = [("temperature", self.ds("statepoints/temperature")[:],
                 self.unit("statepoints/temperature"))]
-        other = "pressure" if self.npt else (None if self.cluster else "density")
+        other = "pressure" if self.npt else "lnz" if self.gcmc else (None if self.cluster else "density")
         if other:
             out.append((other, self.ds("statepoints/" + other)[:], self.unit("statepoints/" + other)))
         return out
@@ -81,8 +83,8 @@ class Run:
 
     # --- pooled results -----------------------------------------------------------------------
     def observables(self):
-        # /results/rdf and /results/exchange are groups of their own, not pooled estimates
-        names = [n for n in self.ds_group("results") if n not in ("rdf", "exchange")]
+        # /results/rdf, /results/exchange and /results/tmmc are groups of their own, not pooled estimates
+        names = [n for n in self.ds_group("results") if n not in ("rdf", "exchange", "tmmc")]
         return sorted(names, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
 
     def ds_group(self, name):

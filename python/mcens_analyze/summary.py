@@ -26,7 +26,7 @@ def cmd_summary(run, out):
                     cell += " *"
                     flagged = True
                 rows[s].append(cell)
-    kind = "open cluster" if run.cluster else ("npt" if run.npt else ("gibbs" if run.gibbs else "nvt"))
+    kind = "open cluster" if run.cluster else ("npt" if run.npt else ("gibbs" if run.gibbs else ("gcmc" if run.gcmc else "nvt")))
     units = run.ds("parameters").attrs.get("units", b"")
     out.write("%s: %s, %d state points, %d chains; units %s\n\n" % (
         run.path, kind, run.nstate, run.ds("chains/statepoint").shape[0],
