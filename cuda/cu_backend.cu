@@ -591,7 +591,7 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
     b->v.rdf_pairs = plan->species.npairs;
     for (int a = 0; a <= MC_MAX_SPECIES; a++) b->v.species_first[a] = plan->species.first[a];
     int rc;
-    if (plan->ensemble->boxes > 1) { /* atoms or molecules; exchange and trades do not reach this path (cfg refuses them) */
+    if (mc_plan_labelled(plan)) { /* atoms or molecules (gcmc: atoms); exchange and trades do not reach this path (cfg refuses them) */
         rc = (b->gibbs = cu_gibbs_create(plan, chains, nchains, err)) ? MC_OK : err->code;
     } else if (plan->rigid) {
         rc = (b->rigid = cu_rigid_create(plan, chains, nchains, err)) ? MC_OK : err->code;

@@ -15,19 +15,47 @@
  * ones of its box, at the scaled coordinates). Measurements, the liquid box's RDF and the test
  * insertions for the chemical potentials run on the device as well; the host adds the RDF norms.
  * Molecules (cpu_gibbs_rigid.c's twin) have kernels of their own in cu_gibbs_rigid.cu, in the same
- * pattern; the drivers here launch them for a rigid plan. */
+ * pattern; the drivers here launch them for a rigid plan. Grand-canonical chains (mc_gcmc.h) are
+ * this path with box 1 the absent slots: insertions and deletions in the sweep kernel, their
+ * collection rows, energy sums and visits in device arrays that travel with the scalars around
+ * each sweep (the host updates the bias between sweeps, as on the CPU). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cu_gibbs.cuh"
+#include "mc_gcmc.h"
+#include "tmmc.h"
 
 
-__device__ void displace(const gibbs_consts &k, gibbs_chain_dev &c, const chain_view &v, int n, unsigned long long step,
-                         double *warp_a, double *warp_b)
+__device__ int kth_in_box(const gibbs_consts &k, const chain_view &v, int a, int box, long long kth, int *warp_count,
+                          int *found);
+
+/* gcmc: the k-th present particle (box 0) over all species in index order (cpu_gibbs.c's kth_of_box). */
+__device__ int kth_present(const gibbs_consts &k, const gibbs_chain_dev &c, const chain_view &v, long long kth,
+                           int *warp_count, int *found)
 {
-    mc_trial t = mc_trial_draw(k.seed, c.id, step, (uint32_t)n, 1.0);
-    int i = (int)t.particle, b = v.box[i], a = mc_species_block(k.first, k.nspecies, i);
+    for (int a = 0; a < k.nspecies; a++) {
+        if (kth < c.count[0][a]) return kth_in_box(k, v, a, 0, kth, warp_count, found);
+        kth -= c.count[0][a];
+    }
+    return -1; /* not reached: the counts match the labels */
+}
+
+/* A particle drawn over all n (Gibbs) or over the present ones (gcmc: none present, nothing moves),
+ * displaced within its box. */
+__device__ void displace(const gibbs_consts &k, gibbs_chain_dev &c, const chain_view &v, int n, unsigned long long step,
+                         double *warp_a, double *warp_b, int *warp_count, int *found)
+{
+    long long among = n;
+    if (k.open) {
+        among = 0;
+        for (int a = 0; a < k.nkinds; a++) among += c.count[0][a];
+        if (among == 0) return;
+    }
+    mc_trial t = mc_trial_draw(k.seed, c.id, step, (uint32_t)among, 1.0);
+    int i = k.open ? kth_present(k, c, v, (long long)t.particle, warp_count, found) : (int)t.particle;
+    int b = v.box[i], a = mc_species_block(k.first, k.nspecies, i);
     double len = c.box_len[b], max = mc_box_step(c.max_displacement, len);
     double old[3] = {v.x[i], v.y[i], v.z[i]};
     double now[3] = {mc_wrap(old[0] + t.dx * max, len), mc_wrap(old[1] + t.dy * max, len),
@@ -104,6 +132,69 @@ __device__ void transfer(const gibbs_consts &k, gibbs_chain_dev &c, const chain_
     c.transfers_accepted++;
 }
 
+/* gcmc: an insertion (a transfer out of box 1, the absent slots) or a deletion of a particle of kind
+ * t.kind, cpu_gibbs.c's insert_or_delete: its unbiased acceptance collected in the row of N (thread 0
+ * writes it), then taken with the bias where the window allows the new N. */
+__device__ void insert_or_delete(const gibbs_consts &k, gibbs_chain_dev &c, const chain_view &v, const tmmc_dev &tm,
+                                 unsigned long long step, const mc_gibbs_trial &t, double *warp_a, double *warp_b,
+                                 int *warp_count, int *found)
+{
+    const int a = t.kind, insertion = t.source == 1;
+    const int64_t n_kind = c.count[0][a];
+    int64_t N = 0, fewer[MC_MAX_SPECIES];
+    for (int q = 0; q < k.nkinds; q++) N += c.count[0][q], fewer[q] = c.count[0][q] - (q == a && !insertion);
+    const double len = c.box_len[0], volume = len * len * len;
+    double *row = tm.rows + ((size_t)blockIdx.x * k.nmacro + (size_t)(N - k.n_lo)) * TMMC_ROW;
+    c.transfers++;
+    if (!insertion && n_kind == 0) { /* nothing to delete: a deletion that cannot be accepted */
+        if (threadIdx.x == 0) tmmc_collect(row, TMMC_DOWN, 0.0);
+        return;
+    }
+    const double tail = mc_gibbs_insertion_tail(k.tail, k.nkinds, fewer, a, volume);
+    int i = -1;
+    double pt[3], pair = 0.0, unused = 0.0;
+    if (insertion) {
+        mc_gibbs_insertion_point(k.seed, c.id, step, len, pt);
+    } else {
+        i = kth_in_box(k, v, a, 0, (long long)mc_rng_index(t.pick, (uint32_t)n_kind), warp_count, found);
+        pt[0] = v.x[i], pt[1] = v.y[i], pt[2] = v.z[i];
+    }
+    for (int s = 0; s < k.nspecies; s++)
+        for (int j = k.first[s] + threadIdx.x; j < k.first[s + 1]; j += blockDim.x)
+            if (v.box[j] == 0 && j != i) pair += pair_energy(distance2(pt, v.x[j], v.y[j], v.z[j], len), &k.pair[a][s]);
+    block_sum2(&pair, &unused, warp_a, warp_b);
+    double log_ratio = insertion ? mc_gcmc_insertion_log_ratio(pair + tail, c.beta, c.lnz, volume, (double)n_kind)
+                                 : mc_gcmc_deletion_log_ratio(-(pair + tail), c.beta, c.lnz, volume, (double)n_kind);
+    if (threadIdx.x == 0) tmmc_collect(row, insertion ? TMMC_UP : TMMC_DOWN, mc_gcmc_probability(log_ratio));
+    const int64_t to = N + (insertion ? 1 : -1);
+    if (to < c.window_lo || to > c.window_hi) return; /* the window's edge: collected, not taken */
+    if (k.bias) log_ratio += tmmc_bias(tm.bias + (size_t)blockIdx.x * k.nmacro, (int)(N - k.n_lo), (int)(to - k.n_lo));
+    if (!mc_gcmc_accept(log_ratio, k.seed, c.id, step)) return;
+    if (insertion) i = kth_in_box(k, v, a, 1, 0, warp_count, found); /* the lowest absent slot of the kind */
+    if (threadIdx.x == 0) {
+        v.box[i] = (unsigned char)!insertion;
+        if (insertion) v.x[i] = pt[0], v.y[i] = pt[1], v.z[i] = pt[2];
+    }
+    c.count[0][a] += insertion ? 1 : -1;
+    c.count[1][a] -= insertion ? 1 : -1;
+    c.energy[0] += insertion ? pair : -pair;
+    c.accepted++;
+    c.transfers_accepted++;
+}
+
+/* gcmc: after every trial move, the total energy (tail included) into the sums of the chain's N
+ * (thread 0; cpu_gibbs.c's record_macrostate). */
+__device__ void record_macrostate(const gibbs_consts &k, const gibbs_chain_dev &c, const tmmc_dev &tm)
+{
+    if (threadIdx.x != 0) return;
+    int64_t N = 0;
+    for (int q = 0; q < k.nkinds; q++) N += c.count[0][q];
+    const double len = c.box_len[0];
+    size_t at = (size_t)blockIdx.x * k.nmacro + (size_t)(N - k.n_lo);
+    tm.energy[at] += c.energy[0] + mc_gibbs_tail(k.tail, k.nkinds, c.count[0], len * len * len);
+    tm.visits[at]++;
+}
+
 /* Both boxes' pair energies with every coordinate of box b scaled by scale[b] into a box of edge
  * len[b] (scale 1: as they are), and with virial the virials too: particle i with the later
  * particles of its box. out: energy 0, energy 1 (virial 0, virial 1 in out_w). */
@@ -113,6 +204,7 @@ __device__ void box_sums(const gibbs_consts &k, const chain_view &v, int n, cons
     double e[2] = {0.0, 0.0}, w[2] = {0.0, 0.0};
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
         int b = v.box[i], a = mc_species_block(k.first, k.nspecies, i);
+        if (k.open && b == 1) continue; /* gcmc: absent slots */
         double s = scale[b], l = len[b];
         /* s = 1 (a measurement): mc_scale_coordinate gives x itself, x being in [0, l) */
         double p[3] = {mc_scale_coordinate(v.x[i], s, l), mc_scale_coordinate(v.y[i], s, l),
@@ -160,7 +252,7 @@ __device__ void exchange_volume(const gibbs_consts &k, gibbs_chain_dev &c, const
 
 __global__ void __launch_bounds__(GIBBS_THREADS)
     gibbs_sweep_kernel(gibbs_chain_dev *chains, double *pos, unsigned char *boxes, gibbs_consts k, int n,
-                       long long moves, int staged)
+                       long long moves, int staged, tmmc_dev tm)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ double warp_a[GIBBS_WARPS], warp_b[GIBBS_WARPS];
@@ -170,9 +262,11 @@ __global__ void __launch_bounds__(GIBBS_THREADS)
     for (long long mv = 0; mv < moves; mv++) {
         unsigned long long step = c.step++;
         mc_gibbs_trial t = mc_gibbs_draw(k.seed, c.id, step, k.fraction, k.nkinds, c.max_volume_step);
-        if (t.move == MC_GIBBS_DISPLACEMENT) displace(k, c, v, n, step, warp_a, warp_b);
+        if (t.move == MC_GIBBS_DISPLACEMENT) displace(k, c, v, n, step, warp_a, warp_b, warp_count, &found);
+        else if (t.move == MC_GIBBS_TRANSFER && k.open) insert_or_delete(k, c, v, tm, step, t, warp_a, warp_b, warp_count, &found);
         else if (t.move == MC_GIBBS_TRANSFER) transfer(k, c, v, step, t, warp_a, warp_b, warp_count, &found);
         else exchange_volume(k, c, v, n, step, t, warp_a, warp_b);
+        if (k.open) record_macrostate(k, c, tm);
         __syncthreads(); /* the move's writes are seen by the next */
     }
     if (threadIdx.x == 0) chains[blockIdx.x] = c;
@@ -249,7 +343,36 @@ void cu_gibbs_destroy(cu_gibbs *g)
         cudaFree(g->d_quat), cudaFree(g->d_trial);
     cudaFree(g->d_type_body), cudaFree(g->d_type_species);
     cudaFreeHost(g->h_centre), cudaFreeHost(g->h_quat);
+    cudaFree(g->d_tmmc.rows), cudaFree(g->d_tmmc.bias), cudaFree(g->d_tmmc.energy), cudaFree(g->d_tmmc.visits);
+    cudaFreeHost(g->h_tmmc.rows), cudaFreeHost(g->h_tmmc.bias), cudaFreeHost(g->h_tmmc.energy),
+        cudaFreeHost(g->h_tmmc.visits);
     free(g);
+}
+
+/* gcmc: every chain's transition-matrix record between the host chains and the device through the
+ * pinned mirror: up (1) before a sweep, since the host updates the bias and restarts the collection
+ * between sweeps; down (0) after it. */
+static int move_tmmc(cu_gibbs *g, int up, mc_err *err)
+{
+    const size_t M = (size_t)g->k.nmacro, C = (size_t)g->nchains;
+    const struct { void *d, *h; size_t bytes; int member; } part[] = {
+        {g->d_tmmc.rows, g->h_tmmc.rows, TMMC_ROW * M * sizeof(double), 0},
+        {g->d_tmmc.bias, g->h_tmmc.bias, M * sizeof(double), 1},
+        {g->d_tmmc.energy, g->h_tmmc.energy, M * sizeof(double), 2},
+        {g->d_tmmc.visits, g->h_tmmc.visits, M * sizeof(unsigned long long), 3},
+    };
+    for (int q = 0; q < 4; q++) {
+        if (!up) CU_TRY(cudaMemcpy(part[q].h, part[q].d, C * part[q].bytes, cudaMemcpyDeviceToHost), err);
+        for (size_t c = 0; c < C; c++) {
+            mc_chain *ch = g->chains[c];
+            void *host[] = {ch->tmmc_c, ch->tmmc_bias, ch->tmmc_energy, ch->tmmc_visits};
+            char *mirror = (char *)part[q].h + c * part[q].bytes;
+            if (up) memcpy(mirror, host[part[q].member], part[q].bytes);
+            else memcpy(host[part[q].member], mirror, part[q].bytes);
+        }
+        if (up) CU_TRY(cudaMemcpy(part[q].d, part[q].h, C * part[q].bytes, cudaMemcpyHostToDevice), err);
+    }
+    return MC_OK;
 }
 
 /* The host chains' scalars into the device mirror (the run driver adapts the steps and starts
@@ -271,9 +394,10 @@ static int upload_scalars(cu_gibbs *g, mc_err *err)
         d->volume_accepted = ch->volume_accepted, d->floor_hits = ch->production_volume_floor_hits;
         d->id = (unsigned int)ch->id;
         d->production = mc_chain_in_production(p, ch);
+        if (p->ensemble->open) d->lnz = p->statepoint[ch->statepoint].lnz, mc_gcmc_window(p, ch->id, &d->window_lo, &d->window_hi);
     }
     CU_TRY(cudaMemcpy(g->d_chains, g->h_chains, (size_t)g->nchains * sizeof *g->d_chains, cudaMemcpyHostToDevice), err);
-    return MC_OK;
+    return p->ensemble->open ? move_tmmc(g, 1, err) : MC_OK;
 }
 
 static int download_scalars(cu_gibbs *g, mc_err *err)
@@ -292,7 +416,7 @@ static int download_scalars(cu_gibbs *g, mc_err *err)
         ch->volume_accepted = d->volume_accepted, ch->production_volume_floor_hits = d->floor_hits;
         ch->rotations = d->rotations, ch->rotations_accepted = d->rotations_accepted;
     }
-    return MC_OK;
+    return g->plan->ensemble->open ? move_tmmc(g, 0, err) : MC_OK;
 }
 
 int cu_gibbs_fetch(cu_gibbs *g, mc_err *err)
@@ -327,7 +451,7 @@ int cu_gibbs_sweep(cu_gibbs *g, long nsweeps, mc_err *err)
         MC_TRY(cu_gibbs_rigid_sweep(g, nsweeps, err));
     } else {
         gibbs_sweep_kernel<<<g->nchains, GIBBS_THREADS, g->smem>>>(g->d_chains, g->d_pos, g->d_box, g->k, g->n,
-                                                                 (long long)nsweeps * g->n, g->smem > 0);
+                                                                 (long long)nsweeps * g->n, g->smem > 0, g->d_tmmc);
         CU_LAUNCHED(err);
     }
     return download_scalars(g, err);
@@ -337,7 +461,8 @@ int cu_gibbs_measure(cu_gibbs *g, int add_rdf, mc_measurement *out, mc_err *err)
 {
     const mc_plan *p = g->plan;
     size_t rdf_len = (size_t)g->nchains * g->k.rdf_rows * g->k.rdf_bins;
-    for (int c = 0; add_rdf && c < g->nchains; c++) g->h_liquid[c] = mc_gibbs_liquid_box(p, g->chains[c]);
+    for (int c = 0; add_rdf && c < g->nchains; c++) /* gcmc: the box; box 1 holds the absent slots */
+        g->h_liquid[c] = p->ensemble->open ? 0 : mc_gibbs_liquid_box(p, g->chains[c]);
     if (add_rdf) {
         CU_TRY(cudaMemcpy(g->d_liquid, g->h_liquid, (size_t)g->nchains * sizeof *g->d_liquid, cudaMemcpyHostToDevice), err);
         CU_TRY(cudaMemset(g->d_rdf, 0, rdf_len * sizeof *g->d_rdf), err);
@@ -408,6 +533,8 @@ cu_gibbs *cu_gibbs_create(const mc_plan *plan, mc_chain **chains, int nchains, m
     memcpy(k->kind_first, plan->kind_first, sizeof k->kind_first);
     memcpy(k->hard_core2, plan->mol.hard_core2, sizeof k->hard_core2);
     k->nmol = plan->nmol;
+    k->open = plan->ensemble->open, k->bias = plan->tmmc_bias;
+    k->n_lo = plan->tmmc_n_min, k->nmacro = plan->ensemble->open ? mc_gcmc_macrostates(plan) : 0;
     size_t n = (size_t)g->n, C = (size_t)nchains, rdf_len = C * k->rdf_rows * k->rdf_bins;
     GIBBS_ALLOC(cudaMalloc(&g->d_chains, C * sizeof *g->d_chains), "chain states");
     GIBBS_ALLOC(cudaMallocHost(&g->h_chains, C * sizeof *g->h_chains), "chain states");
@@ -421,6 +548,17 @@ cu_gibbs *cu_gibbs_create(const mc_plan *plan, mc_chain **chains, int nchains, m
     GIBBS_ALLOC(cudaMallocHost(&g->h_liquid, C * sizeof *g->h_liquid), "box choices");
     GIBBS_ALLOC(cudaMalloc(&g->d_rdf, rdf_len * sizeof *g->d_rdf), "RDF counts");
     GIBBS_ALLOC(cudaMallocHost(&g->h_rdf, rdf_len * sizeof *g->h_rdf), "RDF counts");
+    if (k->open) {
+        size_t M = (size_t)k->nmacro;
+        GIBBS_ALLOC(cudaMalloc(&g->d_tmmc.rows, C * TMMC_ROW * M * sizeof(double)), "collection matrices");
+        GIBBS_ALLOC(cudaMallocHost(&g->h_tmmc.rows, C * TMMC_ROW * M * sizeof(double)), "collection matrices");
+        GIBBS_ALLOC(cudaMalloc(&g->d_tmmc.bias, C * M * sizeof(double)), "biases");
+        GIBBS_ALLOC(cudaMallocHost(&g->h_tmmc.bias, C * M * sizeof(double)), "biases");
+        GIBBS_ALLOC(cudaMalloc(&g->d_tmmc.energy, C * M * sizeof(double)), "energy sums");
+        GIBBS_ALLOC(cudaMallocHost(&g->h_tmmc.energy, C * M * sizeof(double)), "energy sums");
+        GIBBS_ALLOC(cudaMalloc(&g->d_tmmc.visits, C * M * sizeof(unsigned long long)), "visits");
+        GIBBS_ALLOC(cudaMallocHost(&g->h_tmmc.visits, C * M * sizeof(unsigned long long)), "visits");
+    }
     if (plan->rigid && !cu_gibbs_upload_molecules(g, err)) {
         cu_gibbs_destroy(g);
         return NULL;

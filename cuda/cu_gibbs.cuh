@@ -26,6 +26,8 @@ typedef struct gibbs_chain_dev {
     unsigned long long rotations, rotations_accepted; /* molecules */
     int64_t count[2][MC_MAX_SPECIES];
     unsigned int id, production; /* production: floor hits count (mc_chain_in_production) */
+    double lnz;                  /* gcmc: the chain's ln z */
+    int window_lo, window_hi;    /* gcmc: the N its window allows */
 } gibbs_chain_dev;
 
 /* The plan's constants for the kernels, by value. */
@@ -39,7 +41,17 @@ typedef struct gibbs_consts {
     int nmol;
     double hard_core2[MC_MAX_SPECIES][MC_MAX_SPECIES];
     unsigned long long seed;
+    /* gcmc (mc_gcmc.h): box 1 holds the absent slots and interacts with nothing; ln Pi over
+     * N = n_lo .. n_lo + nmacro - 1; bias: moves biased by the chain's estimate */
+    int open, n_lo, nmacro, bias;
 } gibbs_consts;
+
+/* gcmc: each chain's transition-matrix record on the device, [chain][nmacro] (rows: [chain][nmacro][3]),
+ * mirrored from and back into the host chain around a sweep like the scalars. */
+typedef struct tmmc_dev {
+    double *rows, *bias, *energy;
+    unsigned long long *visits;
+} tmmc_dev;
 
 struct cu_gibbs {
     const mc_plan *plan;
@@ -63,6 +75,7 @@ struct cu_gibbs {
     double *d_trial;                 /* [chain][3 n + 3 nmol] */
     double *d_type_body;             /* [type][MC_MAX_SITES][3] test molecules' sites */
     int *d_type_species;             /* [type][MC_MAX_SITES] */
+    tmmc_dev d_tmmc, h_tmmc;         /* gcmc only */
 };
 
 

@@ -24,6 +24,7 @@
 #define TMMC_H
 
 #include "mc_err.h"
+#include "mc_hd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,7 +35,7 @@ enum tmmc_direction { TMMC_DOWN = 0, TMMC_STAY = 1, TMMC_UP = 2, TMMC_ROW = 3 };
 
 /* One attempted transition out of the macrostate whose row this is, in direction TMMC_UP
  * (insertion) or TMMC_DOWN (deletion), with unbiased acceptance probability a in [0, 1]. */
-static inline void tmmc_collect(double row[TMMC_ROW], int direction, double a)
+MC_HD void tmmc_collect(double row[TMMC_ROW], int direction, double a)
 {
     row[direction] += a;
     row[TMMC_STAY] += 1.0 - a;
@@ -44,7 +45,7 @@ static inline void tmmc_collect(double row[TMMC_ROW], int direction, double a)
  * n_lo as from and to): ln Pi(from) - ln Pi(to), added to the log of the Metropolis ratio before
  * its min (min(1, ratio) times the bias factor would not give flat visits), so that a converged
  * estimate makes every macrostate equally visited. */
-static inline double tmmc_bias(const double *ln_pi, int from, int to) { return ln_pi[from] - ln_pi[to]; }
+MC_HD double tmmc_bias(const double *ln_pi, int from, int to) { return ln_pi[from] - ln_pi[to]; }
 
 /* ln Pi(N) for N = n_lo .. n_lo + n - 1 from the collection rows c[i][TMMC_ROW] of the same
  * macrostates, normalised. A transition without data (C[N][up] or C[N+1][down] zero: never

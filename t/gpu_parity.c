@@ -24,7 +24,9 @@
 #include "cu_lj_range_check.h"
 #include "mc_backend.h"
 #include "mc_chain.h"
+#include "mc_gcmc.h"
 #include "mc_gibbs.h"
+#include "tmmc.h"
 #include "mc_run.h"
 #include "pair.h"
 
@@ -898,6 +900,58 @@ static void gibbs_in_step(const char *ini, int chains)
     mc_plan_destroy(p);
 }
 
+/* Grand-canonical chains (mc_gcmc.h) on both backends: the same decisions round by round (the
+ * counts of present particles, accepted moves and insertions or deletions), then the same
+ * transition-matrix records: visits by N equal, the collection rows and energy sums to 1e-10 (each
+ * acceptance probability comes through exp, whose last bits differ between CUDA's libm and glibc's,
+ * and the energies are sums in another order), and so the biases the host computed from them. */
+static void gcmc_in_step(const char *ini, int chains)
+{
+    mc_err err = {0, ""};
+    mc_plan *p = tu_plan(ini);
+    mc_run *rc, *rg;
+    create_runs(p, &mc_backend_cpu, &mc_backend_cuda, chains, &rc, &rg);
+    int rounds = rounds_in_step(rc, rg, chains, gibbs_same_decisions);
+    assert_int_equal(mc_run_fetch(rg, &err), MC_OK);
+    const int M = mc_gcmc_macrostates(p);
+    double worst_rows = 0.0, worst_energy = 0.0, worst_bias = 0.0;
+    for (int k = 0; k < chains; k++) {
+        const mc_chain *a = mc_run_chain(rc, k), *b = mc_run_chain(rg, k);
+        for (int i = 0; i < M; i++) {
+            if (a->tmmc_visits[i] != b->tmmc_visits[i])
+                fail_msg("chain %d N = %d: visits cpu %llu gpu %llu", k, p->tmmc_n_min + i,
+                         (unsigned long long)a->tmmc_visits[i], (unsigned long long)b->tmmc_visits[i]);
+            for (int d = 0; d < TMMC_ROW; d++)
+                worst_rows = fmax(worst_rows, fabs(a->tmmc_c[3 * i + d] - b->tmmc_c[3 * i + d]) /
+                                                  fmax(1.0, fabs(a->tmmc_c[3 * i + d])));
+            worst_energy = fmax(worst_energy, fabs(a->tmmc_energy[i] - b->tmmc_energy[i]) / fmax(1.0, fabs(a->tmmc_energy[i])));
+            worst_bias = fmax(worst_bias, fabs(a->tmmc_bias[i] - b->tmmc_bias[i]));
+        }
+        for (int i = 0; i < a->n; i++)
+            if (a->in_box[i] != b->in_box[i]) fail_msg("chain %d slot %d: present cpu %d gpu %d", k, i, !a->in_box[i],
+                                                       !b->in_box[i]);
+    }
+    const mc_chain *a = mc_run_chain(rc, 0);
+    printf("# gcmc, %d rounds, %d slots: %llu of %llu insertions and deletions accepted on both, %lld present at the end; "
+           "largest difference of a collection row %.3g, an energy sum %.3g, a bias %.3g\n", rounds, a->n,
+           (unsigned long long)a->transfers_accepted, (unsigned long long)a->transfers,
+           (long long)mc_gibbs_particles(p, a, 0), worst_rows, worst_energy, worst_bias);
+    assert_true(worst_rows < 1e-10 && worst_energy < 1e-10 && worst_bias < 1e-9);
+    assert_true(a->transfers_accepted > 10);
+    mc_run_destroy(rc);
+    mc_run_destroy(rg);
+    mc_plan_destroy(p);
+}
+
+/* LJ at T = 1.2 (rc 2.5 with tails), N = 0..80 in 3 windows, biased, 2 replicas; shared memory */
+static void gcmc_lj(void **state)
+{
+    (void)state;
+    gcmc_in_step("[system]\nbox_length = 6\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = gcmc\ntemperature = 1.2\n"
+                 "lnz = -3\nn_max = 80\nreplicas = 2\n[tmmc]\nwindows = 3\n[run]\nseed = 47\nequilibration = 40\n"
+                 "production = 60\nsample_every = 10\n[moves]\nadapt_every = 10\n", 6);
+}
+
 /* LJ, 300 particles at T = 0.9 with tails, 4 chains (two temperatures), Widom insertions into both
  * phases; the positions staged in shared memory */
 static void gibbs_lj(void **state)
@@ -1022,7 +1076,7 @@ int main(void)
         cmocka_unit_test(exchange_cells_n4096), cmocka_unit_test(cells_and_all_pairs_n4096),
         cmocka_unit_test(exchange_npt_pressure),
         cmocka_unit_test(exchange_cluster), cmocka_unit_test(gibbs_lj), cmocka_unit_test(gibbs_mixture),
-        cmocka_unit_test(gibbs_molecules),
+        cmocka_unit_test(gibbs_molecules), cmocka_unit_test(gcmc_lj),
     };
     const char *only = getenv("GPU_PARITY_ONLY"); /* e.g. "*chain_cells*": a part, on the GPU machine */
     if (only) cmocka_set_test_filter(only);
