@@ -5,7 +5,8 @@
 # EXAMPLE_TIMEOUT s. $OUT gets tmmc-gpu.h5 and every log in logs.tgz.
 set -uo pipefail
 . doc/device/build.sh
-GPU_PARITY_ONLY="${GPU_PARITY_ONLY:-*g*}" timeout 200 ./t/gpu_parity > parity.log 2>&1
+export GPU_PARITY_ONLY="${GPU_PARITY_ONLY:-*g*}"
+timeout "${PARITY_TIMEOUT:-200}" ./t/gpu_parity > parity.log 2>&1
 echo "gpu_parity ($GPU_PARITY_ONLY): status $? after $SECONDS s"
 grep -E "^(ok|not ok)|^# (gcmc|gibbs)|FAIL|rror" parity.log | cut -c1-220
 start=$SECONDS

@@ -206,6 +206,8 @@ def analyse(run, lnz_grid, depth):
         mean = g["ln_pi"][s] - log_sum_exp(g["ln_pi"][s])
         energy = g["energy"][s]
         lps, us = replica_ln_pis(run, s)
+        # U(N) is canonical, the same in every replica: where one never visited an N, the pooled value
+        us = np.where(np.isfinite(us), us, energy)
         pooled = coexistence(mean, n, lnz0, volume, kT, energy, depth)
         reps = [coexistence(lp, n, lnz0, volume, kT, u, depth) for lp, u in zip(lps, us)]
         coex = None
