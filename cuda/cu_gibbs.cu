@@ -163,8 +163,9 @@ __device__ void insert_or_delete(const gibbs_consts &k, gibbs_chain_dev &c, cons
         for (int j = k.first[s] + threadIdx.x; j < k.first[s + 1]; j += blockDim.x)
             if (v.box[j] == 0 && j != i) pair += pair_energy(distance2(pt, v.x[j], v.y[j], v.z[j], len), &k.pair[a][s]);
     block_sum2(&pair, &unused, warp_a, warp_b);
-    double log_ratio = insertion ? mc_gcmc_insertion_log_ratio(pair + tail, c.beta, c.lnz, volume, (double)n_kind)
-                                 : mc_gcmc_deletion_log_ratio(-(pair + tail), c.beta, c.lnz, volume, (double)n_kind);
+    const double lnz = c.lnz + k.kind_lnz[a]; /* mc_gcmc_lnz: the same sum */
+    double log_ratio = insertion ? mc_gcmc_insertion_log_ratio(pair + tail, c.beta, lnz, volume, (double)n_kind)
+                                 : mc_gcmc_deletion_log_ratio(-(pair + tail), c.beta, lnz, volume, (double)n_kind);
     if (threadIdx.x == 0) tmmc_collect(row, insertion ? TMMC_UP : TMMC_DOWN, mc_gcmc_probability(log_ratio));
     const int64_t to = N + (insertion ? 1 : -1);
     if (to < c.window_lo || to > c.window_hi) return; /* the window's edge: collected, not taken */
@@ -451,7 +452,8 @@ int cu_gibbs_sweep(cu_gibbs *g, long nsweeps, mc_err *err)
         MC_TRY(cu_gibbs_rigid_sweep(g, nsweeps, err));
     } else {
         gibbs_sweep_kernel<<<g->nchains, GIBBS_THREADS, g->smem>>>(g->d_chains, g->d_pos, g->d_box, g->k, g->n,
-                                                                 (long long)nsweeps * g->n, g->smem > 0, g->d_tmmc);
+                                                                 (long long)nsweeps * (g->k.open ? g->plan->tmmc_n_max : g->n),
+                                                                 g->smem > 0, g->d_tmmc);
         CU_LAUNCHED(err);
     }
     return download_scalars(g, err);
@@ -535,6 +537,7 @@ cu_gibbs *cu_gibbs_create(const mc_plan *plan, mc_chain **chains, int nchains, m
     k->nmol = plan->nmol;
     k->open = plan->ensemble->open, k->bias = plan->tmmc_bias;
     k->n_lo = plan->tmmc_n_min, k->nmacro = plan->ensemble->open ? mc_gcmc_macrostates(plan) : 0;
+    memcpy(k->kind_lnz, plan->kind_lnz, sizeof k->kind_lnz);
     size_t n = (size_t)g->n, C = (size_t)nchains, rdf_len = C * k->rdf_rows * k->rdf_bins;
     GIBBS_ALLOC(cudaMalloc(&g->d_chains, C * sizeof *g->d_chains), "chain states");
     GIBBS_ALLOC(cudaMallocHost(&g->h_chains, C * sizeof *g->h_chains), "chain states");

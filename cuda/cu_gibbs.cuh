@@ -44,6 +44,7 @@ typedef struct gibbs_consts {
     /* gcmc (mc_gcmc.h): box 1 holds the absent slots and interacts with nothing; ln Pi over
      * N = n_lo .. n_lo + nmacro - 1; bias: moves biased by the chain's estimate */
     int open, n_lo, nmacro, bias;
+    double kind_lnz[MC_MAX_SPECIES]; /* each kind's ln z less the state point's (mc_gcmc_lnz) */
 } gibbs_consts;
 
 /* gcmc: each chain's transition-matrix record on the device, [chain][nmacro] (rows: [chain][nmacro][3]),

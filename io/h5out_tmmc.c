@@ -93,6 +93,11 @@ int h5out_tmmc_results(const h5ds *f, const mc_plan *plan, const mc_results *res
     if (rc == MC_OK) rc = h5ds_set_scalar_attr(g, "volume", H5T_NATIVE_DOUBLE, &volume, err);
     if (rc == MC_OK) rc = h5ds_set_scalar_attr(g, "windows", H5T_NATIVE_LONG, &windows, err);
     if (rc == MC_OK) rc = h5ds_set_scalar_attr(g, "bias", H5T_NATIVE_LONG, &bias, err);
+    const hsize_t dK[1] = {(hsize_t)plan->species.n};
+    if (rc == MC_OK)
+        rc = h5ds_write_whole(f, g, "species_lnz", H5T_NATIVE_DOUBLE, 1, dK, plan->kind_lnz, "1",
+                              "each species' ln z less the state point's lnz ([mixture] lnz; 0 for one species): a "
+                              "species' activity is exp(lnz + species_lnz)", err);
     free(macro), free(lnz), free(density);
     return h5ds_close_group(g, "/results/tmmc", rc, err);
 }

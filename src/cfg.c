@@ -271,6 +271,9 @@ static const cfg_key schema[] = {
      "type = morse: overrides of the arithmetic mean (r0_a + r0_b)/2, as A-B:value", DIM_NONE},
     {"mixture", "charge", K_LIST, OFF(mixture.charge), "", -100, 100, 0, NULL,
      "charge of each species (as [potential] charge); needs [potential] coulomb = ewald", DIM_NONE},
+    {"mixture", "lnz", K_LIST, OFF(mixture.lnz), "", -1e3, 1e3, 0, NULL,
+     "gcmc, required there with a mixture: each species' ln z (as [ensemble] lnz), to which every value of [ensemble] "
+     "lnz (default 0 with a mixture) is added: the activities' ratios stay fixed along that axis", DIM_NONE},
     {"mixture", "hard_core", K_LIST, OFF(mixture.hard_core), "", 0, 1e6, 0, NULL,
      "molecules or boundary = none: hard-core radius of each species (length unit); a move bringing two sites "
      "closer than the sum of theirs is rejected", DIM_NONE},
@@ -845,6 +848,7 @@ static int transfers(const cfg *c) { return is_gibbs(c) || is_gcmc(c); }
 static int has_density(const cfg *c) { return !is_gcmc(c); }
 static int has_volume_moves(const cfg *c) { return is_npt(c) || is_gibbs(c); }
 static int counts_n(const cfg *c) { return !has_mixture(c) && !has_molecules(c) && !is_gcmc(c); }
+static int counts_species(const cfg *c) { return has_mixture(c) && !is_gcmc(c); }
 static int one_species(const cfg *c) { return !has_mixture(c); }
 static int one_lj_species(const cfg *c) { return !has_mixture(c) && !is_morse(c); }
 static int default_mass(const cfg *c) { return !has_mixture(c) || !c->mixture.mass.n; }
@@ -874,10 +878,10 @@ static const struct {
     {"moves", "max_rotation", has_molecules}, {"moves", "max_volume_step", has_volume_moves},
     {"moves", "displacement_fraction", transfers}, {"moves", "transfer_fraction", transfers},
     {"moves", "volume_fraction", is_gibbs},
-    {"mixture", "species", has_mixture}, {"mixture", "counts", has_mixture}, {"mixture", "sigma", has_mixture},
+    {"mixture", "species", has_mixture}, {"mixture", "counts", counts_species}, {"mixture", "sigma", has_mixture},
     {"mixture", "epsilon", has_mixture}, {"mixture", "epsilon_k", has_mixture}, {"mixture", "mass", has_mixture},
     {"mixture", "pair_sigma", has_mixture}, {"mixture", "pair_epsilon", has_mixture},
-    {"mixture", "charge", has_mixture}, {"mixture", "hard_core", has_mixture},
+    {"mixture", "charge", has_mixture}, {"mixture", "hard_core", has_mixture}, {"mixture", "lnz", is_gcmc},
     {"mixture", "morse_alpha", is_morse_mixture}, {"mixture", "morse_r0", is_morse_mixture},
     {"mixture", "pair_morse_alpha", is_morse_mixture}, {"mixture", "pair_morse_r0", is_morse_mixture},
     {"molecules", "types", has_molecules}, {"molecules", "counts", has_molecules},

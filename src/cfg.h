@@ -122,6 +122,7 @@ typedef struct cfg {
         char *pair_morse_alpha, *pair_morse_r0;
         cfg_list hard_core; /* per species radius; empty: none */
         cfg_list charge;    /* per species (e in real units); empty: none */
+        cfg_list lnz;       /* gcmc: each species' ln z, to which the [ensemble] lnz axis is added */
     } mixture;
     struct {              /* empty (types NULL) without rigid molecules */
         char *types;      /* "benzene, argon" */

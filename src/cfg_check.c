@@ -104,6 +104,9 @@ static int check_mixture(cfg *c, mc_err *err)
     }
     /* with molecules the species are site types, counted by the molecules */
     int molecules = c->molecules.types != NULL;
+    if (c->ensemble.type == CFG_ENSEMBLE_GCMC && cfg_line(c, "mixture", "counts"))
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] counts: type = gcmc gives every species n_max slots; remove this "
+                "key", f, cfg_line(c, "mixture", "counts"));
     if (molecules && cfg_line(c, "mixture", "counts"))
         MC_FAIL(err, MC_EINVAL, "%s:%d: [mixture] counts: with [molecules] the sites are counted by "
                 "[molecules] counts; remove this key", f, cfg_line(c, "mixture", "counts"));
@@ -114,7 +117,8 @@ static int check_mixture(cfg *c, mc_err *err)
                                        "pair_morse_r0"};
     const char *const *need = morse ? morse_keys : lj_keys, *const *other = morse ? lj_keys : morse_keys;
     int nneed = morse ? 4 : 3, nother = morse ? 2 : 4; /* the required ones first, then overrides */
-    for (int i = molecules; i < nneed; i++)
+    /* counts first: molecules count their sites, gcmc gives each species n_max slots (check_gcmc) */
+    for (int i = molecules || c->ensemble.type == CFG_ENSEMBLE_GCMC; i < nneed; i++)
         if (!cfg_line(c, "mixture", need[i]) && !(strcmp(need[i], "epsilon") == 0 && cfg_line(c, "mixture", "epsilon_k")))
             MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [mixture] (type = %s)", f, need[i],
                     morse ? "morse" : "lj");
@@ -400,23 +404,24 @@ static int check_gibbs(const cfg *c, mc_err *err)
     return MC_OK;
 }
 
-/* The grand-canonical ensemble (mc_gcmc.h): atoms of one species in one periodic box of fixed edge,
- * ln z the axis beside temperature. What is not built for it yet is refused by name. It then sets
- * what the rest of the code reads of every run: [system] n is the capacity n_max (a chain holds
- * n_max particle slots, each present or absent), [ensemble] density n_max / V (the lattice the slots
+/* The grand-canonical ensemble (mc_gcmc.h): atoms in one periodic box of fixed edge, ln z the axis
+ * beside temperature (a mixture's species each at their [mixture] lnz plus the axis's value). What
+ * is not built for it yet is refused by name. It then sets what the rest of the code reads of every
+ * run: [system] n is the slots (n_max for each species: a chain holds that many particle slots, each
+ * present or absent), a mixture's counts n_max each, [ensemble] density n / V (the lattice the slots
  * start on), and the move fractions. */
 static int check_gcmc(cfg *c, mc_err *err)
 {
     const char *f = c->filename, *why = "expected [ensemble] type = gcmc";
     static const char *const only[][2] = {{"ensemble", "lnz"}, {"ensemble", "n_min"}, {"ensemble", "n_max"},
-                                          {"system", "box_length"}, {"tmmc", "windows"}, {"tmmc", "bias"}};
+                                          {"system", "box_length"}, {"tmmc", "windows"}, {"tmmc", "bias"},
+                                          {"mixture", "lnz"}};
     if (c->ensemble.type != CFG_ENSEMBLE_GCMC) {
         for (size_t i = 0; i < sizeof only / sizeof only[0]; i++) MC_TRY(refuse(c, only[i][0], only[i][1], why, err));
         return MC_OK;
     }
     static const char *const not_yet[][3] = {
         {"molecules", "types", "molecules in type = gcmc are not built yet (atoms only)"},
-        {"mixture", "species", "mixtures in type = gcmc are not built yet (one species: one activity)"},
         {"potential", "coulomb", "charges in type = gcmc are not built yet"},
         {"ensemble", "widom", "type = gcmc inserts particles itself: ln Pi(N) gives the chemical potential; expected 0"},
         {"ensemble", "exchange_every", "replica exchange is not built for type = gcmc; expected 0"},
@@ -438,6 +443,14 @@ static int check_gcmc(cfg *c, mc_err *err)
     if (c->system.start != CFG_START_LATTICE && c->system.start != CFG_START_MELT)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [system] start: type = gcmc starts on a lattice or at random (melt)", f,
                 cfg_line(c, "system", "start"));
+    const int mixture = c->mixture.species && c->mixture.species[0];
+    if (!mixture) MC_TRY(refuse(c, "mixture", "lnz", "expected [mixture] species as well", err));
+    if (mixture && !c->mixture.lnz.n)
+        MC_FAIL(err, MC_EINVAL, "%s: missing required key 'lnz' in [mixture] (type = gcmc: each species' ln z)", f);
+    if (mixture && !c->ensemble.lnz.n) { /* the axis's one value: the species' ln z as given */
+        if (!(c->ensemble.lnz.v = calloc(1, sizeof *c->ensemble.lnz.v))) MC_FAIL(err, MC_ENOMEM, "out of memory");
+        c->ensemble.lnz.n = 1;
+    }
     if (!c->ensemble.lnz.n) MC_FAIL(err, MC_EINVAL, "%s: missing required key 'lnz' in [ensemble] (type = gcmc)", f);
     if (!cfg_line(c, "ensemble", "n_max"))
         MC_FAIL(err, MC_EINVAL, "%s: missing required key 'n_max' in [ensemble] (type = gcmc)", f);
@@ -461,10 +474,19 @@ static int check_gcmc(cfg *c, mc_err *err)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [moves] displacement_fraction + transfer_fraction = %g + %g: expected them to "
                 "add up to 1, transfer_fraction > 0, with type = gcmc", f, cfg_line(c, "moves", "transfer_fraction"),
                 share[0], share[1]);
-    c->system.n = c->ensemble.n_max;
+    /* each species n_max slots, so that no species' slots run out below n_max particles in all */
+    int nspecies = 1;
+    for (const char *q = mixture ? c->mixture.species : ""; *q; q++) nspecies += *q == ',';
+    if (mixture) {
+        if (!(c->mixture.counts.v = malloc((size_t)nspecies * sizeof *c->mixture.counts.v)))
+            MC_FAIL(err, MC_ENOMEM, "out of memory");
+        c->mixture.counts.n = nspecies;
+        for (int a = 0; a < nspecies; a++) c->mixture.counts.v[a] = (double)c->ensemble.n_max;
+    }
+    c->system.n = nspecies * c->ensemble.n_max;
     if (!(c->ensemble.density.v = malloc(sizeof *c->ensemble.density.v))) MC_FAIL(err, MC_ENOMEM, "out of memory");
     c->ensemble.density.n = 1;
-    c->ensemble.density.v[0] = (double)c->ensemble.n_max / pow(c->system.box_length, 3);
+    c->ensemble.density.v[0] = (double)c->system.n / pow(c->system.box_length, 3);
     return MC_OK;
 }
 

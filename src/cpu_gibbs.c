@@ -121,7 +121,7 @@ static void insert_or_delete(const mc_plan *p, mc_chain *c, uint64_t step, const
 {
     const int a = t->kind, insertion = t->source == 1, n_lo = p->tmmc_n_min;
     const int64_t n_kind = c->gibbs_count[0][a], N = mc_gibbs_particles(p, c, 0);
-    const double len = c->box_len, volume = volume_of(len), lnz = p->statepoint[c->statepoint].lnz;
+    const double len = c->box_len, volume = volume_of(len), lnz = mc_gcmc_lnz(p, c->statepoint, a);
     double *row = c->tmmc_c + (size_t)TMMC_ROW * (size_t)(N - n_lo);
     c->transfers++;
     if (!insertion && n_kind == 0) { /* nothing to delete: a deletion that cannot be accepted */
@@ -306,8 +306,8 @@ void cpu_gibbs_sweep(const mc_plan *p, cpu_gibbs *g, mc_chain *c, long nsweeps)
         cpu_gibbs_rigid_sweep(p, g->rigid, c, nsweeps);
         return;
     }
-    long moves = nsweeps * c->n; /* gcmc: n is n_max */
     const int open = p->ensemble->open;
+    long moves = nsweeps * (open ? p->tmmc_n_max : c->n); /* gcmc: n_max a sweep, whatever the slots */
     for (long m = 0; m < moves; m++) {
         uint64_t step = c->step++;
         mc_gibbs_trial t = mc_gibbs_draw(p->seed, (uint32_t)c->id, step, p->move_fraction, p->nkinds,

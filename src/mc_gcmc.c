@@ -18,9 +18,13 @@ void mc_gcmc_start(const mc_plan *p, mc_chain *c)
 {
     int lo, hi;
     mc_gcmc_window(p, c->id, &lo, &hi);
-    for (int i = 0; i < c->n; i++) c->in_box[i] = i >= lo; /* the first lo slots of a shuffled lattice */
-    c->gibbs_count[0][0] = lo;
-    c->gibbs_count[1][0] = c->n - lo;
+    const mc_species *sp = &p->species;
+    for (int a = 0; a < sp->n; a++) { /* lo / nspecies each, the remainder to the first species */
+        int share = lo / sp->n + (a < lo % sp->n);
+        for (int i = sp->first[a]; i < sp->first[a + 1]; i++) c->in_box[i] = i - sp->first[a] >= share;
+        c->gibbs_count[0][a] = share;
+        c->gibbs_count[1][a] = sp->count[a] - share;
+    }
     c->gibbs_box_len[0] = c->gibbs_box_len[1] = c->box_len;
 }
 

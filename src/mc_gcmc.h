@@ -2,7 +2,7 @@
  * transition-matrix sampling of the macrostate distribution ln Pi(N) (tmmc.h). z = exp(mu / kT) /
  * Lambda^3 in the length unit^-3, NIST's convention: an ideal gas at activity z has density z.
  *
- * A chain holds n = n_max particle slots, each present (label 0) or absent (label 1): the Gibbs
+ * A chain holds n_max particle slots of each species, each present (label 0) or absent (label 1): the Gibbs
  * ensemble's box labels (mc_gibbs.h) with box 1 an ideal reservoir that interacts with nothing, so
  * the Gibbs moves' draws and counts serve both. Each step draws a move with mc_gibbs_draw (the
  * volume fraction is 0):
@@ -11,7 +11,9 @@
  *                 acc = min(1, z V / (N + 1) exp(-beta dU));
  *   deletion      (a transfer out of box 0) a present particle drawn uniformly, N -> N - 1:
  *                 acc = min(1, N / (z V) exp(-beta dU))
- * (Frenkel & Smit, 2nd ed., 5.6), dU including the change of the tail correction N^2 c / V. Which
+ * (Frenkel & Smit, 2nd ed., 5.6), N and z those of the move's species (drawn uniformly, a mixture's
+ * each at its own activity: the axis's ln z plus [mixture] lnz), dU including the change of the
+ * tail correction. The macrostate is the total N; a sweep is n_max trial moves. Which
  * absent slot an insertion fills does not matter (absent particles have no coordinates that count):
  * the lowest one, so that nothing is drawn for it.
  *
@@ -68,8 +70,9 @@ struct mc_chain;
 /* The macrostates a chain of the plan may visit: [*lo, *hi] of its window. */
 void mc_gcmc_window(const mc_plan *p, int chain, int *lo, int *hi);
 
-/* A new chain's labels: the first N = lo slots of its window present (its points already placed,
- * in shuffled order), the others absent; its box is box 0. */
+/* A new chain's labels: N = lo of its window present, shared out over the species (the first slots
+ * of each species' block; its points already placed, in shuffled order), the others absent; its box
+ * is box 0. */
 void mc_gcmc_start(const mc_plan *p, struct mc_chain *c);
 
 /* The chain's bias: ln Pi over its window from its collection so far (missing transitions flat). */
@@ -84,6 +87,12 @@ static inline int mc_gcmc_window_of(const mc_plan *p, int chain)
     return (chain % p->replicas) / (p->replicas / p->tmmc_windows);
 }
 static inline int mc_gcmc_replica_of(const mc_plan *p, int chain) { return chain % (p->replicas / p->tmmc_windows); }
+
+/* ln z of kind a at the chain's state point: the axis's value plus the kind's own ([mixture] lnz). */
+static inline double mc_gcmc_lnz(const mc_plan *p, int statepoint, int a)
+{
+    return p->statepoint[statepoint].lnz + p->kind_lnz[a];
+}
 
 /* Macrostates of ln Pi: n_min .. n_max. */
 static inline int mc_gcmc_macrostates(const mc_plan *p) { return p->tmmc_n_max - p->tmmc_n_min + 1; }

@@ -553,6 +553,12 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
             return mc_plan_destroy(p), NULL;
         }
         p->replicas *= p->tmmc_windows;
+        if (p->species.n > 1 && c->mixture.lnz.n != p->species.n) {
+            mc_err_set(err, MC_EINVAL, "%s:%d: [mixture] lnz: %d values for %d species; expected one per species",
+                       c->filename, cfg_line(c, "mixture", "lnz"), c->mixture.lnz.n, p->species.n);
+            return mc_plan_destroy(p), NULL;
+        }
+        for (int a = 0; p->species.n > 1 && a < p->species.n; a++) p->kind_lnz[a] = c->mixture.lnz.v[a];
     }
     for (int k = 0; k < 3; k++) p->move_fraction[k] = c->moves.move_fraction[k];
     p->max_volume_step0 = c->moves.max_volume_step;

@@ -71,6 +71,7 @@ typedef struct mc_plan {
      * tmmc_windows windows of as many chains each as [ensemble] replicas; tmmc_bias: moves biased
      * by the chain's estimate */
     int tmmc_n_min, tmmc_n_max, tmmc_windows, tmmc_bias;
+    double kind_lnz[MC_MAX_SPECIES]; /* gcmc: each kind's ln z less the state point's ([mixture] lnz; 0 pure) */
     int ntemperatures, naxis; /* state point s is temperature s / naxis at density (npt: pressure;
                                  gcmc: ln z) s % naxis */
     long exchange_every; /* replica exchange: sweeps between attempts (mc_exchange.h); 0: none */

@@ -59,14 +59,18 @@ static void print_wall_time(const mc_plan *p, const mc_report_time *t)
 void mc_report_plan(const cfg *c, const mc_plan *p, const char *output, int chains_per_rank,
                     const mc_report_time *time)
 {
-    if (p->ensemble->open)
+    if (p->ensemble->open) {
         printf("\nstate points: %d x %d replicas x %d windows = %d chains of up to n_max = %d particles in a box of "
                "edge %g; ln Pi over N = %d..%d%s\n", p->nstatepoints, p->replicas / p->tmmc_windows, p->tmmc_windows,
-               p->nchains, p->n, p->statepoint[0].box_len, p->tmmc_n_min, p->tmmc_n_max,
+               p->nchains, p->tmmc_n_max, p->statepoint[0].box_len, p->tmmc_n_min, p->tmmc_n_max,
                p->tmmc_bias ? ", moves biased by each chain's estimate" : "");
-    else
+    for (int a = 0; p->ensemble->open && p->species.n > 1 && a < p->species.n; a++)
+        printf("%s species %s at ln z + %g%s", a ? "," : "gcmc:", p->species.name[a], p->kind_lnz[a],
+               a + 1 < p->species.n ? "" : " (n_max slots each)\n");
+    } else {
         printf("\nstate points: %d x %d replicas = %d chains of n = %d\n", p->nstatepoints, p->replicas, p->nchains,
                p->n);
+    }
     printf("units: %s\n", p->units.system);
     if (p->exchange_every)
         printf("replica exchange: %d ladders of %d rungs along %s, neighbours try to swap every %ld sweeps\n",
@@ -78,7 +82,7 @@ void mc_report_plan(const cfg *c, const mc_plan *p, const char *output, int chai
                p->move_fraction[0], p->move_fraction[1], p->move_fraction[2]);
     if (p->ensemble->open)
         printf("gcmc: trial moves %g displacements, %g insertions and deletions (half each), a sweep n_max = %d "
-               "of them\n", p->move_fraction[0], p->move_fraction[1], p->n);
+               "of them\n", p->move_fraction[0], p->move_fraction[1], p->tmmc_n_max);
     printf("%6s %12s %12s %12s%s\n", "point", "T", p->ensemble->open ? "ln z" : "density", "box",
            p->ensemble->imposed_pressure ? "            P" : "");
     for (int s = 0; s < p->nstatepoints; s++) {

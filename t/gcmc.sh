@@ -2,12 +2,13 @@
 # The grand-canonical ensemble with transition-matrix sampling (issue 43, [ensemble] type = gcmc):
 # bad input refused before any output; the ideal gas's ln Pi against its exact transitions, with
 # windows and the bias, and without the bias against the chains' own N; the Lennard-Jones fluid
-# (rc = 3 with tail corrections, V = 512) against NIST's SRSW ln Pi and U(N) at T = 1.5; the bias
+# (rc = 3 with tail corrections, V = 512) against NIST's SRSW ln Pi and U(N) at T = 1.5, also as two
+# identical species at half the activity each, and an ideal binary; the bias
 # flattening each window's visits; /results/tmmc the pool of /chains/tmmc; 1 and 3 ranks
 # bit-identical. t/gcmc_check.py reads the files; its bounds are Student-t quantiles of the
 # replicas' spread (its docstring says which).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 22
+tap_plan 25
 
 cat > base.ini <<'EOF'
 [run]
@@ -41,8 +42,10 @@ refused windows 's/^windows = 3/windows = 31/' "windows.ini:19: [tmmc] windows =
 refused density 's/^lnz = -2.5, -1.5/lnz = -2.5\ndensity = 0.3/' "density.ini:16: [ensemble] density: type = gcmc takes [system] box_length"
 refused small_box 's/^box_length = 6/box_length = 4/' "small_box.ini:8: [system] box_length = 4: expected at least twice [potential] cutoff = 2.5"
 refused packed 's/^n_max = 30/n_max = 400/' "packed.ini:16: [ensemble] n_max = 400: a box of edge 6 holds that many"
-refused mixture '/^epsilon = 0/d; s/^\[tmmc\]/[mixture]\nspecies = A, B\ncounts = 10, 10\nsigma = 1, 1\nepsilon = 1, 1\n[tmmc]/' \
-    "mixture.ini:18: [mixture] species: mixtures in type = gcmc are not built yet"
+refused mixture_counts '/^epsilon = 0/d; s/^\[tmmc\]/[mixture]\nspecies = A, B\ncounts = 10, 10\nsigma = 1, 1\nepsilon = 1, 1\nlnz = 0, 0\n[tmmc]/' \
+    "mixture_counts.ini:19: [mixture] counts: type = gcmc gives every species n_max slots"
+refused mixture_no_lnz '/^epsilon = 0/d; s/^\[tmmc\]/[mixture]\nspecies = A, B\nsigma = 1, 1\nepsilon = 1, 1\n[tmmc]/' \
+    "mixture_no_lnz.ini: missing required key 'lnz' in [mixture] (type = gcmc"
 refused gcmc_keys_in_nvt 's/^type = gcmc/type = nvt\ndensity = 0.3/' "gcmc_keys_in_nvt.ini:16: [ensemble] lnz: expected [ensemble] type = gcmc"
 
 # 2. the ideal gas: 16 replicas x 3 windows of N = 0..30 at two activities, the bias on
@@ -113,3 +116,15 @@ sys.exit(not (abs(rho[0] - want) < 1e-10 * want and math.isnan(rho[1]) and math.
 PY
 ok $? "mcens-analyze tmmc: T = 1.5 has one phase; its isotherm is ln Pi reweighted, NaN where N reaches n_max" ||
     cat analyze.txt analyze-check.txt | diag
+
+# 7. mixtures, each species at its own activity: an ideal binary is the ideal gas of the summed
+# activity; two identical LJ species at ln z - ln 2 each are NIST's pure fluid at ln z
+sed -e 's/^\[tmmc\]/[mixture]\nspecies = A, B\nsigma = 1, 1\nepsilon = 0, 0\nlnz = -0.2, -1.1\n[tmmc]/' \
+    -e '/^epsilon = 0$/d' -e 's/^output = base.h5/output = ideal_mix.h5/' -e 's/^lnz = -2.5, -1.5/lnz = -2.4/' base.ini > ideal_mix.ini
+run_np 2 -q ideal_mix.ini > ideal_mix.txt 2>&1 && pycheck gcmc_check.py ideal ideal_mix.h5
+ok $? "ideal binary at ln z -2.6 and -3.5: ln Pi(N total)'s transitions are ln((z_A + z_B) V / (N + 1))" || diag < ideal_mix.txt
+sed -e 's/^\[tmmc\]/[mixture]\nspecies = A, B\nsigma = 1, 1\nepsilon = 1, 1\nlnz = -0.6931471805599453, -0.6931471805599453\n[tmmc]/' \
+    -e 's/^output = nist.h5/output = nist_mix.h5/' -e 's/^replicas = 16/replicas = 8/' -e 's/^production = 20000/production = 10000/' \
+    nist.ini > nist_mix.ini
+run_np 2 -q nist_mix.ini > nist_mix.txt 2>&1 && pycheck gcmc_check.py nist nist_mix.h5 1.50
+ok $? "two identical LJ species at ln z - ln 2 each: NIST's pure-fluid ln Pi and U(N) at T = 1.5" || diag < nist_mix.txt

@@ -12,8 +12,9 @@ compared, and the mean of t^2 below its expectation (R-1)/(R-3) plus four of its
 Usage: gcmc_check.py CHECK FILE [ARGS]; exit 0: it holds, 1: it fails, 2: the checker broke.
   pooled FILE          /results/tmmc/ln_pi and ln_pi_stderr are the mean and standard error of the
                        replicas' normalised ln Pi rebuilt here (to 1e-10); energy the pooled sums
-  ideal FILE [MIN]     the ideal gas: t(N) = ln z + ln V - ln(N + 1), exactly, over the transitions
-                       every replica attempted at least MIN times from both macrostates
+  ideal FILE [MIN]     the ideal gas: t(N) = ln z + ln V - ln(N + 1), exactly (a mixture: z the sum of
+                       its species' activities), over the transitions every replica attempted at
+                       least MIN times from both macrostates
   nist FILE T          the LJ fluid against NIST's SRSW ln Pi (t/refdata/tmmc/lj_lnpi_T{T}.tsv),
                        transitions and mean energies at every N of the run
   flat FILE RATIO      with the bias, every window's visits by N within RATIO of each other
@@ -113,8 +114,11 @@ def check_ideal(f, min_attempts):
     seldom reaches the tails, and a ratio of few counts is biased besides its noise)."""
     g = f["results/tmmc"]
     n, V = g["n"][:], float(g.attrs["volume"])
+    species = g["species_lnz"][:]
     for s, lnz in enumerate(g["lnz"][:]):
-        exact = lnz + math.log(V) - np.log(n[1:])  # ln Pi(N) - ln Pi(N - 1) = ln(z V / N)
+        # the species are independent ideal gases: their total is the ideal gas of z = sum of their z
+        z = sum(math.exp(lnz + d) for d in species)
+        exact = math.log(z * V) - np.log(n[1:])  # ln Pi(N) - ln Pi(N - 1) = ln(z V / N)
         reps = replicas(f, s)
         use = np.min([r[4] for r in reps], axis=0) >= max(min_attempts, 1e-300)
         t = np.array([r[1] for r in reps])

@@ -943,6 +943,17 @@ static void gcmc_in_step(const char *ini, int chains)
     mc_plan_destroy(p);
 }
 
+/* a binary LJ mixture, each species at its own activity (per-kind ln z and tails, insertions of
+ * either species), N = 0..50 in 2 windows, unbiased */
+static void gcmc_mixture(void **state)
+{
+    (void)state;
+    gcmc_in_step("[system]\nbox_length = 6\n[potential]\ncutoff = 2.5\n[mixture]\nspecies = A, B\nsigma = 1, 0.9\n"
+                 "epsilon = 1, 0.7\nlnz = 0, -0.7\n[ensemble]\ntype = gcmc\ntemperature = 1.3\nlnz = -3\nn_max = 50\n"
+                 "replicas = 2\n[tmmc]\nwindows = 2\nbias = no\n[run]\nseed = 48\nequilibration = 40\nproduction = 60\n"
+                 "sample_every = 10\n[moves]\nadapt_every = 10\n", 4);
+}
+
 /* LJ at T = 1.2 (rc 2.5 with tails), N = 0..80 in 3 windows, biased, 2 replicas; shared memory */
 static void gcmc_lj(void **state)
 {
@@ -1076,7 +1087,7 @@ int main(void)
         cmocka_unit_test(exchange_cells_n4096), cmocka_unit_test(cells_and_all_pairs_n4096),
         cmocka_unit_test(exchange_npt_pressure),
         cmocka_unit_test(exchange_cluster), cmocka_unit_test(gibbs_lj), cmocka_unit_test(gibbs_mixture),
-        cmocka_unit_test(gibbs_molecules), cmocka_unit_test(gcmc_lj),
+        cmocka_unit_test(gibbs_molecules), cmocka_unit_test(gcmc_lj), cmocka_unit_test(gcmc_mixture),
     };
     const char *only = getenv("GPU_PARITY_ONLY"); /* e.g. "*chain_cells*": a part, on the GPU machine */
     if (only) cmocka_set_test_filter(only);
