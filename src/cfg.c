@@ -280,6 +280,9 @@ static const cfg_key schema[] = {
     {"molecules", "types", K_STRING, OFF(molecules.types), "", 0, 0, 0, NULL,
      "names of 1 to 4 rigid molecule types, comma separated; sites are the [mixture] species (or the one "
      "[potential] species); [system] n becomes the site total", DIM_NONE},
+    {"molecules", "lnz", K_LIST, OFF(molecules.lnz), "", -1e3, 1e3, 0, NULL,
+     "gcmc with several molecule types, required there: each type's ln z (as [mixture] lnz for atoms), to which "
+     "[ensemble] lnz (default 0 then) is added", DIM_NONE},
     {"molecules", "counts", K_LIST, OFF(molecules.counts), "", 1, 1e8, 0, NULL,
      "molecules of each type", DIM_NONE},
     {"molecules", "geometry", K_STRING, OFF(molecules.geometry), "", 0, 0, 0, NULL,
@@ -849,6 +852,7 @@ static int has_density(const cfg *c) { return !is_gcmc(c); }
 static int has_volume_moves(const cfg *c) { return is_npt(c) || is_gibbs(c); }
 static int counts_n(const cfg *c) { return !has_mixture(c) && !has_molecules(c) && !is_gcmc(c); }
 static int counts_species(const cfg *c) { return has_mixture(c) && !is_gcmc(c); }
+static int counts_molecules(const cfg *c) { return has_molecules(c) && !is_gcmc(c); }
 static int one_species(const cfg *c) { return !has_mixture(c); }
 static int one_lj_species(const cfg *c) { return !has_mixture(c) && !is_morse(c); }
 static int default_mass(const cfg *c) { return !has_mixture(c) || !c->mixture.mass.n; }
@@ -884,7 +888,7 @@ static const struct {
     {"mixture", "charge", has_mixture}, {"mixture", "hard_core", has_mixture}, {"mixture", "lnz", is_gcmc},
     {"mixture", "morse_alpha", is_morse_mixture}, {"mixture", "morse_r0", is_morse_mixture},
     {"mixture", "pair_morse_alpha", is_morse_mixture}, {"mixture", "pair_morse_r0", is_morse_mixture},
-    {"molecules", "types", has_molecules}, {"molecules", "counts", has_molecules},
+    {"molecules", "types", has_molecules}, {"molecules", "counts", counts_molecules}, {"molecules", "lnz", is_gcmc},
     {"molecules", "geometry", has_molecules},
     {"wall", "radius", is_cluster}, {"wall", "strength", is_cluster},
     {"output", "snapshot_budget", has_trajectory}, {"output", "force", has_trajectory},

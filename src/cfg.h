@@ -128,6 +128,7 @@ typedef struct cfg {
         char *types;      /* "benzene, argon" */
         cfg_list counts;
         char *geometry;   /* per type, '|' separated: FILE.xyz or "SPECIES x y z; ..." */
+        cfg_list lnz;     /* gcmc with several types: each type's ln z, to which [ensemble] lnz is added */
     } molecules;
     struct {
         double radius, strength; /* boundary = none: E = k (r - R)^2 / 2 beyond R; radius 0: none */

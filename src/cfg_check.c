@@ -294,7 +294,8 @@ static int check_rigid(cfg *c, mc_err *err)
     int none = c->system.boundary == CFG_BOUNDARY_NONE;
     static const char *mol_keys[] = {"types", "counts", "geometry"};
     for (int i = 0; i < 3; i++) {
-        if (c->molecules.types && !cfg_line(c, "molecules", mol_keys[i]))
+        /* gcmc gives each molecule type n_max slots (check_gcmc) */
+        if (c->molecules.types && !cfg_line(c, "molecules", mol_keys[i]) && !(i == 1 && c->ensemble.type == CFG_ENSEMBLE_GCMC))
             MC_FAIL(err, MC_EINVAL, "%s: missing required key '%s' in [molecules]", f, mol_keys[i]);
         if (!c->molecules.types)
             MC_TRY(refuse(c, "molecules", mol_keys[i], "expected [molecules] types as well", err));
@@ -404,8 +405,9 @@ static int check_gibbs(const cfg *c, mc_err *err)
     return MC_OK;
 }
 
-/* The grand-canonical ensemble (mc_gcmc.h): atoms in one periodic box of fixed edge, ln z the axis
- * beside temperature (a mixture's species each at their [mixture] lnz plus the axis's value). What
+/* The grand-canonical ensemble (mc_gcmc.h): atoms or rigid molecules in one periodic box of fixed
+ * edge, ln z the axis beside temperature (several kinds, a mixture's species or molecule types, each
+ * at their [mixture] or [molecules] lnz plus the axis's value). What
  * is not built for it yet is refused by name. It then sets what the rest of the code reads of every
  * run: [system] n is the slots (n_max for each species: a chain holds that many particle slots, each
  * present or absent), a mixture's counts n_max each, [ensemble] density n / V (the lattice the slots
@@ -415,19 +417,19 @@ static int check_gcmc(cfg *c, mc_err *err)
     const char *f = c->filename, *why = "expected [ensemble] type = gcmc";
     static const char *const only[][2] = {{"ensemble", "lnz"}, {"ensemble", "n_min"}, {"ensemble", "n_max"},
                                           {"system", "box_length"}, {"tmmc", "windows"}, {"tmmc", "bias"},
-                                          {"mixture", "lnz"}};
+                                          {"mixture", "lnz"}, {"molecules", "lnz"}};
     if (c->ensemble.type != CFG_ENSEMBLE_GCMC) {
         for (size_t i = 0; i < sizeof only / sizeof only[0]; i++) MC_TRY(refuse(c, only[i][0], only[i][1], why, err));
         return MC_OK;
     }
     static const char *const not_yet[][3] = {
-        {"molecules", "types", "molecules in type = gcmc are not built yet (atoms only)"},
         {"potential", "coulomb", "charges in type = gcmc are not built yet"},
         {"ensemble", "widom", "type = gcmc inserts particles itself: ln Pi(N) gives the chemical potential; expected 0"},
         {"ensemble", "exchange_every", "replica exchange is not built for type = gcmc; expected 0"},
         {"ensemble", "density", "type = gcmc takes [system] box_length; the density is an outcome"},
         {"ensemble", "mass_density", "type = gcmc takes [system] box_length; the density is an outcome"},
         {"system", "n", "type = gcmc takes [ensemble] n_max, the most particles a chain holds"},
+        {"molecules", "counts", "type = gcmc gives every molecule type n_max slots; remove this key"},
         {"moves", "volume_fraction", "type = gcmc has no volume moves; expected the key left out"},
         {"output", "snapshot_every", "trajectories of a varying N are not written yet (the final frame is); "
                                      "expected 0"},
@@ -443,11 +445,21 @@ static int check_gcmc(cfg *c, mc_err *err)
     if (c->system.start != CFG_START_LATTICE && c->system.start != CFG_START_MELT)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [system] start: type = gcmc starts on a lattice or at random (melt)", f,
                 cfg_line(c, "system", "start"));
-    const int mixture = c->mixture.species && c->mixture.species[0];
-    if (!mixture) MC_TRY(refuse(c, "mixture", "lnz", "expected [mixture] species as well", err));
-    if (mixture && !c->mixture.lnz.n)
-        MC_FAIL(err, MC_EINVAL, "%s: missing required key 'lnz' in [mixture] (type = gcmc: each species' ln z)", f);
-    if (mixture && !c->ensemble.lnz.n) { /* the axis's one value: the species' ln z as given */
+    /* the kinds that are inserted: molecule types, or a mixture's species; several take each their ln z */
+    const char *kinds = c->molecules.types ? c->molecules.types : c->mixture.species ? c->mixture.species : "";
+    int nkinds = 1;
+    for (const char *q = kinds; *q; q++) nkinds += *q == ',';
+    const int mixture = !c->molecules.types && c->mixture.species && c->mixture.species[0];
+    const char *section = c->molecules.types ? "molecules" : "mixture";
+    const cfg_list *kind_lnz = c->molecules.types ? &c->molecules.lnz : &c->mixture.lnz;
+    if (!mixture)
+        MC_TRY(refuse(c, "mixture", "lnz", c->molecules.types ? "the species of molecules are site types: give each "
+                      "molecule type's as [molecules] lnz" : "expected [mixture] species as well", err));
+    if (nkinds == 1) MC_TRY(refuse(c, "molecules", "lnz", "one molecule type: its ln z is [ensemble] lnz", err));
+    if (nkinds > 1 && !kind_lnz->n)
+        MC_FAIL(err, MC_EINVAL, "%s: missing required key 'lnz' in [%s] (type = gcmc: each %s ln z)", f, section,
+                c->molecules.types ? "molecule type's" : "species'");
+    if (nkinds > 1 && !c->ensemble.lnz.n) { /* the axis's one value: the kinds' ln z as given */
         if (!(c->ensemble.lnz.v = calloc(1, sizeof *c->ensemble.lnz.v))) MC_FAIL(err, MC_ENOMEM, "out of memory");
         c->ensemble.lnz.n = 1;
     }
@@ -474,19 +486,17 @@ static int check_gcmc(cfg *c, mc_err *err)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [moves] displacement_fraction + transfer_fraction = %g + %g: expected them to "
                 "add up to 1, transfer_fraction > 0, with type = gcmc", f, cfg_line(c, "moves", "transfer_fraction"),
                 share[0], share[1]);
-    /* each species n_max slots, so that no species' slots run out below n_max particles in all */
-    int nspecies = 1;
-    for (const char *q = mixture ? c->mixture.species : ""; *q; q++) nspecies += *q == ',';
-    if (mixture) {
-        if (!(c->mixture.counts.v = malloc((size_t)nspecies * sizeof *c->mixture.counts.v)))
-            MC_FAIL(err, MC_ENOMEM, "out of memory");
-        c->mixture.counts.n = nspecies;
-        for (int a = 0; a < nspecies; a++) c->mixture.counts.v[a] = (double)c->ensemble.n_max;
+    /* each kind n_max slots, so that no kind's slots run out below n_max particles in all */
+    if (mixture || c->molecules.types) {
+        cfg_list *counts = c->molecules.types ? &c->molecules.counts : &c->mixture.counts;
+        if (!(counts->v = malloc((size_t)nkinds * sizeof *counts->v))) MC_FAIL(err, MC_ENOMEM, "out of memory");
+        counts->n = nkinds;
+        for (int a = 0; a < nkinds; a++) counts->v[a] = (double)c->ensemble.n_max;
     }
-    c->system.n = nspecies * c->ensemble.n_max;
+    if (!c->molecules.types) c->system.n = nkinds * c->ensemble.n_max; /* molecules count their sites */
     if (!(c->ensemble.density.v = malloc(sizeof *c->ensemble.density.v))) MC_FAIL(err, MC_ENOMEM, "out of memory");
-    c->ensemble.density.n = 1;
-    c->ensemble.density.v[0] = (double)c->system.n / pow(c->system.box_length, 3);
+    c->ensemble.density.n = 1; /* molecules (atoms) per volume, as density is everywhere */
+    c->ensemble.density.v[0] = (double)(nkinds * c->ensemble.n_max) / pow(c->system.box_length, 3);
     return MC_OK;
 }
 

@@ -165,15 +165,6 @@ static void insert_or_delete(const mc_plan *p, mc_chain *c, uint64_t step, const
     c->transfers_accepted++;
 }
 
-/* gcmc: after every trial move, the total potential energy (tail included) into the sums of the
- * chain's N. */
-static void record_macrostate(const mc_plan *p, mc_chain *c)
-{
-    size_t at = (size_t)(mc_gibbs_particles(p, c, 0) - p->tmmc_n_min);
-    c->tmmc_energy[at] += c->energy_pair + mc_gibbs_tail_energy(p, c->gibbs_count[0], volume_of(c->box_len));
-    c->tmmc_visits[at]++;
-}
-
 static void transfer(const mc_plan *p, mc_chain *c, uint64_t step, const mc_gibbs_trial *t)
 {
     int a = t->kind, src = t->source, dst = !src;
@@ -316,7 +307,7 @@ void cpu_gibbs_sweep(const mc_plan *p, cpu_gibbs *g, mc_chain *c, long nsweeps)
         else if (t.move == MC_GIBBS_TRANSFER && open) insert_or_delete(p, c, step, &t);
         else if (t.move == MC_GIBBS_TRANSFER) transfer(p, c, step, &t);
         else volume_exchange(p, g, c, &t, step);
-        if (open) record_macrostate(p, c);
+        if (open) mc_gcmc_record(p, c);
     }
 }
 

@@ -2,7 +2,8 @@
  * the acceptance rules, mc_rigid.h for the rigid-body move and the placement of sites). Every site
  * carries its molecule's box label (mc_chain.in_box), so a molecule's energy in its box is a loop
  * over all sites with the other box's and its own masked; a box's full energy and molecular virial
- * (measurements, volume exchanges) loop over the box's sites only, gathered in index order. */
+ * (measurements, volume exchanges) loop over the box's sites only, gathered in index order.
+ * Grand-canonical chains of molecules (mc_gcmc.h) take this path with box 1 the absent slots. */
 #include "cpu_gibbs_rigid.h"
 
 #include <math.h>
@@ -11,16 +12,20 @@
 
 #include "cpu_isa.h"
 #include "cpu_site_energy.h"
+#include "mc_gcmc.h"
 #include "mc_gibbs.h"
 #include "mc_move.h"
 #include "mc_rigid.h"
 #include "mc_rigid_host.h"
+#include "tmmc.h"
 
 struct cpu_gibbs_rigid {
     double *old_pos, *new_pos; /* [3 max_sites] a moved molecule's sites before and after */
     double *sx, *sy, *sz;      /* [n] the sites of a trial volume exchange */
     double *scx, *scy, *scz;   /* [nmol] its centres */
     int *members;              /* [n] one box's sites, in index order */
+    int *present, *present_first; /* gcmc: [nmol] the present molecules in index order, [nmol + 1] their
+                                     first sites as mc_rigid_trial_draw takes them (packed) */
 };
 
 cpu_gibbs_rigid *cpu_gibbs_rigid_create(const mc_plan *p, mc_err *err)
@@ -28,7 +33,7 @@ cpu_gibbs_rigid *cpu_gibbs_rigid_create(const mc_plan *p, mc_err *err)
     cpu_gibbs_rigid *g = calloc(1, sizeof *g);
     size_t n = (size_t)p->n, nmol = (size_t)p->nmol, ms = (size_t)p->mol.max_sites;
     double *buf = g ? malloc((6 * ms + 3 * n + 3 * nmol) * sizeof *buf) : NULL;
-    if (g) g->members = malloc(n * sizeof *g->members);
+    if (g) g->members = malloc((n + 2 * nmol + 1) * sizeof *g->members);
     if (!g || !buf || !g->members) {
         if (g) free(g->members);
         free(buf), free(g);
@@ -37,6 +42,7 @@ cpu_gibbs_rigid *cpu_gibbs_rigid_create(const mc_plan *p, mc_err *err)
     g->old_pos = buf, g->new_pos = buf + 3 * ms;
     g->sx = buf + 6 * ms, g->sy = g->sx + n, g->sz = g->sy + n;
     g->scx = g->sz + n, g->scy = g->scx + nmol, g->scz = g->scy + nmol;
+    g->present = g->members + n, g->present_first = g->present + nmol;
     return g;
 }
 
@@ -94,13 +100,32 @@ static void store(const mc_plan *p, mc_chain *c, int m, const double centre[3], 
     }
 }
 
-/* A molecule drawn over all, translated or rotated within its box (the step at most half the box). */
+/* gcmc: the present molecules in index order into g->present, and their site counts as a packed
+ * first-site array (mc_rigid_trial_draw reads a molecule's site count from it); their number. */
+static int list_present(const mc_plan *p, cpu_gibbs_rigid *g, const mc_chain *c)
+{
+    int k = 0;
+    g->present_first[0] = 0;
+    for (int m = 0; m < c->nmol; m++) {
+        if (mc_gibbs_box_of(p, c, m) != 0) continue;
+        g->present[k] = m;
+        g->present_first[k + 1] = g->present_first[k] + p->mol.first[m + 1] - p->mol.first[m];
+        k++;
+    }
+    return k;
+}
+
+/* A molecule drawn over all (gcmc: over the present ones; none, nothing moves), translated or
+ * rotated within its box (the step at most half the box). */
 static void move_molecule(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uint64_t step)
 {
     const mc_molecules *mol = &p->mol;
-    mc_rigid_trial t = mc_rigid_trial_draw(p->seed, (uint32_t)c->id, step, (uint32_t)c->nmol, mol->first, 1.0,
-                                           c->max_rotation);
-    int m = (int)t.molecule, f0 = mol->first[m], f1 = mol->first[m + 1], box = (int)c->in_box[f0];
+    const int open = p->ensemble->open, among = open ? list_present(p, g, c) : c->nmol;
+    if (among == 0) return;
+    mc_rigid_trial t = mc_rigid_trial_draw(p->seed, (uint32_t)c->id, step, (uint32_t)among,
+                                           open ? g->present_first : mol->first, 1.0, c->max_rotation);
+    int m = open ? g->present[t.molecule] : (int)t.molecule;
+    int f0 = mol->first[m], f1 = mol->first[m + 1], box = (int)c->in_box[f0];
     const int *species = &mol->site_species[f0];
     double len = c->gibbs_box_len[box], max = mc_box_step(c->max_displacement, len);
     double centre[3] = {mc_rigid_shift(c->cx[m], t.dx * max, len), mc_rigid_shift(c->cy[m], t.dy * max, len),
@@ -159,6 +184,59 @@ static void transfer(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uint64_t
     c->gibbs_energy[src] -= removed;
     c->gibbs_energy[dst] += inserted;
     c->energy_pair += inserted - removed;
+    c->accepted++;
+    c->transfers_accepted++;
+}
+
+/* gcmc: an insertion (out of box 1, the absent slots) or a deletion of a molecule of type t->kind,
+ * cpu_gibbs.c's insert_or_delete for molecules: inserted at a uniform centre in an orientation
+ * uniform on SO(3) (mc_gibbs_orientation), the lowest absent molecule of the type taking it. */
+static void insert_or_delete(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uint64_t step, const mc_gibbs_trial *t)
+{
+    const mc_molecules *mol = &p->mol;
+    const int kind = t->kind, insertion = t->source == 1, n_lo = p->tmmc_n_min;
+    const int64_t n_kind = c->gibbs_count[0][kind], N = mc_gibbs_particles(p, c, 0);
+    const double len = c->box_len, volume = volume_of(len), lnz = mc_gcmc_lnz(p, c->statepoint, kind);
+    double *row = c->tmmc_c + (size_t)TMMC_ROW * (size_t)(N - n_lo);
+    c->transfers++;
+    if (!insertion && n_kind == 0) { /* nothing to delete: a deletion that cannot be accepted */
+        tmmc_collect(row, TMMC_DOWN, 0.0);
+        return;
+    }
+    int64_t fewer[MC_MAX_SPECIES];
+    for (int k = 0; k < p->nkinds; k++) fewer[k] = c->gibbs_count[0][k] - (k == kind && !insertion);
+    const double tail = mc_gibbs_insertion_tail(p->kind_tail, p->nkinds, fewer, kind, volume);
+    /* the molecule: the lowest absent one of the type (which does not matter), or the one deleted */
+    int m = kth_in_box(p, c, kind, insertion ? 1 : 0, insertion ? 0 : (int64_t)mc_rng_index(t->pick, (uint32_t)n_kind));
+    int f0 = mol->first[m], f1 = mol->first[m + 1];
+    double centre[3], pair, log_ratio;
+    mc_quat q = mc_quat_identity();
+    if (insertion) {
+        mc_gibbs_insertion_point(p->seed, (uint32_t)c->id, step, len, centre);
+        q = mc_gibbs_orientation(p->seed, (uint32_t)c->id, step);
+        place(p, m, centre, q, len, g->new_pos);
+        pair = sites_energy(p, c, &mol->site_species[f0], f1 - f0, g->new_pos, 0, len, f0, f1);
+        log_ratio = mc_gcmc_insertion_log_ratio(pair + tail, c->beta, lnz, volume, (double)n_kind);
+    } else {
+        sites_of(p, c, m, g->old_pos);
+        pair = sites_energy(p, c, &mol->site_species[f0], f1 - f0, g->old_pos, 0, len, f0, f1);
+        log_ratio = mc_gcmc_deletion_log_ratio(-(pair + tail), c->beta, lnz, volume, (double)n_kind);
+    }
+    tmmc_collect(row, insertion ? TMMC_UP : TMMC_DOWN, mc_gcmc_probability(log_ratio));
+    int lo, hi;
+    const int64_t to = N + (insertion ? 1 : -1);
+    mc_gcmc_window(p, c->id, &lo, &hi);
+    if (to < lo || to > hi) return; /* the window's edge: collected, not taken */
+    if (p->tmmc_bias) log_ratio += tmmc_bias(c->tmmc_bias, (int)(N - n_lo), (int)(to - n_lo));
+    if (!mc_gcmc_accept(log_ratio, p->seed, (uint32_t)c->id, step)) return;
+    if (insertion) store(p, c, m, centre, q, g->new_pos, 0);
+    else
+        for (int s = f0; s < f1; s++) c->in_box[s] = 1;
+    c->gibbs_count[0][kind] += insertion ? 1 : -1;
+    c->gibbs_count[1][kind] -= insertion ? 1 : -1;
+    double dE = insertion ? pair : -pair;
+    c->gibbs_energy[0] += dE;
+    c->energy_pair += dE;
     c->accepted++;
     c->transfers_accepted++;
 }
@@ -262,23 +340,27 @@ static void volume_exchange(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, c
 
 void cpu_gibbs_rigid_sweep(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, long nsweeps)
 {
-    long moves = nsweeps * c->nmol;
+    const int open = p->ensemble->open;
+    long moves = nsweeps * (open ? p->tmmc_n_max : c->nmol); /* gcmc: n_max a sweep, whatever the slots */
     for (long mv = 0; mv < moves; mv++) {
         uint64_t step = c->step++;
         mc_gibbs_trial t = mc_gibbs_draw(p->seed, (uint32_t)c->id, step, p->move_fraction, p->nkinds,
                                          c->max_volume_step);
         if (t.move == MC_GIBBS_DISPLACEMENT) move_molecule(p, g, c, step);
+        else if (t.move == MC_GIBBS_TRANSFER && open) insert_or_delete(p, g, c, step, &t);
         else if (t.move == MC_GIBBS_TRANSFER) transfer(p, g, c, step, &t);
         else volume_exchange(p, g, c, &t, step);
+        if (open) mc_gcmc_record(p, c);
     }
 }
 
 void cpu_gibbs_rigid_measure(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, int add_rdf, mc_measurement *out)
 {
-    int liquid = mc_gibbs_liquid_box(p, c);
+    int liquid = p->ensemble->open ? 0 : mc_gibbs_liquid_box(p, c); /* gcmc: box 1 holds the absent slots */
     out->energy_pair = out->virial_pair = 0.0;
     out->energy_pair_running = c->energy_pair;
-    for (int b = 0; b < 2; b++) {
+    out->box_energy[1] = out->box_virial[1] = out->box_energy_running[1] = 0.0;
+    for (int b = 0; b < (p->ensemble->open ? 1 : 2); b++) {
         box_sums s = box_pairs(p, g, c, b, c->x, c->y, c->z, c->cx, c->cy, c->cz, c->gibbs_box_len[b],
                                add_rdf && b == liquid);
         out->box_energy[b] = s.energy, out->box_virial[b] = s.virial;

@@ -63,6 +63,7 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
             mc_chain_destroy(c);
             return NULL;
         }
+        if (plan->ensemble->open) mc_gcmc_start(plan, c); /* the first molecules of each type present */
         return c;
     }
     if (plan->start == CFG_START_H5) {

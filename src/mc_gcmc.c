@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mc_chain.h"
+#include "mc_gibbs.h"
 #include "tmmc.h"
 
 void mc_gcmc_window(const mc_plan *p, int chain, int *lo, int *hi)
@@ -18,14 +19,26 @@ void mc_gcmc_start(const mc_plan *p, mc_chain *c)
 {
     int lo, hi;
     mc_gcmc_window(p, c->id, &lo, &hi);
-    const mc_species *sp = &p->species;
-    for (int a = 0; a < sp->n; a++) { /* lo / nspecies each, the remainder to the first species */
-        int share = lo / sp->n + (a < lo % sp->n);
-        for (int i = sp->first[a]; i < sp->first[a + 1]; i++) c->in_box[i] = i - sp->first[a] >= share;
-        c->gibbs_count[0][a] = share;
-        c->gibbs_count[1][a] = sp->count[a] - share;
+    for (int k = 0; k < p->nkinds; k++) { /* lo / nkinds each, the remainder to the first kinds */
+        int share = lo / p->nkinds + (k < lo % p->nkinds);
+        for (int m = p->kind_first[k]; m < p->kind_first[k + 1]; m++) {
+            int absent = m - p->kind_first[k] >= share;
+            /* a molecule's sites carry its label (mc_gibbs_box_of reads its first) */
+            for (int i = p->rigid ? p->mol.first[m] : m; i < (p->rigid ? p->mol.first[m + 1] : m + 1); i++)
+                c->in_box[i] = absent;
+        }
+        c->gibbs_count[0][k] = share;
+        c->gibbs_count[1][k] = p->kind_first[k + 1] - p->kind_first[k] - share;
     }
     c->gibbs_box_len[0] = c->gibbs_box_len[1] = c->box_len;
+}
+
+void mc_gcmc_record(const mc_plan *p, mc_chain *c)
+{
+    size_t at = (size_t)(mc_gibbs_particles(p, c, 0) - p->tmmc_n_min);
+    const double len = c->box_len; /* the volume as the moves take it, len^3 multiplied out */
+    c->tmmc_energy[at] += c->energy_pair + mc_gibbs_tail_energy(p, c->gibbs_count[0], len * len * len);
+    c->tmmc_visits[at]++;
 }
 
 void mc_gcmc_update_bias(const mc_plan *p, mc_chain *c)

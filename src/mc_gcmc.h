@@ -75,6 +75,10 @@ void mc_gcmc_window(const mc_plan *p, int chain, int *lo, int *hi);
  * is box 0. */
 void mc_gcmc_start(const mc_plan *p, struct mc_chain *c);
 
+/* After every trial move: the chain's total potential energy (tail included) into the sums of its N,
+ * and one more visit there. */
+void mc_gcmc_record(const mc_plan *p, struct mc_chain *c);
+
 /* The chain's bias: ln Pi over its window from its collection so far (missing transitions flat). */
 void mc_gcmc_update_bias(const mc_plan *p, struct mc_chain *c);
 

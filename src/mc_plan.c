@@ -133,24 +133,25 @@ static const char *mass_density_hint(const cfg *c, double density)
  * starting lattice (as many particles packed closer are no fluid). */
 static int check_gcmc_box(const cfg *c, const mc_plan *p, const mc_statepoint *sp, mc_err *err)
 {
-    const double len = sp->box_len, nn = mc_lattice_spacing(p->lattice, p->n, len);
+    const double len = sp->box_len, nn = mc_lattice_spacing(p->lattice, p->nmol, len);
     if (isfinite(p->cutoff) && p->cutoff > 0.5 * len)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [system] box_length = %g: expected at least twice [potential] cutoff = %g "
                 "(minimum image)", c->filename, cfg_line(c, "system", "box_length"), len, p->cutoff);
     if (c->rdf.rmax > 0.5 * len)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [rdf] rmax = %g: expected at most half [system] box_length = %g",
                 c->filename, cfg_line(c, "rdf", "rmax"), c->rdf.rmax, len);
-    if (nn < min_start_spacing * core_diameter(p))
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] n_max = %d: a box of edge %g holds that many only %.3f core "
+    if (!p->rigid && nn < min_start_spacing * core_diameter(p)) /* molecules: check_rigid_packing */
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] n_max = %d: a box of edge %g holds the %d slots only %.3f core "
                 "diameters apart on the %s lattice (density %.4g); expected at least %.1f: lower n_max",
-                c->filename, cfg_line(c, "ensemble", "n_max"), p->n, len, nn / core_diameter(p),
+                c->filename, cfg_line(c, "ensemble", "n_max"), p->tmmc_n_max, len, p->n, nn / core_diameter(p),
                 p->lattice == CFG_LATTICE_FCC ? "fcc" : "sc", sp->density, min_start_spacing);
     return MC_OK;
 }
 
 static int check_statepoint(const cfg *c, const mc_plan *p, const mc_statepoint *sp, mc_err *err)
 {
-    if (p->ensemble->open) return check_gcmc_box(c, p, sp, err);
+    if (p->ensemble->open) MC_TRY(check_gcmc_box(c, p, sp, err));
+    if (p->ensemble->open && !p->rigid) return MC_OK; /* molecules: their own checks below too */
     double half_box = 0.5 * sp->box_len;
     if (isfinite(p->cutoff) && p->cutoff > half_box)
         MC_FAIL(err, MC_EINVAL,
@@ -553,12 +554,16 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
             return mc_plan_destroy(p), NULL;
         }
         p->replicas *= p->tmmc_windows;
-        if (p->species.n > 1 && c->mixture.lnz.n != p->species.n) {
-            mc_err_set(err, MC_EINVAL, "%s:%d: [mixture] lnz: %d values for %d species; expected one per species",
-                       c->filename, cfg_line(c, "mixture", "lnz"), c->mixture.lnz.n, p->species.n);
+        /* the kinds inserted: molecule types, or species of atoms (gibbs_kinds) */
+        const int nk = p->rigid ? p->mol.ntypes : p->species.n;
+        const cfg_list *lnz = p->rigid ? &c->molecules.lnz : &c->mixture.lnz;
+        const char *section = p->rigid ? "molecules" : "mixture", *what = p->rigid ? "molecule types" : "species";
+        if (nk > 1 && lnz->n != nk) {
+            mc_err_set(err, MC_EINVAL, "%s:%d: [%s] lnz: %d values for %d %s; expected one for each", c->filename,
+                       cfg_line(c, section, "lnz"), section, lnz->n, nk, what);
             return mc_plan_destroy(p), NULL;
         }
-        for (int a = 0; p->species.n > 1 && a < p->species.n; a++) p->kind_lnz[a] = c->mixture.lnz.v[a];
+        for (int a = 0; nk > 1 && a < nk; a++) p->kind_lnz[a] = lnz->v[a];
     }
     for (int k = 0; k < 3; k++) p->move_fraction[k] = c->moves.move_fraction[k];
     p->max_volume_step0 = c->moves.max_volume_step;

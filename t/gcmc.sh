@@ -3,12 +3,13 @@
 # bad input refused before any output; the ideal gas's ln Pi against its exact transitions, with
 # windows and the bias, and without the bias against the chains' own N; the Lennard-Jones fluid
 # (rc = 3 with tail corrections, V = 512) against NIST's SRSW ln Pi and U(N) at T = 1.5, also as two
-# identical species at half the activity each, and an ideal binary; the bias
+# identical species at half the activity each and as one-site molecules, an ideal binary and ideal
+# diatomics; the bias
 # flattening each window's visits; /results/tmmc the pool of /chains/tmmc; 1 and 3 ranks
 # bit-identical. t/gcmc_check.py reads the files; its bounds are Student-t quantiles of the
 # replicas' spread (its docstring says which).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 25
+tap_plan 28
 
 cat > base.ini <<'EOF'
 [run]
@@ -41,7 +42,7 @@ refused n_min_high 's/^n_max = 30/n_max = 30\nn_min = 30/' "n_min_high.ini:17: [
 refused windows 's/^windows = 3/windows = 31/' "windows.ini:19: [tmmc] windows = 31: expected at most n_max - n_min = 30"
 refused density 's/^lnz = -2.5, -1.5/lnz = -2.5\ndensity = 0.3/' "density.ini:16: [ensemble] density: type = gcmc takes [system] box_length"
 refused small_box 's/^box_length = 6/box_length = 4/' "small_box.ini:8: [system] box_length = 4: expected at least twice [potential] cutoff = 2.5"
-refused packed 's/^n_max = 30/n_max = 400/' "packed.ini:16: [ensemble] n_max = 400: a box of edge 6 holds that many"
+refused packed 's/^n_max = 30/n_max = 400/' "packed.ini:16: [ensemble] n_max = 400: a box of edge 6 holds the 400 slots"
 refused mixture_counts '/^epsilon = 0/d; s/^\[tmmc\]/[mixture]\nspecies = A, B\ncounts = 10, 10\nsigma = 1, 1\nepsilon = 1, 1\nlnz = 0, 0\n[tmmc]/' \
     "mixture_counts.ini:19: [mixture] counts: type = gcmc gives every species n_max slots"
 refused mixture_no_lnz '/^epsilon = 0/d; s/^\[tmmc\]/[mixture]\nspecies = A, B\nsigma = 1, 1\nepsilon = 1, 1\n[tmmc]/' \
@@ -128,3 +129,39 @@ sed -e 's/^\[tmmc\]/[mixture]\nspecies = A, B\nsigma = 1, 1\nepsilon = 1, 1\nlnz
     nist.ini > nist_mix.ini
 run_np 2 -q nist_mix.ini > nist_mix.txt 2>&1 && pycheck gcmc_check.py nist nist_mix.h5 1.50
 ok $? "two identical LJ species at ln z - ln 2 each: NIST's pure-fluid ln Pi and U(N) at T = 1.5" || diag < nist_mix.txt
+
+# 8. rigid molecules, inserted in orientations uniform on SO(3): an ideal gas of diatomics is the
+# ideal gas (orientations carry no weight); one-site molecules are NIST's LJ fluid; 2 and 3 ranks
+cat > mol.ini <<'EOF'
+[run]
+output = mol.h5
+seed = 24
+equilibration = 200
+production = 4000
+sample_every = 100
+[system]
+box_length = 8
+[potential]
+epsilon = 0
+cutoff = 3
+[molecules]
+types = AA
+geometry = A 0 0 0; A 0 0 0.6
+[ensemble]
+type = gcmc
+temperature = 1.0
+lnz = -3.5
+n_max = 30
+replicas = 16
+[tmmc]
+windows = 3
+EOF
+run_np 2 -q mol.ini > mol.txt 2>&1 && pycheck gcmc_check.py ideal mol.h5
+ok $? "ideal diatomics: ln Pi's transitions are the ideal gas's ln(z V / (N + 1))" || diag < mol.txt
+sed 's/^output = mol.h5/output = mol3.h5/' mol.ini > mol3.ini
+run_np 3 -q mol3.ini > mol3.txt 2>&1 && h5check same_results mol.h5 mol3.h5
+ok $? "ideal diatomics: 2 and 3 ranks give bit-identical /chains and /results" || diag < mol3.txt
+sed -e 's/^\[tmmc\]/[molecules]\ntypes = LJ\ngeometry = A 0 0 0\n[tmmc]/' -e 's/^output = nist.h5/output = nist_mol.h5/' \
+    -e 's/^replicas = 16/replicas = 8/' -e 's/^production = 20000/production = 10000/' nist.ini > nist_mol.ini
+run_np 2 -q nist_mol.ini > nist_mol.txt 2>&1 && pycheck gcmc_check.py nist nist_mol.h5 1.50
+ok $? "one-site molecules (the rigid-body path): NIST's LJ ln Pi and U(N) at T = 1.5" || diag < nist_mol.txt
