@@ -119,21 +119,17 @@ static int kth_in_box(const mc_plan *p, const mc_chain *c, int a, int box, int64
  * taken with the bias where the window allows the new N. */
 static void insert_or_delete(const mc_plan *p, mc_chain *c, uint64_t step, const mc_gibbs_trial *t)
 {
-    const int a = t->kind, insertion = t->source == 1, n_lo = p->tmmc_n_min;
-    const int64_t n_kind = c->gibbs_count[0][a], N = mc_gibbs_particles(p, c, 0);
+    const int a = t->kind, insertion = t->source == 1;
+    const int64_t n_kind = c->gibbs_count[0][a];
     const double len = c->box_len, volume = volume_of(len), lnz = mc_gcmc_lnz(p, c->statepoint, a);
-    double *row = c->tmmc_c + (size_t)TMMC_ROW * (size_t)(N - n_lo);
     c->transfers++;
     if (!insertion && n_kind == 0) { /* nothing to delete: a deletion that cannot be accepted */
-        tmmc_collect(row, TMMC_DOWN, 0.0);
+        mc_gcmc_decide(p, c, step, 0, -INFINITY);
         return;
     }
     int i = -1;
-    double pt[3], pair, tail, log_ratio;
-    int64_t fewer[MC_MAX_SPECIES];
-    for (int k = 0; k < p->nkinds; k++) fewer[k] = c->gibbs_count[0][k] - (k == a && !insertion);
-    /* the tail's change with one more particle of kind a than `fewer` holds */
-    tail = mc_gibbs_insertion_tail(p->kind_tail, p->nkinds, fewer, a, volume);
+    double pt[3], pair, log_ratio;
+    const double tail = mc_gcmc_tail_change(p, c, a, insertion);
     if (insertion) {
         mc_gibbs_insertion_point(p->seed, (uint32_t)c->id, step, len, pt);
         pair = energy_in_box(p, c, a, 0, -1, pt);
@@ -144,25 +140,13 @@ static void insert_or_delete(const mc_plan *p, mc_chain *c, uint64_t step, const
         pair = energy_in_box(p, c, a, 0, i, pt);
         log_ratio = mc_gcmc_deletion_log_ratio(-(pair + tail), c->beta, lnz, volume, (double)n_kind);
     }
-    tmmc_collect(row, insertion ? TMMC_UP : TMMC_DOWN, mc_gcmc_probability(log_ratio));
-    int lo, hi;
-    const int64_t to = N + (insertion ? 1 : -1);
-    mc_gcmc_window(p, c->id, &lo, &hi);
-    if (to < lo || to > hi) return; /* the window's edge: collected, not taken */
-    if (p->tmmc_bias) log_ratio += tmmc_bias(c->tmmc_bias, (int)(N - n_lo), (int)(to - n_lo));
-    if (!mc_gcmc_accept(log_ratio, p->seed, (uint32_t)c->id, step)) return;
+    if (!mc_gcmc_decide(p, c, step, insertion, log_ratio)) return;
     if (insertion) { /* the lowest absent slot of the kind: which one does not matter */
         i = kth_in_box(p, c, a, 1, 0);
         c->x[i] = pt[0], c->y[i] = pt[1], c->z[i] = pt[2];
     }
     c->in_box[i] = !insertion;
-    c->gibbs_count[0][a] += insertion ? 1 : -1;
-    c->gibbs_count[1][a] -= insertion ? 1 : -1;
-    double dE = insertion ? pair : -pair;
-    c->gibbs_energy[0] += dE;
-    c->energy_pair += dE;
-    c->accepted++;
-    c->transfers_accepted++;
+    mc_gcmc_taken(p, c, a, insertion, pair);
 }
 
 static void transfer(const mc_plan *p, mc_chain *c, uint64_t step, const mc_gibbs_trial *t)

@@ -194,18 +194,15 @@ static void transfer(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uint64_t
 static void insert_or_delete(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uint64_t step, const mc_gibbs_trial *t)
 {
     const mc_molecules *mol = &p->mol;
-    const int kind = t->kind, insertion = t->source == 1, n_lo = p->tmmc_n_min;
-    const int64_t n_kind = c->gibbs_count[0][kind], N = mc_gibbs_particles(p, c, 0);
+    const int kind = t->kind, insertion = t->source == 1;
+    const int64_t n_kind = c->gibbs_count[0][kind];
     const double len = c->box_len, volume = volume_of(len), lnz = mc_gcmc_lnz(p, c->statepoint, kind);
-    double *row = c->tmmc_c + (size_t)TMMC_ROW * (size_t)(N - n_lo);
     c->transfers++;
     if (!insertion && n_kind == 0) { /* nothing to delete: a deletion that cannot be accepted */
-        tmmc_collect(row, TMMC_DOWN, 0.0);
+        mc_gcmc_decide(p, c, step, 0, -INFINITY);
         return;
     }
-    int64_t fewer[MC_MAX_SPECIES];
-    for (int k = 0; k < p->nkinds; k++) fewer[k] = c->gibbs_count[0][k] - (k == kind && !insertion);
-    const double tail = mc_gibbs_insertion_tail(p->kind_tail, p->nkinds, fewer, kind, volume);
+    const double tail = mc_gcmc_tail_change(p, c, kind, insertion);
     /* the molecule: the lowest absent one of the type (which does not matter), or the one deleted */
     int m = kth_in_box(p, c, kind, insertion ? 1 : 0, insertion ? 0 : (int64_t)mc_rng_index(t->pick, (uint32_t)n_kind));
     int f0 = mol->first[m], f1 = mol->first[m + 1];
@@ -222,23 +219,11 @@ static void insert_or_delete(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, 
         pair = sites_energy(p, c, &mol->site_species[f0], f1 - f0, g->old_pos, 0, len, f0, f1);
         log_ratio = mc_gcmc_deletion_log_ratio(-(pair + tail), c->beta, lnz, volume, (double)n_kind);
     }
-    tmmc_collect(row, insertion ? TMMC_UP : TMMC_DOWN, mc_gcmc_probability(log_ratio));
-    int lo, hi;
-    const int64_t to = N + (insertion ? 1 : -1);
-    mc_gcmc_window(p, c->id, &lo, &hi);
-    if (to < lo || to > hi) return; /* the window's edge: collected, not taken */
-    if (p->tmmc_bias) log_ratio += tmmc_bias(c->tmmc_bias, (int)(N - n_lo), (int)(to - n_lo));
-    if (!mc_gcmc_accept(log_ratio, p->seed, (uint32_t)c->id, step)) return;
+    if (!mc_gcmc_decide(p, c, step, insertion, log_ratio)) return;
     if (insertion) store(p, c, m, centre, q, g->new_pos, 0);
     else
         for (int s = f0; s < f1; s++) c->in_box[s] = 1;
-    c->gibbs_count[0][kind] += insertion ? 1 : -1;
-    c->gibbs_count[1][kind] -= insertion ? 1 : -1;
-    double dE = insertion ? pair : -pair;
-    c->gibbs_energy[0] += dE;
-    c->energy_pair += dE;
-    c->accepted++;
-    c->transfers_accepted++;
+    mc_gcmc_taken(p, c, kind, insertion, pair);
 }
 
 typedef struct box_sums {

@@ -33,6 +33,39 @@ void mc_gcmc_start(const mc_plan *p, mc_chain *c)
     c->gibbs_box_len[0] = c->gibbs_box_len[1] = c->box_len;
 }
 
+double mc_gcmc_tail_change(const mc_plan *p, const mc_chain *c, int kind, int insertion)
+{
+    int64_t fewer[MC_MAX_SPECIES]; /* the box's counts without the particle that is deleted */
+    for (int k = 0; k < p->nkinds; k++) fewer[k] = c->gibbs_count[0][k] - (k == kind && !insertion);
+    const double len = c->box_len;
+    return mc_gibbs_insertion_tail(p->kind_tail, p->nkinds, fewer, kind, len * len * len);
+}
+
+int mc_gcmc_decide(const mc_plan *p, mc_chain *c, uint64_t step, int insertion, double log_ratio)
+{
+    const int64_t N = mc_gibbs_particles(p, c, 0), to = N + (insertion ? 1 : -1);
+    const int n_lo = p->tmmc_n_min;
+    tmmc_collect(c->tmmc_c + (size_t)TMMC_ROW * (size_t)(N - n_lo), insertion ? TMMC_UP : TMMC_DOWN,
+                 mc_gcmc_probability(log_ratio));
+    int lo, hi;
+    mc_gcmc_window(p, c->id, &lo, &hi);
+    if (to < lo || to > hi) return 0; /* the window's edge: collected, not taken */
+    if (p->tmmc_bias) log_ratio += tmmc_bias(c->tmmc_bias, (int)(N - n_lo), (int)(to - n_lo));
+    return mc_gcmc_accept(log_ratio, p->seed, (uint32_t)c->id, step);
+}
+
+void mc_gcmc_taken(const mc_plan *p, mc_chain *c, int kind, int insertion, double pair)
+{
+    (void)p;
+    c->gibbs_count[0][kind] += insertion ? 1 : -1;
+    c->gibbs_count[1][kind] -= insertion ? 1 : -1;
+    double dE = insertion ? pair : -pair;
+    c->gibbs_energy[0] += dE;
+    c->energy_pair += dE;
+    c->accepted++;
+    c->transfers_accepted++;
+}
+
 void mc_gcmc_record(const mc_plan *p, mc_chain *c)
 {
     size_t at = (size_t)(mc_gibbs_particles(p, c, 0) - p->tmmc_n_min);
