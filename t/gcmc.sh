@@ -9,7 +9,7 @@
 # bit-identical. t/gcmc_check.py reads the files; its bounds are Student-t quantiles of the
 # replicas' spread (its docstring says which).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 28
+tap_plan 29
 
 cat > base.ini <<'EOF'
 [run]
@@ -165,3 +165,9 @@ sed -e 's/^\[tmmc\]/[molecules]\ntypes = LJ\ngeometry = A 0 0 0\n[tmmc]/' -e 's/
     -e 's/^replicas = 16/replicas = 8/' -e 's/^production = 20000/production = 10000/' nist.ini > nist_mol.ini
 run_np 2 -q nist_mol.ini > nist_mol.txt 2>&1 && pycheck gcmc_check.py nist nist_mol.h5 1.50
 ok $? "one-site molecules (the rigid-body path): NIST's LJ ln Pi and U(N) at T = 1.5" || diag < nist_mol.txt
+
+# 9. a gcmc output's frames hold absent slots: no run starts from them
+printf '[run]\noutput = from_gcmc.h5\nproduction = 20\n[system]\nn = 30\nstart = h5\nstart_file = base.h5\nstart_chain = 0\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.1\n' > from_gcmc.ini
+run_np 1 -q from_gcmc.ini > from_gcmc.txt 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -qF "base.h5: a grand-canonical (gcmc) output: its frames hold absent particle slots" from_gcmc.txt && [ ! -e from_gcmc.h5 ]
+ok $? "start = h5 from a gcmc output is refused, naming why, before any output" || diag < from_gcmc.txt
