@@ -9,7 +9,7 @@
 # bit-identical. t/gcmc_check.py reads the files; its bounds are Student-t quantiles of the
 # replicas' spread (its docstring says which).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 29
+tap_plan 30
 
 cat > base.ini <<'EOF'
 [run]
@@ -171,3 +171,10 @@ printf '[run]\noutput = from_gcmc.h5\nproduction = 20\n[system]\nn = 30\nstart =
 run_np 1 -q from_gcmc.ini > from_gcmc.txt 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -qF "base.h5: a grand-canonical (gcmc) output: its frames hold absent particle slots" from_gcmc.txt && [ ! -e from_gcmc.h5 ]
 ok $? "start = h5 from a gcmc output is refused, naming why, before any output" || diag < from_gcmc.txt
+
+# 10. mcens-analyze export --xyz writes a gcmc chain's present particles only
+"$MCENS_ANALYZE" export nist.h5 --xyz last.xyz --chain 17 > export.txt 2>&1 &&
+    "$PYTHON3" -c 'import sys, h5py
+want = int(h5py.File("nist.h5", "r")["chains/tmmc/present"][17].sum()); got = int(open("last.xyz").readline())
+print("xyz count", got, "present slots", want); sys.exit(got != want)' >> export.txt 2>&1
+ok $? "export --xyz of a gcmc chain writes its present particles, as many as /chains/tmmc/present marks" || diag < export.txt

@@ -35,7 +35,7 @@ def write_xyz(run, chain, out):
         run.fail("no chain %d: the file has chains 0 to %d" % (chain, nchains - 1))
     base = "particles/chain_%06d/" % chain
     if "particles" not in run.f:
-        run.fail("no /particles (H5MD trajectories): written by an mcens before issue 17; "
+        run.fail("no /particles (H5MD trajectories): written by an older mcens; "
                  "rerun it with this mcens to export snapshots")
     pos = run.ds(base + "position/value")
     steps = run.ds(base + "position/step")[:]
@@ -45,8 +45,15 @@ def write_xyz(run, chain, out):
     # H5MD leaves the unit out in reduced units; the XYZ header names it (unit=sigma, as the
     # [molecules] geometry reader takes it), so that a file says what its numbers are
     unit = run.unit(base + "position/value") or "sigma"
+    # a grand-canonical run's only frame (the final one) holds every slot: the present ones are
+    # its particles (/chains/tmmc/present)
+    present = run.ds("chains/tmmc/present")[chain].astype(bool) if run.gcmc else None
+    if present is not None and pos.shape[0] != 1:
+        run.fail("chain %d: %d frames in a grand-canonical output, which has only its final one" % (chain, pos.shape[0]))
     for j in range(pos.shape[0]):
         frame = pos[j]
+        if present is not None:
+            frame, species = frame[present], species[present]
         if edges is not None:  # H5MD box vectors as rows [3][3]: extended XYZ's Lattice, row by row
             cell = 'Lattice="%s" pbc="T T T"' % " ".join(repr(float(x)) for x in np.ravel(edges[j]))
         else:
