@@ -84,10 +84,10 @@ static double vapour_pressure(const mc_sample_ctx *s) { return box_pressure(vapo
             what ", over the chains whose boxes separated (/chains/separation)", gibbs_only, fn, NULL, NULL, 1}
 
 const mc_observable mc_observables[MC_NOBS] = {
-    [MC_OBS_ENERGY] = {"energy", MC_UNIT_ENERGY, MC_OBS_SERIES, "nvt, npt and gcmc",
+    [MC_OBS_ENERGY] = {"energy", MC_UNIT_ENERGY, MC_OBS_SERIES, "nvt, npt and gcmc only",
                        "potential energy per particle (molecules: per site) at each sample, tail correction included",
                        "potential energy per particle (molecules: per site)", one_box, sample_energy, NULL, NULL},
-    [MC_OBS_PRESSURE] = {"pressure", MC_UNIT_PRESSURE, MC_OBS_SERIES, "nvt, npt and gcmc",
+    [MC_OBS_PRESSURE] = {"pressure", MC_UNIT_PRESSURE, MC_OBS_SERIES, "nvt, npt and gcmc only",
                          "virial pressure rho kT + W/(3V) at each sample (molecular virial for molecules), tail and "
                          "impulsive corrections included, without the contact term of hard cores; NaN for an open "
                          "cluster",
@@ -104,7 +104,7 @@ const mc_observable mc_observables[MC_NOBS] = {
                            "accepted / attempted moves in production (molecules: translations and rotations)",
                            "acceptance ratio (error from the replicas' spread)", NULL, NULL,
                            mc_chain_production_acceptance, NULL},
-    [MC_OBS_HEAT_CAPACITY] = {"heat_capacity", MC_UNIT_KB, MC_OBS_DERIVED, "nvt and npt", NULL,
+    [MC_OBS_HEAT_CAPACITY] = {"heat_capacity", MC_UNIT_KB, MC_OBS_DERIVED, "nvt and npt only", NULL,
                               "heat capacity per particle (molecules: per site) from the fluctuations of the energy "
                               "(npt: of the enthalpy, giving C_P), the ideal part included: 3/2 per atom, per molecule "
                               "3/2 and 1 (linear) or 3/2 for rotation; each chain's error by jackknife over 16 "

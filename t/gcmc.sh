@@ -9,7 +9,7 @@
 # bit-identical. t/gcmc_check.py reads the files; its bounds are Student-t quantiles of the
 # replicas' spread (its docstring says which).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 30
+tap_plan 31
 
 cat > base.ini <<'EOF'
 [run]
@@ -52,6 +52,8 @@ refused gcmc_keys_in_nvt 's/^type = gcmc/type = nvt\ndensity = 0.3/' "gcmc_keys_
 # 2. the ideal gas: 16 replicas x 3 windows of N = 0..30 at two activities, the bias on
 run_np 2 -q base.ini > base.txt 2>&1
 ok $? "ideal gas: the run ends with status 0" || diag < base.txt
+h5check layout base.h5 2 96 30 200 40
+ok $? "ideal gas: the documented layout (the observables gcmc has, /statepoints/lnz, /results/tmmc, /chains/tmmc)"
 pycheck gcmc_check.py pooled base.h5
 ok $? "ideal gas: /results/tmmc/ln_pi, ln_pi_stderr and energy are the pool of every replica's windows in /chains/tmmc"
 pycheck gcmc_check.py ideal base.h5

@@ -31,7 +31,11 @@ CONDITIONS = {
     "npt": lambda f: "statepoints/pressure" in f,
     "gibbs": is_gibbs,
     "npt and gibbs": lambda f: "statepoints/pressure" in f or is_gibbs(f),
-    "nvt and npt": lambda f: not is_gibbs(f),
+    "nvt and npt": lambda f: not is_gibbs(f) and "statepoints/lnz" not in f,
+    "nvt, npt and gcmc": lambda f: not is_gibbs(f),
+    "gcmc": lambda f: "statepoints/lnz" in f,
+    "npt and gcmc": lambda f: "statepoints/pressure" in f or "statepoints/lnz" in f,
+    "gibbs and gcmc": lambda f: is_gibbs(f) or "statepoints/lnz" in f,
     "molecules and open clusters": lambda f: "molecules" in f,
     "open clusters": lambda f: "molecules" in f and float(f["statepoints/box_length"][0]) == 0.0,
     "open clusters without replica exchange": lambda f: ("molecules" in f and float(f["statepoints/box_length"][0]) == 0.0
@@ -82,13 +86,25 @@ def nparticles(f):
 
 
 def layout(path, S, C, N, B, K, species=1):
-    """P: species pairs, P1: species (1 and 1 for a pure fluid)."""
+    """P: species pairs, P1: species (1 and 1 for a pure fluid); a gcmc file: N its slots, M its
+    macrostates (from /results/tmmc/n), and /results/tmmc and /chains/tmmc besides."""
     ns = int(species)
     dims = {"S": int(S), "C": int(C), "N": int(N), "B": int(B), "K": int(K), "P": ns * (ns + 1) // 2, "P1": ns}
     with h5py.File(path, "r") as f:
         required = dict(REQUIRED)
         required.update({name: shape for name, (shape, when) in observable_rows().items()
                          if when is None or CONDITIONS[when](f)})
+        if CONDITIONS["gcmc"](f):  # ln z is the axis; ln Pi over the M macrostates n_min..n_max
+            del required["statepoints/density"]
+            dims["M"] = f["results/tmmc/n"].shape[0] if "results/tmmc/n" in f else -1
+            required.update({"statepoints/lnz": ("S",), "results/tmmc/n": ("M",), "results/tmmc/lnz": ("S",),
+                             "results/tmmc/ln_pi": ("S", "M"), "results/tmmc/ln_pi_stderr": ("S", "M"),
+                             "results/tmmc/energy": ("S", "M"), "results/tmmc/n_mean": ("S",),
+                             "results/tmmc/density": ("S",), "results/tmmc/missing_transitions": ("S",),
+                             "results/tmmc/species_lnz": ("P1",), "chains/tmmc/collection": ("C", "M", 3),
+                             "chains/tmmc/energy_sum": ("C", "M"), "chains/tmmc/visits": ("C", "M"),
+                             "chains/tmmc/bias": ("C", "M"), "chains/tmmc/window": ("C", 2),
+                             "chains/tmmc/present": ("C", "N")})
         for name, shape in required.items():
             if name not in f:
                 fail(f"{name} missing")
