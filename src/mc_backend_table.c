@@ -58,10 +58,12 @@ int mc_backend_choose(const mc_plan *p, const cfg *c, int have_gpu, const char *
         const int named = c->run.backend == r->device;
         if (c->run.backend != CFG_BACKEND_AUTO && !named) continue;
         const struct feature *f = lacking(r, engine, needs);
+        /* a feature one engine of a row has and another lacks is named with the engine's particles */
+        const char *of = f && p->rigid && (r->supports[MC_ENGINE_GIBBS_ATOMS] & f->bit) ? " of molecules" : "";
         if (f && named)
-            MC_FAIL(err, MC_EINVAL, "%s:%d: [run] backend = %s: %s has no %s yet (asked for by [%s] %s, line %d); "
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [run] backend = %s: %s has no %s%s yet (asked for by [%s] %s, line %d); "
                     "use backend = cpu or auto", c->filename, cfg_line(c, "run", "backend"),
-                    r->device == CFG_BACKEND_GPU ? "gpu" : "cpu", r->what, f->what, f->section, f->key,
+                    r->device == CFG_BACKEND_GPU ? "gpu" : "cpu", r->what, f->what, of, f->section, f->key,
                     cfg_line(c, f->section, f->key));
         if (r->device == CFG_BACKEND_GPU && !have_gpu) {
             if (named)
@@ -70,7 +72,7 @@ int mc_backend_choose(const mc_plan *p, const cfg *c, int have_gpu, const char *
             continue;
         }
         if (f) { /* auto: a GPU there, but not for this run */
-            snprintf(note, len, "%s has no %s yet ([%s] %s): this run takes the CPU backend", r->what, f->what,
+            snprintf(note, len, "%s has no %s%s yet ([%s] %s): this run takes the CPU backend", r->what, f->what, of,
                      f->section, f->key);
             continue;
         }

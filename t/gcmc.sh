@@ -9,7 +9,7 @@
 # bit-identical. t/gcmc_check.py reads the files; its bounds are Student-t quantiles of the
 # replicas' spread (its docstring says which).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 31
+tap_plan 32
 
 cat > base.ini <<'EOF'
 [run]
@@ -180,3 +180,10 @@ ok $? "start = h5 from a gcmc output is refused, naming why, before any output" 
 want = int(h5py.File("nist.h5", "r")["chains/tmmc/present"][17].sum()); got = int(open("last.xyz").readline())
 print("xyz count", got, "present slots", want); sys.exit(got != want)' >> export.txt 2>&1
 ok $? "export --xyz of a gcmc chain writes its present particles, as many as /chains/tmmc/present marks" || diag < export.txt
+
+# 11. molecules on the GPU are not built: backend = gpu is refused by name, before any output
+sed -e 's/^seed = 24/seed = 24\nbackend = gpu/' -e 's/^output = mol.h5/output = molgpu.h5/' mol.ini > molgpu.ini
+run_np 1 -q molgpu.ini > molgpu.txt 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -qF "molgpu.ini:4: [run] backend = gpu: the GPU backend has no grand-canonical moves of molecules yet" molgpu.txt &&
+    [ ! -e molgpu.h5 ]
+ok $? "gcmc of molecules with backend = gpu: refused by name (the GPU has gcmc of atoms only)" || diag < molgpu.txt
