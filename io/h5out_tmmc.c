@@ -61,43 +61,44 @@ int h5out_tmmc_results(const h5ds *f, const mc_plan *plan, const mc_results *res
     int rc = macro && lnz && density ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory for /results/tmmc");
     for (int i = 0; rc == MC_OK && i < M; i++) macro[i] = plan->tmmc_n_min + i;
     for (int s = 0; rc == MC_OK && s < S; s++) lnz[s] = plan->statepoint[s].lnz, density[s] = t->n_mean[s] / volume;
-    if (rc == MC_OK)
-        rc = h5ds_write_whole(f, g, "n", H5T_NATIVE_LONG, 1, dM, macro, "1", "the macrostates N, n_min .. n_max", err);
-    if (rc == MC_OK)
-        rc = h5ds_write_whole(f, g, "lnz", H5T_NATIVE_DOUBLE, 1, dS, lnz, "1",
-                              "ln z of each state point, the activity ln Pi was sampled at (z in the length unit^-3)", err);
-    if (rc == MC_OK)
-        rc = h5ds_write_whole(f, g, "ln_pi", H5T_NATIVE_DOUBLE, 2, d2, t->ln_pi, "1",
-                              "ln Pi(N) at each state point's ln z: the mean over replicas of each replica's normalised "
-                              "estimate from its windows' collection matrices together (the mean of logs is not "
-                              "normalised itself: normalise exp(ln_pi) before using it as a distribution)", err);
-    if (rc == MC_OK)
-        rc = h5ds_write_whole(f, g, "ln_pi_stderr", H5T_NATIVE_DOUBLE, 2, d2, t->ln_pi_stderr, "1",
-                              "standard error of ln_pi: the replicas' standard deviation over sqrt(replicas); NaN with "
-                              "one replica", err);
-    if (rc == MC_OK)
-        rc = h5ds_write_whole(f, g, "energy", H5T_NATIVE_DOUBLE, 2, d2, t->energy, plan->units.energy,
-                              "mean total potential energy at N (tail correction included; not per particle) over every "
-                              "chain's production trial moves that ended there; NaN where none did", err);
-    if (rc == MC_OK)
-        rc = h5ds_write_whole(f, g, "n_mean", H5T_NATIVE_DOUBLE, 1, dS, t->n_mean, "1",
-                              "<N> at the sampled ln z, from exp(ln_pi) normalised over n_min .. n_max", err);
-    if (rc == MC_OK)
-        rc = h5ds_write_whole(f, g, "density", H5T_NATIVE_DOUBLE, 1, dS, density, plan->units.density,
-                              "<N> / V at the sampled ln z", err);
-    if (rc == MC_OK)
-        rc = h5ds_write_whole(f, g, "missing_transitions", H5T_NATIVE_INT, 1, dS, t->missing, "1",
-                              "transitions N -> N + 1 without data in either direction in all chains' collection "
-                              "together (ln Pi is flat across them: 0 is a complete estimate)", err);
+    const hsize_t dK[1] = {(hsize_t)plan->nkinds};
+    const struct {
+        const char *name;
+        hid_t type;
+        int rank;
+        const hsize_t *dims;
+        const void *data;
+        const char *unit, *description;
+    } rows[] = {
+        {"n", H5T_NATIVE_LONG, 1, dM, macro, "1", "the macrostates N, n_min .. n_max"},
+        {"lnz", H5T_NATIVE_DOUBLE, 1, dS, lnz, "1",
+         "ln z of each state point, the activity ln Pi was sampled at (z in the length unit^-3)"},
+        {"ln_pi", H5T_NATIVE_DOUBLE, 2, d2, t->ln_pi, "1",
+         "ln Pi(N) at each state point's ln z: the mean over replicas of each replica's normalised estimate from its "
+         "windows' collection matrices together (the mean of logs is not normalised itself: normalise exp(ln_pi) "
+         "before using it as a distribution)"},
+        {"ln_pi_stderr", H5T_NATIVE_DOUBLE, 2, d2, t->ln_pi_stderr, "1",
+         "standard error of ln_pi: the replicas' standard deviation over sqrt(replicas); NaN with one replica"},
+        {"energy", H5T_NATIVE_DOUBLE, 2, d2, t->energy, plan->units.energy,
+         "mean total potential energy at N (tail correction included; not per particle) over every chain's "
+         "production trial moves that ended there; NaN where none did"},
+        {"n_mean", H5T_NATIVE_DOUBLE, 1, dS, t->n_mean, "1",
+         "<N> at the sampled ln z, from exp(ln_pi) normalised over n_min .. n_max"},
+        {"density", H5T_NATIVE_DOUBLE, 1, dS, density, plan->units.density, "<N> / V at the sampled ln z"},
+        {"missing_transitions", H5T_NATIVE_INT, 1, dS, t->missing, "1",
+         "transitions N -> N + 1 without data in either direction in all chains' collection together (ln Pi is "
+         "flat across them: 0 is a complete estimate)"},
+        {"kind_lnz", H5T_NATIVE_DOUBLE, 1, dK, plan->kind_lnz, "1",
+         "each kind's (a mixture's species, or a molecule type) ln z less the state point's lnz ([mixture] or "
+         "[molecules] lnz; 0 for one kind): a kind's activity is exp(lnz + kind_lnz)"},
+    };
+    for (size_t r = 0; rc == MC_OK && r < sizeof rows / sizeof rows[0]; r++)
+        rc = h5ds_write_whole(f, g, rows[r].name, rows[r].type, rows[r].rank, rows[r].dims, rows[r].data, rows[r].unit,
+                              rows[r].description, err);
     const long windows = plan->tmmc_windows, bias = plan->tmmc_bias;
     if (rc == MC_OK) rc = h5ds_set_scalar_attr(g, "volume", H5T_NATIVE_DOUBLE, &volume, err);
     if (rc == MC_OK) rc = h5ds_set_scalar_attr(g, "windows", H5T_NATIVE_LONG, &windows, err);
     if (rc == MC_OK) rc = h5ds_set_scalar_attr(g, "bias", H5T_NATIVE_LONG, &bias, err);
-    const hsize_t dK[1] = {(hsize_t)plan->species.n};
-    if (rc == MC_OK)
-        rc = h5ds_write_whole(f, g, "species_lnz", H5T_NATIVE_DOUBLE, 1, dK, plan->kind_lnz, "1",
-                              "each species' ln z less the state point's lnz ([mixture] lnz; 0 for one species): a "
-                              "species' activity is exp(lnz + species_lnz)", err);
     free(macro), free(lnz), free(density);
     return h5ds_close_group(g, "/results/tmmc", rc, err);
 }

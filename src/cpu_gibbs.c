@@ -122,11 +122,7 @@ static void insert_or_delete(const mc_plan *p, mc_chain *c, uint64_t step, const
     const int a = t->kind, insertion = t->source == 1;
     const int64_t n_kind = c->gibbs_count[0][a];
     const double len = c->box_len, volume = volume_of(len), lnz = mc_gcmc_lnz(p, c->statepoint, a);
-    c->transfers++;
-    if (!insertion && n_kind == 0) { /* nothing to delete: a deletion that cannot be accepted */
-        mc_gcmc_decide(p, c, step, 0, -INFINITY);
-        return;
-    }
+    if (!mc_gcmc_attempt(p, c, step, a, insertion)) return;
     int i = -1;
     double pt[3], pair, log_ratio;
     const double tail = mc_gcmc_tail_change(p, c, a, insertion);
@@ -146,7 +142,7 @@ static void insert_or_delete(const mc_plan *p, mc_chain *c, uint64_t step, const
         c->x[i] = pt[0], c->y[i] = pt[1], c->z[i] = pt[2];
     }
     c->in_box[i] = !insertion;
-    mc_gcmc_taken(p, c, a, insertion, pair);
+    mc_gcmc_taken(c, a, insertion, pair);
 }
 
 static void transfer(const mc_plan *p, mc_chain *c, uint64_t step, const mc_gibbs_trial *t)

@@ -197,11 +197,7 @@ static void insert_or_delete(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, 
     const int kind = t->kind, insertion = t->source == 1;
     const int64_t n_kind = c->gibbs_count[0][kind];
     const double len = c->box_len, volume = volume_of(len), lnz = mc_gcmc_lnz(p, c->statepoint, kind);
-    c->transfers++;
-    if (!insertion && n_kind == 0) { /* nothing to delete: a deletion that cannot be accepted */
-        mc_gcmc_decide(p, c, step, 0, -INFINITY);
-        return;
-    }
+    if (!mc_gcmc_attempt(p, c, step, kind, insertion)) return;
     const double tail = mc_gcmc_tail_change(p, c, kind, insertion);
     /* the molecule: the lowest absent one of the type (which does not matter), or the one deleted */
     int m = kth_in_box(p, c, kind, insertion ? 1 : 0, insertion ? 0 : (int64_t)mc_rng_index(t->pick, (uint32_t)n_kind));
@@ -223,7 +219,7 @@ static void insert_or_delete(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, 
     if (insertion) store(p, c, m, centre, q, g->new_pos, 0);
     else
         for (int s = f0; s < f1; s++) c->in_box[s] = 1;
-    mc_gcmc_taken(p, c, kind, insertion, pair);
+    mc_gcmc_taken(c, kind, insertion, pair);
 }
 
 typedef struct box_sums {

@@ -27,6 +27,9 @@ static const struct feature {
 };
 enum { NFEATURES = sizeof features / sizeof features[0] };
 
+/* What each engine moves, for messages. */
+static const char *const engine_particles[MC_NENGINES] = {"atoms", "molecules", "atoms", "molecules"};
+
 mc_engine mc_plan_engine(const mc_plan *p)
 {
     if (mc_plan_labelled(p)) return p->rigid ? MC_ENGINE_GIBBS_MOLECULES : MC_ENGINE_GIBBS_ATOMS;
@@ -58,8 +61,11 @@ int mc_backend_choose(const mc_plan *p, const cfg *c, int have_gpu, const char *
         const int named = c->run.backend == r->device;
         if (c->run.backend != CFG_BACKEND_AUTO && !named) continue;
         const struct feature *f = lacking(r, engine, needs);
-        /* a feature one engine of a row has and another lacks is named with the engine's particles */
-        const char *of = f && p->rigid && (r->supports[MC_ENGINE_GIBBS_ATOMS] & f->bit) ? " of molecules" : "";
+        /* a feature another engine of the row has is named with this engine's particles */
+        int elsewhere = 0;
+        for (int e = 0; f && e < MC_NENGINES; e++) elsewhere |= (r->supports[e] & f->bit) != 0;
+        char of[32] = "";
+        if (elsewhere) snprintf(of, sizeof of, " of %s", engine_particles[engine]);
         if (f && named)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [run] backend = %s: %s has no %s%s yet (asked for by [%s] %s, line %d); "
                     "use backend = cpu or auto", c->filename, cfg_line(c, "run", "backend"),

@@ -2,6 +2,7 @@
  * bias and its collection (the moves are each backend's: cpu_gibbs.c; mc_gcmc.h). */
 #include "mc_gcmc.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "mc_chain.h"
@@ -54,9 +55,16 @@ int mc_gcmc_decide(const mc_plan *p, mc_chain *c, uint64_t step, int insertion, 
     return mc_gcmc_accept(log_ratio, p->seed, (uint32_t)c->id, step);
 }
 
-void mc_gcmc_taken(const mc_plan *p, mc_chain *c, int kind, int insertion, double pair)
+int mc_gcmc_attempt(const mc_plan *p, mc_chain *c, uint64_t step, int kind, int insertion)
 {
-    (void)p;
+    c->transfers++;
+    if (insertion || c->gibbs_count[0][kind] > 0) return 1;
+    mc_gcmc_decide(p, c, step, 0, -INFINITY); /* nothing to delete: collected as never accepted */
+    return 0;
+}
+
+void mc_gcmc_taken(mc_chain *c, int kind, int insertion, double pair)
+{
     c->gibbs_count[0][kind] += insertion ? 1 : -1;
     c->gibbs_count[1][kind] -= insertion ? 1 : -1;
     double dE = insertion ? pair : -pair;

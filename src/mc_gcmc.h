@@ -77,6 +77,8 @@ void mc_gcmc_start(const mc_plan *p, struct mc_chain *c);
 
 /* The CPU backends' insertion and deletion (cpu_gibbs.c for atoms, cpu_gibbs_rigid.c for molecules;
  * the GPU's cu_gibbs.cu has their twin), apart from placing the particle and its energy:
+ * mc_gcmc_attempt: counts the attempt; 0 for a deletion with no particle of the kind present,
+ * collected as an attempt that cannot be accepted (nothing more to do), else 1;
  * mc_gcmc_tail_change: the tail correction's change when a particle of `kind` is inserted, or with
  * its sign turned, deleted (the box's counts and volume now);
  * mc_gcmc_decide: the move's unbiased acceptance collected in the row of the chain's N, then whether
@@ -84,7 +86,8 @@ void mc_gcmc_start(const mc_plan *p, struct mc_chain *c);
  * mc_gcmc_taken: a taken move's counts, energies (pair: the particle's pair energy) and counters. */
 double mc_gcmc_tail_change(const mc_plan *p, const struct mc_chain *c, int kind, int insertion);
 int mc_gcmc_decide(const mc_plan *p, struct mc_chain *c, uint64_t step, int insertion, double log_ratio);
-void mc_gcmc_taken(const mc_plan *p, struct mc_chain *c, int kind, int insertion, double pair);
+int mc_gcmc_attempt(const mc_plan *p, struct mc_chain *c, uint64_t step, int kind, int insertion);
+void mc_gcmc_taken(struct mc_chain *c, int kind, int insertion, double pair);
 
 /* After every trial move: the chain's total potential energy (tail included) into the sums of its N,
  * and one more visit there. */

@@ -114,10 +114,10 @@ def check_ideal(f, min_attempts):
     seldom reaches the tails, and a ratio of few counts is biased besides its noise)."""
     g = f["results/tmmc"]
     n, V = g["n"][:], float(g.attrs["volume"])
-    species = g["species_lnz"][:]
+    kinds = g["kind_lnz"][:]
     for s, lnz in enumerate(g["lnz"][:]):
-        # the species are independent ideal gases: their total is the ideal gas of z = sum of their z
-        z = sum(math.exp(lnz + d) for d in species)
+        # the kinds are independent ideal gases: their total is the ideal gas of z = sum of their z
+        z = sum(math.exp(lnz + d) for d in kinds)
         exact = math.log(z * V) - np.log(n[1:])  # ln Pi(N) - ln Pi(N - 1) = ln(z V / N)
         reps = replicas(f, s)
         use = np.min([r[4] for r in reps], axis=0) >= max(min_attempts, 1e-300)

@@ -97,11 +97,12 @@ def layout(path, S, C, N, B, K, species=1):
         if CONDITIONS["gcmc"](f):  # ln z is the axis; ln Pi over the M macrostates n_min..n_max
             del required["statepoints/density"]
             dims["M"] = f["results/tmmc/n"].shape[0] if "results/tmmc/n" in f else -1
+            dims["KINDS"] = f["molecules/name"].shape[0] if "molecules" in f else dims["P1"]
             required.update({"statepoints/lnz": ("S",), "results/tmmc/n": ("M",), "results/tmmc/lnz": ("S",),
                              "results/tmmc/ln_pi": ("S", "M"), "results/tmmc/ln_pi_stderr": ("S", "M"),
                              "results/tmmc/energy": ("S", "M"), "results/tmmc/n_mean": ("S",),
                              "results/tmmc/density": ("S",), "results/tmmc/missing_transitions": ("S",),
-                             "results/tmmc/species_lnz": ("P1",), "chains/tmmc/collection": ("C", "M", 3),
+                             "results/tmmc/kind_lnz": ("KINDS",), "chains/tmmc/collection": ("C", "M", 3),
                              "chains/tmmc/energy_sum": ("C", "M"), "chains/tmmc/visits": ("C", "M"),
                              "chains/tmmc/bias": ("C", "M"), "chains/tmmc/window": ("C", 2),
                              "chains/tmmc/present": ("C", "N")})
