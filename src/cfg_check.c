@@ -277,8 +277,6 @@ static int check_coulomb(const cfg *c, mc_err *err)
         why = "charged sites are sites of [molecules] for now (an ion is a one-site molecule type)";
     else if (c->system.boundary != CFG_BOUNDARY_PERIODIC)
         why = "the Ewald sum needs a periodic box (boundary = periodic)";
-    else if (c->ensemble.type == CFG_ENSEMBLE_GIBBS)
-        why = "the Gibbs ensemble takes no charged sites yet";
     if (why)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] coulomb = ewald: %s", f, cfg_line(c, "potential", "coulomb"), why);
     if (c->potential.coulomb_cutoff == 0 && !isfinite(c->potential.cutoff))
@@ -423,7 +421,6 @@ static int check_gcmc(cfg *c, mc_err *err)
         return MC_OK;
     }
     static const char *const not_yet[][3] = {
-        {"potential", "coulomb", "charges in type = gcmc are not built yet"},
         {"ensemble", "widom", "type = gcmc inserts particles itself: ln Pi(N) gives the chemical potential; expected 0"},
         {"ensemble", "exchange_every", "replica exchange is not built for type = gcmc; expected 0"},
         {"ensemble", "density", "type = gcmc takes [system] box_length; the density is an outcome"},
@@ -436,9 +433,6 @@ static int check_gcmc(cfg *c, mc_err *err)
     };
     for (size_t i = 0; i < sizeof not_yet / sizeof not_yet[0]; i++)
         MC_TRY(refuse(c, not_yet[i][0], not_yet[i][1], not_yet[i][2], err));
-    if (c->potential.coulomb != CFG_COULOMB_NONE) /* a mixture's charges switch it on too */
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] coulomb: charges in type = gcmc are not built yet", f,
-                cfg_line(c, "potential", "coulomb"));
     if (c->system.boundary == CFG_BOUNDARY_NONE)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [system] boundary = none: type = gcmc needs a periodic box", f,
                 cfg_line(c, "system", "boundary"));
@@ -506,11 +500,15 @@ static int check_run(const cfg *c, mc_err *err)
     if (c->run.gpu_batch_trials % 32 != 0)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [run] gpu_batch_trials = %ld: expected 0 or a multiple of 32 up to 1024",
                 c->filename, cfg_line(c, "run", "gpu_batch_trials"), c->run.gpu_batch_trials);
-    if (c->run.production_sweeps % c->run.sample_every_sweeps != 0)
-        MC_FAIL(err, MC_EINVAL,
-                "%s:%d: [run] sample_every = %ld: expected a divisor of production = %ld",
-                c->filename, cfg_line(c, "run", "sample_every"), c->run.sample_every_sweeps,
-                c->run.production_sweeps);
+    if (c->run.production_sweeps % c->run.sample_every_sweeps != 0) {
+        const int line = cfg_line(c, "run", "sample_every");
+        if (line) /* the default is named as such: no line holds it */
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [run] sample_every = %ld: expected a divisor of production = %ld",
+                    c->filename, line, c->run.sample_every_sweeps, c->run.production_sweeps);
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [run] production = %ld: expected a multiple of sample_every = %ld (its default): "
+                "give sample_every", c->filename, cfg_line(c, "run", "production"), c->run.production_sweeps,
+                c->run.sample_every_sweeps);
+    }
     return MC_OK;
 }
 

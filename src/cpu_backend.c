@@ -24,8 +24,9 @@ typedef struct cpu_chain_scratch {
     cpu_cells rdf_cells;  /* cells >= rdf rmax wide, rebuilt at each RDF sample */
     /* charges: the chain's structure factors, kept current as molecules move and recomputed from
      * the positions at every measurement, trade and volume change, so that they are a function of
-     * the configuration wherever a round begins (as the cell lists are) */
-    ewald_sums ewald;
+     * the configuration wherever a round begins (as the cell lists are); one per box (a chain of one
+     * box uses [0]) */
+    ewald_sums ewald[2];
 } cpu_chain_scratch;
 
 struct mc_backend {
@@ -214,10 +215,10 @@ static void attempt_molecule_move(mc_backend *b, mc_chain *c, cpu_chain_scratch 
         mc_rigid_site(centre, q, &mol->site_body[3 * (f0 + k)], c->box_len, &b->new_pos[3 * k]);
     }
     c->rotations += t.rotate;
-    double dE = p->ewald ? charged_move_energy(b, c, &sc->ewald, m, old_centre, centre)
+    double dE = p->ewald ? charged_move_energy(b, c, &sc->ewald[0], m, old_centre, centre)
                          : molecule_move_energy(p, b->columns, c, m, b->old_pos, b->new_pos, old_centre, centre);
     if (!mc_metropolis_accept(dE, c->beta, p->seed, (uint32_t)c->id, step)) return;
-    if (p->ewald) ewald_accept(&p->kspace, &sc->ewald, b->ewald_change);
+    if (p->ewald) ewald_accept(&p->kspace, &sc->ewald[0], b->ewald_change);
     c->cx[m] = centre[0], c->cy[m] = centre[1], c->cz[m] = centre[2];
     c->q[4 * m] = q.w, c->q[4 * m + 1] = q.x, c->q[4 * m + 2] = q.y, c->q[4 * m + 3] = q.z;
     for (int k = 0; k < ns; k++)
@@ -234,7 +235,7 @@ static int cpu_sweep(mc_backend *b, long nsweeps, mc_err *err)
         mc_chain *c = b->chains[k];
         long moves = nsweeps * c->nmol;
         if (b->gibbs)
-            cpu_gibbs_sweep(b->plan, b->gibbs, c, nsweeps);
+            cpu_gibbs_sweep(b->plan, b->gibbs, c, b->scratch[k].ewald, nsweeps);
         else if (b->plan->rigid)
             for (long m = 0; m < moves; m++) attempt_molecule_move(b, c, &b->scratch[k]);
         else
@@ -292,13 +293,14 @@ static pair_sums pair_pass(const mc_plan *plan, mc_chain *c, const cpu_cells *g,
 static int cpu_measure(mc_backend *b, int add_rdf, mc_measurement *out, mc_err *err)
 {
     if (b->gibbs) { /* atoms or molecules in two boxes */
-        for (int k = 0; k < b->nchains; k++) cpu_gibbs_measure(b->plan, b->gibbs, b->chains[k], add_rdf, &out[k]);
+        for (int k = 0; k < b->nchains; k++)
+            cpu_gibbs_measure(b->plan, b->gibbs, b->chains[k], b->scratch[k].ewald, add_rdf, &out[k]);
         return MC_OK;
     }
     if (b->plan->rigid) {
         for (int k = 0; k < b->nchains; k++) {
             mc_chain *c = b->chains[k];
-            mc_rigid_sums s = mc_rigid_measure(b->plan, c, add_rdf, &b->scratch[k].ewald);
+            mc_rigid_sums s = mc_rigid_measure(b->plan, c, add_rdf, &b->scratch[k].ewald[0]);
             out[k].energy_pair = s.energy;
             out[k].virial_pair = s.virial;
             out[k].energy_pair_running = c->energy_pair;
@@ -335,11 +337,11 @@ static int cpu_widom(mc_backend *b, int species, int insertions, long draw, doub
     for (int k = 0; k < b->nchains; k++) {
         const mc_chain *c = b->chains[k];
         if (b->gibbs) { /* species is a phase and a kind (species or molecule type) here */
-            boltzmann_sum[k] = cpu_gibbs_insertion_sum(b->plan, c, species, insertions, draw);
+            boltzmann_sum[k] = cpu_gibbs_insertion_sum(b->plan, c, b->scratch[k].ewald, species, insertions, draw);
             continue;
         }
         if (b->plan->rigid) { /* species is a molecule type here */
-            boltzmann_sum[k] = mc_rigid_widom_sum(b->plan, c, species, insertions, draw, &b->scratch[k].ewald);
+            boltzmann_sum[k] = mc_rigid_widom_sum(b->plan, c, species, insertions, draw, &b->scratch[k].ewald[0]);
             continue;
         }
         double sum = 0.0, x, y, z;
@@ -381,7 +383,9 @@ static void recompute_ewald(mc_backend *b, int k)
 {
     const mc_plan *p = b->plan;
     const mc_chain *c = b->chains[k];
-    if (p->ewald) ewald_recompute(&p->kspace, &b->scratch[k].ewald, c->box_len, c->n, c->x, c->y, c->z, p->site_charge);
+    if (!p->ewald) return;
+    if (b->gibbs) cpu_gibbs_ewald_recompute(p, b->gibbs, c, b->scratch[k].ewald);
+    else ewald_recompute(&p->kspace, &b->scratch[k].ewald[0], c->box_len, c->n, c->x, c->y, c->z, p->site_charge);
 }
 
 static int cpu_volume_energy(mc_backend *b, const double *scale, double *energy, mc_err *err)
@@ -480,7 +484,8 @@ static void cpu_destroy(mc_backend *b)
     for (int k = 0; b->scratch && k < b->nchains; k++) {
         cpu_cells_fini(&b->scratch[k].move_cells);
         cpu_cells_fini(&b->scratch[k].rdf_cells);
-        ewald_sums_free(&b->scratch[k].ewald);
+        ewald_sums_free(&b->scratch[k].ewald[0]);
+        ewald_sums_free(&b->scratch[k].ewald[1]);
     }
     ewald_sums_free(&b->ewald_trial);
     free(b->ewald_change);
@@ -492,11 +497,14 @@ static void cpu_destroy(mc_backend *b)
     free(b);
 }
 
-/* Charges: every chain's structure factors, a trial volume's, and a move's change. */
+/* Charges: every chain's structure factors (a labelled chain's for each box), a trial volume's, and a
+ * move's change. */
 static int ewald_storage(mc_backend *b, mc_err *err)
 {
     const ewald_kspace *e = &b->plan->kspace;
-    for (int k = 0; k < b->nchains; k++) MC_TRY(ewald_sums_alloc(e, &b->scratch[k].ewald, err));
+    for (int k = 0; k < b->nchains; k++)
+        for (int box = 0; box < (mc_plan_labelled(b->plan) ? 2 : 1); box++)
+            MC_TRY(ewald_sums_alloc(e, &b->scratch[k].ewald[box], err));
     MC_TRY(ewald_sums_alloc(e, &b->ewald_trial, err));
     if (!(b->ewald_change = malloc(2 * (size_t)e->nk * sizeof *b->ewald_change)))
         MC_FAIL(err, MC_ENOMEM, "out of memory for the Ewald sum");
@@ -522,11 +530,11 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
     }
     if (mc_plan_labelled(plan)) { /* two boxes per chain (gcmc: a box and the absent slots), no cell lists */
         mc_measurement m;
-        if (!(b->gibbs = cpu_gibbs_create(plan, err))) {
+        if (!(b->gibbs = cpu_gibbs_create(plan, err)) || (plan->ewald && ewald_storage(b, err) != MC_OK)) {
             cpu_destroy(b);
             return NULL;
         }
-        for (int k = 0; k < nchains; k++) cpu_gibbs_measure(plan, b->gibbs, chains[k], 0, &m);
+        for (int k = 0; k < nchains; k++) cpu_gibbs_measure(plan, b->gibbs, chains[k], b->scratch[k].ewald, 0, &m);
         return b;
     }
     if (plan->rigid) {
@@ -537,7 +545,7 @@ static mc_backend *cpu_create(const mc_plan *plan, mc_chain **chains, int nchain
             return NULL;
         }
         for (int k = 0; k < nchains; k++)
-            chains[k]->energy_pair = mc_rigid_measure(plan, chains[k], 0, &b->scratch[k].ewald).energy;
+            chains[k]->energy_pair = mc_rigid_measure(plan, chains[k], 0, &b->scratch[k].ewald[0]).energy;
         return b;
     }
     for (int k = 0; k < nchains; k++) {

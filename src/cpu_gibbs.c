@@ -271,10 +271,10 @@ static void volume_exchange(const mc_plan *p, cpu_gibbs *g, mc_chain *c, const m
     c->volume_accepted++;
 }
 
-void cpu_gibbs_sweep(const mc_plan *p, cpu_gibbs *g, mc_chain *c, long nsweeps)
+void cpu_gibbs_sweep(const mc_plan *p, cpu_gibbs *g, mc_chain *c, ewald_sums *ewald, long nsweeps)
 {
     if (g->rigid) {
-        cpu_gibbs_rigid_sweep(p, g->rigid, c, nsweeps);
+        cpu_gibbs_rigid_sweep(p, g->rigid, c, ewald, nsweeps);
         return;
     }
     const int open = p->ensemble->open;
@@ -309,10 +309,11 @@ static void liquid_rdf(const mc_plan *p, mc_chain *c, const box_points *bp)
             }
 }
 
-void cpu_gibbs_measure(const mc_plan *p, cpu_gibbs *g, mc_chain *c, int add_rdf, mc_measurement *out)
+void cpu_gibbs_measure(const mc_plan *p, cpu_gibbs *g, mc_chain *c, ewald_sums *ewald, int add_rdf,
+                       mc_measurement *out)
 {
     if (g->rigid) {
-        cpu_gibbs_rigid_measure(p, g->rigid, c, add_rdf, out);
+        cpu_gibbs_rigid_measure(p, g->rigid, c, ewald, add_rdf, out);
         return;
     }
     out->energy_pair = out->virial_pair = 0.0;
@@ -334,9 +335,15 @@ void cpu_gibbs_measure(const mc_plan *p, cpu_gibbs *g, mc_chain *c, int add_rdf,
     }
 }
 
-double cpu_gibbs_insertion_sum(const mc_plan *p, const mc_chain *c, int kind, int insertions, long draw)
+void cpu_gibbs_ewald_recompute(const mc_plan *p, cpu_gibbs *g, const mc_chain *c, ewald_sums *ewald)
 {
-    if (p->rigid) return cpu_gibbs_rigid_insertion_sum(p, c, kind, insertions, draw);
+    if (g->rigid) cpu_gibbs_rigid_ewald_recompute(p, g->rigid, c, ewald); /* charged sites are molecules' */
+}
+
+double cpu_gibbs_insertion_sum(const mc_plan *p, const mc_chain *c, ewald_sums *ewald, int kind, int insertions,
+                               long draw)
+{
+    if (p->rigid) return cpu_gibbs_rigid_insertion_sum(p, c, ewald, kind, insertions, draw);
     int ns = p->species.n, a = kind % ns, liquid = mc_gibbs_liquid_box(p, c);
     int box = kind / ns == 0 ? liquid : !liquid;
     double len = c->gibbs_box_len[box], volume = volume_of(len), pt[3], sum = 0.0;

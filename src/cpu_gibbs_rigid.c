@@ -3,7 +3,11 @@
  * carries its molecule's box label (mc_chain.in_box), so a molecule's energy in its box is a loop
  * over all sites with the other box's and its own masked; a box's full energy and molecular virial
  * (measurements, volume exchanges) loop over the box's sites only, gathered in index order.
- * Grand-canonical chains of molecules (mc_gcmc.h) take this path with box 1 the absent slots. */
+ * Grand-canonical chains of molecules (mc_gcmc.h) take this path with box 1 the absent slots.
+ * Charged sites: each box keeps its own structure factors (ewald.h), which a move within a box
+ * changes by the molecule's old and new sites, and a transfer, insertion or deletion by the
+ * molecule's sites added to one box or taken out of the other; a molecule carries its self and
+ * intramolecular terms (plan->ewald_type_constant) with it from box to box. */
 #include "cpu_gibbs_rigid.h"
 
 #include <math.h>
@@ -26,7 +30,22 @@ struct cpu_gibbs_rigid {
     int *members;              /* [n] one box's sites, in index order */
     int *present, *present_first; /* gcmc: [nmol] the present molecules in index order, [nmol + 1] their
                                      first sites as mc_rigid_trial_draw takes them (packed) */
+    /* charges (NULL or empty without): */
+    double *ex, *ey, *ez, *eq;   /* [n] one box's sites and their charges, gathered for its S(k) */
+    double *ewald_change[2];     /* [2 nk] a move's change of S(k) in the box it leaves ([0]) and enters ([1]) */
+    ewald_sums trial[2];         /* the boxes' structure factors at a trial volume exchange */
 };
+
+/* Charges: the gathered sites, two changes of S(k) and a trial volume's structure factors. */
+static int ewald_storage(const mc_plan *p, cpu_gibbs_rigid *g, mc_err *err)
+{
+    const size_t n = (size_t)p->n, nk = (size_t)p->kspace.nk;
+    if (!(g->ex = malloc((4 * n + 4 * nk) * sizeof *g->ex))) MC_FAIL(err, MC_ENOMEM, "out of memory for the Ewald sums");
+    g->ey = g->ex + n, g->ez = g->ey + n, g->eq = g->ez + n;
+    g->ewald_change[0] = g->eq + n, g->ewald_change[1] = g->ewald_change[0] + 2 * nk;
+    for (int b = 0; b < 2; b++) MC_TRY(ewald_sums_alloc(&p->kspace, &g->trial[b], err));
+    return MC_OK;
+}
 
 cpu_gibbs_rigid *cpu_gibbs_rigid_create(const mc_plan *p, mc_err *err)
 {
@@ -43,6 +62,7 @@ cpu_gibbs_rigid *cpu_gibbs_rigid_create(const mc_plan *p, mc_err *err)
     g->sx = buf + 6 * ms, g->sy = g->sx + n, g->sz = g->sy + n;
     g->scx = g->sz + n, g->scy = g->scx + nmol, g->scz = g->scy + nmol;
     g->present = g->members + n, g->present_first = g->present + nmol;
+    if (p->ewald && ewald_storage(p, g, err) != MC_OK) return cpu_gibbs_rigid_destroy(g), NULL;
     return g;
 }
 
@@ -51,6 +71,8 @@ void cpu_gibbs_rigid_destroy(cpu_gibbs_rigid *g)
     if (!g) return;
     free(g->old_pos); /* the start of the one buffer */
     free(g->members);
+    free(g->ex);
+    for (int b = 0; b < 2; b++) ewald_sums_free(&g->trial[b]);
     free(g);
 }
 
@@ -100,6 +122,17 @@ static void store(const mc_plan *p, mc_chain *c, int m, const double centre[3], 
     }
 }
 
+/* Charges: the change of a box's Fourier part (structure factors s) when a molecule's sites (of
+ * species species[k]) at pos are added to it (sign +1) or taken out of it (sign -1, pos where they
+ * are): the exact change, as for a test molecule; their change of S(k) into d, for ewald_accept. */
+static double fourier_change(const mc_plan *p, const ewald_sums *s, int nsites, const int *species, const double *pos,
+                             double sign, double *d)
+{
+    double q[MC_MAX_SITES];
+    for (int k = 0; k < nsites; k++) q[k] = sign * p->species.charge[species[k]];
+    return ewald_insertion_change(&p->kspace, s, nsites, q, pos, d);
+}
+
 /* gcmc: the present molecules in index order into g->present, and their site counts as a packed
  * first-site array (mc_rigid_trial_draw reads a molecule's site count from it); their number. */
 static int list_present(const mc_plan *p, cpu_gibbs_rigid *g, const mc_chain *c)
@@ -117,7 +150,7 @@ static int list_present(const mc_plan *p, cpu_gibbs_rigid *g, const mc_chain *c)
 
 /* A molecule drawn over all (gcmc: over the present ones; none, nothing moves), translated or
  * rotated within its box (the step at most half the box). */
-static void move_molecule(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uint64_t step)
+static void move_molecule(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, ewald_sums *ewald, uint64_t step)
 {
     const mc_molecules *mol = &p->mol;
     const int open = p->ensemble->open, among = open ? list_present(p, g, c) : c->nmol;
@@ -137,7 +170,11 @@ static void move_molecule(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uin
     c->rotations += t.rotate;
     double dE = sites_energy(p, c, species, f1 - f0, g->new_pos, box, len, f0, f1) -
                 sites_energy(p, c, species, f1 - f0, g->old_pos, box, len, f0, f1);
+    if (p->ewald)
+        dE += ewald_move_change(&p->kspace, &ewald[box], f1 - f0, &p->site_charge[f0], g->old_pos, g->new_pos,
+                                g->ewald_change[0]);
     if (!mc_metropolis_accept(dE, c->beta, p->seed, (uint32_t)c->id, step)) return;
+    if (p->ewald) ewald_accept(&p->kspace, &ewald[box], g->ewald_change[0]);
     store(p, c, m, centre, q, g->new_pos, box);
     c->gibbs_energy[box] += dE;
     c->energy_pair += dE;
@@ -153,7 +190,8 @@ static int kth_in_box(const mc_plan *p, const mc_chain *c, int kind, int box, in
     return -1; /* not reached: the counts match the labels */
 }
 
-static void transfer(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uint64_t step, const mc_gibbs_trial *t)
+static void transfer(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, ewald_sums *ewald, uint64_t step,
+                     const mc_gibbs_trial *t)
 {
     const mc_molecules *mol = &p->mol;
     int kind = t->kind, src = t->source, dst = !src;
@@ -170,6 +208,12 @@ static void transfer(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uint64_t
     double v_src = volume_of(len_src), v_dst = volume_of(len_dst);
     double removed = sites_energy(p, c, &mol->site_species[f0], f1 - f0, g->old_pos, src, len_src, f0, f1);
     double inserted = sites_energy(p, c, &mol->site_species[f0], f1 - f0, g->new_pos, dst, len_dst, f0, f1);
+    if (p->ewald) { /* the molecule's share of each box's Ewald sum, its constant terms with it */
+        const double own = p->ewald_type_constant[kind];
+        const int *species = &mol->site_species[f0];
+        removed += own - fourier_change(p, &ewald[src], f1 - f0, species, g->old_pos, -1.0, g->ewald_change[0]);
+        inserted += own + fourier_change(p, &ewald[dst], f1 - f0, species, g->new_pos, 1.0, g->ewald_change[1]);
+    }
     /* the tails at the counts after the move minus before */
     double tail = -mc_gibbs_tail_energy(p, c->gibbs_count[src], v_src) - mc_gibbs_tail_energy(p, c->gibbs_count[dst], v_dst);
     c->gibbs_count[src][kind]--, c->gibbs_count[dst][kind]++;
@@ -180,6 +224,8 @@ static void transfer(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uint64_t
         c->gibbs_count[src][kind]++, c->gibbs_count[dst][kind]--;
         return;
     }
+    if (p->ewald)
+        ewald_accept(&p->kspace, &ewald[src], g->ewald_change[0]), ewald_accept(&p->kspace, &ewald[dst], g->ewald_change[1]);
     store(p, c, m, centre, q, g->new_pos, dst);
     c->gibbs_energy[src] -= removed;
     c->gibbs_energy[dst] += inserted;
@@ -190,8 +236,11 @@ static void transfer(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uint64_t
 
 /* gcmc: an insertion (out of box 1, the absent slots) or a deletion of a molecule of type t->kind,
  * cpu_gibbs.c's insert_or_delete for molecules: inserted at a uniform centre in an orientation
- * uniform on SO(3) (mc_gibbs_orientation), the lowest absent molecule of the type taking it. */
-static void insert_or_delete(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, uint64_t step, const mc_gibbs_trial *t)
+ * uniform on SO(3) (mc_gibbs_orientation), the lowest absent molecule of the type taking it. With
+ * every slot of the type present (N = n_max) the insertion's acceptance is still collected, for
+ * a molecule of the type's geometry that no slot holds; the window then refuses it. */
+static void insert_or_delete(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, ewald_sums *ewald, uint64_t step,
+                             const mc_gibbs_trial *t)
 {
     const mc_molecules *mol = &p->mol;
     const int kind = t->kind, insertion = t->source == 1;
@@ -200,22 +249,36 @@ static void insert_or_delete(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, 
     if (!mc_gcmc_attempt(p, c, step, kind, insertion)) return;
     const double tail = mc_gcmc_tail_change(p, c, kind, insertion);
     /* the molecule: the lowest absent one of the type (which does not matter), or the one deleted */
-    int m = kth_in_box(p, c, kind, insertion ? 1 : 0, insertion ? 0 : (int64_t)mc_rng_index(t->pick, (uint32_t)n_kind));
-    int f0 = mol->first[m], f1 = mol->first[m + 1];
+    const int m = kth_in_box(p, c, kind, insertion ? 1 : 0, insertion ? 0 : (int64_t)mc_rng_index(t->pick, (uint32_t)n_kind));
+    const mc_moltype *type = &mol->type[kind];
+    /* its sites [f0, f1) and their species; none for the insertion no slot can take */
+    const int f0 = m >= 0 ? mol->first[m] : 0, f1 = m >= 0 ? mol->first[m + 1] : 0, nsites = m >= 0 ? f1 - f0 : type->nsites;
+    const int *species = m >= 0 ? &mol->site_species[f0] : type->species;
     double centre[3], pair, log_ratio;
     mc_quat q = mc_quat_identity();
     if (insertion) {
         mc_gibbs_insertion_point(p->seed, (uint32_t)c->id, step, len, centre);
         q = mc_gibbs_orientation(p->seed, (uint32_t)c->id, step);
-        place(p, m, centre, q, len, g->new_pos);
-        pair = sites_energy(p, c, &mol->site_species[f0], f1 - f0, g->new_pos, 0, len, f0, f1);
+        if (m >= 0) place(p, m, centre, q, len, g->new_pos);
+        else
+            for (int k = 0; k < nsites; k++) mc_rigid_site(centre, q, type->body[k], len, &g->new_pos[3 * k]);
+        pair = sites_energy(p, c, species, nsites, g->new_pos, 0, len, f0, f1);
+        if (p->ewald)
+            pair += p->ewald_type_constant[kind] + fourier_change(p, &ewald[0], nsites, species, g->new_pos, 1.0, g->ewald_change[0]);
         log_ratio = mc_gcmc_insertion_log_ratio(pair + tail, c->beta, lnz, volume, (double)n_kind);
     } else {
         sites_of(p, c, m, g->old_pos);
-        pair = sites_energy(p, c, &mol->site_species[f0], f1 - f0, g->old_pos, 0, len, f0, f1);
+        pair = sites_energy(p, c, species, nsites, g->old_pos, 0, len, f0, f1);
+        if (p->ewald)
+            pair += p->ewald_type_constant[kind] - fourier_change(p, &ewald[0], nsites, species, g->old_pos, -1.0, g->ewald_change[0]);
         log_ratio = mc_gcmc_deletion_log_ratio(-(pair + tail), c->beta, lnz, volume, (double)n_kind);
     }
+    if (m < 0) { /* every slot of the type present: collected for a molecule no slot holds, refused */
+        mc_gcmc_decide(p, c, step, insertion, log_ratio);
+        return;
+    }
     if (!mc_gcmc_decide(p, c, step, insertion, log_ratio)) return;
+    if (p->ewald) ewald_accept(&p->kspace, &ewald[0], g->ewald_change[0]);
     if (insertion) store(p, c, m, centre, q, g->new_pos, 0);
     else
         for (int s = f0; s < f1; s++) c->in_box[s] = 1;
@@ -273,10 +336,35 @@ static box_sums box_pairs(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, int
     return s;
 }
 
+/* Charges: box b's Ewald sum from its sites at (x, y, z) (centres cx, cy, cz) in a box of edge len,
+ * its S(k) into s: the Fourier part and its molecules' self and intramolecular terms (energy) and,
+ * with virial, the Fourier part's molecular virial (mc_rigid_host's add_ewald for one of two boxes). */
+static box_sums box_ewald(const mc_plan *p, cpu_gibbs_rigid *g, const mc_chain *c, int b, const double *x,
+                          const double *y, const double *z, const double *cx, const double *cy, const double *cz,
+                          double len, ewald_sums *s, int virial)
+{
+    int nb = 0;
+    for (int i = 0; i < c->n; i++)
+        if (c->in_box[i] == b) g->ex[nb] = x[i], g->ey[nb] = y[i], g->ez[nb] = z[i], g->eq[nb] = p->site_charge[i], g->members[nb++] = i;
+    box_sums out = {ewald_recompute(&p->kspace, s, len, nb, g->ex, g->ey, g->ez, g->eq), 0.0};
+    for (int m = 0; m < c->nmol; m++)
+        if (mc_gibbs_box_of(p, c, m) == b) out.energy += p->ewald_type_constant[p->mol.mol_type[m]];
+    if (!virial) return out;
+    out.virial = ewald_virial(&p->kspace, s);
+    for (int k = 0; k < nb; k++) { /* the molecular virial: less each site's force . its offset */
+        const int i = g->members[k], m = p->mol.site_mol[i];
+        const double r[3] = {g->ex[k], g->ey[k], g->ez[k]},
+                     d[3] = {mc_rigid_separation(x[i] - cx[m], len), mc_rigid_separation(y[i] - cy[m], len),
+                             mc_rigid_separation(z[i] - cz[m], len)};
+        out.virial -= ewald_site_force_dot(&p->kspace, s, g->eq[k], r, d);
+    }
+    return out;
+}
+
 /* ln(V0/V1) changes at fixed V: every centre of box b scaled by its boxes' edge ratio, the
  * orientations kept, the sites placed again; both boxes' energies recomputed. */
-static void volume_exchange(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, const mc_gibbs_trial *t,
-                            uint64_t step)
+static void volume_exchange(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, ewald_sums *ewald,
+                            const mc_gibbs_trial *t, uint64_t step)
 {
     double v[2], v_new[2], len_new[2], scale[2], tail = 0.0;
     c->volume_moves++;
@@ -303,6 +391,9 @@ static void volume_exchange(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, c
     double energy_new[2], dU = 0.0;
     for (int b = 0; b < 2; b++) {
         energy_new[b] = box_pairs(p, g, c, b, g->sx, g->sy, g->sz, g->scx, g->scy, g->scz, len_new[b], 0).energy;
+        if (p->ewald)
+            energy_new[b] +=
+                box_ewald(p, g, c, b, g->sx, g->sy, g->sz, g->scx, g->scy, g->scz, len_new[b], &g->trial[b], 0).energy;
         tail += mc_gibbs_tail_energy(p, c->gibbs_count[b], v_new[b]) - mc_gibbs_tail_energy(p, c->gibbs_count[b], v[b]);
         dU += energy_new[b] - c->gibbs_energy[b];
     }
@@ -314,12 +405,16 @@ static void volume_exchange(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, c
     memcpy(c->cx, g->scx, nmol * sizeof *c->cx), memcpy(c->cy, g->scy, nmol * sizeof *c->cy);
     memcpy(c->cz, g->scz, nmol * sizeof *c->cz);
     for (int b = 0; b < 2; b++) c->gibbs_box_len[b] = len_new[b], c->gibbs_energy[b] = energy_new[b];
+    for (int b = 0; p->ewald && b < 2; b++) { /* the trial's structure factors are the boxes' now */
+        ewald_sums kept = ewald[b];
+        ewald[b] = g->trial[b], g->trial[b] = kept;
+    }
     c->energy_pair = energy_new[0] + energy_new[1];
     c->accepted++;
     c->volume_accepted++;
 }
 
-void cpu_gibbs_rigid_sweep(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, long nsweeps)
+void cpu_gibbs_rigid_sweep(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, ewald_sums *ewald, long nsweeps)
 {
     const int open = p->ensemble->open;
     long moves = nsweeps * (open ? p->tmmc_n_max : c->nmol); /* gcmc: n_max a sweep, whatever the slots */
@@ -327,15 +422,16 @@ void cpu_gibbs_rigid_sweep(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, lo
         uint64_t step = c->step++;
         mc_gibbs_trial t = mc_gibbs_draw(p->seed, (uint32_t)c->id, step, p->move_fraction, p->nkinds,
                                          c->max_volume_step);
-        if (t.move == MC_GIBBS_DISPLACEMENT) move_molecule(p, g, c, step);
-        else if (t.move == MC_GIBBS_TRANSFER && open) insert_or_delete(p, g, c, step, &t);
-        else if (t.move == MC_GIBBS_TRANSFER) transfer(p, g, c, step, &t);
-        else volume_exchange(p, g, c, &t, step);
+        if (t.move == MC_GIBBS_DISPLACEMENT) move_molecule(p, g, c, ewald, step);
+        else if (t.move == MC_GIBBS_TRANSFER && open) insert_or_delete(p, g, c, ewald, step, &t);
+        else if (t.move == MC_GIBBS_TRANSFER) transfer(p, g, c, ewald, step, &t);
+        else volume_exchange(p, g, c, ewald, &t, step);
         if (open) mc_gcmc_record(p, c);
     }
 }
 
-void cpu_gibbs_rigid_measure(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, int add_rdf, mc_measurement *out)
+void cpu_gibbs_rigid_measure(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, ewald_sums *ewald, int add_rdf,
+                             mc_measurement *out)
 {
     int liquid = p->ensemble->open ? 0 : mc_gibbs_liquid_box(p, c); /* gcmc: box 1 holds the absent slots */
     out->energy_pair = out->virial_pair = 0.0;
@@ -344,6 +440,10 @@ void cpu_gibbs_rigid_measure(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, 
     for (int b = 0; b < (p->ensemble->open ? 1 : 2); b++) {
         box_sums s = box_pairs(p, g, c, b, c->x, c->y, c->z, c->cx, c->cy, c->cz, c->gibbs_box_len[b],
                                add_rdf && b == liquid);
+        if (p->ewald) {
+            box_sums e = box_ewald(p, g, c, b, c->x, c->y, c->z, c->cx, c->cy, c->cz, c->gibbs_box_len[b], &ewald[b], 1);
+            s.energy += e.energy, s.virial += e.virial;
+        }
         out->box_energy[b] = s.energy, out->box_virial[b] = s.virial;
         out->box_energy_running[b] = c->gibbs_energy[b];
         out->energy_pair += s.energy, out->virial_pair += s.virial;
@@ -353,12 +453,20 @@ void cpu_gibbs_rigid_measure(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, 
     if (add_rdf) mc_gibbs_add_rdf_norm(p, c, liquid);
 }
 
-double cpu_gibbs_rigid_insertion_sum(const mc_plan *p, const mc_chain *c, int kind, int insertions, long draw)
+void cpu_gibbs_rigid_ewald_recompute(const mc_plan *p, cpu_gibbs_rigid *g, const mc_chain *c, ewald_sums *ewald)
+{
+    for (int b = 0; b < (p->ensemble->open ? 1 : 2); b++)
+        box_ewald(p, g, c, b, c->x, c->y, c->z, c->cx, c->cy, c->cz, c->gibbs_box_len[b], &ewald[b], 0);
+}
+
+double cpu_gibbs_rigid_insertion_sum(const mc_plan *p, const mc_chain *c, ewald_sums *ewald, int kind, int insertions,
+                                     long draw)
 {
     int nk = p->nkinds, type = kind % nk, liquid = mc_gibbs_liquid_box(p, c);
     int box = kind / nk == 0 ? liquid : !liquid;
     const mc_moltype *mt = &p->mol.type[type];
-    double len = c->gibbs_box_len[box], volume = volume_of(len), sum = 0.0, pos[3 * MC_MAX_SITES];
+    double len = c->gibbs_box_len[box], volume = volume_of(len), sum = 0.0, pos[3 * MC_MAX_SITES], charges[MC_MAX_SITES];
+    for (int s = 0; s < mt->nsites; s++) charges[s] = p->species.charge[mt->species[s]];
     double tail = mc_gibbs_insertion_tail(p->kind_tail, nk, c->gibbs_count[box], type, volume);
     for (int i = 0; i < insertions; i++) {
         double centre[3];
@@ -366,7 +474,11 @@ double cpu_gibbs_rigid_insertion_sum(const mc_plan *p, const mc_chain *c, int ki
                           &centre[0], &centre[1], &centre[2]);
         mc_quat q = mc_widom_orientation(p->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)i);
         for (int s = 0; s < mt->nsites; s++) mc_rigid_site(centre, q, mt->body[s], len, &pos[3 * s]);
-        sum += exp(-c->beta * (sites_energy(p, c, mt->species, mt->nsites, pos, box, len, 0, 0) + tail));
+        double u = sites_energy(p, c, mt->species, mt->nsites, pos, box, len, 0, 0) + tail;
+        if (p->ewald && isfinite(u)) /* the test molecule's exact change of the box's Fourier part */
+            u += p->ewald_type_constant[type] +
+                 ewald_insertion_change(&p->kspace, &ewald[box], mt->nsites, charges, pos, ewald[box].scratch);
+        sum += exp(-c->beta * u);
     }
     return sum * volume / (double)(c->gibbs_count[box][type] + 1);
 }

@@ -13,7 +13,8 @@ typedef struct backend_row {
 /* In the order auto prefers them. */
 static const backend_row rows[] = {
     {CFG_BACKEND_GPU, "the GPU backend", &mc_backend_cuda, {0, 0, MC_FEATURE_GCMC, 0}},
-    {CFG_BACKEND_CPU, "the CPU backend", &mc_backend_cpu, {0, MC_FEATURE_CHARGES, MC_FEATURE_GCMC, MC_FEATURE_GCMC}},
+    {CFG_BACKEND_CPU, "the CPU backend", &mc_backend_cpu,
+     {0, MC_FEATURE_CHARGES, MC_FEATURE_GCMC, MC_FEATURE_GCMC | MC_FEATURE_CHARGES}},
 };
 enum { NROWS = sizeof rows / sizeof rows[0] };
 

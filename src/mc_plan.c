@@ -292,9 +292,10 @@ static int rigid_setup(const cfg *c, mc_plan *p, mc_err *err)
     return MC_OK;
 }
 
-/* coulomb = ewald: every chain's net charge 0; the real-space cutoff inside half of every box; the
- * wave vectors (kmax from the precision and the largest box, unless given); each site's charge and
- * the constant self and intramolecular terms. */
+/* coulomb = ewald: every chain's net charge 0 (with a varying N or two boxes: every molecule's, so
+ * that every box is neutral at any count); the real-space cutoff inside half of every box; the wave
+ * vectors (kmax from the precision and the largest box a chain may reach, unless given); each site's
+ * charge and the constant self and intramolecular terms. */
 static int ewald_setup(const cfg *c, mc_plan *p, mc_err *err)
 {
     const mc_species *sp = &p->species;
@@ -304,9 +305,19 @@ static int ewald_setup(const cfg *c, mc_plan *p, mc_err *err)
     if (fabs(net) > 1e-6)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] charge: the system's net charge is %.6g; the Ewald sum with a conducting "
                 "boundary needs it neutral", c->filename, cfg_line(c, section, "charge"), section, net);
+    for (int t = 0; mc_plan_labelled(p) && t < p->mol.ntypes; t++) {
+        const mc_moltype *type = &p->mol.type[t];
+        double q = 0.0;
+        for (int k = 0; k < type->nsites; k++) q += sp->charge[type->species[k]];
+        if (fabs(q) > 1e-6)
+            MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] charge: molecule type '%s' has net charge %.6g; %s moves whole "
+                    "molecules, so each must be neutral", c->filename, cfg_line(c, section, "charge"), section,
+                    type->name, q, p->ensemble->open ? "type = gcmc" : "the Gibbs ensemble");
+    }
     for (int s = 0; s < p->nstatepoints; s++) {
         const double box = p->statepoint[s].box_len;
-        biggest = fmax(biggest, box);
+        /* a Gibbs box may grow to nearly the whole volume, twice the starting box's */
+        biggest = fmax(biggest, p->ensemble->boxes > 1 ? cbrt(2.0) * box : box);
         if (sp->coulomb_cutoff > 0.5 * box) {
             const char *key = c->potential.coulomb_cutoff > 0 ? "coulomb_cutoff" : "cutoff";
             MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] %s = %g: the real-space Coulomb term needs at most half the box "

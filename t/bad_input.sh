@@ -28,6 +28,7 @@ density cannot hold n|s/^density = 0.5/density = 2.5/;s/^cutoff = 1.5/cutoff = 1
 missing required key|/^temperature/d|missing required key '"'"'temperature'"'"' in [ensemble]
 duplicate key|s/^n = 32/n = 32\nn = 33/|bad.ini:8: [system] n given twice (first on line 7)
 sample_every not a divisor|s/^sample_every = 10/sample_every = 7/|bad.ini:5: [run] sample_every = 7: expected a divisor of production = 20
+sample_every default not a divisor|/^sample_every/d;s/^production = 20/production = 25/|bad.ini:4: [run] production = 25: expected a multiple of sample_every = 10 (its default): give sample_every
 bad boolean|s/^cutoff = 1.5/cutoff = 1.5\ntail_correction = perhaps/|bad.ini:10: [potential] tail_correction = '"'"'perhaps'"'"': expected yes or no
 unknown ensemble|s/^\[ensemble\]/[ensemble]\ntype = muvt/|bad.ini:11: [ensemble] type = '"'"'muvt'"'"': expected one of nvt
 not an INI line|s/^n = 32/n 32/|bad.ini:7: cannot parse this line

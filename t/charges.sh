@@ -3,27 +3,11 @@
 # water reference configurations started from a file give FEASST's 11-digit totals; SPC/E water
 # with replica exchange gives the same bits on 1 and 2 ranks and after a kill and a restart; an
 # NPT run's volume moves keep the running energy on the recomputed one (the drift check of every
-# sample); Widom insertion runs alike on any rank count; and what charges cannot take yet is
+# sample); Widom insertion runs alike on any rank count; the Gibbs ensemble's boxes each with
+# their Ewald sum, alike on 1 and 2 ranks and after a kill; and what charges cannot take yet is
 # refused by name.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 17
-
-# the SPC/E model in mcens's keys (NIST's: O-H 0.1 nm, H-O-H 109.47 degrees, LJ on O only)
-spce_model() {
-    cat <<'EOF'
-[system]
-units = real
-[mixture]
-species = O, H
-sigma = 0.316555789, 0
-epsilon = 0.6501696177877252, 0
-mass = 15.9994, 1.008
-charge = -0.8476, 0.4238
-[molecules]
-types = water
-geometry = O 0 0 0; H 0.1 0 0; H -0.033331324756823731 0.09428161427317179 0
-EOF
-}
+tap_plan 20
 
 # nist CONFIG MOLECULES TOTAL_K: configuration CONFIG (20 A box), NIST's Ewald parameters (alpha
 # 5.6 / L, kmax 5, n^2 <= 26, 10 A cutoffs, tails on), one sweep of moves too small to matter
@@ -50,6 +34,17 @@ energy() {
     pycheck spce_check.py same_total energy$1.h5 nist$1.h5 $(($2 * 3))
     ok $? "--energy of NIST SPC/E configuration $1: its total is the engine's energy of it to 1e-10"
 }
+# killed_and_restarted NAME FIRST COUNT WHAT: NAME.ini killed after a sweep drawn from FIRST ..
+# FIRST + COUNT - 1 on 2 ranks, restarted on 1: bit-identical to NAME1.h5, its uninterrupted run
+killed_and_restarted() {
+    at=$(( $2 + $(od -An -N2 -tu2 /dev/urandom) % $3 ))
+    MCENS_TEST_KILL_AT=1:$at run_np 2 -q -o "$1_killed.h5" "$1.ini" > "$1_killed.txt" 2>&1
+    killed=$?
+    run_np 1 -q --restart -o "$1_killed.h5" "$1.ini" > "$1_restarted.txt" 2>&1 && [ $killed -ne 0 ] &&
+        h5check same_results "$1"1.h5 "$1_killed.h5"
+    ok $? "$4: killed after sweep $at on 2 ranks, restarted on 1: bit-identical to the uninterrupted run" ||
+        cat "$1_killed.txt" "$1_restarted.txt" | tail -20 | diag
+}
 nist 1 100 -488603.178395
 nist 2 200 -1065894.9284973
 energy 1 100
@@ -75,13 +70,7 @@ h5check value water1.h5 results/energy/mean > energy.txt
 awk '{u = $NF * 3} END {exit !(u > -50 && u < -30)}' energy.txt
 ok $? "its energy is that of a hydrogen-bonded liquid: -30 to -50 kJ/mol per molecule" || diag < energy.txt
 
-at=$(( 61 + $(od -An -N2 -tu2 /dev/urandom) % 58 ))
-MCENS_TEST_KILL_AT=1:$at run_np 2 -q -o killed.h5 water.ini > killed.txt 2>&1
-killed=$?
-run_np 1 -q --restart -o killed.h5 water.ini > restarted.txt 2>&1 && [ $killed -ne 0 ] &&
-    h5check same_results water1.h5 killed.h5
-ok $? "killed after sweep $at on 2 ranks, restarted on 1: bit-identical to the uninterrupted run" ||
-    cat killed.txt restarted.txt | tail -20 | diag
+killed_and_restarted water 61 58 "SPC/E water"
 
 # NPT: volume moves rescale the centres and recompute the Fourier part; each sample checks the
 # running energy against a full recomputation (a drift over 1e-9 fails the run)
@@ -101,10 +90,38 @@ run_np 2 -q -o widom2.h5 widom.ini > widom2.txt 2>&1; rc2=$?
 ok $? "Widom insertion of SPC/E water (status $rc1): /results/mu_excess written, the same on 1 and 2 ranks" ||
     cat widom1.txt widom2.txt | diag
 
+# the Gibbs ensemble: each box keeps its own structure factors through displacements, rotations,
+# transfers and volume exchanges (t/gibbs_unit.c checks them against recomputations; here every
+# sample's check of the running energies): SPC/E water at 500 K, the same on 1 and 2 ranks, and
+# after a kill and a restart on 1
+{ printf '[run]\noutput = gibbs.h5\nseed = 7\nequilibration = 40\nproduction = 80\nsample_every = 4\ncheckpoint_every = 1e-6\nbackend = cpu\n'
+  spce_model
+  printf 'counts = 64\n[potential]\ncutoff = 0.6\ncoulomb = ewald\n'
+  printf '[ensemble]\ntype = gibbs\ntemperature = 500\ndensity = 10\nreplicas = 2\n'; } > gibbs.ini
+run_np 1 -q -o gibbs1.h5 gibbs.ini > gibbs1.txt 2>&1 && run_np 2 -q -o gibbs2.h5 gibbs.ini > gibbs2.txt 2>&1 &&
+    h5check same_results gibbs1.h5 gibbs2.h5 && "$PYTHON3" -c "
+import h5py, sys
+c = h5py.File('gibbs1.h5', 'r')['chains']
+moves = c['transfer_acceptance'][:].min(), c['volume_acceptance'][:].min()
+print('# acceptance of transfers %.3g, of volume exchanges %.3g (the smallest over the chains)' % moves)
+sys.exit(0 if min(moves) > 0 else 1)"
+ok $? "SPC/E water in the Gibbs ensemble: transfers and volume exchanges taken, 1 and 2 ranks bit-identical" ||
+    cat gibbs1.txt gibbs2.txt | diag
+killed_and_restarted gibbs 41 78 "SPC/E water in the Gibbs ensemble"
+
 # refused, by name, before any output
 refused_edit water no_coulomb 's/^coulomb = ewald/coulomb = none/' "[mixture] charge: charged sites need [potential] coulomb = ewald"
 refused_edit water not_neutral 's/^charge = -0.8476, 0.4238/charge = -0.8, 0.4238/' "net charge is"
 refused_edit water no_charges 's/^charge = .*/charge = 0, 0/' "[potential] coulomb = ewald: every charge is 0"
 refused_edit water kmax 's/^coulomb = ewald/coulomb = ewald\newald_precision = 1e-12\newald_alpha = 40/' "ewald_precision = 1e-12"
 refused_edit water gpu 's/^backend = cpu/backend = gpu/' "[run] backend = gpu: the GPU backend has no charged sites yet"
+# ions as one-site molecules: a neutral system, but a Gibbs transfer would charge both boxes
+{ printf '[run]\noutput = ions.h5\nseed = 7\nequilibration = 4\nproduction = 8\nsample_every = 4\nbackend = cpu\n[system]\nunits = real\n'
+  printf '[mixture]\nspecies = Na, Cl\nsigma = 0.25, 0.44\nepsilon = 0.5, 0.4\nmass = 23, 35.45\ncharge = 1, -1\n'
+  printf '[molecules]\ntypes = Na, Cl\ncounts = 32, 32\ngeometry = Na 0 0 0 | Cl 0 0 0\n'
+  printf '[potential]\ncutoff = 0.6\ncoulomb = ewald\n[ensemble]\ntype = gibbs\ntemperature = 2000\ndensity = 10\n'; } > ions.ini
+run_np 1 -q ions.ini > ions.txt 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -qF "molecule type 'Na' has net charge 1; the Gibbs ensemble moves whole molecules, so each must be neutral" ions.txt &&
+    [ ! -e ions.h5 ]
+ok $? "refused: charged molecule types in the Gibbs ensemble" || diag < ions.txt
 exit 0

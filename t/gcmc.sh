@@ -6,10 +6,11 @@
 # identical species at half the activity each and as one-site molecules, an ideal binary and ideal
 # diatomics; the bias
 # flattening each window's visits; /results/tmmc the pool of /chains/tmmc; 1 and 3 ranks
-# bit-identical. t/gcmc_check.py reads the files; its bounds are Student-t quantiles of the
+# bit-identical; SPC/E water (charges, the Ewald sum) at 525 K against NIST's SRSW ln Pi.
+# t/gcmc_check.py reads the files; its bounds are Student-t quantiles of the
 # replicas' spread (its docstring says which).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 32
+tap_plan 34
 
 cat > base.ini <<'EOF'
 [run]
@@ -187,3 +188,19 @@ run_np 1 -q molgpu.ini > molgpu.txt 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -qF "molgpu.ini:4: [run] backend = gpu: the GPU backend has no grand-canonical moves of molecules yet" molgpu.txt &&
     [ ! -e molgpu.h5 ]
 ok $? "gcmc of molecules with backend = gpu: refused by name (the GPU has gcmc of atoms only)" || diag < molgpu.txt
+
+# 12. charged molecules (the Ewald sum): SPC/E water at 525 K in NIST's 20 A box, N = 0..12, against
+# NIST's SRSW ln Pi; each insertion and deletion changes the box's structure factors by the
+# molecule's sites, and every sample's recomputation checks the running energy (t/gibbs_unit.c
+# checks the structure factors themselves); 2 ranks and 1 the same bits
+{ printf '[run]\noutput = spce.h5\nseed = 11\nequilibration = 1000\nproduction = 20000\nsample_every = 500\n'
+  spce_model
+  printf '[system]\nbox_length = 2.0\n[potential]\ncutoff = 1.0\ncoulomb = ewald\newald_alpha = 2.8\newald_kmax = 6\n'
+  printf 'ewald_ksq_max = 38\n[ensemble]\ntype = gcmc\ntemperature = 525\nlnz = -1.232245\nn_max = 12\nreplicas = 8\n'; } > spce.ini
+run_np 2 -q spce.ini > spce.txt 2>&1 && pycheck gcmc_check.py spce spce.h5
+ok $? "SPC/E water (charges, Ewald) at 525 K, N = 0..12: every transition NIST's SRSW ln Pi's within the errors" ||
+    diag < spce.txt
+sed -e 's/^production = 20000/production = 400/' -e 's/^sample_every = 500/sample_every = 100/' -e 's/^output = spce.h5/output = spce2.h5/' spce.ini > spce2.ini
+run_np 2 -q spce2.ini > spce2.txt 2>&1 && run_np 1 -q -o spce1.h5 spce2.ini > spce1.txt 2>&1 &&
+    h5check same_results spce1.h5 spce2.h5
+ok $? "SPC/E water in gcmc: 1 and 2 ranks bit-identical" || cat spce1.txt spce2.txt | diag

@@ -17,6 +17,7 @@
 #include "mc_gibbs.h"
 #include "mc_move.h"
 #include "mc_rng.h"
+#include "ewald.h"
 
 /* Box b's LJ energy (sigma = epsilon = 1, truncated, not shifted), round() minimum image. */
 static double brute_box_energy(const mc_plan *p, const mc_chain *c, int b)
@@ -65,7 +66,7 @@ static void running_box_energies(void **state)
     counts_of(c, n0);
     assert_int_equal(n0[0] + n0[1], c->n);
     for (int round = 0; round < 4; round++) {
-        cpu_gibbs_sweep(p, g, c, 10);
+        cpu_gibbs_sweep(p, g, c, NULL, 10);
         int64_t n[2];
         counts_of(c, n);
         assert_int_equal(n[0] + n[1], c->n);
@@ -84,7 +85,7 @@ static void running_box_energies(void **state)
         }
         assert_true(fabs(c->energy_pair - c->gibbs_energy[0] - c->gibbs_energy[1]) < 1e-9 * fabs(c->energy_pair));
         mc_measurement m;
-        cpu_gibbs_measure(p, g, c, 0, &m);
+        cpu_gibbs_measure(p, g, c, NULL, 0, &m);
         for (int b = 0; b < 2; b++)
             assert_true(fabs(m.box_energy[b] - brute_box_energy(p, c, b)) < 1e-10 * fabs(m.box_energy[b]) + 1e-12);
     }
@@ -128,7 +129,7 @@ static void ideal_transfer_probability(void **state)
         tried_uphill += ratio < 1.0;
         if (ratio >= 1.0 || u < ratio) n[src]--, n[dst]++, accepted++;
     }
-    cpu_gibbs_sweep(p, g, c, sweeps);
+    cpu_gibbs_sweep(p, g, c, NULL, sweeps);
     int64_t got[2];
     counts_of(c, got);
     assert_true(tried_uphill > 100);
@@ -166,44 +167,102 @@ static void reverse_moves_cancel(void **state)
     }
 }
 
-/* Rigid molecules (diatomics) in the Gibbs ensemble: molecule counts per box conserved and every
- * molecule's sites in its own box; the running box energies equal cpu_gibbs_rigid_measure's
- * recomputation. */
-static void rigid_counts_and_energy(void **state)
+/* Rigid molecules (diatomics) in two boxes, after sweeps of every kind of move the plan draws:
+ * molecule counts per box conserved and every molecule's sites in its own box; the running box
+ * energies equal cpu_gibbs_rigid_measure's recomputation; with charges each box's structure factors,
+ * kept by the moves, equal those recomputed from its sites (to 1e-10 of the largest) and the
+ * energies include the Ewald sum. Returns the chain's accepted transfers (gcmc: insertions and
+ * deletions). */
+static uint64_t rigid_sweeps(const char *ini)
 {
-    (void)state;
-    mc_plan *p = tu_plan("[molecules]\ntypes = A2\ncounts = 64\ngeometry = A 0 0 -0.5; A 0 0 0.5\n[potential]\ncutoff = 2.5\n"
-                         "tail_correction = no\n[ensemble]\ntype = gibbs\ntemperature = 2.0\ndensity = 0.15\n"
-                         "[moves]\ndisplacement_fraction = 0.6\ntransfer_fraction = 0.35\nvolume_fraction = 0.05\n"
-                         "[run]\nseed = 33\n");
+    mc_plan *p = tu_plan(ini);
     mc_err err = {0, ""};
     mc_chain *c = mc_chain_create(p, 0, &err);
-    assert_non_null(c);
+    if (!c) fail_msg("%s", err.msg);
     cpu_gibbs_rigid *g = cpu_gibbs_rigid_create(p, &err);
-    assert_non_null(g);
+    if (!g) fail_msg("%s", err.msg);
+    ewald_sums ewald[2] = {{0}}, fresh = {0};
+    for (int b = 0; p->ewald && b < 2; b++) assert_int_equal(ewald_sums_alloc(&p->kspace, &ewald[b], &err), MC_OK);
+    if (p->ewald) assert_int_equal(ewald_sums_alloc(&p->kspace, &fresh, &err), MC_OK);
+    const int boxes = p->ensemble->open ? 1 : 2;
+    mc_measurement m;
+    cpu_gibbs_rigid_measure(p, g, c, ewald, 0, &m); /* the structure factors of the start */
     c->max_displacement = 0.3, c->max_rotation = 0.3, c->max_volume_step = 0.05;
     for (int round = 0; round < 3; round++) {
-        cpu_gibbs_rigid_sweep(p, g, c, 10);
+        cpu_gibbs_rigid_sweep(p, g, c, ewald, 10);
         int64_t n[2] = {0, 0};
-        for (int m = 0; m < c->nmol; m++) {
-            int b = mc_gibbs_box_of(p, c, m);
+        for (int mol = 0; mol < c->nmol; mol++) {
+            int b = mc_gibbs_box_of(p, c, mol);
             n[b]++;
-            for (int s = p->mol.first[m]; s < p->mol.first[m + 1]; s++) assert_int_equal(c->in_box[s], b);
+            for (int s = p->mol.first[mol]; s < p->mol.first[mol + 1]; s++) assert_int_equal(c->in_box[s], b);
         }
         assert_int_equal(n[0] + n[1], c->nmol);
         assert_int_equal(n[0], c->gibbs_count[0][0]);
         assert_int_equal(n[1], c->gibbs_count[1][0]);
+        for (int b = 0; p->ewald && b < boxes; b++) { /* S(k) as kept against S(k) from the sites */
+            static double x[4096], y[4096], z[4096], q[4096];
+            int nb = 0;
+            for (int i = 0; i < c->n; i++)
+                if (c->in_box[i] == b) x[nb] = c->x[i], y[nb] = c->y[i], z[nb] = c->z[i], q[nb++] = p->site_charge[i];
+            ewald_recompute(&p->kspace, &fresh, c->gibbs_box_len[b], nb, x, y, z, q);
+            double scale = 1e-300, worst = 0.0;
+            for (int k = 0; k < p->kspace.nk; k++) {
+                scale = fmax(scale, fmax(fabs(fresh.re[k]), fabs(fresh.im[k])));
+                worst = fmax(worst, fmax(fabs(fresh.re[k] - ewald[b].re[k]), fabs(fresh.im[k] - ewald[b].im[k])));
+            }
+            if (!(worst < 1e-10 * scale)) fail_msg("round %d box %d: S(k) kept off by %.3g of %.3g", round, b, worst, scale);
+            assert_true(ewald[b].box == c->gibbs_box_len[b]);
+        }
         double running[2] = {c->gibbs_energy[0], c->gibbs_energy[1]};
-        mc_measurement m;
-        cpu_gibbs_rigid_measure(p, g, c, 0, &m);
+        cpu_gibbs_rigid_measure(p, g, c, ewald, 0, &m);
         for (int b = 0; b < 2; b++)
             if (!(fabs(running[b] - m.box_energy[b]) < 1e-9 * fabs(m.box_energy[b]) + 1e-12))
                 fail_msg("round %d box %d: running %.15g vs recomputed %.15g", round, b, running[b], m.box_energy[b]);
+        assert_true(isfinite(m.box_virial[0]) && isfinite(m.box_virial[1]));
     }
-    assert_true(c->transfers > 0 && c->transfers_accepted > 0);
+    const uint64_t transfers = c->transfers_accepted;
+    assert_true(c->transfers > 0 && transfers > 0);
+    for (int b = 0; b < 2; b++) ewald_sums_free(&ewald[b]);
+    ewald_sums_free(&fresh);
     cpu_gibbs_rigid_destroy(g);
     mc_chain_destroy(c);
     mc_plan_destroy(p);
+    return transfers;
+}
+
+static void rigid_counts_and_energy(void **state)
+{
+    (void)state;
+    rigid_sweeps("[molecules]\ntypes = A2\ncounts = 64\ngeometry = A 0 0 -0.5; A 0 0 0.5\n[potential]\ncutoff = 2.5\n"
+                 "tail_correction = no\n[ensemble]\ntype = gibbs\ntemperature = 2.0\ndensity = 0.15\n"
+                 "[moves]\ndisplacement_fraction = 0.6\ntransfer_fraction = 0.35\nvolume_fraction = 0.05\n"
+                 "[run]\nseed = 33\n");
+}
+
+/* Dipolar diatomics (charges +1 and -1 with LJ on both sites) under the Ewald sum: in the Gibbs
+ * ensemble (displacements, rotations, transfers, volume exchanges) and grand-canonical (insertions
+ * and deletions), the structure factors and energies each move keeps equal a recomputation. */
+static const char *dipoles = "[mixture]\nspecies = P, M\nsigma = 1, 1\nepsilon = 1, 1\ncharge = 1, -1\n"
+                             "[molecules]\ntypes = D\ngeometry = P 0 0 -0.5; M 0 0 0.5\n"
+                             "[potential]\ncutoff = 2.5\ncoulomb = ewald\n[run]\nseed = 34\n";
+
+static void charged_gibbs_energy(void **state)
+{
+    (void)state;
+    char ini[1024];
+    snprintf(ini, sizeof ini, "%s[molecules]\ncounts = 64\n[ensemble]\ntype = gibbs\ntemperature = 2.0\n"
+             "density = 0.15\n[moves]\ndisplacement_fraction = 0.6\ntransfer_fraction = 0.35\n"
+             "volume_fraction = 0.05\n", dipoles);
+    rigid_sweeps(ini);
+}
+
+static void charged_gcmc_energy(void **state)
+{
+    (void)state;
+    char ini[1024];
+    snprintf(ini, sizeof ini, "%s[system]\nbox_length = 6\n[ensemble]\ntype = gcmc\ntemperature = 2.0\nlnz = -2\n"
+             "n_max = 40\n", dipoles);
+    assert_true(rigid_sweeps(ini) > 20);
 }
 
 int main(void)
@@ -213,6 +272,8 @@ int main(void)
         cmocka_unit_test(ideal_transfer_probability),
         cmocka_unit_test(reverse_moves_cancel),
         cmocka_unit_test(rigid_counts_and_energy),
+        cmocka_unit_test(charged_gibbs_energy),
+        cmocka_unit_test(charged_gcmc_energy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,7 +36,8 @@ refused_edit() {
     ok $? "refused: $2" || diag < "$2.txt"
 }
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mcens-test.XXXXXX")
-trap 'rm -rf "$scratch"' EXIT
+# MCENS_TEST_KEEP=1: the scratch directory is kept, for a look at a failure's files
+if [ "${MCENS_TEST_KEEP:-0}" = 1 ]; then echo "# scratch kept: $scratch"; else trap 'rm -rf "$scratch"' EXIT; fi
 cd "$scratch" || exit 1
 # shorten_example NAME: examples/NAME.ini shortened as ../shared/tools/same-bits shortens it, edit
 # for edit (100 + 200 sweeps, 2 replicas, two temperature ranges cut; sample_every 10 where unset),
@@ -48,6 +49,23 @@ shorten_example() {
          /^temperature *= *0.7:1.2:11/{print "temperature = 0.8, 1.0"; next} {print}' "$T_SRCDIR/../examples/$1.ini" |
         awk 'BEGIN {set = 0} /^sample_every/ {set = 1} {line[NR] = $0}
              END {for (i = 1; i <= NR; i++) {print line[i]; if (line[i] ~ /^\[run\]/) {print "backend = cpu"; if (!set) print "sample_every = 10"}}}'
+}
+# spce_model: the SPC/E water model in mcens's keys (NIST's: O-H 0.1 nm, H-O-H 109.47 degrees, LJ on
+# O only, epsilon/k_B = 78.19743111 K), [system] to [molecules] geometry; the caller adds counts
+spce_model() {
+    cat <<'EOF'
+[system]
+units = real
+[mixture]
+species = O, H
+sigma = 0.316555789, 0
+epsilon = 0.6501696177877252, 0
+mass = 15.9994, 1.008
+charge = -0.8476, 0.4238
+[molecules]
+types = water
+geometry = O 0 0 0; H 0.1 0 0; H -0.033331324756823731 0.09428161427317179 0
+EOF
 }
 # mpirun NP ARGS...: mcens under Open MPI with a time limit, so a hang fails instead of blocking
 run_np() { np=$1; shift; timeout 600 "$MPIRUN" -np "$np" "$MCENS" "$@" < /dev/null; }
