@@ -30,11 +30,15 @@
  *           49,998 sites, 100 sweeps through the run driver, against the serial CPU backend at each
  *           size in the same run (rows T1 to T4, one sweep each), the thesis's own speedups printed
  *           beside (its molecule is not in this repository's data, so the rows take case 9's)
+ *   case 11: grand-canonical TMMC (issue 43) at examples/tmmc.ini's T = 1.2 (LJ, V = 512, rc 3 with
+ *           tails, N = 0..420 in 8 windows), 4 chains per SM, through the run driver with its bias
+ *           updates, in double; moves/s are trial moves (a sweep is n_max of them)
  *   case cpu: the serial CPU backend alone at the shapes RASPA3 and FEASST were measured on (N =
  *           500, rho 0.776, T 0.85, rc 3, all pairs; N = 4000, rc 2.5, cell lists), at the x86-64
  *           level its loops were dispatched to (cpu_isa.h), a Gibbs-ensemble chain of 500 at the state
  *           of t/gibbs.sh's NIST comparison, and one of 200 two-centre LJ molecules at
- *           t/gibbs_molecules.sh's, case 9's benzene (D1) and case 8's cluster (K1); needs no GPU,
+ *           t/gibbs_molecules.sh's, case 11's densest window (G3), case 9's benzene (D1) and case
+ *           8's cluster (K1); needs no GPU,
  *           and ends every full run
  * Not a test: nothing here passes or fails. */
 #include <getopt.h>
@@ -180,6 +184,14 @@ static double inside_pairs_per_move(const mc_plan *p)
     "[mixture]\nspecies = A\nsigma = 1\nepsilon = 1\n[molecules]\ntypes = AA\ncounts = 200\n"                  \
     "geometry = A 0 0 0; A 0 0 0.5\n[potential]\ncutoff = 2.5\n"
 
+/* examples/tmmc.ini's T = 1.2 ([ensemble] type = gcmc; the caller adds n_min, replicas and windows).
+ * A gcmc move evaluates its particle against every slot of the n_max, the absent masked: a
+ * displacement twice (old and new place), an insertion or deletion once, half of each by default. */
+#define GCMC_LJ                                                                                                   \
+    "[system]\nbox_length = 8\n[potential]\ncutoff = 3\n[ensemble]\ntype = gcmc\ntemperature = 1.2\n"             \
+    "lnz = -3.03\nn_max = 420\n"
+#define GCMC_SLOT_PAIRS_PER_MOVE 1.5
+
 /* examples/argon_cluster.ini's melting sweep (864 argon atoms, a one-site molecule each, in a
  * spherical wall, open boundary, 11 temperatures from 20 to 120 K: the rigid-body engine's shape),
  * %d replicas per temperature, 200 sweeps with samples every 50. */
@@ -234,14 +246,18 @@ static int cpu_shapes(row *rows, int *nrows, mc_err *err)
          2000},
         /* two-centre LJ molecules at t/gibbs_molecules.sh's state: a molecule's 2 sites against all 400 */
         {"G2 gibbs 200 2CLJ T=2.4 rc=2.5, serial CPU",
-         MOLECULES_2CLJ "[ensemble]\ntype = gibbs\ntemperature = 2.4\ndensity = 0.12\n", 0, 2000}};
-    for (int k = 0; k < 4; k++) {
+         MOLECULES_2CLJ "[ensemble]\ntype = gibbs\ntemperature = 2.4\ndensity = 0.12\n", 0, 2000},
+        /* case 11's last window, the liquid's N = 367..420 in V = 512: a move against all 420 slots */
+        {"G3 gcmc N=367..420 V=512 T=1.2 rc=3, serial CPU", GCMC_LJ "n_min = 367\nreplicas = 1\n", 0, 200}};
+    for (int k = 0; k < 5; k++) {
         mc_plan *p = plan_of(shape[k].ini, err);
         if (!p) return err->code;
         double sites = (double)p->n / p->nmol; /* per molecule (1 for atoms) */
-        row r = {shape[k].name, 0,
-                 shape[k].cells ? cell_pairs_per_move(p) : p->ensemble->boxes > 1 ? 2.0 * sites * p->n : 2.0 * (p->n - 1), 0, 0,
-                 p->ensemble->boxes > 1 ? NAN : inside_pairs_per_move(p)};
+        double pairs = shape[k].cells               ? cell_pairs_per_move(p)
+                       : p->ensemble->open       ? GCMC_SLOT_PAIRS_PER_MOVE * p->n
+                       : p->ensemble->boxes > 1 ? 2.0 * sites * p->n
+                                                : 2.0 * (p->n - 1);
+        row r = {shape[k].name, 0, pairs, 0, 0, mc_plan_labelled(p) ? NAN : inside_pairs_per_move(p)};
         int rc = time_cpu(p, shape[k].warmup, 1000000, &r.moves_per_s, err);
         mc_plan_destroy(p);
         MC_TRY(rc);
@@ -347,7 +363,7 @@ static void print_row(FILE *f, const row *r, int tsv)
 static const char usage_text[] =
     "usage: mcens-bench [--out FILE] [--case N] [--chains C] [--batch-trials K]\n"
     "  --out FILE          also write the table as tab-separated values\n"
-    "  --case N            measure case N (1 to 10) alone, without its serial CPU row (case 10 has its\n"
+    "  --case N            measure case N (1 to 11) alone, without its serial CPU row (case 10 has its\n"
     "                      own); cpu: the serial CPU backend's rows alone (no GPU needed)\n"
     "  --chains C          chains of case 1 (default 32 per SM)\n"
     "  --batch-trials K    [run] gpu_batch_trials of cases 2 and 3 (default 0: chosen by size)\n";
@@ -633,13 +649,32 @@ static int case_benzene(bench *b, mc_err *err)
 
 static int case_thesis(bench *b, mc_err *err) { return thesis_sizes(b->rows, &b->nrows, b->rate, err); }
 
+/* Case 11: examples/tmmc.ini's T = 1.2 with 4 chains per SM (8 windows, their replicas), through
+ * the run driver (rounds, measurements, the host's bias updates between sweeps), from each
+ * window's lowest N. */
+static int case_gcmc(bench *b, mc_err *err)
+{
+    char text[500];
+    snprintf(text, sizeof text, "[run]\nequilibration = 0\nproduction = 200\nsample_every = 50\n" GCMC_LJ
+             "replicas = %d\n[tmmc]\nwindows = 8\n", 4 * b->dev.sm_count / 8);
+    mc_plan *p = plan_of(text, err);
+    if (!p) return err->code;
+    row r = {"11 gcmc N=0..420 V=512 T=1.2, 8 windows, GPU double", 0, GCMC_SLOT_PAIRS_PER_MOVE * p->n, b->rate[0], 0, NAN};
+    int rc = time_run(p, &r.moves_per_s, err);
+    mc_plan_destroy(p);
+    MC_TRY(rc);
+    add_row(b->rows, &b->nrows, r);
+    return MC_OK;
+}
+
 /* The GPU cases in the table's order; a full run ends with the serial CPU rows (cpu_shapes). */
 static const struct bench_case {
     const char *id;
     int (*run)(bench *b, mc_err *err);
 } bench_cases[] = {{"1", case_many_chains}, {"2", case_batched},       {"3", case_cells},   {"4", case_exchange},
                    {"5", case_gibbs},       {"6", case_npt},           {"7", case_large_chains},
-                   {"8", case_cluster},     {"9", case_benzene},       {"10", case_thesis}};
+                   {"8", case_cluster},     {"9", case_benzene},       {"10", case_thesis},
+                   {"11", case_gcmc}};
 enum { NCASES = sizeof bench_cases / sizeof bench_cases[0] };
 
 /* The table on f: a header line, then the rows (tsv: tab-separated, for --out). */
