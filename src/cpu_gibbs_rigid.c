@@ -182,12 +182,13 @@ static void move_molecule(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, ewa
     c->rotations_accepted += t.rotate;
 }
 
-/* The k-th molecule (from 0, in index order) of kind `kind` in box `box`. */
+/* The k-th molecule (from 0, in index order) of kind `kind` in box `box`; -1 where there is none (a
+ * gcmc insertion with every slot of the type present; elsewhere the counts match the labels). */
 static int kth_in_box(const mc_plan *p, const mc_chain *c, int kind, int box, int64_t k)
 {
     for (int m = p->kind_first[kind]; m < p->kind_first[kind + 1]; m++)
         if (mc_gibbs_box_of(p, c, m) == box && k-- == 0) return m;
-    return -1; /* not reached: the counts match the labels */
+    return -1;
 }
 
 static void transfer(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, ewald_sums *ewald, uint64_t step,
