@@ -6,9 +6,10 @@
 # however it ends: a job that finishes or fails removes it; a job killed at the walltime (or with
 # its node) leaves it, and the successor continues from the last checkpoint with --restart,
 # bit-identically ([run] checkpoint_every says how much can be lost). PBS gives no warning before
-# the walltime, so a timer sends SIGUSR1 to mpirun (which passes it to the ranks) STOP_BEFORE
-# seconds before it, read from the job itself (qstat), so it is stated once, below: mcens writes
-# OUTPUT.ckpt and exits with status 3, and the successor continues. A failed run (any other
+# the walltime, so mcens is given its time (--stop-after) to stop STOP_BEFORE seconds before it,
+# read from the job itself (qstat), so it is stated once, below: mcens writes OUTPUT.ckpt and
+# exits with status 3, and the successor continues. (Not a signal to mpirun: Open MPI 4.1.6 does
+# not pass SIGUSR1 on to the ranks, measured on the GPU machine.) A failed run (any other
 # status) leaves OUTPUT.failed, and no successor runs after it until that file is removed;
 # MAX_JOBS (default 50) bounds the chain.
 #PBS -N mcens
@@ -58,22 +59,16 @@ if [ "$gpus" -gt 0 ] && [ "$RANKS_PER_NODE" -gt "$gpus" ] && command -v nvidia-c
     fi
 fi
 # <<< MPS
-mpirun -np 8 --map-by ppr:8:node --bind-to core mcens "${resume[@]}" -o "$output" "$config" &
-mpirun_pid=$!
-timer=
-if [ -n "$walltime_s" ] && [ "$walltime_s" -gt "$stop_before_s" ]; then
-    # its sleep ends with it, so that no process of the job outlives the job
-    (trap 'kill "$nap" 2> /dev/null; exit 0' TERM
-     sleep $((walltime_s - stop_before_s)) & nap=$!
-     wait "$nap" && kill -USR1 "$mpirun_pid") 2> /dev/null &
-    timer=$!
+# the time left before STOP_BEFORE, counted from mcens's start (this script has run SECONDS)
+stop=()
+if [ -n "$walltime_s" ] && [ "$walltime_s" -gt $((stop_before_s + SECONDS)) ]; then
+    stop=(--stop-after $((walltime_s - stop_before_s - SECONDS)))
 else
-    echo "walltime '${walltime:-unknown}' not read or not above STOP_BEFORE = $stop_before_s s: no timer;" \
+    echo "walltime '${walltime:-unknown}' not read or not above STOP_BEFORE = $stop_before_s s: no --stop-after;" \
         "a job killed at the walltime continues from its last checkpoint"
 fi
 status=0
-wait "$mpirun_pid" || status=$?
-[ -z "$timer" ] || kill "$timer" 2> /dev/null || true
+mpirun -np 8 --map-by ppr:8:node --bind-to core mcens "${resume[@]}" "${stop[@]}" -o "$output" "$config" || status=$?
 case $status in
 3) if [ -n "$next" ]; then echo "stopped with a checkpoint: job $((job + 1)) ($next) continues"
    else echo "stopped with a checkpoint; MAX_JOBS reached: submit again to continue"; fi ;;

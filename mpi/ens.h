@@ -48,7 +48,12 @@ typedef struct ens_schedule {
     double write_allowance_s; /* a checkpoint's deadline beyond the stall deadline: its bytes at a
                                  slow file system's rate (ens_watchdog) */
     void *ctx;
+    double stop_at; /* MPI_Wtime() on rank 0 after which the run stops at a round's end as a stop
+                       signal stops it (--stop-after); 0: never */
 } ens_schedule;
+
+/* ens_outcome.stopped_by of a run that ens_schedule.stop_at stopped (no signal has this number) */
+enum { ENS_STOPPED_BY_TIME = 1000 };
 
 typedef struct ens_outcome {
     double seconds;  /* wall time of the rounds without the checkpoints and frames, rank 0's (the
@@ -57,7 +62,8 @@ typedef struct ens_outcome {
     double after_round_seconds; /* wall time of the after_round calls (trajectory frames) */
     double longest_round_s, longest_checkpoint_s; /* this rank's: what the deadlines after the rounds allow for */
     long sweeps_run; /* per chain, by this invocation (a restart counts only its own) */
-    int stopped_by;  /* the stop signal that ended the run early (a checkpoint was written), or 0 */
+    int stopped_by;  /* the stop signal that ended the run early (a checkpoint was written),
+                        ENS_STOPPED_BY_TIME (stop_at), or 0 */
 } ens_outcome;
 
 /* Run the rounds to the end, agreeing after each on failures, stop signals and whether a

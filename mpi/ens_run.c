@@ -113,7 +113,10 @@ int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outco
         injected_signal(l, mc_run_sweeps_done(run), &raised);
         double now = MPI_Wtime();
         if (now - round_start > longest_round) longest_round = now - round_start;
-        int in[AT_N] = {rc != MC_OK ? -l->rank : -l->size, ens_signal_received(),
+        /* a signal, else rank 0's clock past stop_at (one clock, so that every rank agrees) */
+        const int sig = ens_signal_received();
+        const int stop = sig ? sig : l->rank == 0 && s->stop_at > 0 && now >= s->stop_at ? ENS_STOPPED_BY_TIME : 0;
+        int in[AT_N] = {rc != MC_OK ? -l->rank : -l->size, stop,
                         l->rank == 0 && ((s->checkpoint_every_s > 0 && now - last_checkpoint >= s->checkpoint_every_s) ||
                                          (s->checkpoint_every_s > 0 && mc_run_equilibrated_now(run)))};
         int all[AT_N];

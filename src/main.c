@@ -39,7 +39,7 @@
 #include "traj.h"
 
 /* Exit statuses (the README lists them): 0 done, 1 error, 2 bad command line, 3 stopped by a
- * signal after writing a checkpoint (continue with --restart). */
+ * signal or --stop-after after writing a checkpoint (continue with --restart). */
 enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_STOPPED = 3, EXIT_NOT_FINITE = 4 };
 
 typedef struct options {
@@ -48,6 +48,7 @@ typedef struct options {
     int energy;        /* evaluate the start configurations' energy terms and write them, no moves */
     int restart;       /* continue from OUTPUT.ckpt */
     long extend;       /* > 0: add this many production sweeps to a finished run */
+    double stop_after_s; /* > 0: stop with a checkpoint at the first round's end this long after the start */
 } options;
 
 static void usage(FILE *f)
@@ -64,6 +65,8 @@ static void usage(FILE *f)
                "  -q, --quiet      no progress lines or summary table\n"
                "      --restart    continue the run from its checkpoint (OUTPUT.ckpt), bit for bit\n"
                "      --extend N   add N production sweeps to a finished run, from its last checkpoint\n"
+               "      --stop-after S  stop as a stop signal would (a checkpoint, status 3) at the first round's\n"
+               "                   end S seconds after the start: a batch job's time limit without a signal\n"
                "      --config-reference  print every config key with its default (Markdown)\n"
                "      --output-reference  print the output rows of the per-sample observables (Markdown)\n"
                "      --test-hooks the environment variables through which the tests inject failures\n");
@@ -78,7 +81,7 @@ static int parse_options(int argc, char **argv, options *o, int rank)
         {"quiet", no_argument, NULL, 'q'},  {"config-reference", no_argument, NULL, 'R'},
         {"output-reference", no_argument, NULL, 'O'}, {"restart", no_argument, NULL, 'r'},
         {"extend", required_argument, NULL, 'e'}, {"test-hooks", no_argument, NULL, 'T'},
-        {"energy", no_argument, NULL, 'E'},
+        {"energy", no_argument, NULL, 'E'}, {"stop-after", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     opterr = rank == 0;
@@ -100,6 +103,15 @@ static int parse_options(int argc, char **argv, options *o, int rank)
             o->extend = strtol(optarg, &end, 10);
             if (*end || o->extend <= 0 || o->extend > 1000000000000L) {
                 if (rank == 0) fprintf(stderr, "mcens: --extend %s: expected a number of sweeps from 1 to 1e12\n", optarg);
+                return 2;
+            }
+            break;
+        }
+        case 'S': {
+            char *end;
+            o->stop_after_s = strtod(optarg, &end);
+            if (*end || end == optarg || !(o->stop_after_s > 0) || o->stop_after_s > 1e9) {
+                if (rank == 0) fprintf(stderr, "mcens: --stop-after %s: expected seconds, above 0 and at most 1e9\n", optarg);
                 return 2;
             }
             break;
@@ -216,7 +228,8 @@ typedef struct job {
     char *ckpt_file;     /* OUTPUT.ckpt */
     run_lock *lock;
     ckpt *resume_from;   /* --restart, --extend: the checkpoint, open until the chains are restored */
-    int stopped_by;      /* the signal that stopped the run, or 0 */
+    int stopped_by;      /* the signal that stopped the run (ENS_STOPPED_BY_TIME: --stop-after), or 0 */
+    double started_s;    /* MPI_Wtime() at the start: --stop-after counts from it */
     long not_finite;     /* /results values that are not finite (mc_report_warn_not_finite): exit status 4 */
     /* the run's segments (its start, restarts and extensions): the earlier ones from the checkpoint,
      * this one from its first sweep and wall-clock start; kept in checkpoints and /parameters@segments */
@@ -539,7 +552,8 @@ static int run_and_write(job *j, mc_err *err)
     double write_bytes = 2.0 * ckpt_bytes(j->plan, &about); /* a checkpoint, or the output's results */
     ens_schedule schedule = {j->opt.quiet, 60.0 * j->config.run.checkpoint_every_min,
                              j->config.run.stall_timeout_s, write_frame, write_checkpoint,
-                             write_bytes / slow_file_system_bytes_per_s, j};
+                             write_bytes / slow_file_system_bytes_per_s, j,
+                             j->opt.stop_after_s > 0 ? j->started_s + j->opt.stop_after_s : 0.0};
     ens_outcome done;
     MC_TRY(ens_drive(&j->layout, j->run, &schedule, &done, err));
     /* from here to MPI_Finalize every wait is a blocking collective (the pooling reductions, HDF5's,
@@ -549,9 +563,12 @@ static int run_and_write(job *j, mc_err *err)
     MC_TRY(ens_watchdog_arm(&j->layout, deadline, "the end of the run (pooling, the output write, MPI's end)", err));
     if (done.stopped_by) {
         j->stopped_by = done.stopped_by;
+        char why[96];
+        if (done.stopped_by == ENS_STOPPED_BY_TIME) snprintf(why, sizeof why, "at --stop-after %g s", j->opt.stop_after_s);
+        else snprintf(why, sizeof why, "by signal %d (%s)", done.stopped_by, strsignal(done.stopped_by));
         if (j->layout.rank == 0)
-            fprintf(stderr, "mcens: stopped by signal %d (%s) after sweep %ld of %ld; the run's state is in %s: "
-                    "continue it with mcens --restart%s%s %s\n", done.stopped_by, strsignal(done.stopped_by),
+            fprintf(stderr, "mcens: stopped %s after sweep %ld of %ld; the run's state is in %s: "
+                    "continue it with mcens --restart%s%s %s\n", why,
                     mc_run_sweeps_done(j->run), mc_run_sweeps_total(j->run), j->ckpt_file,
                     j->opt.output ? " -o " : "", j->opt.output ? j->opt.output : "", j->opt.config_path);
         return MC_OK;
@@ -642,6 +659,7 @@ int main(int argc, char **argv)
     }
     job j;
     memset(&j, 0, sizeof j);
+    j.started_s = MPI_Wtime();
     int how = parse_options(argc, argv, &j.opt, rank);
     if (how != 0) {
         MPI_Finalize();

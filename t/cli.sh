@@ -1,7 +1,7 @@
 #!/bin/sh
 # Command line: help, version, dry run, output override, refusing to overwrite, rank count.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 18
+tap_plan 19
 cp "$T_SRCDIR/small.ini" .
 
 "$MCENS" --help > out.txt 2>&1; rc=$?
@@ -12,6 +12,9 @@ grep -q "^mcens [0-9]" out.txt; ok $((rc + $?)) "--version prints the version"
 
 "$MCENS" > out.txt 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "expected exactly one CONFIG" out.txt; ok $? "no CONFIG: usage error, exit 2"
+
+"$MCENS" --stop-after 0 small.ini > out.txt 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "stop-after 0: expected seconds, above 0" out.txt; ok $? "--stop-after 0: usage error, exit 2"
 
 run_np 1 nosuch.ini > out.txt 2>&1; rc=$?
 [ $rc -ne 0 ] && grep -q "nosuch.ini: cannot open" out.txt; ok $? "missing config file named in the error"

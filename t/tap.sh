@@ -36,8 +36,8 @@ refused_edit() {
     ok $? "refused: $2" || diag < "$2.txt"
 }
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mcens-test.XXXXXX")
-# MCENS_TEST_KEEP=1: the scratch directory is kept, for a look at a failure's files
-if [ "${MCENS_TEST_KEEP:-0}" = 1 ]; then echo "# scratch kept: $scratch"; else trap 'rm -rf "$scratch"' EXIT; fi
+# TAP_KEEP_SCRATCH=1: the scratch directory is kept, for a look at a failure's files
+if [ "${TAP_KEEP_SCRATCH:-0}" = 1 ]; then echo "# scratch kept: $scratch"; else trap 'rm -rf "$scratch"' EXIT; fi
 cd "$scratch" || exit 1
 # shorten_example NAME: examples/NAME.ini shortened as ../shared/tools/same-bits shortens it, edit
 # for edit (100 + 200 sweeps, 2 replicas, two temperature ranges cut; sample_every 10 where unset),

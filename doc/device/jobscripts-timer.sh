@@ -7,7 +7,7 @@
 jobscripts_timer() {
   sed 's/"\$MCENS" -q /"$MCENS" /' t/jobscripts.sh > /tmp/jobscripts-loud.sh
   local start=$SECONDS
-  MCENS=$PWD/mcens MPIRUN=mpirun PYTHON3=python3 T_SRCDIR=$PWD/t MCENS_TEST_KEEP=1 \
+  MCENS=$PWD/mcens MPIRUN=mpirun PYTHON3=python3 T_SRCDIR=$PWD/t TAP_KEEP_SCRATCH=1 \
     timeout 400 bash /tmp/jobscripts-loud.sh > "$out/jobscripts.tap" 2>&1
   echo "t/jobscripts.sh: status $? after $((SECONDS - start)) s"
   grep -E "^(ok|not ok)" "$out/jobscripts.tap" | cut -c1-150
