@@ -67,5 +67,14 @@ types = water
 geometry = O 0 0 0; H 0.1 0 0; H -0.033331324756823731 0.09428161427317179 0
 EOF
 }
-# mpirun NP ARGS...: mcens under Open MPI with a time limit, so a hang fails instead of blocking
-run_np() { np=$1; shift; timeout 600 "$MPIRUN" -np "$np" "$MCENS" "$@" < /dev/null; }
+# mpirun NP ARGS...: mcens under Open MPI with a time limit, so a hang fails instead of blocking;
+# the limit says so on stderr (a quiet run's log would otherwise be empty: t/restart.sh 20 once
+# failed so, its 4000-sweep restart beside a 2-rank run on the 2 cores taking over 600 s)
+run_np() {
+    local np=$1 run_status
+    shift
+    timeout 600 "$MPIRUN" -np "$np" "$MCENS" "$@" < /dev/null
+    run_status=$?
+    [ $run_status -eq 124 ] && echo "run_np: mcens $* did not end within 600 s: stopped (a hang, or a machine far too loaded)" >&2
+    return $run_status
+}
