@@ -497,13 +497,13 @@ static void cpu_destroy(mc_backend *b)
     free(b);
 }
 
-/* Charges: every chain's structure factors (a labelled chain's for each box), a trial volume's, and a
- * move's change. */
+/* Charges: every chain's structure factors (for each of its boxes), a trial volume's, and a move's
+ * change. */
 static int ewald_storage(mc_backend *b, mc_err *err)
 {
     const ewald_kspace *e = &b->plan->kspace;
     for (int k = 0; k < b->nchains; k++)
-        for (int box = 0; box < (mc_plan_labelled(b->plan) ? 2 : 1); box++)
+        for (int box = 0; box < b->plan->ensemble->boxes; box++)
             MC_TRY(ewald_sums_alloc(e, &b->scratch[k].ewald[box], err));
     MC_TRY(ewald_sums_alloc(e, &b->ewald_trial, err));
     if (!(b->ewald_change = malloc(2 * (size_t)e->nk * sizeof *b->ewald_change)))

@@ -319,7 +319,7 @@ void cpu_gibbs_measure(const mc_plan *p, cpu_gibbs *g, mc_chain *c, ewald_sums *
     out->energy_pair = out->virial_pair = 0.0;
     out->energy_pair_running = c->energy_pair;
     out->box_energy[1] = out->box_virial[1] = out->box_energy_running[1] = 0.0;
-    for (int b = 0; b < (p->ensemble->open ? 1 : 2); b++) { /* gcmc: box 1 holds the absent slots */
+    for (int b = 0; b < p->ensemble->boxes; b++) { /* gcmc: one box, label 1 the absent slots */
         compact(p, c, b, 1.0, c->gibbs_box_len[b], &g->box[b]);
         pair_sums s = box_pairs(p, &g->box[b]);
         out->box_energy[b] = s.energy, out->box_virial[b] = s.virial;

@@ -16,9 +16,9 @@ typedef struct cpu_gibbs cpu_gibbs; /* scratch for one chain at a time: a box's 
 cpu_gibbs *cpu_gibbs_create(const mc_plan *p, mc_err *err);
 void cpu_gibbs_destroy(cpu_gibbs *g);
 
-/* `ewald` (charged molecules only; else NULL) is the chain's structure factors, one per box
- * ([0] and [1]; gcmc: [0] only, box 1 being the absent slots), current for its configuration: the
- * sweeps keep them so, the measurement recomputes them. */
+/* `ewald` (charged molecules only; else NULL) is the chain's structure factors, one per box of
+ * plan->ensemble->boxes (gcmc: one, label 1 being the absent slots), current for its configuration:
+ * the sweeps keep them so, the measurement recomputes them. */
 
 /* nsweeps sweeps of n trial moves each (molecules: nmol), of the kinds mc_gibbs_draw picks. */
 void cpu_gibbs_sweep(const mc_plan *p, cpu_gibbs *g, mc_chain *c, ewald_sums *ewald, long nsweeps);

@@ -274,11 +274,8 @@ static void insert_or_delete(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, 
             pair += p->ewald_type_constant[kind] - fourier_change(p, &ewald[0], nsites, species, g->old_pos, -1.0, g->ewald_change[0]);
         log_ratio = mc_gcmc_deletion_log_ratio(-(pair + tail), c->beta, lnz, volume, (double)n_kind);
     }
-    if (m < 0) { /* every slot of the type present: collected for a molecule no slot holds, refused */
-        mc_gcmc_decide(p, c, step, insertion, log_ratio);
-        return;
-    }
-    if (!mc_gcmc_decide(p, c, step, insertion, log_ratio)) return;
+    /* m < 0 (every slot of the type present, N = n_max): collected, and the window refuses it */
+    if (!mc_gcmc_decide(p, c, step, insertion, log_ratio) || m < 0) return;
     if (p->ewald) ewald_accept(&p->kspace, &ewald[0], g->ewald_change[0]);
     if (insertion) store(p, c, m, centre, q, g->new_pos, 0);
     else
@@ -438,7 +435,7 @@ void cpu_gibbs_rigid_measure(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, 
     out->energy_pair = out->virial_pair = 0.0;
     out->energy_pair_running = c->energy_pair;
     out->box_energy[1] = out->box_virial[1] = out->box_energy_running[1] = 0.0;
-    for (int b = 0; b < (p->ensemble->open ? 1 : 2); b++) {
+    for (int b = 0; b < p->ensemble->boxes; b++) {
         box_sums s = box_pairs(p, g, c, b, c->x, c->y, c->z, c->cx, c->cy, c->cz, c->gibbs_box_len[b],
                                add_rdf && b == liquid);
         if (p->ewald) {
@@ -456,7 +453,7 @@ void cpu_gibbs_rigid_measure(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, 
 
 void cpu_gibbs_rigid_ewald_recompute(const mc_plan *p, cpu_gibbs_rigid *g, const mc_chain *c, ewald_sums *ewald)
 {
-    for (int b = 0; b < (p->ensemble->open ? 1 : 2); b++)
+    for (int b = 0; b < p->ensemble->boxes; b++)
         box_ewald(p, g, c, b, c->x, c->y, c->z, c->cx, c->cy, c->cz, c->gibbs_box_len[b], &ewald[b], 0);
 }
 
@@ -466,8 +463,7 @@ double cpu_gibbs_rigid_insertion_sum(const mc_plan *p, const mc_chain *c, ewald_
     int nk = p->nkinds, type = kind % nk, liquid = mc_gibbs_liquid_box(p, c);
     int box = kind / nk == 0 ? liquid : !liquid;
     const mc_moltype *mt = &p->mol.type[type];
-    double len = c->gibbs_box_len[box], volume = volume_of(len), sum = 0.0, pos[3 * MC_MAX_SITES], charges[MC_MAX_SITES];
-    for (int s = 0; s < mt->nsites; s++) charges[s] = p->species.charge[mt->species[s]];
+    double len = c->gibbs_box_len[box], volume = volume_of(len), sum = 0.0, pos[3 * MC_MAX_SITES];
     double tail = mc_gibbs_insertion_tail(p->kind_tail, nk, c->gibbs_count[box], type, volume);
     for (int i = 0; i < insertions; i++) {
         double centre[3];
@@ -477,8 +473,8 @@ double cpu_gibbs_rigid_insertion_sum(const mc_plan *p, const mc_chain *c, ewald_
         for (int s = 0; s < mt->nsites; s++) mc_rigid_site(centre, q, mt->body[s], len, &pos[3 * s]);
         double u = sites_energy(p, c, mt->species, mt->nsites, pos, box, len, 0, 0) + tail;
         if (p->ewald && isfinite(u)) /* the test molecule's exact change of the box's Fourier part */
-            u += p->ewald_type_constant[type] +
-                 ewald_insertion_change(&p->kspace, &ewald[box], mt->nsites, charges, pos, ewald[box].scratch);
+            u += p->ewald_type_constant[type] + fourier_change(p, &ewald[box], mt->nsites, mt->species, pos, 1.0,
+                                                              ewald[box].scratch);
         sum += exp(-c->beta * u);
     }
     return sum * volume / (double)(c->gibbs_count[box][type] + 1);
