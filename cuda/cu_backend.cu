@@ -415,12 +415,7 @@ static int cu_widom_all(mc_backend *b, int species, int insertions, long draw, d
                         mc_err *err)
 {
     if (b->gibbs) return cu_gibbs_insertion(b->gibbs, species, insertions, draw, sums, err); /* a phase and a species */
-    if (b->rigid) { /* species is a molecule type; the positions are the sample's, just measured */
-        MC_TRY(cu_rigid_fetch(b->rigid, err));
-        for (int k = 0; k < b->v.nchains; k++)
-            sums[k] = mc_rigid_widom_sum(b->plan, b->chains[k], species, insertions, draw, NULL); /* no charges here */
-        return MC_OK;
-    }
+    if (b->rigid) return cu_rigid_widom(b->rigid, species, insertions, draw, sums, err); /* species: a molecule type */
     if (!b->v.cells_of) return cu_widom_chains(&b->v, species, insertions, draw, sums, err);
     for (int c = 0; c < b->v.nchains; c++) { /* large chains: one at a time, each its own way */
         cu_view one = cu_chain_view(&b->v, c);
@@ -572,12 +567,10 @@ static int setup(mc_backend *b, mc_err *err)
 
 static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains, mc_err *err)
 {
-    /* the kernels' pair function has no Coulomb term (PAIR_COULOMB_TERM, src/pair.h) */
-    for (int a = 0; a < plan->species.n; a++)
-        if (plan->species.charge[a] != 0.0)
-            return mc_err_set(err, MC_EINVAL, "species %s has a charge: the GPU backend has no charged sites yet; "
-                              "use [run] backend = cpu", plan->species.name[a]),
-                   (mc_backend *)NULL;
+    /* charges on the molecule path alone (the backend table, mc_backend_table.c, asks no other of it):
+     * the other kernels' pair function has no Coulomb term (PAIR_COULOMB_TERM, src/pair.h) */
+    if (plan->ewald && (!plan->rigid || mc_plan_labelled(plan)))
+        return mc_err_set(err, MC_EINVAL, "internal: charged sites reached a GPU path without them"), (mc_backend *)NULL;
     mc_backend *b = (mc_backend *)calloc(1, sizeof *b);
     if (!b) return mc_err_set(err, MC_ENOMEM, "out of memory for the GPU backend"), (mc_backend *)NULL;
     b->plan = plan;

@@ -24,6 +24,7 @@
 
 #include "cu_check.h"
 #include "cu_device.h"
+#include "cu_ewald.cuh"
 #include "cu_rigid.cuh"
 #include "cu_rigid.h"
 #include "mc_rigid_host.h"
@@ -47,9 +48,18 @@ struct cu_rigid {
     /* npt: the chains scaled to their trial volumes, on the host (pinned) and the device */
     double *h_trial_pos, *h_trial_centre, *d_trial_pos, *d_trial_centre, *h_trial_quat;
     rigid_chain_dev *h_trial_chains, *d_trial_chains;
-    size_t smem;                       /* dynamic shared bytes; 0: sites read from global */
+    size_t smem;                       /* the resident kernel's dynamic shared bytes */
+    int staged;                        /* the sites (and species) there, else read from global (L1/L2) */
+    long tabs_at;                      /* charges: the byte offset there of a move's phase tables; -1: e.phase */
     rigid_batch batch;                 /* the batched path; batch.trials == 0: the resident kernel */
     int single;                        /* pair terms in float */
+    /* charges (plan->ewald): the site pairs' Coulomb terms in the kernels, and the Fourier part of
+     * the Ewald sum through cu_ewald.cuh: each chain's S(k) (ew.s), a trial volume's (d_trial_s) */
+    int charged;
+    cu_ewald ew;
+    double *d_trial_s, *d_trial_coeff;
+    double *d_fourier, *h_fourier;     /* [2][chain]: the Fourier energies, then virials, of a recomputation */
+    ewald_sums h_ewald;                /* a chain's S(k) on the host, for its Widom test molecules */
     /* samples on the device: a sample's RDF counts (copied to the host chains at once), and an
      * open cluster's per-pair Lindemann sums (kept here; brought back by cu_rigid_fetch_sums) */
     unsigned long long *d_rdf, *h_rdf; /* [chain][rows][bins] */
@@ -68,16 +78,87 @@ typedef struct rigid_sample {
     size_t pairs;
 } rigid_sample;
 
-template <typename real>
+/* The change of S(k) of vector k when the sites with charges q[0..ns) move from the tables tabs[0..ns)
+ * to tabs[ns..2 ns) (ewald.c's ewald_move_change, the sites in their order). */
+__device__ inline void vector_move_change(const cu_ewald &e, int k, int ns, const double *q, const double *tabs,
+                                          double *dr, double *di)
+{
+    const int K = e.kmax, L = ewald_table_len(K), *v = e.n + 3 * k;
+    double r = 0.0, i = 0.0;
+    for (int s = 0; s < ns; s++) {
+        if (q[s] == 0.0) continue;
+        double o_r, o_i, n_r, n_i;
+        ewald_site_phase(tabs + s * L, K, v, &o_r, &o_i);
+        ewald_site_phase(tabs + (ns + s) * L, K, v, &n_r, &n_i);
+        r += q[s] * (n_r - o_r);
+        i += q[s] * (n_i - o_i);
+    }
+    *dr = r, *di = i;
+}
+
+/* The phase tables of a move's sites, [f0, f0 + ns) from old to nw, into tabs (the old sites', then
+ * the moved), and their charges into q: a thread per site and axis, from the block's last warp, so
+ * that the first (whose thread 0 drew the trial) and the others go on to their share of the site
+ * pairs. The caller's barrier follows. */
+__device__ inline void fourier_tables(const cu_ewald &e, int f0, int ns, const double *old, const double *nw,
+                                      double box, double *tabs, double *q)
+{
+    const int K = e.kmax, L = ewald_table_len(K), t = (int)threadIdx.x - ((int)blockDim.x - 32);
+    for (int u = t; u >= 0 && u < 6 * ns; u += 32) {
+        const int slot = u / 3, d = u % 3;
+        const double r = slot < ns ? old[3 * slot + d] : nw[3 * (slot - ns) + d];
+        ewald_axis_phases(r, box, K, ewald_axis_of(tabs + slot * L, K, d, 0), ewald_axis_of(tabs + slot * L, K, d, 1));
+        if (u < ns) q[u] = e.q[f0 + u];
+    }
+}
+
+/* The change of the Ewald sum's Fourier part of a move (the tables built, after a barrier) over this
+ * thread's vectors, whose changes of S(k) it leaves in ds: ewald.c's ewald_move_change and
+ * energy_change, vector by vector. */
+__device__ inline double fourier_move_part(const cu_ewald &e, int ns, const double *tabs, const double *q,
+                                           const double *S, const double *coeff, double *ds)
+{
+    double part = 0.0;
+    for (int k = threadIdx.x; k < e.nk; k += blockDim.x) {
+        double dr, di;
+        vector_move_change(e, k, ns, q, tabs, &dr, &di);
+        ds[k] = dr, ds[e.nk + k] = di;
+        part += ewald_vector_change(coeff[k], S[k], S[e.nk + k], dr, di);
+    }
+    return part;
+}
+
+/* An accepted move's change of S(k) taken, over this thread's vectors (their changes are its own). */
+__device__ inline void fourier_accept(const cu_ewald &e, double *S, const double *ds)
+{
+    for (int k = threadIdx.x; k < e.nk; k += blockDim.x) S[k] += ds[k], S[e.nk + k] += ds[e.nk + k];
+}
+
+/* The resident kernel: one block per chain, `moves` moves. staged: the chain's sites (and their
+ * species) in dynamic shared memory; tabs_at: the byte offset there of the phase tables of a
+ * move's sites (charges), or -1 for the chain's rows of e.phase. A chain's S(k) stays in device
+ * memory: holding each thread's vectors in registers instead cost occupancy and was slower
+ * (doc/performance.md version 44). */
+template <typename real, bool charged>
 __global__ void __launch_bounds__(RIGID_THREADS)
     rigid_sweep_kernel(rigid_chain_dev *chains, double *pos, double *centres, double *quats, rigid_tables t,
-                       rigid_consts k, int n, int nmol, long long moves, int staged)
+                       rigid_consts k, int n, int nmol, long long moves, int staged, cu_ewald e, long tabs_at)
 {
     extern __shared__ __align__(16) unsigned char smem[];
-    __shared__ double old[3 * MC_MAX_SITES], nw[3 * MC_MAX_SITES], nc[3], warp_sum[32], wall_dE;
+    __shared__ double old[3 * MC_MAX_SITES], nw[3 * MC_MAX_SITES], nc[3], warp_sum[32], wall_dE, qs[MC_MAX_SITES];
     __shared__ unsigned char spec[MC_MAX_SITES];
     __shared__ mc_rigid_trial tr;
     __shared__ mc_quat nq;
+    __shared__ int took; /* charges: the last move was accepted, and its change of S(k) is to be taken */
+    double *S = NULL, *ds = NULL, *tabs = NULL;
+    const double *coeff = NULL;
+    if constexpr (charged) {
+        S = e.s + (size_t)blockIdx.x * 2 * e.nk, ds = e.ds + (size_t)blockIdx.x * 2 * e.nk;
+        coeff = e.coeff + (size_t)blockIdx.x * e.nk;
+        tabs = tabs_at >= 0 ? (double *)(smem + tabs_at)
+                            : e.phase + (size_t)blockIdx.x * 2 * MC_MAX_SITES * ewald_table_len(e.kmax);
+    }
+    if (threadIdx.x == 0) took = 0;
     rigid_chain_dev *cd = &chains[blockIdx.x];
     double *g = pos + (size_t)blockIdx.x * 3 * n;
     double *centre = centres + (size_t)blockIdx.x * 3 * nmol, *quat = quats + (size_t)blockIdx.x * 4 * nmol;
@@ -90,11 +171,17 @@ __global__ void __launch_bounds__(RIGID_THREADS)
     double *y = x + n, *z = y + n;
     for (long long mv = 0; mv < moves; mv++) {
         __syncthreads(); /* the last move's sites are written */
+        if (charged && took) fourier_accept(e, S, ds);
         if (threadIdx.x == 0)
             rigid_trial(cd, cd->step, t, k, nmol, x, y, z, centre, quat, &tr, old, nw, spec, nc, &nq, &wall_dE);
         __syncthreads();
         int m = (int)tr.molecule, f0 = t.first[m], ns = t.first[m + 1] - f0;
-        double part = rigid_energy_part<real>(x, y, z, species, 0, n, f0, ns, old, nw, spec, cd->box, k);
+        if (charged) fourier_tables(e, f0, ns, old, nw, cd->box, tabs, qs);
+        double part = rigid_energy_part<real, charged>(x, y, z, species, 0, n, f0, ns, old, nw, spec, cd->box, k);
+        if (charged) {
+            __syncthreads(); /* the tables are built */
+            part += fourier_move_part(e, ns, tabs, qs, S, coeff, ds);
+        }
         for (int off = 16; off > 0; off >>= 1) part += __shfl_down_sync(0xffffffffu, part, off);
         if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x >> 5] = part;
         __syncthreads();
@@ -104,7 +191,8 @@ __global__ void __launch_bounds__(RIGID_THREADS)
         dE += wall_dE;
         unsigned long long step = cd->step++;
         cd->rotations += tr.rotate;
-        if (!mc_metropolis_accept(dE, cd->beta, k.seed, cd->id, step)) continue;
+        took = mc_metropolis_accept(dE, cd->beta, k.seed, cd->id, step); /* read after the next barrier */
+        if (!took) continue;
         for (int s = 0; s < ns; s++) x[f0 + s] = nw[3 * s], y[f0 + s] = nw[3 * s + 1], z[f0 + s] = nw[3 * s + 2];
         centre[m] = nc[0], centre[nmol + m] = nc[1], centre[2 * nmol + m] = nc[2];
         quat[4 * m] = nq.w, quat[4 * m + 1] = nq.x, quat[4 * m + 2] = nq.y, quat[4 * m + 3] = nq.z;
@@ -113,6 +201,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
         cd->rotations_accepted += tr.rotate;
     }
     __syncthreads();
+    if (charged && took) fourier_accept(e, S, ds);
     if (staged)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = x[j];
 }
@@ -125,7 +214,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
  * deterministic. The CPU's twin is mc_rigid_measure (equal to 1e-10 in double:
  * t/gpu_parity.c). A few chains take many blocks each, so that a sample of one chain is not one
  * SM's work. */
-template <typename real>
+template <typename real, bool charged>
 __global__ void __launch_bounds__(RIGID_THREADS)
     rigid_measure_kernel(const rigid_chain_dev *chains, const double *pos, const double *centres, rigid_tables t,
                          rigid_consts k, int n, int nmol, double *energy, double *virial, rigid_sample smp)
@@ -144,11 +233,11 @@ __global__ void __launch_bounds__(RIGID_THREADS)
             double dx = mc_rigid_separation(x[i] - x[j], box), dy = mc_rigid_separation(y[i] - y[j], box),
                    dz = mc_rigid_separation(z[i] - z[j], box);
             double r2 = dx * dx + dy * dy + dz * dz;
-            e += rigid_pair_energy<real>(r2, a, b, k);
+            e += rigid_pair_energy<real, charged>(r2, a, b, k);
             if (box > 0 && r2 > 0) {
                 double Rx = mc_rigid_separation(cx[mi] - cx[mj], box), Ry = mc_rigid_separation(cy[mi] - cy[mj], box),
                        Rz = mc_rigid_separation(cz[mi] - cz[mj], box);
-                w += rigid_pair_virial<real>(r2, a, b, k) * (dx * Rx + dy * Ry + dz * Rz) / r2;
+                w += rigid_pair_virial<real, charged>(r2, a, b, k) * (dx * Rx + dy * Ry + dz * Rz) / r2;
             }
             if (counts && r2 < smp.rmax2) { /* integer counts: any order adds exactly */
                 int bin = (int)(sqrt(r2) / smp.dr);
@@ -173,16 +262,11 @@ __global__ void __launch_bounds__(RIGID_THREADS)
     }
     for (int m = threadIdx.x; part == 0 && m < nmol; m += blockDim.x)
         e += mc_wall_energy(cx[m], cy[m], cz[m], k.wall_radius, k.wall_strength);
-    for (int off = 16; off > 0; off >>= 1) {
-        e += __shfl_down_sync(0xffffffffu, e, off);
-        w += __shfl_down_sync(0xffffffffu, w, off);
-    }
-    if ((threadIdx.x & 31) == 0) warp_e[threadIdx.x >> 5] = e, warp_w[threadIdx.x >> 5] = w;
+    cu_warp_sums(e, warp_e);
+    cu_warp_sums(w, warp_w);
     __syncthreads();
-    if (threadIdx.x != 0) return;
-    double E = 0.0, W = 0.0;
-    for (int v = 0; v < (int)(blockDim.x >> 5); v++) E += warp_e[v], W += warp_w[v];
-    energy[(size_t)c * parts + part] = E, virial[(size_t)c * parts + part] = W;
+    if (threadIdx.x == 0)
+        energy[(size_t)c * parts + part] = cu_warps_total(warp_e), virial[(size_t)c * parts + part] = cu_warps_total(warp_w);
 }
 
 int cu_rigid_upload(cu_rigid *b, int positions, mc_err *err)
@@ -210,20 +294,27 @@ int cu_rigid_upload(cu_rigid *b, int positions, mc_err *err)
     CU_TRY(cudaMemcpy(b->d_centre, b->h_centre, b->nchains * 3 * M * sizeof(double), cudaMemcpyHostToDevice), err);
     for (int k = 0; k < b->nchains; k++)
         CU_TRY(cudaMemcpy(b->d_quat + k * 4 * M, b->chains[k]->q, 4 * M * sizeof(double), cudaMemcpyHostToDevice), err);
-    return MC_OK;
+    if (!b->charged) return MC_OK;
+    /* new sites (a volume move, an exchange, a restored state): their S(k), as the CPU backend
+     * recomputes them there */
+    return cu_ewald_recompute(&b->ew, b->d_chains, b->d_pos, b->d_centre, b->d_site_mol, b->n, b->nmol, b->nchains,
+                              b->ew.s, b->ew.coeff, b->d_fourier, b->d_fourier + b->nchains, err);
+}
+
+/* The resident sweep kernel of the run's precision and charges. */
+template <typename real, bool charged> static void sweep_launch(cu_rigid *b, const rigid_tables &t, long long moves)
+{
+    rigid_sweep_kernel<real, charged><<<b->nchains, RIGID_THREADS, b->smem>>>(
+        b->d_chains, b->d_pos, b->d_centre, b->d_quat, t, b->k, b->n, b->nmol, moves, b->staged, b->ew, b->tabs_at);
 }
 
 /* `moves` moves of every chain by the resident kernel, one block per chain. */
 static int resident_sweep(cu_rigid *b, const rigid_tables &t, long long moves, mc_err *err)
 {
-    if (b->single)
-        rigid_sweep_kernel<float><<<b->nchains, RIGID_THREADS, b->smem>>>(b->d_chains, b->d_pos, b->d_centre,
-                                                                          b->d_quat, t, b->k, b->n, b->nmol, moves,
-                                                                          b->smem > 0);
+    if (b->charged)
+        b->single ? sweep_launch<float, true>(b, t, moves) : sweep_launch<double, true>(b, t, moves);
     else
-        rigid_sweep_kernel<double><<<b->nchains, RIGID_THREADS, b->smem>>>(b->d_chains, b->d_pos, b->d_centre,
-                                                                           b->d_quat, t, b->k, b->n, b->nmol, moves,
-                                                                           b->smem > 0);
+        b->single ? sweep_launch<float, false>(b, t, moves) : sweep_launch<double, false>(b, t, moves);
     CU_LAUNCHED(err);
     return MC_OK;
 }
@@ -248,27 +339,43 @@ int cu_rigid_sweep(cu_rigid *b, long nsweeps, mc_err *err)
     return MC_OK;
 }
 
-/* Energy and virial of the chains at (chains, pos, centres) on the device, into h_energy and
- * h_virial. */
-static int measure_kernel(cu_rigid *b, const rigid_chain_dev *chains, const double *pos, const double *centres,
-                          rigid_sample smp, mc_err *err)
+template <typename real, bool charged>
+static void measure_launch(cu_rigid *b, const rigid_chain_dev *chains, const double *pos, const double *centres,
+                           rigid_sample smp)
 {
     rigid_tables t = {b->d_first, b->d_species, b->d_body, b->d_site_mol};
+    const dim3 grid(b->measure_parts, b->nchains);
+    rigid_measure_kernel<real, charged><<<grid, RIGID_THREADS>>>(chains, pos, centres, t, b->k, b->n, b->nmol,
+                                                                 b->d_energy, b->d_virial, smp);
+}
+
+/* Energy and virial of the chains at (chains, pos, centres) on the device, into h_energy and
+ * h_virial; with charges also their structure factors and coefficients into s_out and coeff_out,
+ * and the Fourier energy and virial and the Ewald sum's constant added as mc_rigid_measure adds
+ * them. */
+static int measure_kernel(cu_rigid *b, const rigid_chain_dev *chains, const double *pos, const double *centres,
+                          rigid_sample smp, double *s_out, double *coeff_out, mc_err *err)
+{
     const int P = b->measure_parts;
-    const dim3 grid(P, b->nchains);
-    if (b->single)
-        rigid_measure_kernel<float><<<grid, RIGID_THREADS>>>(chains, pos, centres, t, b->k, b->n, b->nmol, b->d_energy,
-                                                             b->d_virial, smp);
+    if (b->charged)
+        b->single ? measure_launch<float, true>(b, chains, pos, centres, smp)
+                  : measure_launch<double, true>(b, chains, pos, centres, smp);
     else
-        rigid_measure_kernel<double><<<grid, RIGID_THREADS>>>(chains, pos, centres, t, b->k, b->n, b->nmol,
-                                                              b->d_energy, b->d_virial, smp);
+        b->single ? measure_launch<float, false>(b, chains, pos, centres, smp)
+                  : measure_launch<double, false>(b, chains, pos, centres, smp);
     CU_LAUNCHED(err);
     const size_t C = (size_t)b->nchains;
+    if (b->charged) {
+        MC_TRY(cu_ewald_recompute(&b->ew, chains, pos, centres, b->d_site_mol, b->n, b->nmol, b->nchains, s_out,
+                                  coeff_out, b->d_fourier, b->d_fourier + C, err));
+        CU_TRY(cudaMemcpy(b->h_fourier, b->d_fourier, 2 * C * sizeof(double), cudaMemcpyDeviceToHost), err);
+    }
     CU_TRY(cudaMemcpy(b->h_parts, b->d_energy, C * P * sizeof(double), cudaMemcpyDeviceToHost), err);
     CU_TRY(cudaMemcpy(b->h_parts + C * P, b->d_virial, C * P * sizeof(double), cudaMemcpyDeviceToHost), err);
     for (size_t k = 0; k < C; k++) { /* the blocks' sums in order */
         double E = b->h_parts[k * P], W = b->h_parts[(C + k) * P];
         for (int p = 1; p < P; p++) E += b->h_parts[k * P + p], W += b->h_parts[(C + k) * P + p];
+        if (b->charged) E += b->h_fourier[k] + b->plan->ewald_constant, W += b->h_fourier[C + k];
         b->h_energy[k] = E, b->h_virial[k] = W;
     }
     return MC_OK;
@@ -279,7 +386,7 @@ static const rigid_sample no_sample = {NULL, 0, 0, 0, 0.0, 0.0, 0.0, NULL, 0};
 static int measure_on_device(cu_rigid *b, rigid_sample smp, mc_err *err)
 {
     MC_TRY(cu_rigid_upload(b, 0, err)); /* the boxes, after a volume move */
-    return measure_kernel(b, b->d_chains, b->d_pos, b->d_centre, smp, err);
+    return measure_kernel(b, b->d_chains, b->d_pos, b->d_centre, smp, b->ew.s, b->ew.coeff, err);
 }
 
 int cu_rigid_volume_energy(cu_rigid *b, const double *scale, double *energy, mc_err *err)
@@ -300,7 +407,8 @@ int cu_rigid_volume_energy(cu_rigid *b, const double *scale, double *energy, mc_
     CU_TRY(cudaMemcpy(b->d_trial_pos, b->h_trial_pos, C * 3 * n * sizeof(double), cudaMemcpyHostToDevice), err);
     CU_TRY(cudaMemcpy(b->d_trial_centre, b->h_trial_centre, C * 3 * M * sizeof(double), cudaMemcpyHostToDevice), err);
     CU_TRY(cudaMemcpy(b->d_trial_chains, b->h_trial_chains, C * sizeof *b->h_trial_chains, cudaMemcpyHostToDevice), err);
-    MC_TRY(measure_kernel(b, b->d_trial_chains, b->d_trial_pos, b->d_trial_centre, no_sample, err));
+    MC_TRY(measure_kernel(b, b->d_trial_chains, b->d_trial_pos, b->d_trial_centre, no_sample, b->d_trial_s,
+                          b->d_trial_coeff, err));
     for (int k = 0; k < b->nchains; k++)
         if (scale[k] != 1.0) energy[k] = b->h_energy[k];
     return MC_OK;
@@ -329,6 +437,22 @@ int cu_rigid_measure(cu_rigid *b, int add_sample, mc_measurement *out, mc_err *e
         mc_chain *c = b->chains[k];
         for (size_t q = 0; q < row; q++) c->rdf_counts[q] += b->h_rdf[k * row + q];
         mc_chain_add_rdf_sample(c, p);
+    }
+    return MC_OK;
+}
+
+int cu_rigid_widom(cu_rigid *b, int type, int insertions, long draw, double *sums, mc_err *err)
+{
+    MC_TRY(cu_rigid_fetch(b, err));
+    const size_t nk = b->charged ? (size_t)b->plan->kspace.nk : 0;
+    for (int k = 0; k < b->nchains; k++) {
+        mc_chain *c = b->chains[k];
+        if (b->charged) { /* the chain's S(k) as the device keeps it (coeff, re and im lie in a row: ewald.c) */
+            CU_TRY(cudaMemcpy(b->h_ewald.coeff, b->ew.coeff + k * nk, nk * sizeof(double), cudaMemcpyDeviceToHost), err);
+            CU_TRY(cudaMemcpy(b->h_ewald.re, b->ew.s + k * 2 * nk, 2 * nk * sizeof(double), cudaMemcpyDeviceToHost), err);
+            b->h_ewald.box = c->box_len;
+        }
+        sums[k] = mc_rigid_widom_sum(b->plan, c, type, insertions, draw, b->charged ? &b->h_ewald : NULL);
     }
     return MC_OK;
 }
@@ -379,6 +503,9 @@ void cu_rigid_destroy(cu_rigid *b)
     cudaFreeHost(b->h_pos), cudaFreeHost(b->h_centre);
     free(b->h_chains);
     rigid_batch_free(&b->batch);
+    cu_ewald_free(&b->ew);
+    ewald_sums_free(&b->h_ewald);
+    cudaFree(b->d_trial_s), cudaFree(b->d_trial_coeff), cudaFree(b->d_fourier), free(b->h_fourier);
     free(b);
 }
 
@@ -429,6 +556,16 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     b->h_virial = (double *)calloc(C, sizeof(double));
     b->h_parts = (double *)calloc(2 * C * P, sizeof(double));
     if (!b->h_energy || !b->h_virial || !b->h_parts) MC_FAIL(err, MC_ENOMEM, "out of memory");
+    if (b->charged) {
+        MC_TRY(cu_ewald_create(&b->ew, p, b->nchains, err));
+        MC_TRY(ewald_sums_alloc(&p->kspace, &b->h_ewald, err));
+        CU_TRY(cudaMalloc(&b->d_fourier, 2 * C * sizeof(double)), err);
+        if (!(b->h_fourier = (double *)calloc(2 * C, sizeof(double)))) MC_FAIL(err, MC_ENOMEM, "out of memory");
+        if (p->ensemble->imposed_pressure) {
+            CU_TRY(cudaMalloc(&b->d_trial_s, C * 2 * p->kspace.nk * sizeof(double)), err);
+            CU_TRY(cudaMalloc(&b->d_trial_coeff, C * p->kspace.nk * sizeof(double)), err);
+        }
+    }
     if (p->ensemble->imposed_pressure) {
         CU_TRY(cudaMalloc(&b->d_trial_pos, C * 3 * n * sizeof(double)), err);
         CU_TRY(cudaMalloc(&b->d_trial_centre, C * 3 * M * sizeof(double)), err);
@@ -465,10 +602,21 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     MC_TRY(rigid_tables_upload(b, err));
     MC_TRY(rigid_batch_setup(&b->batch, p, b->nchains, sm_count, max_optin, err));
     size_t bytes = 3 * n * sizeof(double) + n;
-    b->smem = bytes + 4096 <= (size_t)max_optin ? bytes : 0; /* else sites from global (L1/L2) */
+    b->staged = bytes + 4096 <= (size_t)max_optin;
+    b->smem = b->staged ? bytes : 0;
+    b->tabs_at = -1;
+    if (b->charged) { /* a move's phase tables in shared memory where they fit */
+        const size_t at = (b->smem + 7) / 8 * 8,
+                     tab_bytes = 2 * (size_t)p->mol.max_sites * ewald_table_len(p->kspace.kmax) * sizeof(double);
+        if (at + tab_bytes + 4096 <= (size_t)max_optin) b->tabs_at = (long)at, b->smem = at + tab_bytes;
+    }
     if (b->smem > 48 * 1024) {
-        CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<float>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)b->smem), err);
-        CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<double>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)b->smem), err);
+        const int bytes = (int)b->smem;
+        const cudaFuncAttribute max_smem = cudaFuncAttributeMaxDynamicSharedMemorySize;
+        CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<float, false>, max_smem, bytes), err);
+        CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<double, false>, max_smem, bytes), err);
+        CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<float, true>, max_smem, bytes), err);
+        CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<double, true>, max_smem, bytes), err);
     }
     MC_TRY(cu_rigid_upload(b, 1, err));
     /* the running energies start from the device's sum of the run's pair terms */
@@ -483,6 +631,7 @@ cu_rigid *cu_rigid_create(const mc_plan *plan, mc_chain **chains, int nchains, m
     if (!b) return mc_err_set(err, MC_ENOMEM, "out of memory for the GPU backend"), (cu_rigid *)NULL;
     b->plan = plan, b->chains = chains, b->nchains = nchains, b->n = plan->n, b->nmol = plan->nmol;
     b->single = plan->precision == CFG_PRECISION_SINGLE;
+    b->charged = plan->ewald;
     if (rigid_setup(b, err) != MC_OK) {
         cu_rigid_destroy(b);
         return NULL;

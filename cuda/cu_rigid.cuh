@@ -41,24 +41,32 @@ typedef struct rigid_tables {
 } rigid_tables;
 
 /* A site pair's energy with its pair constants in the run's precision (+infinity inside the
- * hard core, where any move is rejected), and its virial r . F; the sums stay double. */
-template <typename real> __device__ __forceinline__ double rigid_pair_energy(double r2, int a, int b, const rigid_consts &k);
-template <> __device__ __forceinline__ double rigid_pair_energy<double>(double r2, int a, int b, const rigid_consts &k)
+ * hard core, where any move is rejected), and its virial r . F; the sums stay double. `charged`:
+ * the pair's Coulomb term too (the device's pair function leaves it out, pair.h), added after
+ * the short-range term as the host's pair function adds it, so that in double the sum is the
+ * host's (mc_site_pair_energy). */
+template <typename real, bool charged = false>
+__device__ __forceinline__ double rigid_pair_energy(double r2, int a, int b, const rigid_consts &k)
 {
-    return mc_site_pair_energy(r2, &k.pair[a][b], k.hard_core2[a][b]);
+    if (r2 < k.hard_core2[a][b]) return INFINITY;
+    if constexpr (sizeof(real) == sizeof(double)) {
+        const double u = pair_energy(r2, &k.pair[a][b]);
+        return charged ? u + pair_coulomb_energy(r2, &k.pair[a][b]) : u;
+    } else {
+        const float r2f = (float)r2, u = pair_energy_f(r2f, &k.pair_f[a][b]);
+        return (double)(charged ? u + pair_coulomb_energy_f(r2f, &k.pair_f[a][b]) : u);
+    }
 }
-template <> __device__ __forceinline__ double rigid_pair_energy<float>(double r2, int a, int b, const rigid_consts &k)
+template <typename real, bool charged = false>
+__device__ __forceinline__ double rigid_pair_virial(double r2, int a, int b, const rigid_consts &k)
 {
-    return r2 < k.hard_core2[a][b] ? INFINITY : (double)pair_energy_f((float)r2, &k.pair_f[a][b]);
-}
-template <typename real> __device__ __forceinline__ double rigid_pair_virial(double r2, int a, int b, const rigid_consts &k);
-template <> __device__ __forceinline__ double rigid_pair_virial<double>(double r2, int a, int b, const rigid_consts &k)
-{
-    return pair_virial(r2, &k.pair[a][b]);
-}
-template <> __device__ __forceinline__ double rigid_pair_virial<float>(double r2, int a, int b, const rigid_consts &k)
-{
-    return (double)pair_virial_f((float)r2, &k.pair_f[a][b]);
+    if constexpr (sizeof(real) == sizeof(double)) {
+        const double w = pair_virial(r2, &k.pair[a][b]);
+        return charged ? w + pair_coulomb_virial(r2, &k.pair[a][b]) : w;
+    } else {
+        const float r2f = (float)r2, w = pair_virial_f(r2f, &k.pair_f[a][b]);
+        return (double)(charged ? w + pair_coulomb_virial_f(r2f, &k.pair_f[a][b]) : w);
+    }
 }
 
 /* The site pairs' constants in the run's precision and the hard cores, as a block's shared copy:
@@ -97,7 +105,7 @@ __device__ __forceinline__ double rigid_site_energy(double r2, int a, int b, con
 
 /* The energy change of molecule sites [f0, f0 + ns) moving from old to nw, summed over sites j =
  * j0 + tid, j0 + tid + stride, ... < j1 of other molecules; in double, the CPU's arithmetic. */
-template <typename real>
+template <typename real, bool charged = false>
 __device__ inline double rigid_energy_part(const double *x, const double *y, const double *z,
                                     const unsigned char *species, int j0, int j1, int f0, int ns, const double *old,
                                     const double *nw, const unsigned char *spec, double box, const rigid_consts &k)
@@ -109,10 +117,10 @@ __device__ inline double rigid_energy_part(const double *x, const double *y, con
         for (int s = 0; s < ns; s++) {
             double dx = mc_rigid_separation(old[3 * s] - x[j], box), dy = mc_rigid_separation(old[3 * s + 1] - y[j], box),
                    dz = mc_rigid_separation(old[3 * s + 2] - z[j], box);
-            e_old += rigid_pair_energy<real>(dx * dx + dy * dy + dz * dz, spec[s], b, k);
+            e_old += rigid_pair_energy<real, charged>(dx * dx + dy * dy + dz * dz, spec[s], b, k);
             dx = mc_rigid_separation(nw[3 * s] - x[j], box), dy = mc_rigid_separation(nw[3 * s + 1] - y[j], box),
             dz = mc_rigid_separation(nw[3 * s + 2] - z[j], box);
-            e_new += rigid_pair_energy<real>(dx * dx + dy * dy + dz * dz, spec[s], b, k);
+            e_new += rigid_pair_energy<real, charged>(dx * dx + dy * dy + dz * dz, spec[s], b, k);
         }
     }
     return e_new - e_old;
@@ -170,8 +178,9 @@ typedef struct rigid_batch {
 /* Chooses the path for nchains chains of this plan on this GPU (sm_count SMs, max_smem bytes of
  * shared memory a block may opt into) and allocates the batched path's buffers: batched where
  * the run has fewer chains than the GPU has SMs and at least 4 K molecules,
- * K = [run] gpu_batch_trials or 32; with gpu_batch_trials set, whatever the molecule count. An error
- * names gpu_batch_trials when a K set there does not fit. */
+ * K = [run] gpu_batch_trials or 32; with gpu_batch_trials set, whatever the molecule count; never
+ * with charges. An error names gpu_batch_trials when a K set there does not fit, or is set with
+ * charges. */
 int rigid_batch_setup(rigid_batch *rb, const mc_plan *p, int nchains, int sm_count, int max_smem, mc_err *err);
 void rigid_batch_free(rigid_batch *rb);
 

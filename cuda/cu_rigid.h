@@ -31,6 +31,11 @@ int cu_rigid_measure(cu_rigid *r, int add_sample, mc_measurement *out, mc_err *e
  * the device in the run's precision) into energy[k] for scale[k] != 1. Changes no chain. */
 int cu_rigid_volume_energy(cu_rigid *r, const double *scale, double *energy, mc_err *err);
 
+/* The Boltzmann factor sums of `insertions` test molecules of `type` in each chain (the host's
+ * mc_rigid_widom_sum on the chains' sites, fetched, with charges on each chain's structure factors
+ * as the device keeps them) into sums[chain]. */
+int cu_rigid_widom(cu_rigid *r, int type, int insertions, long draw, double *sums, mc_err *err);
+
 /* Sites, centres and orientations to the host chains. */
 int cu_rigid_fetch(cu_rigid *r, mc_err *err);
 

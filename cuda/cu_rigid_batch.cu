@@ -399,6 +399,12 @@ int rigid_batch_setup(rigid_batch *rb, const mc_plan *p, int nchains, int sm_cou
 {
     memset(rb, 0, sizeof *rb);
     const int set = p->gpu_batch_trials, K = set ? set : RIGID_DEFAULT_TRIALS, ms = p->mol.max_sites;
+    if (p->ewald) { /* the batched kernels have no Fourier part: charged molecules take the resident kernel */
+        if (set)
+            MC_FAIL(err, MC_EINVAL, "[run] gpu_batch_trials = %d: charged molecules ([potential] coulomb = ewald) "
+                    "take one move at a time on the GPU; leave gpu_batch_trials out (or 0)", set);
+        return MC_OK;
+    }
     if (p->nchains >= sm_count || (!set && p->nmol < 4 * K)) return MC_OK; /* the resident kernel (as atoms: n >= 4 K) */
     /* the energy kernel's pair terms in the decide kernel's shared memory where they fit (2 K^2 doubles), else read
      * from global memory */

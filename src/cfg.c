@@ -93,7 +93,7 @@ static const cfg_key schema[] = {
     {"run", "gpu_batch_trials", K_INT, OFF(run.gpu_batch_trials), "0", 0, 1024, 0, NULL,
      "GPU, a few large chains: trial moves evaluated together per batch, a multiple of 32; 0 chooses by size "
      "(256, 512 from n = 16384, 1024 on the cell-list path from n = 4096; molecules 32, from 128 molecules a chain, at most 256). "
-     "Tuning only: every value makes the same decisions (the running energy may differ in its last bits)",
+     "Tuning only: every value makes the same decisions (the running energy may differ in its last bits). Not with charges",
      DIM_NONE},
     {"run", "gpu_cell_lists", K_CHOICE, OFF(run.gpu_cell_lists), "auto", 0, 0, 0, "auto|no",
      "GPU, many NVT chains with a cutoff: auto sums each move over the 27 cells around the particle where "

@@ -12,7 +12,7 @@ typedef struct backend_row {
 
 /* In the order auto prefers them. */
 static const backend_row rows[] = {
-    {CFG_BACKEND_GPU, "the GPU backend", &mc_backend_cuda, {0, 0, MC_FEATURE_GCMC, 0}},
+    {CFG_BACKEND_GPU, "the GPU backend", &mc_backend_cuda, {0, MC_FEATURE_CHARGES, MC_FEATURE_GCMC, 0}},
     {CFG_BACKEND_CPU, "the CPU backend", &mc_backend_cpu,
      {0, MC_FEATURE_CHARGES, MC_FEATURE_GCMC, MC_FEATURE_GCMC | MC_FEATURE_CHARGES}},
 };
@@ -62,11 +62,16 @@ int mc_backend_choose(const mc_plan *p, const cfg *c, int have_gpu, const char *
         const int named = c->run.backend == r->device;
         if (c->run.backend != CFG_BACKEND_AUTO && !named) continue;
         const struct feature *f = lacking(r, engine, needs);
-        /* a feature another engine of the row has is named with this engine's particles */
+        /* a feature another engine of the row has is named with this engine's particles, and where
+         * the row has it for these particles in one box of fixed N, with the ensemble too */
         int elsewhere = 0;
         for (int e = 0; f && e < MC_NENGINES; e++) elsewhere |= (r->supports[e] & f->bit) != 0;
-        char of[32] = "";
-        if (elsewhere) snprintf(of, sizeof of, " of %s", engine_particles[engine]);
+        const int one_box_has_it = f && engine >= MC_ENGINE_GIBBS_ATOMS &&
+                                   (r->supports[engine - MC_ENGINE_GIBBS_ATOMS] & f->bit);
+        char of[96] = "";
+        if (elsewhere)
+            snprintf(of, sizeof of, " of %s%s", engine_particles[engine],
+                     one_box_has_it ? " in the Gibbs or grand-canonical ensemble" : "");
         if (f && named)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [run] backend = %s: %s has no %s%s yet (asked for by [%s] %s, line %d); "
                     "use backend = cpu or auto", c->filename, cfg_line(c, "run", "backend"),

@@ -21,9 +21,10 @@ extern "C" {
  * doc/performance.md). */
 enum pair_form { PAIR_LJ = 0, PAIR_MORSE = 1 };
 
-/* Whether the pair function evaluates the Coulomb term. The GPU kernels take no charged pairs yet
- * (the CUDA backend refuses them when it is created), so their copies leave the term out and keep
- * the registers they had before it; the host's copies (the CPU backend, the tests) evaluate it. */
+/* Whether the pair function evaluates the Coulomb term. The host's copies (the CPU backend, the
+ * tests) do. The GPU's leave it out, so that the kernels of neutral sites (every kernel of atoms)
+ * keep the registers they had before it; the molecule kernels of a charged run add it after the
+ * call (pair_coulomb_energy, cuda/cu_rigid.cuh's rigid_pair_energy<real, true>). */
 #ifdef __CUDA_ARCH__
 #define PAIR_COULOMB_TERM 0
 #else

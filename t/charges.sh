@@ -119,7 +119,7 @@ refused_edit water no_coulomb 's/^coulomb = ewald/coulomb = none/' "[mixture] ch
 refused_edit water not_neutral 's/^charge = -0.8476, 0.4238/charge = -0.8, 0.4238/' "net charge is"
 refused_edit water no_charges 's/^charge = .*/charge = 0, 0/' "[potential] coulomb = ewald: every charge is 0"
 refused_edit water kmax 's/^coulomb = ewald/coulomb = ewald\newald_precision = 1e-12\newald_alpha = 40/' "ewald_precision = 1e-12"
-refused_edit water gpu 's/^backend = cpu/backend = gpu/' "[run] backend = gpu: the GPU backend has no charged sites yet"
+refused_edit gibbs gpu 's/^backend = cpu/backend = gpu/' "[run] backend = gpu: the GPU backend has no charged sites of molecules in the Gibbs or grand-canonical ensemble yet"
 # ions as one-site molecules: a neutral system, but a Gibbs transfer would charge both boxes
 { printf '[run]\noutput = ions.h5\nseed = 7\nequilibration = 4\nproduction = 8\nsample_every = 4\nbackend = cpu\n[system]\nunits = real\n'
   printf '[mixture]\nspecies = Na, Cl\nsigma = 0.25, 0.44\nepsilon = 0.5, 0.4\nmass = 23, 35.45\ncharge = 1, -1\n'

@@ -681,6 +681,37 @@ static void rigid_morse_widom(void **state)
                   "[moves]\nadapt_every = 10\n", 1);
 }
 
+/* SPC/E water (t/tap.sh's spce_model): charges on O and H, LJ on O only, with the Ewald sum on
+ * the device (cuda/cu_ewald.cuh) */
+#define SPCE_MODEL                                                                                           \
+    "[system]\nunits = real\n[mixture]\nspecies = O, H\nsigma = 0.316555789, 0\n"                         \
+    "epsilon = 0.6501696177877252, 0\nmass = 15.9994, 1.008\ncharge = -0.8476, 0.4238\n[molecules]\n"       \
+    "types = water\ngeometry = O 0 0 0; H 0.1 0 0; H -0.033331324756823731 0.09428161427317179 0\ncounts = 64\n" \
+    "[potential]\ncutoff = 0.6\ncoulomb = ewald\n"
+
+/* liquid SPC/E, two temperatures, with Widom test molecules (309 wave vectors: 2 a thread, in
+ * registers): every move's Fourier change on the
+ * device against the host's, each sample's recomputed structure factors, Fourier energy and self
+ * and intramolecular terms, and the test molecules' Fourier part from the device's S(k) */
+static void rigid_spce_widom(void **state)
+{
+    (void)state;
+    rigid_in_step(SPCE_MODEL "ewald_alpha = 5.6\newald_kmax = 5\newald_ksq_max = 27\n[ensemble]\n"
+                  "temperature = 298, 400\ndensity = 33.4\nwidom = 20\n[run]\nseed = 61\nequilibration = 20\n"
+                  "production = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 2);
+}
+
+/* SPC/E under npt: a trial volume's structure factors (its own coefficients), and the accepted
+ * volume's recomputed on the device; 7812 wave vectors, more than the registers of a block hold
+ * (S(k) in device memory) */
+static void rigid_spce_npt(void **state)
+{
+    (void)state;
+    rigid_in_step(SPCE_MODEL "ewald_alpha = 5.6\newald_kmax = 12\newald_ksq_max = 432\n[ensemble]\ntype = npt\ntemperature = 330\npressure = 1\ndensity = 33.4\n"
+                  "replicas = 2\n[run]\nseed = 62\nequilibration = 20\nproduction = 40\n"
+                  "sample_every = 5\n[moves]\nadapt_every = 5\n", 2);
+}
+
 /* The batched path for molecules (cu_rigid_batch.cu: fewer chains than the GPU has SMs, and at
  * least 4 K molecules or [run] gpu_batch_trials set). 150 hexagons in one chain, no cutoff: issue
  * 14's shape D, 32 trials a batch (the default). */
@@ -810,6 +841,16 @@ static void exchange_npt_pressure(void **state)
                    "pressure = 1.0, 1.2, 1.4\ndensity = 0.5\nexchange_every = 1\nexchange_axis = pressure\n"
                    "[run]\nseed = 42\nequilibration = 40\nproduction = 60\nsample_every = 10\n"
                    "[moves]\nadapt_every = 10\n");
+}
+
+/* SPC/E, a temperature ladder: exchanged configurations take their structure factors along
+ * (recomputed where they land, on both backends); the default precision's alpha, kmax 7 (709
+ * wave vectors, 4 a thread) */
+static void exchange_spce(void **state)
+{
+    (void)state;
+    chains_in_step(SPCE_MODEL "ewald_kmax = 7\newald_ksq_max = 49\n[ensemble]\ntemperature = 298, 310, 325\ndensity = 33.4\nexchange_every = 2\n"
+                   "[run]\nseed = 63\nequilibration = 20\nproduction = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n");
 }
 
 /* an open cluster on the rigid-body kernels */
@@ -1086,6 +1127,7 @@ int main(void)
         cmocka_unit_test(exchange_chains_n256), cmocka_unit_test(exchange_chain_cells_n1000),
         cmocka_unit_test(exchange_cells_n4096), cmocka_unit_test(cells_and_all_pairs_n4096),
         cmocka_unit_test(exchange_npt_pressure),
+        cmocka_unit_test(rigid_spce_widom), cmocka_unit_test(rigid_spce_npt), cmocka_unit_test(exchange_spce),
         cmocka_unit_test(exchange_cluster), cmocka_unit_test(gibbs_lj), cmocka_unit_test(gibbs_mixture),
         cmocka_unit_test(gibbs_molecules), cmocka_unit_test(gcmc_lj), cmocka_unit_test(gcmc_mixture),
     };

@@ -1,10 +1,12 @@
 #!/bin/sh
 # The whole program on the GPU backend: rank invariance, the equation of state, single against
-# double precision, replica exchange between ranks against the CPU, and compute-sanitizer (memcheck, racecheck, initcheck) on every kernel shape (molecules under npt too).
+# double precision, replica exchange between ranks against the CPU, charged molecules (SPC/E water
+# with the Ewald sum) against the CPU and through a kill and a restart, and compute-sanitizer
+# (memcheck, racecheck, initcheck) on every kernel shape (molecules under npt too, charged ones too).
 # Skips where there is no GPU.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || tap_skip_all "no GPU"
-tap_plan 22
+tap_plan 25
 sed 's/^seed = 11/seed = 11\nbackend = gpu/' "$T_SRCDIR/small.ini" > small.ini
 for np in 1 2; do
     run_np $np -q -o np$np.h5 small.ini > out$np.txt 2>&1; ok $? "backend = gpu under mpirun -np $np" || diag < out$np.txt
@@ -64,6 +66,36 @@ EOF
 for np in 1 2; do run_np $np -q -o hex$np.h5 hexagons.ini > out$np.txt 2>&1 || diag < out$np.txt; done
 h5check same hex1.h5 hex2.h5 chains/energy chains/pressure particles
 ok $? "molecules on the batched path are bit-identical on 1 and 2 ranks"
+
+# charged molecules (cuda/cu_ewald.cuh): t/charges.sh's SPC/E water on a temperature ladder with
+# exchange, on 1 and 2 ranks, killed on 2 and restarted on 1, and against the CPU backend (the same
+# decisions: equal acceptance and walkers, energies and pressures to rounding)
+{ printf '[run]\nseed = 5\nbackend = gpu\nequilibration = 40\nproduction = 80\nsample_every = 4\ncheckpoint_every = 1e-6\n'
+  spce_model
+  printf 'counts = 64\n[potential]\ncutoff = 0.6\ncoulomb = ewald\n[ensemble]\ntemperature = 298, 330\ndensity = 33.4\n'
+  printf 'replicas = 2\nexchange_every = 4\n'; } > water.ini
+sed 's/^backend = gpu/backend = cpu/' water.ini > water_cpu.ini
+run_np 1 -q -o water1.h5 water.ini > water1.txt 2>&1 && run_np 2 -q -o water2.h5 water.ini > water2.txt 2>&1 &&
+    h5check same_results water1.h5 water2.h5
+ok $? "SPC/E water on the GPU: /chains and /results bit-identical on 1 and 2 ranks" || cat water1.txt water2.txt | diag
+at=$(( 41 + $(od -An -N2 -tu2 /dev/urandom) % 78 ))
+MCENS_TEST_KILL_AT=1:$at run_np 2 -q -o water_killed.h5 water.ini > water_killed.txt 2>&1; killed=$?
+run_np 1 -q --restart -o water_killed.h5 water.ini > water_restarted.txt 2>&1 && [ $killed -ne 0 ] &&
+    h5check same_results water1.h5 water_killed.h5
+ok $? "SPC/E water on the GPU, killed after sweep $at on 2 ranks and restarted on 1: bit-identical" ||
+    cat water_killed.txt water_restarted.txt | tail -20 | diag
+run_np 2 -q -o water_cpu.h5 water_cpu.ini > water_cpu.txt 2>&1 && "$PYTHON3" -c "
+import h5py, numpy as np, sys
+g, c = h5py.File('water1.h5', 'r'), h5py.File('water_cpu.h5', 'r')
+bad = [n for n in ('chains/acceptance', 'chains/rotation_acceptance', 'chains/walker')
+       if n in c and not np.array_equal(g[n][()], c[n][()])]
+worst = 0.0
+for n in ('results/energy/mean', 'results/pressure/mean', 'chains/energy'):
+    a, b = np.asarray(g[n][()], float), np.asarray(c[n][()], float)
+    worst = max(worst, float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300))))
+print('# GPU against CPU: %s equal; energies and pressures within %.2g relative' % ('acceptance and walkers' if not bad else 'NOT ' + ', '.join(bad), worst))
+sys.exit(0 if not bad and worst < 1e-9 else 1)"
+ok $? "SPC/E water: the GPU's decisions are the CPU's, its energies and pressures the CPU's to 1e-9" || diag < water_cpu.txt
 
 sed 's/^seed = 3/seed = 3\nbackend = gpu/; s/^production = 6000/production = 24000/' "$T_SRCDIR/eos.ini" > eos.ini
 run_np 1 -q eos.ini > out.txt 2>&1 || diag < out.txt
@@ -146,6 +178,10 @@ if command -v compute-sanitizer > /dev/null; then
     printf '[run]\nbackend = gpu\nequilibration = 1\nproduction = 1\nsample_every = 1\n[system]\nn = 4096\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\n[rdf]\nrmax = 2.5\n' > cells.ini
     printf '[run]\nbackend = gpu\nequilibration = 2\nproduction = 2\nsample_every = 1\n[molecules]\ntypes = AB\ncounts = 32\ngeometry = A 0 0 0; B 0 0 0.5\n[mixture]\nspecies = A, B\nsigma = 1, 1.1\nepsilon = 1, 0.8\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\ntemperature = 3\npressure = 1\ndensity = 0.2\nreplicas = 2\n' > molecules.ini
     sed 's/^backend = gpu/backend = gpu\nprecision = single/' molecules.ini > molecules_single.ini
+    # charged molecules: SPC/E under npt (trial volumes' structure factors), and with Widom in single
+    { printf '[run]\nbackend = gpu\nequilibration = 2\nproduction = 2\nsample_every = 1\n'; spce_model
+      printf 'counts = 32\n[potential]\ncutoff = 0.45\ncoulomb = ewald\n[ensemble]\ntype = npt\ntemperature = 298\npressure = 1\ndensity = 33.4\nreplicas = 2\n'; } > spce.ini
+    sed -e 's/^type = npt/widom = 4/' -e '/^pressure = 1/d' -e 's/^backend = gpu/backend = gpu\nprecision = single/' spce.ini > spce_widom.ini
     sed 's/^temperature = 1/temperature = 1, 1.1\nexchange_every = 1/' chains.ini > exchange.ini
     # npt on the chain kernel: each sweep's volume move in the kernel, the trial coordinates in place
     sed 's/^temperature = 1/type = npt\npressure = 1\ntemperature = 1/' chains.ini > npt_chains.ini
@@ -160,13 +196,13 @@ if command -v compute-sanitizer > /dev/null; then
     # table, say, would then carry an earlier batch's values)
     for tool in memcheck racecheck initcheck; do
         bad=0
-        for cfg in chains npt_chains batched cells molecules molecules_single exchange chain_cells chain_cells_two chain_cells_mix_two; do
+        for cfg in chains npt_chains batched cells molecules molecules_single spce spce_widom exchange chain_cells chain_cells_two chain_cells_mix_two; do
             rm -f mcens.h5 mcens.h5.ckpt
             compute-sanitizer --tool $tool --error-exitcode 9 "$MCENS" -q $cfg.ini > san.txt 2>&1 || bad=1
             grep -q "ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards" san.txt || bad=1
             [ $bad -eq 0 ] || diag < san.txt
         done
-        ok $bad "compute-sanitizer $tool: no errors on the chain kernel (nvt, npt), the batched, cell and molecule kernels, with exchange, and on the chain kernel's cell lists (four and two chains an SM, a mixture's too)"
+        ok $bad "compute-sanitizer $tool: no errors on the chain kernel (nvt, npt), the batched, cell and molecule kernels (charged ones too), with exchange, and on the chain kernel's cell lists (four and two chains an SM, a mixture's too)"
     done
 else
     skip "compute-sanitizer not installed"; skip "compute-sanitizer not installed"; skip "compute-sanitizer not installed"
