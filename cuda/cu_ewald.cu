@@ -107,7 +107,8 @@ int cu_ewald_create(cu_ewald *e, const mc_plan *p, int nchains, mc_err *err)
     CU_TRY(cudaMalloc(&e->coeff, C * nk * sizeof(double)), err);
     CU_TRY(cudaMalloc(&e->s, C * 2 * nk * sizeof(double)), err);
     CU_TRY(cudaMalloc(&e->ds, C * 2 * nk * sizeof(double)), err);
-    CU_TRY(cudaMalloc(&e->phase, C * 2 * MC_MAX_SITES * ewald_table_len(e->kmax) * sizeof(double)), err);
+    e->max_sites = p->mol.max_sites;
+    CU_TRY(cudaMalloc(&e->phase, C * 2 * e->max_sites * ewald_table_len(e->kmax) * sizeof(double)), err);
     return MC_OK;
 }
 

@@ -25,7 +25,8 @@ typedef struct cu_ewald {
     double *coeff;     /* [chain][nk] (4 pi k_e / V) exp(-k^2 / (4 alpha^2)) / k^2 of its box */
     double *s;         /* [chain][2][nk] S(k): re, then im */
     double *ds;        /* [chain][2][nk] a trial move's change of S(k), each entry its own thread's */
-    double *phase;     /* [chain][2 MC_MAX_SITES][3][2][2 kmax + 1] a move's sites' tables, old then moved */
+    int max_sites;     /* sites of the largest molecule */
+    double *phase;     /* [chain][2 max_sites][3][2][2 kmax + 1] a move's sites' tables, old then moved */
 } cu_ewald;
 
 /* Doubles in one site's phase table: [axis][re, im][m + kmax]. */

@@ -156,7 +156,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
         S = e.s + (size_t)blockIdx.x * 2 * e.nk, ds = e.ds + (size_t)blockIdx.x * 2 * e.nk;
         coeff = e.coeff + (size_t)blockIdx.x * e.nk;
         tabs = tabs_at >= 0 ? (double *)(smem + tabs_at)
-                            : e.phase + (size_t)blockIdx.x * 2 * MC_MAX_SITES * ewald_table_len(e.kmax);
+                            : e.phase + (size_t)blockIdx.x * 2 * e.max_sites * ewald_table_len(e.kmax);
     }
     if (threadIdx.x == 0) took = 0;
     rigid_chain_dev *cd = &chains[blockIdx.x];
@@ -601,23 +601,25 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     }
     MC_TRY(rigid_tables_upload(b, err));
     MC_TRY(rigid_batch_setup(&b->batch, p, b->nchains, sm_count, max_optin, err));
-    size_t bytes = 3 * n * sizeof(double) + n;
-    b->staged = bytes + 4096 <= (size_t)max_optin;
+    /* dynamic shared memory: the sites where they fit beside the kernel's static arrays (a moved
+     * molecule of up to MC_MAX_SITES sites), and with charges a move's phase tables */
+    cudaFuncAttributes fa;
+    CU_TRY(cudaFuncGetAttributes(&fa, rigid_sweep_kernel<double, true>), err); /* the largest static part */
+    const size_t room = (size_t)max_optin - fa.sharedSizeBytes, bytes = 3 * n * sizeof(double) + n;
+    b->staged = bytes <= room;
     b->smem = b->staged ? bytes : 0;
     b->tabs_at = -1;
     if (b->charged) { /* a move's phase tables in shared memory where they fit */
         const size_t at = (b->smem + 7) / 8 * 8,
                      tab_bytes = 2 * (size_t)p->mol.max_sites * ewald_table_len(p->kspace.kmax) * sizeof(double);
-        if (at + tab_bytes + 4096 <= (size_t)max_optin) b->tabs_at = (long)at, b->smem = at + tab_bytes;
+        if (at + tab_bytes <= room) b->tabs_at = (long)at, b->smem = at + tab_bytes;
     }
-    if (b->smem > 48 * 1024) {
-        const int bytes = (int)b->smem;
-        const cudaFuncAttribute max_smem = cudaFuncAttributeMaxDynamicSharedMemorySize;
-        CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<float, false>, max_smem, bytes), err);
-        CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<double, false>, max_smem, bytes), err);
-        CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<float, true>, max_smem, bytes), err);
-        CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<double, true>, max_smem, bytes), err);
-    }
+    const int dynamic = (int)b->smem; /* set for every kernel, so that static and dynamic may pass 48 kB together */
+    const cudaFuncAttribute max_smem = cudaFuncAttributeMaxDynamicSharedMemorySize;
+    CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<float, false>, max_smem, dynamic), err);
+    CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<double, false>, max_smem, dynamic), err);
+    CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<float, true>, max_smem, dynamic), err);
+    CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<double, true>, max_smem, dynamic), err);
     MC_TRY(cu_rigid_upload(b, 1, err));
     /* the running energies start from the device's sum of the run's pair terms */
     MC_TRY(measure_on_device(b, no_sample, err));

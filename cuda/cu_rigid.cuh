@@ -14,7 +14,9 @@
 #include "mc_plan.h"
 #include "mc_rigid.h"
 
-enum { RIGID_THREADS = 256 };
+/* RIGID_BATCH_MAX_SITES: the batched kernels' molecules at most (their trials' and shared arrays'
+ * size); a run of larger molecules takes the resident kernel, whose arrays are MC_MAX_SITES. */
+enum { RIGID_THREADS = 256, RIGID_BATCH_MAX_SITES = 16 };
 
 /* One chain as the kernel sees it; mirrored from and back into the host chain around a sweep. */
 typedef struct rigid_chain_dev {
@@ -179,8 +181,8 @@ typedef struct rigid_batch {
  * shared memory a block may opt into) and allocates the batched path's buffers: batched where
  * the run has fewer chains than the GPU has SMs and at least 4 K molecules,
  * K = [run] gpu_batch_trials or 32; with gpu_batch_trials set, whatever the molecule count; never
- * with charges. An error names gpu_batch_trials when a K set there does not fit, or is set with
- * charges. */
+ * with charges or molecules of more than RIGID_BATCH_MAX_SITES sites. An error names
+ * gpu_batch_trials when a K set there does not fit, or is set for such a run. */
 int rigid_batch_setup(rigid_batch *rb, const mc_plan *p, int nchains, int sm_count, int max_smem, mc_err *err);
 void rigid_batch_free(rigid_batch *rb);
 

@@ -36,7 +36,7 @@ enum {
 
 /* A trial of a batch, as the energy kernel leaves it for the decide kernel. */
 struct rigid_trial_dev {
-    double old[3 * MC_MAX_SITES], nw[3 * MC_MAX_SITES]; /* its molecule's sites at the batch start, moved */
+    double old[3 * RIGID_BATCH_MAX_SITES], nw[3 * RIGID_BATCH_MAX_SITES]; /* its molecule's sites at the batch start, moved */
     double nc[3];                                       /* the moved centre */
     double wall_dE;                                     /* the wall energy's change from the batch start */
     double threshold;                                   /* the step's Metropolis threshold, -ln u */
@@ -145,10 +145,10 @@ __global__ void __launch_bounds__(RIGID_THREADS)
                               rigid_trial_dev *trials, double *partial, double *pairs)
 {
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
-    __shared__ double old[3 * MC_MAX_SITES], nw[3 * MC_MAX_SITES], warp_sum[32];
-    __shared__ double i_old[PAIR_CHUNK][3 * MC_MAX_SITES], i_nw[PAIR_CHUNK][3 * MC_MAX_SITES];
+    __shared__ double old[3 * RIGID_BATCH_MAX_SITES], nw[3 * RIGID_BATCH_MAX_SITES], warp_sum[32];
+    __shared__ double i_old[PAIR_CHUNK][3 * RIGID_BATCH_MAX_SITES], i_nw[PAIR_CHUNK][3 * RIGID_BATCH_MAX_SITES];
     __shared__ rigid_pairs<real> sp;
-    __shared__ unsigned char spec[MC_MAX_SITES], i_spec[PAIR_CHUNK][MC_MAX_SITES];
+    __shared__ unsigned char spec[RIGID_BATCH_MAX_SITES], i_spec[PAIR_CHUNK][RIGID_BATCH_MAX_SITES];
     __shared__ int prev, i_ns[PAIR_CHUNK], i_same[PAIR_CHUNK];
     const int part = blockIdx.x, parts = gridDim.x, trial = blockIdx.y, c = blockIdx.z;
     const rigid_chain_dev *cd = &chains[c];
@@ -196,8 +196,8 @@ __global__ void __launch_bounds__(RIGID_THREADS)
     double *pair_start = pairs + ((size_t)c * 2 * K + trial) * K, *pair_moved = pair_start + (size_t)K * K;
     for (int base = part; base < trial; base += PAIR_CHUNK * parts) {
         __syncthreads(); /* the last chunk's sites are read */
-        for (int e = threadIdx.x; e < PAIR_CHUNK * MC_MAX_SITES; e += blockDim.x) {
-            const int il = e / MC_MAX_SITES, s = e % MC_MAX_SITES, i = base + il * parts;
+        for (int e = threadIdx.x; e < PAIR_CHUNK * RIGID_BATCH_MAX_SITES; e += blockDim.x) {
+            const int il = e / RIGID_BATCH_MAX_SITES, s = e % RIGID_BATCH_MAX_SITES, i = base + il * parts;
             if (i >= trial) continue;
             const mc_rigid_trial ti = mc_rigid_trial_draw(k.seed, cd->id, step0 + i, (uint32_t)nmol, t.first,
                                                           cd->max_displacement, cd->max_rotation);
@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(RIGID_ACCEPT_THREADS)
     unsigned char *t_spec = smem + L.t_spec, *m_spec = smem + L.m_spec;
     __shared__ double warp_sum[32];
     __shared__ rigid_pairs<real> sp;
-    __shared__ double f_nw[3 * MC_MAX_SITES], f_nc[3]; /* a trial placed afresh */
+    __shared__ double f_nw[3 * RIGID_BATCH_MAX_SITES], f_nc[3]; /* a trial placed afresh */
     __shared__ mc_quat f_nq;
     __shared__ int moved, nmulti; /* molecules in the moved table; of them moved more than once */
     __shared__ int job;           /* the trial the block evaluates afresh; -1: the batch is decided */
@@ -399,6 +399,13 @@ int rigid_batch_setup(rigid_batch *rb, const mc_plan *p, int nchains, int sm_cou
 {
     memset(rb, 0, sizeof *rb);
     const int set = p->gpu_batch_trials, K = set ? set : RIGID_DEFAULT_TRIALS, ms = p->mol.max_sites;
+    if (ms > RIGID_BATCH_MAX_SITES) { /* the batched kernels' arrays: larger molecules take the resident kernel */
+        if (set)
+            MC_FAIL(err, MC_EINVAL, "[run] gpu_batch_trials = %d: molecules of %d sites take one move at a time on "
+                    "the GPU (the batched kernels take at most %d sites); leave gpu_batch_trials out (or 0)", set, ms,
+                    RIGID_BATCH_MAX_SITES);
+        return MC_OK;
+    }
     if (p->ewald) { /* the batched kernels have no Fourier part: charged molecules take the resident kernel */
         if (set)
             MC_FAIL(err, MC_EINVAL, "[run] gpu_batch_trials = %d: charged molecules ([potential] coulomb = ewald) "

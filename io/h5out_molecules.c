@@ -13,18 +13,19 @@ int h5out_molecules_tables(const h5ds *f, const mc_plan *plan, mc_err *err)
     hid_t g = h5ds_make_group(f->file, "molecules");
     if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /molecules");
     char names[MC_MAX_MOLTYPES][H5DS_NAME_LEN];
-    int count[MC_MAX_MOLTYPES], nsites[MC_MAX_MOLTYPES], species[MC_MAX_MOLTYPES][MC_MAX_SITES];
-    double mass[MC_MAX_MOLTYPES], body[MC_MAX_MOLTYPES][MC_MAX_SITES][3];
+    int count[MC_MAX_MOLTYPES], nsites[MC_MAX_MOLTYPES], species[MC_MAX_MOLTYPES * MC_MAX_SITES];
+    double mass[MC_MAX_MOLTYPES], body[MC_MAX_MOLTYPES * MC_MAX_SITES][3];
     memset(body, 0, sizeof body);
+    const int W = mc_molecule_table_sites(m); /* the tables' rows, packed at this width */
     for (int t = 0; t < m->ntypes; t++) {
         snprintf(names[t], H5DS_NAME_LEN, "%s", m->type[t].name);
         count[t] = m->type[t].count, nsites[t] = m->type[t].nsites, mass[t] = m->type[t].mass;
-        for (int k = 0; k < MC_MAX_SITES; k++) {
-            species[t][k] = k < m->type[t].nsites ? m->type[t].species[k] : -1;
-            if (k < m->type[t].nsites) memcpy(body[t][k], m->type[t].body[k], sizeof body[t][k]);
+        for (int k = 0; k < W; k++) {
+            species[t * W + k] = k < m->type[t].nsites ? m->type[t].species[k] : -1;
+            if (k < m->type[t].nsites) memcpy(body[t * W + k], m->type[t].body[k], sizeof body[0]);
         }
     }
-    hsize_t T = (hsize_t)m->ntypes, d1[1] = {T}, d2[2] = {T, MC_MAX_SITES}, d3[3] = {T, MC_MAX_SITES, 3};
+    hsize_t T = (hsize_t)m->ntypes, d1[1] = {T}, d2[2] = {T, (hsize_t)W}, d3[3] = {T, (hsize_t)W, 3};
     hsize_t dn[1] = {(hsize_t)m->nsites}, dm[1] = {(hsize_t)m->nmol};
     const mc_units *u = &plan->units;
     int rc = h5ds_write_names(f, g, "name", names, T, "molecule type names", err);

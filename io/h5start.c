@@ -173,20 +173,21 @@ static int check_molecules(const mc_plan *p, const src *s, const char (*species)
         MC_FAIL(err, MC_EINVAL, "%s holds atoms (no /molecules), the run molecules or an open cluster (the "
                 "rigid-body engine)", f);
     char names[MC_MAX_MOLTYPES][NAME];
-    int ntypes, count[MC_MAX_MOLTYPES], nsites[MC_MAX_MOLTYPES], site_species[MC_MAX_MOLTYPES][MC_MAX_SITES];
-    double body[MC_MAX_MOLTYPES][MC_MAX_SITES][3];
+    int ntypes, count[MC_MAX_MOLTYPES], nsites[MC_MAX_MOLTYPES], site_species[MC_MAX_MOLTYPES * MC_MAX_SITES];
+    double body[MC_MAX_MOLTYPES * MC_MAX_SITES][3];
+    const int W = mc_molecule_table_sites(m); /* the same molecules: the same width */
     if (read_string_dataset(s->file, "molecules/name", names, MC_MAX_MOLTYPES, &ntypes) != 0)
         MC_FAIL(err, MC_EHDF5, "%s: cannot read /molecules/name (at most %d types)", f, MC_MAX_MOLTYPES);
     if (ntypes != m->ntypes)
         MC_FAIL(err, MC_EINVAL, "%s: %d molecule types, the run has %d ([molecules] types)", f, ntypes, m->ntypes);
-    hsize_t d1[1] = {(hsize_t)ntypes}, d2[2] = {(hsize_t)ntypes, MC_MAX_SITES}, d3[3] = {(hsize_t)ntypes, MC_MAX_SITES, 3};
+    hsize_t d1[1] = {(hsize_t)ntypes}, d2[2] = {(hsize_t)ntypes, (hsize_t)W}, d3[3] = {(hsize_t)ntypes, (hsize_t)W, 3};
     if (read_whole(s->file, "molecules/count", H5T_NATIVE_INT, 1, d1, count, sizeof count, sizeof(int)) != 0 ||
         read_whole(s->file, "molecules/nsites", H5T_NATIVE_INT, 1, d1, nsites, sizeof nsites, sizeof(int)) != 0 ||
         read_whole(s->file, "molecules/site_species", H5T_NATIVE_INT, 2, d2, site_species, sizeof site_species,
                    sizeof(int)) != 0 ||
         read_whole(s->file, "molecules/site_body", H5T_NATIVE_DOUBLE, 3, d3, body, sizeof body, sizeof(double)) != 0)
         MC_FAIL(err, MC_EHDF5, "%s: cannot read /molecules/count, nsites, site_species and site_body ([%d types] x "
-                "%d sites)", f, ntypes, MC_MAX_SITES);
+                "%d sites)", f, ntypes, W);
     double size = fmax(mc_molecules_radius(m), p->sigma);
     for (int t = 0; t < ntypes; t++) {
         const mc_moltype *mt = &m->type[t];
@@ -200,16 +201,16 @@ static int check_molecules(const mc_plan *p, const src *s, const char (*species)
             MC_FAIL(err, MC_EINVAL, "%s: molecule type %s has %d sites, the run's has %d ([molecules] geometry)", f,
                     mt->name, nsites[t], mt->nsites);
         for (int k = 0; k < mt->nsites; k++) {
-            int a = site_species[t][k];
+            int a = site_species[t * W + k];
             const char *want = p->species.name[mt->species[k]];
             if (a < 0 || a >= nspecies || strcmp(species[a], want) != 0)
                 MC_FAIL(err, MC_EINVAL, "%s: site %d of molecule type %s is species %s, the run's is %s ([molecules] "
                         "geometry)", f, k, mt->name, a >= 0 && a < nspecies ? species[a] : "(none)", want);
             for (int d = 0; d < 3; d++)
-                if (!(fabs(body[t][k][d] - mt->body[k][d]) <= 1e-9 * size))
+                if (!(fabs(body[t * W + k][d] - mt->body[k][d]) <= 1e-9 * size))
                     MC_FAIL(err, MC_EINVAL, "%s: site %d of molecule type %s lies at (%g, %g, %g) in the molecule's "
-                            "frame, the run's at (%g, %g, %g) ([molecules] geometry)", f, k, mt->name, body[t][k][0],
-                            body[t][k][1], body[t][k][2], mt->body[k][0], mt->body[k][1], mt->body[k][2]);
+                            "frame, the run's at (%g, %g, %g) ([molecules] geometry)", f, k, mt->name, body[t * W + k][0],
+                            body[t * W + k][1], body[t * W + k][2], mt->body[k][0], mt->body[k][1], mt->body[k][2]);
         }
     }
     return MC_OK;

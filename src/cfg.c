@@ -288,8 +288,8 @@ static const cfg_key schema[] = {
     {"molecules", "geometry", K_STRING, OFF(molecules.geometry), "", 0, 0, 0, NULL,
      "per type, separated by a vertical bar: a FILE.xyz (relative to the config) or inline sites 'SPECIES x y z; ...' in the "
      "length unit; an XYZ file is in A in real units (the format's convention; a comment line with unit=nm says "
-     "nm) and in sigma in reduced units; recentred on the centre of mass; at most 16 sites a molecule (the GPU "
-     "kernels keep a molecule's sites in fixed shared arrays)", DIM_NONE},
+     "nm) and in sigma in reduced units; recentred on the centre of mass; at most 64 sites a molecule (the GPU "
+     "kernels keep a moved molecule's sites in fixed shared arrays)", DIM_NONE},
     {"wall", "radius", K_REAL, OFF(wall.radius), "0", 0, 1e6, 0, NULL,
      "boundary = none: a spherical wall about the origin; a molecular centre at r > radius adds k (r - radius)^2 / 2; 0: no wall", DIM_LENGTH},
     {"wall", "strength", K_REAL, OFF(wall.strength), "0", 0, 1e9, 0, NULL,

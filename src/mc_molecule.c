@@ -263,7 +263,7 @@ static void count_sites(mc_molecules *m, mc_species *s)
         }
 }
 
-/* Molecule and site totals, summed in size_t: counts up to 1e8 per type of up to 16 sites wrapped
+/* Molecule and site totals, summed in size_t: counts up to 1e8 per type of up to 64 sites wrapped
  * an int around (a 3.2e9-site total became a small buffer that the tables overran). Sites are held
  * to MC_MAX_PARTICLES, the bound of [system] n, so every site index and 4 nmol fit an int. */
 static int count_totals(mc_molecules *m, const cfg *c, mc_err *err)
@@ -357,6 +357,11 @@ void mc_molecules_fini(mc_molecules *m)
     free(m->site_species);
     free(m->site_body);
     memset(m, 0, sizeof *m);
+}
+
+int mc_molecule_table_sites(const mc_molecules *m)
+{
+    return m->max_sites > MC_MOLECULE_TABLE_SITES ? m->max_sites : MC_MOLECULE_TABLE_SITES;
 }
 
 double mc_molecules_radius(const mc_molecules *m)

@@ -15,7 +15,13 @@
 extern "C" {
 #endif
 
-enum { MC_MAX_MOLTYPES = 4, MC_MAX_SITES = 16 };
+/* MC_MAX_SITES: sites of a molecule at most (a TraPPE alkane of 20 carbons or an all-atom
+ * molecule of a few dozen atoms). The GPU kernels hold a moved molecule's sites in shared arrays
+ * of this size; the batched kernels of a few chains take molecules of up to RIGID_BATCH_MAX_SITES
+ * (cuda/cu_rigid.cuh), larger ones the resident kernel. MC_MOLECULE_TABLE_SITES: the least width
+ * of /molecules' site tables, the width they had when a molecule had at most 16 sites, so that
+ * files of such molecules keep their layout (h5out_molecules.c). */
+enum { MC_MAX_MOLTYPES = 4, MC_MAX_SITES = 64, MC_MOLECULE_TABLE_SITES = 16 };
 
 /* At the start, two sites of different molecules closer than this many sigma_ab (LJ above 16000
  * eps), or than their hard cores, are an overlap: the start is refused (mc_rigid_start), and a
@@ -57,6 +63,9 @@ void mc_molecules_fini(mc_molecules *m);
 
 /* The largest distance of a site from its molecule's centre. */
 double mc_molecules_radius(const mc_molecules *m);
+
+/* The width of /molecules' site tables: the largest type's sites, at least MC_MOLECULE_TABLE_SITES. */
+int mc_molecule_table_sites(const mc_molecules *m);
 
 #ifdef __cplusplus
 }

@@ -546,12 +546,13 @@ static void same_widom(const mc_plan *p, const mc_chain *a, const mc_chain *b)
  * or rotation and decision at every step (equal accepted translations and rotations after every
  * round; under npt equal volume decisions and boxes), the same running energy to 1e-10 relative,
  * the same Widom sums, and at the end the same sites, centres and orientations to 1e-12. */
-static void rigid_in_step(const char *ini, int chains)
+static void rigid_in_step_on(const char *ini, int chains, const char *path)
 {
     mc_err err = {0, ""};
     mc_plan *p = tu_plan(ini);
     mc_run *rc, *rg;
     create_runs(p, &mc_backend_cpu, &mc_backend_cuda, chains, &rc, &rg);
+    if (path && strcmp(mc_run_path(rg), path) != 0) fail_msg("the GPU took path %s, not %s", mc_run_path(rg), path);
     int rounds = rounds_in_step(rc, rg, chains, p->ensemble->imposed_pressure ? rigid_npt_same_decisions : rigid_same_decisions);
     assert_int_equal(mc_run_fetch(rg, &err), MC_OK);
     double worst = 0.0;
@@ -603,6 +604,9 @@ static void rigid_in_step(const char *ini, int chains)
     mc_run_destroy(rg);
     mc_plan_destroy(p);
 }
+
+/* rigid_in_step_on, whatever path the GPU takes */
+static void rigid_in_step(const char *ini, int chains) { rigid_in_step_on(ini, chains, NULL); }
 
 /* planar hexagons (benzene-like, reduced units) in a periodic box, no cutoff, two replicas */
 static void rigid_hexagons(void **state)
@@ -679,6 +683,23 @@ static void rigid_morse_widom(void **state)
                   "cutoff_scheme = force_shifted\n[ensemble]\ntemperature = 3\ndensity = 0.2\nwidom = 50\n"
                   "[run]\nseed = 36\nequilibration = 20\nproduction = 40\nsample_every = 10\n"
                   "[moves]\nadapt_every = 10\n", 1);
+}
+
+/* Molecules of more sites than the batched kernels take (cu_rigid.cuh's RIGID_BATCH_MAX_SITES):
+ * one chain of 80 rings of 24 sites (two layers of 12), enough molecules for the batched path,
+ * which such a run must leave for the resident kernel. */
+static void rigid_24_sites(void **state)
+{
+    (void)state;
+    char ini[4096] = "[molecules]\ntypes = ring\ncounts = 80\ngeometry = ";
+    for (int k = 0; k < 24; k++)
+        snprintf(ini + strlen(ini), sizeof ini - strlen(ini), "%sC %.6f %.6f %.1f", k ? ";\n  " : "",
+                 0.75 * cos(2 * M_PI * (k % 12) / 12 + (k / 12) * M_PI / 12), 0.75 * sin(2 * M_PI * (k % 12) / 12 + (k / 12) * M_PI / 12),
+                 0.5 * (k / 12));
+    strcat(ini, "\n[mixture]\nspecies = C\nsigma = 1\nepsilon = 1\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 4\n"
+                "density = 0.08\n[run]\nseed = 39\nequilibration = 20\nproduction = 40\nsample_every = 10\n"
+                "[moves]\nadapt_every = 10\n");
+    rigid_in_step_on(ini, 1, "molecules-resident");
 }
 
 /* SPC/E water (t/tap.sh's spce_model): charges on O and H, LJ on O only, with the Ewald sum on
@@ -1127,7 +1148,7 @@ int main(void)
         cmocka_unit_test(exchange_chains_n256), cmocka_unit_test(exchange_chain_cells_n1000),
         cmocka_unit_test(exchange_cells_n4096), cmocka_unit_test(cells_and_all_pairs_n4096),
         cmocka_unit_test(exchange_npt_pressure),
-        cmocka_unit_test(rigid_spce_widom), cmocka_unit_test(rigid_spce_npt), cmocka_unit_test(exchange_spce),
+        cmocka_unit_test(rigid_24_sites), cmocka_unit_test(rigid_spce_widom), cmocka_unit_test(rigid_spce_npt), cmocka_unit_test(exchange_spce),
         cmocka_unit_test(exchange_cluster), cmocka_unit_test(gibbs_lj), cmocka_unit_test(gibbs_mixture),
         cmocka_unit_test(gibbs_molecules), cmocka_unit_test(gcmc_lj), cmocka_unit_test(gcmc_mixture),
     };

@@ -158,6 +158,54 @@ static void rotation_and_inverse(void **state)
     mc_plan_destroy(p);
 }
 
+/* Molecules of many sites (MC_MAX_SITES, 64): two of 60 sites, a 3 x 4 x 5 block of spacing 0.5
+ * over continuation lines, placed by hand, their energy against the 3600 site pairs summed by hand; a 65th site is
+ * refused by name. */
+static void many_site_molecules(void **state)
+{
+    (void)state;
+    char ini[8192] = "[system]\nboundary = none\nlattice_constant = 8\n[molecules]\ntypes = block\ncounts = 2\ngeometry = ";
+    double body[60][3], mean[3] = {0, 0, 0};
+    for (int k = 0; k < 60; k++) {
+        body[k][0] = 0.5 * (k % 3), body[k][1] = 0.5 * (k / 3 % 4), body[k][2] = 0.5 * (k / 12);
+        snprintf(ini + strlen(ini), sizeof ini - strlen(ini), "%sA %g %g %g", k ? ";\n  " : "", body[k][0], body[k][1], body[k][2]);
+        for (int d = 0; d < 3; d++) mean[d] += body[k][d] / 60.0;
+    }
+    const char *rest = "\n[potential]\ncutoff = none\ntail_correction = no\n[ensemble]\ntemperature = 1\n[rdf]\nrmax = 1\n";
+    strcat(ini, rest);
+    mc_plan *p = tu_plan(ini);
+    assert_int_equal(p->mol.max_sites, 60);
+    mc_err err = {0, ""};
+    mc_chain *c = mc_chain_create(p, 0, &err);
+    assert_non_null(c);
+    double a[3] = {0, 0, 0}, b[3] = {2.6, 0.3, -0.2};
+    mc_quat identity = {1, 0, 0, 0}, flip = {0, 1, 0, 0}; /* 180 degrees about x: (x, y, z) -> (x, -y, -z) */
+    mc_rigid_set(p, c, 0, a, identity);
+    mc_rigid_set(p, c, 1, b, flip);
+    double engine = mc_rigid_measure(p, c, 0, NULL).energy, by_hand = 0.0;
+    for (int i = 0; i < 60; i++)
+        for (int j = 0; j < 60; j++) {
+            double u[3] = {body[i][0] - mean[0], body[i][1] - mean[1], body[i][2] - mean[2]};
+            double v[3] = {b[0] + body[j][0] - mean[0], b[1] - (body[j][1] - mean[1]), b[2] - (body[j][2] - mean[2])};
+            by_hand += lj(sqrt(pow(u[0] - v[0], 2) + pow(u[1] - v[1], 2) + pow(u[2] - v[2], 2)), 1.0, 1.0);
+        }
+    printf("# two molecules of 60 sites: engine %.12f, by hand %.12f\n", engine, by_hand);
+    assert_true(fabs(engine - by_hand) < 1e-9 * fabs(by_hand));
+    mc_chain_destroy(c);
+    mc_plan_destroy(p);
+
+    char too_many[8192];
+    snprintf(too_many, sizeof too_many, "%.*s", (int)(strstr(ini, rest) - ini), ini);
+    for (int k = 60; k < 65; k++) snprintf(too_many + strlen(too_many), sizeof too_many - strlen(too_many), ";\n  A 9 9 %d", k);
+    strcat(too_many, rest);
+    cfg cf;
+    assert_int_equal(cfg_parse(&cf, too_many, "many.ini", &err), MC_OK);
+    assert_null(mc_plan_create(&cf, &err));
+    printf("# 65 sites: %s\n", err.msg);
+    assert_non_null(strstr(err.msg, "molecule block: at most 64 sites"));
+    cfg_fini(&cf);
+}
+
 static void wall_and_hard_core(void **state)
 {
     (void)state;
@@ -174,7 +222,7 @@ int main(void)
         cmocka_unit_test(benzene_dimers),
         cmocka_unit_test(diatomic_pair),
         cmocka_unit_test(rotation_and_inverse),
-        cmocka_unit_test(wall_and_hard_core),
+        cmocka_unit_test(wall_and_hard_core), cmocka_unit_test(many_site_molecules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

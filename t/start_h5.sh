@@ -5,7 +5,7 @@
 # file and what differs, and nothing is written; a compressed start that overlaps is refused or
 # stopped, never run to NaN.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 41
+tap_plan 44
 sc() { pycheck start_check.py "$@"; }
 
 # --- atoms: 2 densities x 2 replicas
@@ -119,6 +119,24 @@ printf '[moves]\nmax_displacement = 1e-12\nmax_rotation = 1e-12\n' >> mol2.ini
 run_np 3 -q mol2.ini > mol2.txt 2>&1; ok $? "molecules start from mol1.h5 chain by chain, on 3 ranks" || diag < mol2.txt
 sc energy_from mol2.h5 mol1.h5 -1 1e-9; ok $? "each chain starts with its source chain's final energy"
 sc frames_equal mol2.h5 mol1.h5 -1 1e-9; ok $? "each chain holds its source's centres and orientations"
+
+# --- a molecule of 20 sites, more than /molecules' tables had room for before (16): the tables
+# widen to the largest type, and a run starts from the file
+{ printf '[run]\noutput = big1.h5\nseed = 23\nequilibration = 10\nproduction = 20\nsample_every = 10\n'
+  printf '[molecules]\ntypes = plate\ncounts = 12\ngeometry = A 0 0 0'
+  awk 'BEGIN { for (k = 1; k < 20; k++) printf ";\n  A %.1f %.1f 0", 0.4 * (k % 5), 0.4 * int(k / 5) }'
+  printf '\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 2\ndensity = 0.02\nreplicas = 2\n'; } > big1.ini
+run_np 2 -q big1.ini > big1.txt 2>&1 && "$PYTHON3" -c "
+import h5py, sys
+f = h5py.File('big1.h5', 'r')['molecules']
+print('# /molecules/site_species', f['site_species'].shape, 'site_body', f['site_body'].shape)
+sys.exit(0 if f['site_species'].shape == (1, 20) and f['site_body'].shape == (1, 20, 3) and f['site_species'][0, 19] == 0 else 1)"
+ok $? "a molecule of 20 sites runs; /molecules' site tables are 20 wide" || diag < big1.txt
+sed 's/^output = .*/output = big2.h5/; s/^equilibration = .*/equilibration = 0/; s/^\[molecules\]/[system]\nstart = h5\nstart_file = big1.h5\n[molecules]/' \
+    big1.ini > big2.ini
+printf '[moves]\nmax_displacement = 1e-12\nmax_rotation = 1e-12\n' >> big2.ini
+run_np 2 -q big2.ini > big2.txt 2>&1; ok $? "and a run starts from its file" || diag < big2.txt
+sc energy_from big2.h5 big1.h5 -1 1e-9; ok $? "each chain starts with its source chain's final energy"
 tap_bad "molecules compressed into overlap (density 8 -> 40)" \
     's/^density = .*/density = 40/; s/^start_file = .*/start_file = mol1.h5\nstart_chain = 1/' \
     "overlaps molecule" mol2.ini
