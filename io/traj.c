@@ -10,6 +10,10 @@
  *                                            form (and no other) at every frame
  *     species [N]              index into /species/name
  *     molecule [N], centre/{...[F][M][3]}, orientation/{...[F][M][4]}   rigid molecules only
+ *     id/{step, time, value [F][N]}   gcmc only: each slot's index where its particle (site) is
+ *                                     present in the frame, -1 where absent (H5MD's id element for a
+ *                                     varying N); an absent slot's position (and its molecule's
+ *                                     centre and orientation) is NaN
  *   /observables/<series>/{step, time, value [samples][chains]}
  * step and time are the sweep count; the frames of all chains share them, so chain 0 holds the
  * datasets (and species, molecule) and every other element hard-links them, as H5MD allows.
@@ -38,9 +42,10 @@ struct traj {
     long nframes;
     hid_t dxpl_independent;
     /* [nlocal] the open value datasets of this rank's chains (edges: periodic; centre and
-       orientation: rigid; H5I_INVALID_HID where absent) */
-    hid_t *position, *edges, *centre, *orientation;
+       orientation: rigid; id: gcmc; H5I_INVALID_HID where absent) */
+    hid_t *position, *edges, *centre, *orientation, *id;
     double *buf; /* one chain's frame of one element */
+    int *ids;    /* one chain's frame of id */
 };
 
 static void chain_group_name(int chain, char *name, size_t len) { snprintf(name, len, "chain_%06d", chain); }
@@ -58,12 +63,12 @@ void traj_close(traj *t)
 {
     if (!t) return;
     for (int k = 0; k < t->nlocal; k++) {
-        hid_t *sets[] = {t->position, t->edges, t->centre, t->orientation};
+        hid_t *sets[] = {t->position, t->edges, t->centre, t->orientation, t->id};
         for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++)
             if (sets[s] && sets[s][k] >= 0) H5Dclose(sets[s][k]);
     }
     if (t->dxpl_independent >= 0) H5Pclose(t->dxpl_independent);
-    free(t->position), free(t->edges), free(t->centre), free(t->orientation), free(t->buf);
+    free(t->position), free(t->edges), free(t->centre), free(t->orientation), free(t->id), free(t->buf), free(t->ids);
     free(t);
 }
 
@@ -78,13 +83,15 @@ static traj *traj_alloc(const h5ds *f, const mc_plan *plan, const mc_run *run, i
                                                                                             : (size_t)plan->nmol * 4;
     t->position = malloc(nl * sizeof *t->position), t->edges = malloc(nl * sizeof *t->edges);
     t->centre = malloc(nl * sizeof *t->centre), t->orientation = malloc(nl * sizeof *t->orientation);
-    t->buf = malloc(per_chain * sizeof *t->buf);
-    if (!t->position || !t->edges || !t->centre || !t->orientation || !t->buf) {
+    t->id = malloc(nl * sizeof *t->id);
+    t->buf = malloc(per_chain * sizeof *t->buf), t->ids = malloc((size_t)plan->n * sizeof *t->ids);
+    if (!t->position || !t->edges || !t->centre || !t->orientation || !t->id || !t->buf || !t->ids) {
         t->nlocal = 0;
         traj_close(t);
         return mc_err_set(err, MC_ENOMEM, "out of memory for the trajectory"), NULL;
     }
-    for (size_t k = 0; k < nl; k++) t->position[k] = t->edges[k] = t->centre[k] = t->orientation[k] = H5I_INVALID_HID;
+    for (size_t k = 0; k < nl; k++)
+        t->position[k] = t->edges[k] = t->centre[k] = t->orientation[k] = t->id[k] = H5I_INVALID_HID;
     if (t->dxpl_independent < 0 || H5Pset_dxpl_mpio(t->dxpl_independent, H5FD_MPIO_INDEPENDENT) < 0) {
         traj_close(t);
         return mc_err_set(err, MC_EHDF5, "cannot make a transfer property list"), NULL;
@@ -184,15 +191,15 @@ static int write_box_attrs(hid_t box, int periodic, mc_err *err)
 
 /* One time-dependent element of chain `g`: a group with step and time linked to chain 0's and
  * its own value dataset; returns the value dataset (negative on failure). */
-static hid_t make_element(hid_t g, const char *name, hid_t chain0, const hsize_t *dims, int ndims, hsize_t frames_per_chunk,
-                          const mc_plan *p, const char *description)
+static hid_t make_element(hid_t g, const char *name, hid_t type, hid_t chain0, const hsize_t *dims, int ndims,
+                          hsize_t frames_per_chunk, const mc_plan *p, const char *description)
 {
     hid_t e = h5ds_make_group(g, name), v = H5I_INVALID_HID;
     if (e < 0) return H5I_INVALID_HID;
     mc_err ignored;
     if (H5Lcreate_hard(chain0, "position/step", e, "step", H5P_DEFAULT, H5P_DEFAULT) >= 0 &&
         H5Lcreate_hard(chain0, "position/time", e, "time", H5P_DEFAULT, H5P_DEFAULT) >= 0)
-        v = make_series(e, "value", H5T_IEEE_F64LE, ndims, dims, frames_per_chunk);
+        v = make_series(e, "value", type, ndims, dims, frames_per_chunk);
     if (v >= 0 && (p ? set_h5md_unit(v, p, description, &ignored) : h5ds_set_string_attr(v, "description", description, &ignored)) != MC_OK) {
         H5Dclose(v);
         v = H5I_INVALID_HID;
@@ -250,8 +257,9 @@ static int make_chain(traj *t, hid_t particles, hid_t chain0, int k, mc_err *err
                                  (p->rigid && H5Lcreate_hard(chain0, "molecule", g, "molecule", H5P_DEFAULT, H5P_DEFAULT) < 0)))
         rc = mc_err_set(err, MC_EHDF5, "%s: cannot link /particles/%s/species", t->f->part, name);
     hsize_t F = (hsize_t)t->nframes, n = (hsize_t)p->n, m = (hsize_t)p->nmol;
-    hsize_t dpos[3] = {F, n, 3}, dedge[3] = {F, 3, 3}, dcentre[3] = {F, m, 3}, dquat[3] = {F, m, 4};
-    hid_t sets[4] = {H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID};
+    hsize_t dpos[3] = {F, n, 3}, dedge[3] = {F, 3, 3}, dcentre[3] = {F, m, 3}, dquat[3] = {F, m, 4}, did[2] = {F, n};
+    const int open = p->ensemble->open;
+    hid_t sets[5] = {H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID};
     hid_t box = rc == MC_OK ? h5ds_make_group(g, "box") : H5I_INVALID_HID;
     if (rc == MC_OK && box < 0) rc = mc_err_set(err, MC_EHDF5, "%s: cannot create /particles/%s/box", t->f->part, name);
     if (rc == MC_OK) rc = write_box_attrs(box, p->periodic, err);
@@ -261,29 +269,34 @@ static int make_chain(traj *t, hid_t particles, hid_t chain0, int k, mc_err *err
         const char *where = !p->periodic ? "positions about the origin (open cluster)"
                             : p->rigid   ? "site positions in [0, box)" : "positions in [0, box)";
         sets[0] = k == 0 ? (pos >= 0 ? make_series(pos, "value", H5T_IEEE_F64LE, 3, dpos, 1) : H5I_INVALID_HID)
-                         : make_element(g, "position", chain0, dpos, 3, 1, p, where);
+                         : make_element(g, "position", H5T_IEEE_F64LE, chain0, dpos, 3, 1, p, where);
         if (k == 0 && sets[0] >= 0 && set_h5md_unit(sets[0], p, where, err) != MC_OK)
             H5Dclose(sets[0]), sets[0] = H5I_INVALID_HID;
         if (pos >= 0) H5Gclose(pos);
         if (p->periodic)
-            sets[1] = make_element(box, "edges", chain0, dedge, 3, F < 64 ? F : 64, p,
+            sets[1] = make_element(box, "edges", H5T_IEEE_F64LE, chain0, dedge, 3, F < 64 ? F : 64, p,
                                    "box vectors as rows (a diagonal matrix: the box is cubic)");
         if (p->rigid)
-            sets[2] = make_element(g, "centre", chain0, dcentre, 3, 1, p,
+            sets[2] = make_element(g, "centre", H5T_IEEE_F64LE, chain0, dcentre, 3, 1, p,
                                    p->periodic ? "molecular centres of mass in [0, box)" : "molecular centres of mass about the origin");
         if (p->rigid)
-            sets[3] = make_element(g, "orientation", chain0, dquat, 3, 1, NULL,
+            sets[3] = make_element(g, "orientation", H5T_IEEE_F64LE, chain0, dquat, 3, 1, NULL,
                                    "unit quaternions (w, x, y, z) taking /molecules/site_body to the lab frame: "
                                    "site = centre + R(q) body");
-        if (sets[0] < 0 || (p->periodic && sets[1] < 0) || (p->rigid && (sets[2] < 0 || sets[3] < 0)))
+        if (open)
+            sets[4] = make_element(g, "id", H5T_STD_I32LE, chain0, did, 2, 1, NULL,
+                                   "the slot's index where its particle (site) is present in the frame, -1 where "
+                                   "absent (gcmc: N varies); an absent slot's position is NaN");
+        if (sets[0] < 0 || (p->periodic && sets[1] < 0) || (p->rigid && (sets[2] < 0 || sets[3] < 0)) || (open && sets[4] < 0))
             rc = mc_err_set(err, MC_EHDF5, "%s: cannot create the elements of /particles/%s", t->f->part, name);
     }
     rc = h5ds_close_group(box, "box", rc, err);
     int local = k - t->first_chain;
     if (rc == MC_OK && local >= 0 && local < t->nlocal) {
         t->position[local] = sets[0], t->edges[local] = sets[1], t->centre[local] = sets[2], t->orientation[local] = sets[3];
+        t->id[local] = sets[4];
     } else {
-        for (int s = 0; s < 4; s++) if (sets[s] >= 0) H5Dclose(sets[s]);
+        for (int s = 0; s < 5; s++) if (sets[s] >= 0) H5Dclose(sets[s]);
     }
     return k == 0 ? rc : h5ds_close_group(g, name, rc, err);
 }
@@ -360,17 +373,21 @@ traj *traj_reopen(h5out *out, const mc_plan *plan, const mc_run *run, int first_
         char name[TRAJ_NAME_LEN];
         chain_group_name(k, name, sizeof name);
         hid_t g = H5Gopen2(particles, name, H5P_DEFAULT);
-        hid_t sets[4] = {reopen_value(g, "position/value", F),
+        const int open = plan->ensemble->open;
+        hid_t sets[5] = {reopen_value(g, "position/value", F),
                          plan->periodic ? reopen_value(g, "box/edges/value", F) : H5I_INVALID_HID,
                          plan->rigid ? reopen_value(g, "centre/value", F) : H5I_INVALID_HID,
-                         plan->rigid ? reopen_value(g, "orientation/value", F) : H5I_INVALID_HID};
-        if (g < 0 || sets[0] < 0 || (plan->periodic && sets[1] < 0) || (plan->rigid && (sets[2] < 0 || sets[3] < 0)))
+                         plan->rigid ? reopen_value(g, "orientation/value", F) : H5I_INVALID_HID,
+                         open ? reopen_value(g, "id/value", F) : H5I_INVALID_HID};
+        if (g < 0 || sets[0] < 0 || (plan->periodic && sets[1] < 0) || (plan->rigid && (sets[2] < 0 || sets[3] < 0)) ||
+            (open && sets[4] < 0))
             rc = mc_err_set(err, MC_EIO, "%s: /particles/%s is incomplete: not the trajectory of this run", f->part, name);
         int local = k - first_chain;
         if (rc == MC_OK && local >= 0 && local < t->nlocal) {
             t->position[local] = sets[0], t->edges[local] = sets[1], t->centre[local] = sets[2], t->orientation[local] = sets[3];
+            t->id[local] = sets[4];
         } else {
-            for (int s = 0; s < 4; s++) if (sets[s] >= 0) H5Dclose(sets[s]);
+            for (int s = 0; s < 5; s++) if (sets[s] >= 0) H5Dclose(sets[s]);
         }
         if (g >= 0) H5Gclose(g);
     }
@@ -385,18 +402,27 @@ traj *traj_reopen(h5out *out, const mc_plan *plan, const mc_run *run, int first_
     return t;
 }
 
-/* This rank's rows of frame j of one element: [count][width] doubles at [j][0][0]. */
-static int write_slab(traj *t, hid_t d, long j, hsize_t count, hsize_t width, const double *data)
+/* This rank's rows of frame j of one element: [count][width] values of memtype at [j][0][0] (a
+ * dataset of rank 3), or [count] (width 0: rank 2). */
+static int write_slab_of(traj *t, hid_t d, long j, hsize_t count, hsize_t width, hid_t memtype, const void *data)
 {
     hid_t fspace = H5Dget_space(d);
     int nd = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1;
     hsize_t start[3] = {(hsize_t)j, 0, 0}, cnt[3] = {1, count, width};
     hid_t mspace = H5Screate_simple(nd, cnt, NULL);
-    int ok = nd == 3 && mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, cnt, NULL) >= 0 &&
-             H5Dwrite(d, H5T_NATIVE_DOUBLE, mspace, fspace, t->dxpl_independent, data) >= 0;
+    int ok = nd == (width ? 3 : 2) && mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, cnt, NULL) >= 0 &&
+             H5Dwrite(d, memtype, mspace, fspace, t->dxpl_independent, data) >= 0;
     H5Sclose(mspace), H5Sclose(fspace);
     return ok;
 }
+
+static int write_slab(traj *t, hid_t d, long j, hsize_t count, hsize_t width, const double *data)
+{
+    return write_slab_of(t, d, j, count, width, H5T_NATIVE_DOUBLE, data);
+}
+
+/* gcmc: whether slot i (an atom, or a site of a molecule) holds a particle in this frame. */
+static int slot_present(const mc_chain *c, int i) { return c->in_box[i] == 0; }
 
 /* Frame j of every chain of this rank, then agreement (a full disk under one rank ends all). */
 static int write_frame(traj *t, const mc_run *run, long j, mc_err *err)
@@ -405,15 +431,26 @@ static int write_frame(traj *t, const mc_run *run, long j, mc_err *err)
     int ok = 1;
     for (int k = 0; ok && k < t->nlocal; k++) {
         const mc_chain *c = mc_run_chain(run, k);
-        for (int i = 0; i < c->n; i++) t->buf[3 * i] = c->x[i], t->buf[3 * i + 1] = c->y[i], t->buf[3 * i + 2] = c->z[i];
+        const int open = p->ensemble->open;
+        for (int i = 0; i < c->n; i++) {
+            const int here = !open || slot_present(c, i);
+            t->buf[3 * i] = here ? c->x[i] : NAN, t->buf[3 * i + 1] = here ? c->y[i] : NAN, t->buf[3 * i + 2] = here ? c->z[i] : NAN;
+            t->ids[i] = here ? i : -1;
+        }
         ok = write_slab(t, t->position[k], j, (hsize_t)c->n, 3, t->buf);
+        if (ok && open) ok = write_slab_of(t, t->id[k], j, (hsize_t)c->n, 0, H5T_NATIVE_INT, t->ids);
         /* gibbs: no one box holds the chain (/chains/box and box_length say which holds each particle) */
         double len = p->ensemble->boxes > 1 ? NAN : c->box_len, edges[9] = {len, 0, 0, 0, len, 0, 0, 0, len};
         if (ok && p->periodic) ok = write_slab(t, t->edges[k], j, 3, 3, edges);
         if (ok && p->rigid) {
-            for (int i = 0; i < p->nmol; i++) t->buf[3 * i] = c->cx[i], t->buf[3 * i + 1] = c->cy[i], t->buf[3 * i + 2] = c->cz[i];
-            ok = write_slab(t, t->centre[k], j, (hsize_t)p->nmol, 3, t->buf) &&
-                 write_slab(t, t->orientation[k], j, (hsize_t)p->nmol, 4, c->q);
+            for (int i = 0; i < p->nmol; i++) {
+                const int here = !open || slot_present(c, p->mol.first[i]);
+                t->buf[3 * i] = here ? c->cx[i] : NAN, t->buf[3 * i + 1] = here ? c->cy[i] : NAN;
+                t->buf[3 * i + 2] = here ? c->cz[i] : NAN;
+            }
+            ok = write_slab(t, t->centre[k], j, (hsize_t)p->nmol, 3, t->buf);
+            for (int i = 0; i < 4 * p->nmol; i++) t->buf[i] = !open || slot_present(c, p->mol.first[i / 4]) ? c->q[i] : NAN;
+            if (ok) ok = write_slab(t, t->orientation[k], j, (hsize_t)p->nmol, 4, t->buf);
         }
     }
     int rc = ok ? MC_OK : mc_err_set(err, MC_EHDF5, "%s: cannot write frame %ld of the trajectory (disk full?)", t->f->part, j);

@@ -10,7 +10,7 @@
 # t/gcmc_check.py reads the files; its bounds are Student-t quantiles of the
 # replicas' spread (its docstring says which).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 34
+tap_plan 35
 
 cat > base.ini <<'EOF'
 [run]
@@ -164,6 +164,11 @@ ok $? "ideal diatomics: ln Pi's transitions are the ideal gas's ln(z V / (N + 1)
 sed 's/^output = mol.h5/output = mol3.h5/' mol.ini > mol3.ini
 run_np 3 -q mol3.ini > mol3.txt 2>&1 && h5check same_results mol.h5 mol3.h5
 ok $? "ideal diatomics: 2 and 3 ranks give bit-identical /chains and /results" || diag < mol3.txt
+# trajectories of a varying N: every 5 samples a frame, its absent slots marked (id -1, NaN positions)
+sed -e 's/^output = mol.h5/output = moltraj.h5/' -e 's/^replicas = 16/replicas = 2/' -e 's/^production = 4000/production = 2000/' \
+    -e 's/^\[tmmc\]/[output]\nsnapshot_every = 5\n[tmmc]/' mol.ini > moltraj.ini
+run_np 2 -q moltraj.ini > moltraj.txt 2>&1 && pycheck gcmc_check.py trajectory moltraj.h5 200 100
+ok $? "diatomics' trajectory: each frame's present slots (id >= 0) are /chains/particles's N, absent ones NaN" || diag < moltraj.txt
 sed -e 's/^\[tmmc\]/[molecules]\ntypes = LJ\ngeometry = A 0 0 0\n[tmmc]/' -e 's/^output = nist.h5/output = nist_mol.h5/' \
     -e 's/^replicas = 16/replicas = 8/' -e 's/^production = 20000/production = 10000/' nist.ini > nist_mol.ini
 run_np 2 -q nist_mol.ini > nist_mol.txt 2>&1 && pycheck gcmc_check.py nist nist_mol.h5 1.50

@@ -201,6 +201,51 @@ def check_plain(f):
             fail("the unbiased chains' N does not match their ln Pi")
 
 
+def check_trajectory(f, equilibration, sample_every):
+    """The trajectory of a varying N (io/traj.c): each frame's present particles (slots with id >= 0;
+    molecules: whose sites have) are as many as /chains/particles says at that frame's sample; an
+    absent slot's position (and its molecule's centre and orientation) is NaN, a present one's
+    inside the box; a molecule's sites are present or absent together."""
+    box = float(f["statepoints/box_length"][0]) if "statepoints/box_length" in f else None
+    particles = f["chains/particles"][...]
+    rigid = "molecules" in f
+    frames = 0
+    for k in range(particles.shape[0]):
+        g = f["particles/chain_%06d" % k]
+        ids, pos, steps = g["id/value"][...], g["position/value"][...], g["position/step"][...]
+        present = ids >= 0
+        sample = (steps - equilibration) // sample_every - 1
+        if rigid:  # a molecule's first site stands for it (all its sites alike: below)
+            first = np.unique(f["molecules/site_molecule"][...], return_index=True)[1]
+            n = present[:, first].sum(axis=1)
+        else:
+            n = present.sum(axis=1)
+        if not np.array_equal(n, particles[k, sample].astype(int)):
+            fail(f"chain {k}: present particles per frame {n.tolist()}, /chains/particles {particles[k, sample].tolist()}")
+        if not np.array_equal(ids[present], np.nonzero(present)[1]):
+            fail(f"chain {k}: an id is not its slot's index")
+        if not (np.isnan(pos[~present]).all() and np.isfinite(pos[present]).all()):
+            fail(f"chain {k}: absent slots must be NaN and present ones finite")
+        if box is not None and not ((pos[present] >= 0).all() and (pos[present] < box).all()):
+            fail(f"chain {k}: a present position lies outside [0, {box})")
+        if rigid:
+            site_mol = f["molecules/site_molecule"][...]
+            M = g["centre/value"].shape[1]
+            mol_present = np.zeros((len(steps), M), bool)
+            for fr in range(len(steps)):
+                for m in range(M):
+                    p = present[fr, site_mol == m]
+                    if p.any() != p.all():
+                        fail(f"chain {k} frame {fr}: molecule {m} is partly present")
+                    mol_present[fr, m] = p.all()
+            c, q = g["centre/value"][...], g["orientation/value"][...]
+            if not (np.isnan(c[~mol_present]).all() and np.isfinite(c[mol_present]).all() and
+                    np.isnan(q[~mol_present]).all() and np.isfinite(q[mol_present]).all()):
+                fail(f"chain {k}: an absent molecule's centre or orientation is not NaN, or a present one's is")
+        frames += len(steps)
+    print(f"{particles.shape[0]} chains, {frames} frames: present slots match /chains/particles, absent ones NaN")
+
+
 def main():
     check, path = sys.argv[1], sys.argv[2]
     with h5py.File(path, "r") as f:
@@ -216,6 +261,8 @@ def main():
             check_spce(f)
         elif check == "plain":
             check_plain(f)
+        elif check == "trajectory":
+            check_trajectory(f, int(sys.argv[3]), int(sys.argv[4]))
         else:
             print("unknown check", check)
             sys.exit(2)

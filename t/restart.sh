@@ -229,7 +229,7 @@ volume_fraction = 0.05
 EOF
 restart_case gibbs_molecules 90
 # the grand-canonical ensemble: slot labels, the collection matrices, the biases learned so far,
-# the energy sums and visits by N, in windows spread over the ranks
+# the energy sums and visits by N, in windows spread over the ranks, and a trajectory of varying N
 cat > gcmc.ini <<'EOF'
 [run]
 seed = 9
@@ -249,6 +249,8 @@ n_max = 60
 replicas = 2
 [tmmc]
 windows = 3
+[output]
+snapshot_every = 3
 EOF
 restart_case gcmc 120
 
