@@ -4,8 +4,11 @@
  * vector from phase tables of the moved sites (each site's exp(i 2 pi m u / L) along each axis,
  * built by powers as ewald.c's phases_of builds them), with ewald.c's arithmetic term for term
  * (row_phase, the sum over the moved sites in their order, energy_change): a vector's S(k) and its
- * change are the host's to the last bit but for the device's cos and sin, within an ulp of the
- * host's; only the sum of the energy change over the vectors is in another (the block's) order.
+ * change are the host's to the last bit but for the device's cos and sin (and, in the box's
+ * coefficients, exp), within an ulp of the host's; the sum of the energy change over the vectors
+ * is in another (the block's) order. Known difference (issue 47's note): an upload of positions
+ * recomputes every chain's S(k) of the rank, where the CPU backend recomputes those of the chains
+ * that changed, so with replica exchange a chain's last bits can depend on its rank-mates' trades.
  * A thread owns the vectors k = tid, tid + blockDim.x, ...: it writes their change, and takes it
  * into S(k) when the move is accepted, with no barrier between (cu_rigid.cu's sweep kernel).
  * Files that include it are built with -fmad=false (cu_rigid.cu says why). */

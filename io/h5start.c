@@ -128,7 +128,7 @@ static int check_file(const mc_plan *p, src *s, char (*species)[NAME], int *nspe
     if (!is_mcens)
         MC_FAIL(err, MC_EINVAL, "%s: not an mcens output (no /parameters with an mcens_version); [system] start = h5 "
                 "takes a file an earlier mcens run wrote", f);
-    /* a grand-canonical run's frames hold every slot, the absent ones where they last were */
+    /* a grand-canonical run's frames hold every slot, the absent ones NaN (id -1) */
     htri_t has_statepoints = H5Lexists(s->file, "statepoints", H5P_DEFAULT);
     if (has_statepoints > 0 && H5Lexists(s->file, "statepoints/lnz", H5P_DEFAULT) > 0)
         MC_FAIL(err, MC_EINVAL, "%s: a grand-canonical (gcmc) output: its frames hold absent particle slots "

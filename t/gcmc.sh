@@ -167,8 +167,15 @@ ok $? "ideal diatomics: 2 and 3 ranks give bit-identical /chains and /results" |
 # trajectories of a varying N: every 5 samples a frame, its absent slots marked (id -1, NaN positions)
 sed -e 's/^output = mol.h5/output = moltraj.h5/' -e 's/^replicas = 16/replicas = 2/' -e 's/^production = 4000/production = 2000/' \
     -e 's/^\[tmmc\]/[output]\nsnapshot_every = 5\n[tmmc]/' mol.ini > moltraj.ini
-run_np 2 -q moltraj.ini > moltraj.txt 2>&1 && pycheck gcmc_check.py trajectory moltraj.h5 200 100
-ok $? "diatomics' trajectory: each frame's present slots (id >= 0) are /chains/particles's N, absent ones NaN" || diag < moltraj.txt
+run_np 2 -q moltraj.ini > moltraj.txt 2>&1 && pycheck gcmc_check.py trajectory moltraj.h5 200 100 &&
+    "$MCENS_ANALYZE" export moltraj.h5 --xyz moltraj.xyz --chain 1 >> moltraj.txt 2>&1 && "$PYTHON3" -c '
+import sys, h5py
+want = [int((r >= 0).sum()) for r in h5py.File("moltraj.h5", "r")["particles/chain_000001/id/value"][...]]
+lines, got, i = open("moltraj.xyz").read().splitlines(), [], 0
+while i < len(lines) and lines[i].strip():
+    got.append(int(lines[i])); i += got[-1] + 2
+print("# export --xyz: sites per frame", got, "present per id", want); sys.exit(got != want)'
+ok $? "diatomics' trajectory: each frame's present slots (id >= 0) are /chains/particles's N, absent ones NaN; export --xyz writes each frame's present sites" || diag < moltraj.txt
 sed -e 's/^\[tmmc\]/[molecules]\ntypes = LJ\ngeometry = A 0 0 0\n[tmmc]/' -e 's/^output = nist.h5/output = nist_mol.h5/' \
     -e 's/^replicas = 16/replicas = 8/' -e 's/^production = 20000/production = 10000/' nist.ini > nist_mol.ini
 run_np 2 -q nist_mol.ini > nist_mol.txt 2>&1 && pycheck gcmc_check.py nist nist_mol.h5 1.50

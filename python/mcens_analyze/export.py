@@ -45,15 +45,23 @@ def write_xyz(run, chain, out):
     # H5MD leaves the unit out in reduced units; the XYZ header names it (unit=sigma, as the
     # [molecules] geometry reader takes it), so that a file says what its numbers are
     unit = run.unit(base + "position/value") or "sigma"
-    # a grand-canonical run's only frame (the final one) holds every slot: the present ones are
-    # its particles (/chains/tmmc/present)
-    present = run.ds("chains/tmmc/present")[chain].astype(bool) if run.gcmc else None
-    if present is not None and pos.shape[0] != 1:
-        run.fail("chain %d: %d frames in a grand-canonical output, which has only its final one" % (chain, pos.shape[0]))
+    # a grand-canonical run's frames hold every slot: a frame's particles are the slots its id
+    # marks present (>= 0; absent slots are -1, their positions NaN); files of mcens before the id
+    # element hold the final frame only, with /chains/tmmc/present
+    ids = None
+    if run.gcmc:
+        if base + "id/value" in run.f:
+            ids = run.ds(base + "id/value")[:]
+        elif pos.shape[0] == 1:
+            ids = np.where(run.ds("chains/tmmc/present")[chain].astype(bool), 0, -1)[np.newaxis, :]
+        else:
+            run.fail("chain %d: %d frames in a grand-canonical output without /particles/chain_%06d/id"
+                     % (chain, pos.shape[0], chain))
     for j in range(pos.shape[0]):
-        frame = pos[j]
-        if present is not None:
-            frame, species = frame[present], species[present]
+        frame, frame_species = pos[j], species
+        if ids is not None:
+            here = ids[j] >= 0
+            frame, frame_species = frame[here], species[here]
         if edges is not None:  # H5MD box vectors as rows [3][3]: extended XYZ's Lattice, row by row
             cell = 'Lattice="%s" pbc="T T T"' % " ".join(repr(float(x)) for x in np.ravel(edges[j]))
         else:
@@ -61,7 +69,7 @@ def write_xyz(run, chain, out):
         out.write("%d\n%s Properties=species:S:1:pos:R:3 Time=%d chain=%d unit=%s\n" % (
             frame.shape[0], cell, steps[j], chain, unit))
         out.write("".join("%s %r %r %r\n" % (s, x, y, z)
-                          for s, (x, y, z) in zip(species, frame.tolist())))
+                          for s, (x, y, z) in zip(frame_species, frame.tolist())))
 
 
 def cmd_export(run, args):
