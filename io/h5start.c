@@ -175,19 +175,23 @@ static int check_molecules(const mc_plan *p, const src *s, const char (*species)
     char names[MC_MAX_MOLTYPES][NAME];
     int ntypes, count[MC_MAX_MOLTYPES], nsites[MC_MAX_MOLTYPES], site_species[MC_MAX_MOLTYPES * MC_MAX_SITES];
     double body[MC_MAX_MOLTYPES * MC_MAX_SITES][3];
-    const int W = mc_molecule_table_sites(m); /* the same molecules: the same width */
+    int W = 0; /* the file's width of the site tables (mc_molecule_table_sites of its run) */
     if (read_string_dataset(s->file, "molecules/name", names, MC_MAX_MOLTYPES, &ntypes) != 0)
         MC_FAIL(err, MC_EHDF5, "%s: cannot read /molecules/name (at most %d types)", f, MC_MAX_MOLTYPES);
     if (ntypes != m->ntypes)
         MC_FAIL(err, MC_EINVAL, "%s: %d molecule types, the run has %d ([molecules] types)", f, ntypes, m->ntypes);
-    hsize_t d1[1] = {(hsize_t)ntypes}, d2[2] = {(hsize_t)ntypes, (hsize_t)W}, d3[3] = {(hsize_t)ntypes, (hsize_t)W, 3};
+    hsize_t d1[1] = {(hsize_t)ntypes}, d2[2] = {(hsize_t)ntypes, 0}, d3[3] = {(hsize_t)ntypes, 0, 3};
     if (read_whole(s->file, "molecules/count", H5T_NATIVE_INT, 1, d1, count, sizeof count, sizeof(int)) != 0 ||
         read_whole(s->file, "molecules/nsites", H5T_NATIVE_INT, 1, d1, nsites, sizeof nsites, sizeof(int)) != 0 ||
         read_whole(s->file, "molecules/site_species", H5T_NATIVE_INT, 2, d2, site_species, sizeof site_species,
                    sizeof(int)) != 0 ||
         read_whole(s->file, "molecules/site_body", H5T_NATIVE_DOUBLE, 3, d3, body, sizeof body, sizeof(double)) != 0)
         MC_FAIL(err, MC_EHDF5, "%s: cannot read /molecules/count, nsites, site_species and site_body ([%d types] x "
-                "%d sites)", f, ntypes, W);
+                "at most %d sites)", f, ntypes, MC_MAX_SITES);
+    W = (int)d2[1];
+    if (d3[1] != d2[1])
+        MC_FAIL(err, MC_EHDF5, "%s: /molecules/site_species and site_body disagree on the sites a type (%llu, %llu)", f,
+                (unsigned long long)d2[1], (unsigned long long)d3[1]);
     double size = fmax(mc_molecules_radius(m), p->sigma);
     for (int t = 0; t < ntypes; t++) {
         const mc_moltype *mt = &m->type[t];
@@ -200,6 +204,9 @@ static int check_molecules(const mc_plan *p, const src *s, const char (*species)
         if (nsites[t] != mt->nsites)
             MC_FAIL(err, MC_EINVAL, "%s: molecule type %s has %d sites, the run's has %d ([molecules] geometry)", f,
                     mt->name, nsites[t], mt->nsites);
+        if (nsites[t] > W)
+            MC_FAIL(err, MC_EHDF5, "%s: molecule type %s has %d sites, but /molecules/site_body holds %d a type", f,
+                    mt->name, nsites[t], W);
         for (int k = 0; k < mt->nsites; k++) {
             int a = site_species[t * W + k];
             const char *want = p->species.name[mt->species[k]];

@@ -243,6 +243,9 @@ static int make_shared(traj *t, hid_t chain0, mc_err *err)
     return h5ds_close_group(pos, "position", rc, err);
 }
 
+static const char id_description[] = "the slot's index where its particle (site) is present in the frame, -1 where "
+                                     "absent (gcmc: N varies); an absent slot's position is NaN";
+
 /* Chain k's group; its value datasets stay open when this rank owns the chain. */
 static int make_chain(traj *t, hid_t particles, hid_t chain0, int k, mc_err *err)
 {
@@ -283,10 +286,7 @@ static int make_chain(traj *t, hid_t particles, hid_t chain0, int k, mc_err *err
             sets[3] = make_element(g, "orientation", H5T_IEEE_F64LE, chain0, dquat, 3, 1, NULL,
                                    "unit quaternions (w, x, y, z) taking /molecules/site_body to the lab frame: "
                                    "site = centre + R(q) body");
-        if (open)
-            sets[4] = make_element(g, "id", H5T_STD_I32LE, chain0, did, 2, 1, NULL,
-                                   "the slot's index where its particle (site) is present in the frame, -1 where "
-                                   "absent (gcmc: N varies); an absent slot's position is NaN");
+        if (open) sets[4] = make_element(g, "id", H5T_STD_I32LE, chain0, did, 2, 1, NULL, id_description);
         if (sets[0] < 0 || (p->periodic && sets[1] < 0) || (p->rigid && (sets[2] < 0 || sets[3] < 0)) || (open && sets[4] < 0))
             rc = mc_err_set(err, MC_EHDF5, "%s: cannot create the elements of /particles/%s", t->f->part, name);
     }
@@ -374,6 +374,16 @@ traj *traj_reopen(h5out *out, const mc_plan *plan, const mc_run *run, int first_
         chain_group_name(k, name, sizeof name);
         hid_t g = H5Gopen2(particles, name, H5P_DEFAULT);
         const int open = plan->ensemble->open;
+        /* a gcmc trajectory written before the id element (its one frame, the final one, not yet
+         * written when the checkpoint was) takes one now: created collectively, as at the start */
+        if (open && g >= 0 && H5Lexists(g, "id", H5P_DEFAULT) == 0) {
+            hid_t chain0 = H5Gopen2(particles, "chain_000000", H5P_DEFAULT);
+            const hsize_t did[2] = {F, (hsize_t)plan->n};
+            hid_t made = chain0 >= 0 ? make_element(g, "id", H5T_STD_I32LE, chain0, did, 2, 1, NULL, id_description)
+                                     : H5I_INVALID_HID;
+            if (made >= 0) H5Dclose(made);
+            if (chain0 >= 0) H5Gclose(chain0);
+        }
         hid_t sets[5] = {reopen_value(g, "position/value", F),
                          plan->periodic ? reopen_value(g, "box/edges/value", F) : H5I_INVALID_HID,
                          plan->rigid ? reopen_value(g, "centre/value", F) : H5I_INVALID_HID,

@@ -5,7 +5,7 @@
 # file and what differs, and nothing is written; a compressed start that overlaps is refused or
 # stopped, never run to NaN.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 44
+tap_plan 45
 sc() { pycheck start_check.py "$@"; }
 
 # --- atoms: 2 densities x 2 replicas
@@ -137,6 +137,8 @@ sed 's/^output = .*/output = big2.h5/; s/^equilibration = .*/equilibration = 0/;
 printf '[moves]\nmax_displacement = 1e-12\nmax_rotation = 1e-12\n' >> big2.ini
 run_np 2 -q big2.ini > big2.txt 2>&1; ok $? "and a run starts from its file" || diag < big2.txt
 sc energy_from big2.h5 big1.h5 -1 1e-9; ok $? "each chain starts with its source chain's final energy"
+tap_bad "a molecule of 21 sites from the file of one of 20" \
+    's/^geometry = A 0 0 0/geometry = A 0 0 -0.4;\n  A 0 0 0/' "big1.h5: molecule type plate has 20 sites, the run's has 21 ([molecules] geometry)" big2.ini
 tap_bad "molecules compressed into overlap (density 8 -> 40)" \
     's/^density = .*/density = 40/; s/^start_file = .*/start_file = mol1.h5\nstart_chain = 1/' \
     "overlaps molecule" mol2.ini
