@@ -335,6 +335,17 @@ static hid_t reopen_value(hid_t g, const char *path, hsize_t frames)
     return d;
 }
 
+/* Whether dataset d has rank `rank` and `width` rows in its second dimension (a frame's particles). */
+static int has_width(hid_t d, int rank, hsize_t width)
+{
+    hid_t space = H5Dget_space(d);
+    hsize_t dims[3] = {0, 0, 0};
+    int ok = space >= 0 && H5Sget_simple_extent_ndims(space) == rank && H5Sget_simple_extent_dims(space, dims, NULL) == rank &&
+             dims[1] == width;
+    if (space >= 0) H5Sclose(space);
+    return ok;
+}
+
 /* What the file's trajectory must be to continue it: this run's chain count and particle count,
  * and every frame taken by `samples` samples. */
 static int check_reopened(traj *t, hid_t particles, long samples, mc_err *err)
@@ -390,7 +401,7 @@ traj *traj_reopen(h5out *out, const mc_plan *plan, const mc_run *run, int first_
                          plan->rigid ? reopen_value(g, "orientation/value", F) : H5I_INVALID_HID,
                          open ? reopen_value(g, "id/value", F) : H5I_INVALID_HID};
         if (g < 0 || sets[0] < 0 || (plan->periodic && sets[1] < 0) || (plan->rigid && (sets[2] < 0 || sets[3] < 0)) ||
-            (open && sets[4] < 0))
+            (open && (sets[4] < 0 || !has_width(sets[4], 2, (hsize_t)plan->n))))
             rc = mc_err_set(err, MC_EIO, "%s: /particles/%s is incomplete: not the trajectory of this run", f->part, name);
         int local = k - first_chain;
         if (rc == MC_OK && local >= 0 && local < t->nlocal) {

@@ -9,7 +9,7 @@
 # equals a longer run; checkpoints that cannot continue the run are refused and left as they are
 # (t/gpu_shape.sh: a continued run keeps the GPU its kernels were shaped for).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 33
+tap_plan 34
 
 # a random sweep in [lo, hi), printed so that a failure can be replayed
 random_sweep() { echo $(( $1 + $(od -An -N2 -tu2 /dev/urandom) % ($2 - $1) )); }
@@ -253,6 +253,21 @@ windows = 3
 snapshot_every = 3
 EOF
 restart_case gcmc 120
+# ... and one stopped by an mcens from before the trajectory's id element (its OUTPUT.part without
+# one; gcmc wrote the final frame alone then): the restart adds the element and ends as an
+# uninterrupted run
+sed '/^\[output\]/,$d' gcmc.ini > gcmc_old.ini
+run_np 2 -q -o gcmc_old-full.h5 gcmc_old.ini > gcmc_old-full.txt 2>&1
+MCENS_TEST_KILL_AT=1:90 run_np 2 -q -o gcmc_old.h5 gcmc_old.ini > gcmc_old-killed.txt 2>&1
+"$PYTHON3" -c '
+import h5py
+f = h5py.File("gcmc_old.h5.part", "a")
+for k in f["particles"]:
+    del f["particles"][k]["id"]' > gcmc_old-edit.txt 2>&1 &&
+    run_np 3 -q --restart -o gcmc_old.h5 gcmc_old.ini > gcmc_old-restart.txt 2>&1 &&
+    h5check same_results gcmc_old-full.h5 gcmc_old.h5
+ok $? "gcmc stopped by an mcens without the trajectory's id element: the restart adds it, bit-identical to an uninterrupted run" ||
+    cat gcmc_old-edit.txt gcmc_old-killed.txt gcmc_old-restart.txt | tail -20 | diag
 
 # a stop signal on one rank: every rank stops at the same round with a checkpoint, status 3
 at=$(random_sweep 1 90)
