@@ -30,6 +30,7 @@
 
 #include "ens.h"
 #include "h5ds.h"
+#include "mc_gibbs.h"
 #include "mc_observable.h"
 #include "mc_snapshot.h"
 
@@ -442,9 +443,6 @@ static int write_slab(traj *t, hid_t d, long j, hsize_t count, hsize_t width, co
     return write_slab_of(t, d, j, count, width, H5T_NATIVE_DOUBLE, data);
 }
 
-/* gcmc: whether slot i (an atom, or a site of a molecule) holds a particle in this frame. */
-static int slot_present(const mc_chain *c, int i) { return c->in_box[i] == 0; }
-
 /* Frame j of every chain of this rank, then agreement (a full disk under one rank ends all). */
 static int write_frame(traj *t, const mc_run *run, long j, mc_err *err)
 {
@@ -453,8 +451,8 @@ static int write_frame(traj *t, const mc_run *run, long j, mc_err *err)
     for (int k = 0; ok && k < t->nlocal; k++) {
         const mc_chain *c = mc_run_chain(run, k);
         const int open = p->ensemble->open;
-        for (int i = 0; i < c->n; i++) {
-            const int here = !open || slot_present(c, i);
+        for (int i = 0; i < c->n; i++) { /* gcmc: label 0 a present slot (mc_gcmc.h), per site */
+            const int here = !open || c->in_box[i] == 0;
             t->buf[3 * i] = here ? c->x[i] : NAN, t->buf[3 * i + 1] = here ? c->y[i] : NAN, t->buf[3 * i + 2] = here ? c->z[i] : NAN;
             t->ids[i] = here ? i : -1;
         }
@@ -465,12 +463,15 @@ static int write_frame(traj *t, const mc_run *run, long j, mc_err *err)
         if (ok && p->periodic) ok = write_slab(t, t->edges[k], j, 3, 3, edges);
         if (ok && p->rigid) {
             for (int i = 0; i < p->nmol; i++) {
-                const int here = !open || slot_present(c, p->mol.first[i]);
+                const int here = !open || mc_gibbs_box_of(p, c, i) == 0;
                 t->buf[3 * i] = here ? c->cx[i] : NAN, t->buf[3 * i + 1] = here ? c->cy[i] : NAN;
                 t->buf[3 * i + 2] = here ? c->cz[i] : NAN;
             }
             ok = write_slab(t, t->centre[k], j, (hsize_t)p->nmol, 3, t->buf);
-            for (int i = 0; i < 4 * p->nmol; i++) t->buf[i] = !open || slot_present(c, p->mol.first[i / 4]) ? c->q[i] : NAN;
+            for (int i = 0; i < p->nmol; i++) {
+                const int here = !open || mc_gibbs_box_of(p, c, i) == 0;
+                for (int d = 0; d < 4; d++) t->buf[4 * i + d] = here ? c->q[4 * i + d] : NAN;
+            }
             if (ok) ok = write_slab(t, t->orientation[k], j, (hsize_t)p->nmol, 4, t->buf);
         }
     }
