@@ -183,8 +183,15 @@ static int cu_swap(mc_backend *b, int npairs, const int *first, const int *secon
     if (npairs == 0) return b->v.chain_cells.m ? cu_chain_cells_rebuild(&b->v, err) : MC_OK;
     if (b->rigid) {
         MC_TRY(cu_rigid_fetch(b->rigid, err));
-        for (int i = 0; i < npairs; i++) mc_state_swap_configuration(b->plan, b->chains[first[i]], b->chains[second[i]]);
-        return cu_rigid_upload(b->rigid, 1, err);
+        unsigned char *swapped = (unsigned char *)calloc((size_t)b->v.nchains, 1);
+        if (!swapped) MC_FAIL(err, MC_ENOMEM, "out of memory");
+        for (int i = 0; i < npairs; i++) {
+            mc_state_swap_configuration(b->plan, b->chains[first[i]], b->chains[second[i]]);
+            swapped[first[i]] = swapped[second[i]] = 1;
+        }
+        const int rc = cu_rigid_upload(b->rigid, 1, swapped, err);
+        free(swapped);
+        return rc;
     }
     for (int i = 0; i < npairs; i++) {
         int k = first[i], j = second[i];
@@ -232,7 +239,7 @@ static int cu_fetch_some(mc_backend *b, const unsigned char *which, mc_err *err)
  * positions apart, and their cell lists rebuilt from them. */
 static int cu_reload(mc_backend *b, const unsigned char *changed, mc_err *err)
 {
-    if (b->rigid) return cu_rigid_upload(b->rigid, 1, err);
+    if (b->rigid) return cu_rigid_upload(b->rigid, 1, changed, err);
     int n = b->v.n, any = 0;
     size_t real = b->v.single ? sizeof(float) : sizeof(double), slice = 3 * (size_t)n * real;
     for (int k = 0; k < b->v.nchains; k++) {
@@ -438,12 +445,17 @@ static int cu_volume_energy_all(mc_backend *b, const double *scale, double *ener
 static int cu_volume_apply(mc_backend *b, const double *scale, const double *energy, mc_err *err)
 {
     if (b->rigid) { /* the host positions are those cu_volume_energy_all fetched */
+        unsigned char *scaled = (unsigned char *)calloc((size_t)b->v.nchains, 1);
+        if (!scaled) MC_FAIL(err, MC_ENOMEM, "out of memory");
         for (int k = 0; k < b->v.nchains; k++) {
             if (scale[k] == 1.0) continue;
             mc_rigid_scale(b->plan, b->chains[k], scale[k], b->chains[k]);
             b->chains[k]->energy_pair = energy[k];
+            scaled[k] = 1;
         }
-        return cu_rigid_upload(b->rigid, 1, err);
+        const int rc = cu_rigid_upload(b->rigid, 1, scaled, err);
+        free(scaled);
+        return rc;
     }
     CU_TRY(cudaMemcpy(b->d_scale, scale, b->v.nchains * sizeof *scale, cudaMemcpyHostToDevice), err);
     if (b->v.chain_cells.m) MC_FAIL(err, MC_ECHECK, "internal: a volume move on the many-chain cell path");
@@ -569,7 +581,7 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
 {
     /* charges on the molecule path alone (the backend table, mc_backend_table.c, asks no other of it):
      * the other kernels' pair function has no Coulomb term (PAIR_COULOMB_TERM, src/pair.h) */
-    if (plan->ewald && (!plan->rigid || mc_plan_labelled(plan)))
+    if (plan->charged && (!plan->rigid || mc_plan_labelled(plan)))
         return mc_err_set(err, MC_EINVAL, "internal: charged sites reached a GPU path without them"), (mc_backend *)NULL;
     mc_backend *b = (mc_backend *)calloc(1, sizeof *b);
     if (!b) return mc_err_set(err, MC_ENOMEM, "out of memory for the GPU backend"), (mc_backend *)NULL;

@@ -26,8 +26,9 @@ static int chunk_of(int kmax)
 __global__ void __launch_bounds__(RIGID_THREADS)
     ewald_recompute_kernel(const rigid_chain_dev *chains, const double *pos, const double *centres,
                            const int *site_mol, cu_ewald e, int n, int nmol, int chunk, double *s_out,
-                           double *coeff_out, double *energy, double *virial)
+                           double *coeff_out, double *energy, double *virial, const unsigned char *only)
 {
+    if (only && !only[blockIdx.x]) return; /* a chain whose sites did not change keeps its S(k) */
     extern __shared__ double tabs[]; /* [chunk][ewald_table_len], then the sites' offsets [chunk][3] */
     __shared__ double warp_e[32], warp_w[32];
     const int c = blockIdx.x, K = e.kmax, L = ewald_table_len(K), nk = e.nk;
@@ -121,12 +122,12 @@ void cu_ewald_free(cu_ewald *e)
 
 int cu_ewald_recompute(const cu_ewald *e, const rigid_chain_dev *chains, const double *pos, const double *centres,
                        const int *site_mol, int n, int nmol, int nchains, double *s_out, double *coeff_out,
-                       double *energy, double *virial, mc_err *err)
+                       double *energy, double *virial, const unsigned char *only, mc_err *err)
 {
     const int chunk = chunk_of(e->kmax);
     const size_t smem = (size_t)chunk * (ewald_table_len(e->kmax) + 3) * sizeof(double);
     ewald_recompute_kernel<<<nchains, RIGID_THREADS, smem>>>(chains, pos, centres, site_mol, *e, n, nmol, chunk, s_out,
-                                                             coeff_out, energy, virial);
+                                                             coeff_out, energy, virial, only);
     CU_LAUNCHED(err);
     return MC_OK;
 }

@@ -6,9 +6,9 @@
  * (row_phase, the sum over the moved sites in their order, energy_change): a vector's S(k) and its
  * change are the host's to the last bit but for the device's cos and sin (and, in the box's
  * coefficients, exp), within an ulp of the host's; the sum of the energy change over the vectors
- * is in another (the block's) order. Known difference (issue 47's note): an upload of positions
- * recomputes every chain's S(k) of the rank, where the CPU backend recomputes those of the chains
- * that changed, so with replica exchange a chain's last bits can depend on its rank-mates' trades.
+ * is in another (the block's) order. An upload of positions recomputes the S(k) of the chains
+ * that changed (a volume step, a trade), as the CPU backend does, so that no chain's bits depend on
+ * its rank-mates' trades.
  * A thread owns the vectors k = tid, tid + blockDim.x, ...: it writes their change, and takes it
  * into S(k) when the move is accepted, with no barrier between (cu_rigid.cu's sweep kernel).
  * Files that include it are built with -fmad=false (cu_rigid.cu says why). */
@@ -85,9 +85,10 @@ void cu_ewald_free(cu_ewald *e); /* safe on a zeroed or partly created e */
 /* S(k) and the coefficients of the chains at (chains' boxes, pos [chain][3][n], centres
  * [chain][3][nmol]) into s_out [chain][2][nk] and coeff_out [chain][nk], and their Fourier energies
  * and molecular virials into energy[chain] and virial[chain] (device memory), launched on the
- * default stream. */
+ * default stream; with `only` (device memory, [nchains]) those of the chains with only[c] alone,
+ * the others' left as they are. */
 int cu_ewald_recompute(const cu_ewald *e, const rigid_chain_dev *chains, const double *pos, const double *centres,
                        const int *site_mol, int n, int nmol, int nchains, double *s_out, double *coeff_out,
-                       double *energy, double *virial, mc_err *err);
+                       double *energy, double *virial, const unsigned char *only, mc_err *err);
 
 #endif

@@ -236,8 +236,9 @@ __global__ void __launch_bounds__(GIBBS_THREADS)
             double r2 = dx * dx + dy * dy + dz * dz;
             e[b] += mc_site_pair_energy(r2, &k.pair[a][f], k.hard_core2[a][f]);
             if (r2 > 0) {
-                double Rx = mc_min_image(cx[mi] - cx[mj], len, half), Ry = mc_min_image(cy[mi] - cy[mj], len, half),
-                       Rz = mc_min_image(cz[mi] - cz[mj], len, half);
+                double Rx = mc_rigid_pair_image(mc_min_image(cx[mi] - cx[mj], len, half), dx, len),
+                       Ry = mc_rigid_pair_image(mc_min_image(cy[mi] - cy[mj], len, half), dy, len),
+                       Rz = mc_rigid_pair_image(mc_min_image(cz[mi] - cz[mj], len, half), dz, len);
                 w[b] += pair_virial(r2, &k.pair[a][f]) * (dx * Rx + dy * Ry + dz * Rz) / r2;
             }
             if (b == lb && r2 < rmax2) {

@@ -26,7 +26,8 @@ template <> struct prec<float> {
         params f = {(float)p.lj1,        (float)p.lj2,         (float)p.rc2,
                     (float)p.shift,      (float)p.rc,          (float)p.slope,
                     (float)p.morse_eps,  (float)p.morse_alpha, (float)p.morse_r0,
-                    (float)p.coulomb_qq, (float)p.coulomb_rc2, (float)p.coulomb_alpha, p.form};
+                    (float)p.coulomb_qq, (float)p.coulomb_rc2, (float)p.coulomb_alpha,
+                    (float)p.coulomb_slope, (float)p.coulomb_shift, p.form};
         return f;
     }
     static __host__ __device__ float energy(float r2, const params &p) { return pair_energy_f(r2, &p); }

@@ -53,10 +53,12 @@ struct cu_rigid {
     long tabs_at;                      /* charges: the byte offset there of a move's phase tables; -1: e.phase */
     rigid_batch batch;                 /* the batched path; batch.trials == 0: the resident kernel */
     int single;                        /* pair terms in float */
-    /* charges (plan->ewald): the site pairs' Coulomb terms in the kernels, and the Fourier part of
-     * the Ewald sum through cu_ewald.cuh: each chain's S(k) (ew.s), a trial volume's (d_trial_s) */
-    int charged;
+    /* charges (plan->charged): the site pairs' Coulomb terms in the kernels (coulomb), and with
+     * the Ewald sum (plan->ewald) its Fourier part through cu_ewald.cuh (kspace): each chain's S(k)
+     * (ew.s), a trial volume's (d_trial_s) */
+    int coulomb, kspace;
     cu_ewald ew;
+    unsigned char *d_changed; /* kspace: [nchains] the chains whose S(k) an upload recomputes */
     double *d_trial_s, *d_trial_coeff;
     double *d_fourier, *h_fourier;     /* [2][chain]: the Fourier energies, then virials, of a recomputation */
     ewald_sums h_ewald;                /* a chain's S(k) on the host, for its Widom test molecules */
@@ -139,7 +141,7 @@ __device__ inline void fourier_accept(const cu_ewald &e, double *S, const double
  * move's sites (charges), or -1 for the chain's rows of e.phase. A chain's S(k) stays in device
  * memory: holding each thread's vectors in registers instead cost occupancy and was slower
  * (doc/performance.md version 44). */
-template <typename real, bool charged>
+template <typename real, bool coulomb, bool kspace>
 __global__ void __launch_bounds__(RIGID_THREADS)
     rigid_sweep_kernel(rigid_chain_dev *chains, double *pos, double *centres, double *quats, rigid_tables t,
                        rigid_consts k, int n, int nmol, long long moves, int staged, cu_ewald e, long tabs_at)
@@ -152,7 +154,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
     __shared__ int took; /* charges: the last move was accepted, and its change of S(k) is to be taken */
     double *S = NULL, *ds = NULL, *tabs = NULL;
     const double *coeff = NULL;
-    if constexpr (charged) {
+    if constexpr (kspace) {
         S = e.s + (size_t)blockIdx.x * 2 * e.nk, ds = e.ds + (size_t)blockIdx.x * 2 * e.nk;
         coeff = e.coeff + (size_t)blockIdx.x * e.nk;
         tabs = tabs_at >= 0 ? (double *)(smem + tabs_at)
@@ -171,14 +173,14 @@ __global__ void __launch_bounds__(RIGID_THREADS)
     double *y = x + n, *z = y + n;
     for (long long mv = 0; mv < moves; mv++) {
         __syncthreads(); /* the last move's sites are written */
-        if (charged && took) fourier_accept(e, S, ds);
+        if (kspace && took) fourier_accept(e, S, ds);
         if (threadIdx.x == 0)
             rigid_trial(cd, cd->step, t, k, nmol, x, y, z, centre, quat, &tr, old, nw, spec, nc, &nq, &wall_dE);
         __syncthreads();
         int m = (int)tr.molecule, f0 = t.first[m], ns = t.first[m + 1] - f0;
-        if (charged) fourier_tables(e, f0, ns, old, nw, cd->box, tabs, qs);
-        double part = rigid_energy_part<real, charged>(x, y, z, species, 0, n, f0, ns, old, nw, spec, cd->box, k);
-        if (charged) {
+        if (kspace) fourier_tables(e, f0, ns, old, nw, cd->box, tabs, qs);
+        double part = rigid_energy_part<real, coulomb>(x, y, z, species, 0, n, f0, ns, old, nw, spec, cd->box, k);
+        if (kspace) {
             __syncthreads(); /* the tables are built */
             part += fourier_move_part(e, ns, tabs, qs, S, coeff, ds);
         }
@@ -201,7 +203,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
         cd->rotations_accepted += tr.rotate;
     }
     __syncthreads();
-    if (charged && took) fourier_accept(e, S, ds);
+    if (kspace && took) fourier_accept(e, S, ds);
     if (staged)
         for (int j = threadIdx.x; j < 3 * n; j += blockDim.x) g[j] = x[j];
 }
@@ -214,7 +216,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
  * deterministic. The CPU's twin is mc_rigid_measure (equal to 1e-10 in double:
  * t/gpu_parity.c). A few chains take many blocks each, so that a sample of one chain is not one
  * SM's work. */
-template <typename real, bool charged>
+template <typename real, bool coulomb>
 __global__ void __launch_bounds__(RIGID_THREADS)
     rigid_measure_kernel(const rigid_chain_dev *chains, const double *pos, const double *centres, rigid_tables t,
                          rigid_consts k, int n, int nmol, double *energy, double *virial, rigid_sample smp)
@@ -233,11 +235,12 @@ __global__ void __launch_bounds__(RIGID_THREADS)
             double dx = mc_rigid_separation(x[i] - x[j], box), dy = mc_rigid_separation(y[i] - y[j], box),
                    dz = mc_rigid_separation(z[i] - z[j], box);
             double r2 = dx * dx + dy * dy + dz * dz;
-            e += rigid_pair_energy<real, charged>(r2, a, b, k);
+            e += rigid_pair_energy<real, coulomb>(r2, a, b, k);
             if (box > 0 && r2 > 0) {
-                double Rx = mc_rigid_separation(cx[mi] - cx[mj], box), Ry = mc_rigid_separation(cy[mi] - cy[mj], box),
-                       Rz = mc_rigid_separation(cz[mi] - cz[mj], box);
-                w += rigid_pair_virial<real, charged>(r2, a, b, k) * (dx * Rx + dy * Ry + dz * Rz) / r2;
+                double Rx = mc_rigid_pair_image(mc_rigid_separation(cx[mi] - cx[mj], box), dx, box),
+                       Ry = mc_rigid_pair_image(mc_rigid_separation(cy[mi] - cy[mj], box), dy, box),
+                       Rz = mc_rigid_pair_image(mc_rigid_separation(cz[mi] - cz[mj], box), dz, box);
+                w += rigid_pair_virial<real, coulomb>(r2, a, b, k) * (dx * Rx + dy * Ry + dz * Rz) / r2;
             }
             if (counts && r2 < smp.rmax2) { /* integer counts: any order adds exactly */
                 int bin = (int)(sqrt(r2) / smp.dr);
@@ -269,7 +272,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
         energy[(size_t)c * parts + part] = cu_warps_total(warp_e), virial[(size_t)c * parts + part] = cu_warps_total(warp_w);
 }
 
-int cu_rigid_upload(cu_rigid *b, int positions, mc_err *err)
+int cu_rigid_upload(cu_rigid *b, int positions, const unsigned char *changed, mc_err *err)
 {
     for (int k = 0; k < b->nchains; k++) {
         const mc_chain *c = b->chains[k];
@@ -294,34 +297,41 @@ int cu_rigid_upload(cu_rigid *b, int positions, mc_err *err)
     CU_TRY(cudaMemcpy(b->d_centre, b->h_centre, b->nchains * 3 * M * sizeof(double), cudaMemcpyHostToDevice), err);
     for (int k = 0; k < b->nchains; k++)
         CU_TRY(cudaMemcpy(b->d_quat + k * 4 * M, b->chains[k]->q, 4 * M * sizeof(double), cudaMemcpyHostToDevice), err);
-    if (!b->charged) return MC_OK;
-    /* new sites (a volume move, an exchange, a restored state): their S(k), as the CPU backend
-     * recomputes them there */
+    if (!b->kspace) return MC_OK;
+    /* the changed chains' new sites (a volume move, an exchange, a restored state): their S(k),
+     * those alone, as the CPU backend recomputes them there; another chain's S(k), recomputed,
+     * would differ from its running one in the last bits, which would then depend on whether
+     * some chain of its rank changed, that is on how the chains are spread over ranks */
+    if (changed) CU_TRY(cudaMemcpy(b->d_changed, changed, b->nchains, cudaMemcpyHostToDevice), err);
     return cu_ewald_recompute(&b->ew, b->d_chains, b->d_pos, b->d_centre, b->d_site_mol, b->n, b->nmol, b->nchains,
-                              b->ew.s, b->ew.coeff, b->d_fourier, b->d_fourier + b->nchains, err);
+                              b->ew.s, b->ew.coeff, b->d_fourier, b->d_fourier + b->nchains,
+                              changed ? b->d_changed : NULL, err);
 }
 
 /* The resident sweep kernel of the run's precision and charges. */
-template <typename real, bool charged> static void sweep_launch(cu_rigid *b, const rigid_tables &t, long long moves)
+template <typename real, bool coulomb, bool kspace>
+static void sweep_launch(cu_rigid *b, const rigid_tables &t, long long moves)
 {
-    rigid_sweep_kernel<real, charged><<<b->nchains, RIGID_THREADS, b->smem>>>(
+    rigid_sweep_kernel<real, coulomb, kspace><<<b->nchains, RIGID_THREADS, b->smem>>>(
         b->d_chains, b->d_pos, b->d_centre, b->d_quat, t, b->k, b->n, b->nmol, moves, b->staged, b->ew, b->tabs_at);
 }
 
 /* `moves` moves of every chain by the resident kernel, one block per chain. */
 static int resident_sweep(cu_rigid *b, const rigid_tables &t, long long moves, mc_err *err)
 {
-    if (b->charged)
-        b->single ? sweep_launch<float, true>(b, t, moves) : sweep_launch<double, true>(b, t, moves);
+    if (b->kspace)
+        b->single ? sweep_launch<float, true, true>(b, t, moves) : sweep_launch<double, true, true>(b, t, moves);
+    else if (b->coulomb)
+        b->single ? sweep_launch<float, true, false>(b, t, moves) : sweep_launch<double, true, false>(b, t, moves);
     else
-        b->single ? sweep_launch<float, false>(b, t, moves) : sweep_launch<double, false>(b, t, moves);
+        b->single ? sweep_launch<float, false, false>(b, t, moves) : sweep_launch<double, false, false>(b, t, moves);
     CU_LAUNCHED(err);
     return MC_OK;
 }
 
 int cu_rigid_sweep(cu_rigid *b, long nsweeps, mc_err *err)
 {
-    MC_TRY(cu_rigid_upload(b, 0, err)); /* steps adapted on the host, energy reset by a measurement */
+    MC_TRY(cu_rigid_upload(b, 0, NULL, err)); /* steps adapted on the host, energy reset by a measurement */
     rigid_tables t = {b->d_first, b->d_species, b->d_body, b->d_site_mol};
     long long moves = (long long)nsweeps * b->nmol;
     if (b->batch.trials)
@@ -339,13 +349,13 @@ int cu_rigid_sweep(cu_rigid *b, long nsweeps, mc_err *err)
     return MC_OK;
 }
 
-template <typename real, bool charged>
+template <typename real, bool coulomb>
 static void measure_launch(cu_rigid *b, const rigid_chain_dev *chains, const double *pos, const double *centres,
                            rigid_sample smp)
 {
     rigid_tables t = {b->d_first, b->d_species, b->d_body, b->d_site_mol};
     const dim3 grid(b->measure_parts, b->nchains);
-    rigid_measure_kernel<real, charged><<<grid, RIGID_THREADS>>>(chains, pos, centres, t, b->k, b->n, b->nmol,
+    rigid_measure_kernel<real, coulomb><<<grid, RIGID_THREADS>>>(chains, pos, centres, t, b->k, b->n, b->nmol,
                                                                  b->d_energy, b->d_virial, smp);
 }
 
@@ -357,7 +367,7 @@ static int measure_kernel(cu_rigid *b, const rigid_chain_dev *chains, const doub
                           rigid_sample smp, double *s_out, double *coeff_out, mc_err *err)
 {
     const int P = b->measure_parts;
-    if (b->charged)
+    if (b->coulomb)
         b->single ? measure_launch<float, true>(b, chains, pos, centres, smp)
                   : measure_launch<double, true>(b, chains, pos, centres, smp);
     else
@@ -365,9 +375,9 @@ static int measure_kernel(cu_rigid *b, const rigid_chain_dev *chains, const doub
                   : measure_launch<double, false>(b, chains, pos, centres, smp);
     CU_LAUNCHED(err);
     const size_t C = (size_t)b->nchains;
-    if (b->charged) {
+    if (b->kspace) {
         MC_TRY(cu_ewald_recompute(&b->ew, chains, pos, centres, b->d_site_mol, b->n, b->nmol, b->nchains, s_out,
-                                  coeff_out, b->d_fourier, b->d_fourier + C, err));
+                                  coeff_out, b->d_fourier, b->d_fourier + C, NULL, err));
         CU_TRY(cudaMemcpy(b->h_fourier, b->d_fourier, 2 * C * sizeof(double), cudaMemcpyDeviceToHost), err);
     }
     CU_TRY(cudaMemcpy(b->h_parts, b->d_energy, C * P * sizeof(double), cudaMemcpyDeviceToHost), err);
@@ -375,7 +385,8 @@ static int measure_kernel(cu_rigid *b, const rigid_chain_dev *chains, const doub
     for (size_t k = 0; k < C; k++) { /* the blocks' sums in order */
         double E = b->h_parts[k * P], W = b->h_parts[(C + k) * P];
         for (int p = 1; p < P; p++) E += b->h_parts[k * P + p], W += b->h_parts[(C + k) * P + p];
-        if (b->charged) E += b->h_fourier[k] + b->plan->ewald_constant, W += b->h_fourier[C + k];
+        if (b->kspace) E += b->h_fourier[k] + b->plan->coulomb_constant, W += b->h_fourier[C + k];
+        else if (b->coulomb) E += b->plan->coulomb_constant; /* coulomb = dsf: the pair terms' constants */
         b->h_energy[k] = E, b->h_virial[k] = W;
     }
     return MC_OK;
@@ -385,7 +396,7 @@ static const rigid_sample no_sample = {NULL, 0, 0, 0, 0.0, 0.0, 0.0, NULL, 0};
 
 static int measure_on_device(cu_rigid *b, rigid_sample smp, mc_err *err)
 {
-    MC_TRY(cu_rigid_upload(b, 0, err)); /* the boxes, after a volume move */
+    MC_TRY(cu_rigid_upload(b, 0, NULL, err)); /* the boxes, after a volume move */
     return measure_kernel(b, b->d_chains, b->d_pos, b->d_centre, smp, b->ew.s, b->ew.coeff, err);
 }
 
@@ -444,15 +455,15 @@ int cu_rigid_measure(cu_rigid *b, int add_sample, mc_measurement *out, mc_err *e
 int cu_rigid_widom(cu_rigid *b, int type, int insertions, long draw, double *sums, mc_err *err)
 {
     MC_TRY(cu_rigid_fetch(b, err));
-    const size_t nk = b->charged ? (size_t)b->plan->kspace.nk : 0;
+    const size_t nk = b->kspace ? (size_t)b->plan->kspace.nk : 0;
     for (int k = 0; k < b->nchains; k++) {
         mc_chain *c = b->chains[k];
-        if (b->charged) { /* the chain's S(k) as the device keeps it (coeff, re and im lie in a row: ewald.c) */
+        if (b->kspace) { /* the chain's S(k) as the device keeps it (coeff, re and im lie in a row: ewald.c) */
             CU_TRY(cudaMemcpy(b->h_ewald.coeff, b->ew.coeff + k * nk, nk * sizeof(double), cudaMemcpyDeviceToHost), err);
             CU_TRY(cudaMemcpy(b->h_ewald.re, b->ew.s + k * 2 * nk, 2 * nk * sizeof(double), cudaMemcpyDeviceToHost), err);
             b->h_ewald.box = c->box_len;
         }
-        sums[k] = mc_rigid_widom_sum(b->plan, c, type, insertions, draw, b->charged ? &b->h_ewald : NULL);
+        sums[k] = mc_rigid_widom_sum(b->plan, c, type, insertions, draw, b->kspace ? &b->h_ewald : NULL);
     }
     return MC_OK;
 }
@@ -504,6 +515,7 @@ void cu_rigid_destroy(cu_rigid *b)
     free(b->h_chains);
     rigid_batch_free(&b->batch);
     cu_ewald_free(&b->ew);
+    cudaFree(b->d_changed);
     ewald_sums_free(&b->h_ewald);
     cudaFree(b->d_trial_s), cudaFree(b->d_trial_coeff), cudaFree(b->d_fourier), free(b->h_fourier);
     free(b);
@@ -556,8 +568,9 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     b->h_virial = (double *)calloc(C, sizeof(double));
     b->h_parts = (double *)calloc(2 * C * P, sizeof(double));
     if (!b->h_energy || !b->h_virial || !b->h_parts) MC_FAIL(err, MC_ENOMEM, "out of memory");
-    if (b->charged) {
+    if (b->kspace) {
         MC_TRY(cu_ewald_create(&b->ew, p, b->nchains, err));
+        CU_TRY(cudaMalloc(&b->d_changed, C), err);
         MC_TRY(ewald_sums_alloc(&p->kspace, &b->h_ewald, err));
         CU_TRY(cudaMalloc(&b->d_fourier, 2 * C * sizeof(double)), err);
         if (!(b->h_fourier = (double *)calloc(2 * C, sizeof(double)))) MC_FAIL(err, MC_ENOMEM, "out of memory");
@@ -604,23 +617,25 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     /* dynamic shared memory: the sites where they fit beside the kernel's static arrays (a moved
      * molecule of up to MC_MAX_SITES sites), and with charges a move's phase tables */
     cudaFuncAttributes fa;
-    CU_TRY(cudaFuncGetAttributes(&fa, rigid_sweep_kernel<double, true>), err); /* the largest static part */
+    CU_TRY(cudaFuncGetAttributes(&fa, rigid_sweep_kernel<double, true, true>), err); /* the largest static part */
     const size_t room = (size_t)max_optin - fa.sharedSizeBytes, bytes = 3 * n * sizeof(double) + n;
     b->staged = bytes <= room;
     b->smem = b->staged ? bytes : 0;
     b->tabs_at = -1;
-    if (b->charged) { /* a move's phase tables in shared memory where they fit */
+    if (b->kspace) { /* a move's phase tables in shared memory where they fit */
         const size_t at = (b->smem + 7) / 8 * 8,
                      tab_bytes = 2 * (size_t)p->mol.max_sites * ewald_table_len(p->kspace.kmax) * sizeof(double);
         if (at + tab_bytes <= room) b->tabs_at = (long)at, b->smem = at + tab_bytes;
     }
     const int dynamic = (int)b->smem; /* set for every kernel, so that static and dynamic may pass 48 kB together */
     const cudaFuncAttribute max_smem = cudaFuncAttributeMaxDynamicSharedMemorySize;
-    CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<float, false>, max_smem, dynamic), err);
-    CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<double, false>, max_smem, dynamic), err);
-    CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<float, true>, max_smem, dynamic), err);
-    CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<double, true>, max_smem, dynamic), err);
-    MC_TRY(cu_rigid_upload(b, 1, err));
+    CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<float, false, false>, max_smem, dynamic), err);
+    CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<double, false, false>, max_smem, dynamic), err);
+    CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<float, true, false>, max_smem, dynamic), err);
+    CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<double, true, false>, max_smem, dynamic), err);
+    CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<float, true, true>, max_smem, dynamic), err);
+    CU_TRY(cudaFuncSetAttribute(rigid_sweep_kernel<double, true, true>, max_smem, dynamic), err);
+    MC_TRY(cu_rigid_upload(b, 1, NULL, err));
     /* the running energies start from the device's sum of the run's pair terms */
     MC_TRY(measure_on_device(b, no_sample, err));
     for (int k = 0; k < b->nchains; k++) b->chains[k]->energy_pair = b->h_energy[k];
@@ -633,7 +648,7 @@ cu_rigid *cu_rigid_create(const mc_plan *plan, mc_chain **chains, int nchains, m
     if (!b) return mc_err_set(err, MC_ENOMEM, "out of memory for the GPU backend"), (cu_rigid *)NULL;
     b->plan = plan, b->chains = chains, b->nchains = nchains, b->n = plan->n, b->nmol = plan->nmol;
     b->single = plan->precision == CFG_PRECISION_SINGLE;
-    b->charged = plan->ewald;
+    b->coulomb = plan->charged, b->kspace = plan->ewald;
     if (rigid_setup(b, err) != MC_OK) {
         cu_rigid_destroy(b);
         return NULL;

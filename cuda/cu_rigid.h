@@ -44,7 +44,8 @@ int cu_rigid_fetch(cu_rigid *r, mc_err *err);
 int cu_rigid_fetch_sums(cu_rigid *r, mc_err *err);
 
 /* The host chains' scalars (boxes, steps, energies) to the device, and with positions their
- * sites, centres and orientations too (after the host changed them: a volume move). */
-int cu_rigid_upload(cu_rigid *r, int positions, mc_err *err);
+ * sites, centres and orientations too (after the host changed them: a volume move), and the
+ * structure factors of the chains with changed[k] (host memory; NULL: every chain). */
+int cu_rigid_upload(cu_rigid *r, int positions, const unsigned char *changed, mc_err *err);
 
 #endif

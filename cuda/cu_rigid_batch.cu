@@ -406,9 +406,9 @@ int rigid_batch_setup(rigid_batch *rb, const mc_plan *p, int nchains, int sm_cou
                     RIGID_BATCH_MAX_SITES);
         return MC_OK;
     }
-    if (p->ewald) { /* the batched kernels have no Fourier part: charged molecules take the resident kernel */
+    if (p->charged) { /* the batched kernels have no Coulomb terms: charged molecules take the resident kernel */
         if (set)
-            MC_FAIL(err, MC_EINVAL, "[run] gpu_batch_trials = %d: charged molecules ([potential] coulomb = ewald) "
+            MC_FAIL(err, MC_EINVAL, "[run] gpu_batch_trials = %d: charged molecules ([potential] coulomb) "
                     "take one move at a time on the GPU; leave gpu_batch_trials out (or 0)", set);
         return MC_OK;
     }

@@ -6,6 +6,7 @@
 #include "h5out.h"
 
 #include "ens.h"
+#include "h5out_coulomb.h"
 #include "h5out_molecules.h"
 #include "h5out_results.h"
 #include "h5out_tmmc.h"
@@ -457,33 +458,12 @@ static int write_species(const h5ds *f, const mc_plan *plan, mc_err *err)
     return h5ds_close_group(g, "/species", rc, err);
 }
 
-/* Charged sites: the Ewald sum's parameters as the run took them (chosen from ewald_precision
- * where the config did not give them), as attributes of /ewald. */
-static int write_ewald(const h5ds *f, const mc_plan *plan, mc_err *err)
-{
-    hid_t g = h5ds_make_group(f->file, "ewald");
-    if (g < 0) MC_FAIL(err, MC_EHDF5, "cannot create /ewald");
-    const ewald_kspace *k = &plan->kspace;
-    const long kmax = k->kmax, ksq_max = k->ksq_max, vectors = k->nk;
-    int rc = h5ds_set_scalar_attr(g, "alpha", H5T_NATIVE_DOUBLE, &k->alpha, err);
-    if (rc == MC_OK) rc = h5ds_set_scalar_attr(g, "coulomb_cutoff", H5T_NATIVE_DOUBLE, &plan->species.coulomb_cutoff, err);
-    if (rc == MC_OK) rc = h5ds_set_scalar_attr(g, "kmax", H5T_NATIVE_LONG, &kmax, err);
-    if (rc == MC_OK) rc = h5ds_set_scalar_attr(g, "ksq_max", H5T_NATIVE_LONG, &ksq_max, err);
-    if (rc == MC_OK) rc = h5ds_set_scalar_attr(g, "wave_vectors", H5T_NATIVE_LONG, &vectors, err);
-    if (rc == MC_OK) rc = h5ds_set_scalar_attr(g, "coulomb_constant", H5T_NATIVE_DOUBLE, &k->k_e, err);
-    if (rc == MC_OK)
-        rc = h5ds_set_string_attr(g, "description", "the Ewald sum as run: alpha (1/length), the real-space cutoff "
-                                  "(length), the wave vectors k = 2 pi n / L with every n_i in -kmax..kmax and n^2 <= "
-                                  "ksq_max (wave_vectors: the half set), Coulomb's constant (energy x length / e^2)", err);
-    return h5ds_close_group(g, "/ewald", rc, err);
-}
-
 int h5out_write(h5out *f, const h5out_info *info, const mc_plan *plan, const mc_run *run,
                 int first_chain, const mc_results *res, mc_err *err)
 {
     const h5ds *ds = &f->ds;
     int rc = write_parameters(ds, info, err);
-    if (rc == MC_OK && plan->ewald) rc = write_ewald(ds, plan, err);
+    if (rc == MC_OK) rc = h5out_coulomb_write(ds, plan, err);
     if (rc == MC_OK) rc = write_statepoints(ds, plan, err);
     if (rc == MC_OK) rc = write_species(ds, plan, err);
     if (rc == MC_OK && plan->rigid) rc = h5out_molecules_tables(ds, plan, err);

@@ -1,6 +1,8 @@
 /* h5out_energy: /energy, the terms of every chain's configuration (h5out_energy.h). */
 #include "h5out_energy.h"
 
+#include "h5out_coulomb.h"
+
 #include <stdlib.h>
 
 int h5out_energy_write(const h5ds *f, const mc_plan *plan, const double (*terms)[MC_NENERGY_TERMS],
@@ -26,5 +28,6 @@ int h5out_energy_write(const h5ds *f, const mc_plan *plan, const double (*terms)
     if (rc == MC_OK) rc = h5ds_set_string_attr(g, "unit", plan->units.energy, err);
     free(column);
     free(statepoint);
-    return h5ds_close_group(g, "/energy", rc, err);
+    rc = h5ds_close_group(g, "/energy", rc, err);
+    return rc == MC_OK ? h5out_coulomb_write(f, plan, err) : rc; /* the terms' alpha and cutoff beside them */
 }

@@ -1,6 +1,6 @@
 /* h5out_energy: /energy of an output written by mcens --energy: each term of mc_energy's table that
  * applies to the plan as a [chains] dataset in the run's energy unit, with the chains' state
- * points. Written through h5ds alone. */
+ * points, and with charges the Coulomb method's parameters (h5out_coulomb). Written through h5ds alone. */
 #ifndef H5OUT_ENERGY_H
 #define H5OUT_ENERGY_H
 

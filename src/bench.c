@@ -38,6 +38,8 @@
  *           through the run driver with samples every 20 sweeps; molecule moves/s, pair evaluations
  *           counted as the real-space site pairs (2 x 3 x (n - 3) a move; the Fourier part's wave
  *           vectors are printed beside), against one chain on the serial CPU backend (row W1)
+ *   case 13: case 12's water with the damped shifted force (coulomb = dsf, its default damping)
+ *           instead of the Ewald sum: the same pair terms with no Fourier part (rows W2 and 13)
  *   case cpu: the serial CPU backend alone at the shapes RASPA3 and FEASST were measured on (N =
  *           500, rho 0.776, T 0.85, rc 3, all pairs; N = 4000, rc 2.5, cell lists), at the x86-64
  *           level its loops were dispatched to (cpu_isa.h), a Gibbs-ensemble chain of 500 at the state
@@ -368,8 +370,8 @@ static void print_row(FILE *f, const row *r, int tsv)
 static const char usage_text[] =
     "usage: mcens-bench [--out FILE] [--case N] [--chains C] [--batch-trials K]\n"
     "  --out FILE          also write the table as tab-separated values\n"
-    "  --case N            measure case N (1 to 12) alone, without its serial CPU row (case 10 has its\n"
-    "                      own, and case 12 its W1); cpu: the serial CPU backend's rows alone (no GPU needed)\n"
+    "  --case N            measure case N (1 to 13) alone, without its serial CPU row (case 10 has its\n"
+    "                      own, cases 12 and 13 their W1 and W2); cpu: the serial CPU backend's rows alone (no GPU needed)\n"
     "  --chains C          chains of case 1 (default 32 per SM)\n"
     "  --batch-trials K    [run] gpu_batch_trials of cases 2 and 3 (default 0: chosen by size)\n";
 
@@ -672,31 +674,35 @@ static int case_gcmc(bench *b, mc_err *err)
     return MC_OK;
 }
 
-/* Case 12: SPC/E water with the Ewald sum (the file's head says which), the serial CPU row first. */
+/* Cases 12 and 13: SPC/E water with the Ewald sum or the damped shifted force (the file's head says
+ * which), the serial CPU row first. */
 #define SPCE_256                                                                                                 \
     "[run]\nequilibration = 0\nproduction = %d\nsample_every = 20\nprecision = %s\n[system]\nunits = real\n"  \
     "[mixture]\nspecies = O, H\nsigma = 0.316555789, 0\nepsilon = 0.6501696177877252, 0\nmass = 15.9994, 1.008\n" \
     "charge = -0.8476, 0.4238\n[molecules]\ntypes = water\ncounts = 256\n"                                      \
     "geometry = O 0 0 0; H 0.1 0 0; H -0.033331324756823731 0.09428161427317179 0\n[potential]\ncutoff = 0.9\n" \
-    "coulomb = ewald\n[ensemble]\ntemperature = 298\ndensity = 33.4\nreplicas = %d\n"
+    "coulomb = %s\n[ensemble]\ntemperature = 298\ndensity = 33.4\nreplicas = %d\n"
 
-static int case_spce(bench *b, mc_err *err)
+static int spce_rows(bench *b, const char *coulomb, const char *const names[3], mc_err *err)
 {
-    static const struct { const char *name, *precision; int per_sm, sweeps; } case12[] = {
-        {"W1 SPC/E 256, Ewald, serial CPU", "double", 0, 20}, /* timed over 2 sweeps */
-        {"12 SPC/E 256, Ewald, 4 chains/SM, GPU single", "single", 4, 100},
-        {"12 SPC/E 256, Ewald, 4 chains/SM, GPU double", "double", 4, 100}};
+    static const struct { const char *precision; int per_sm, sweeps; } rows[] = {
+        {"double", 0, 20}, /* the serial CPU row: timed over 2 sweeps */
+        {"single", 4, 100},
+        {"double", 4, 100}};
     double cpu = 0.0;
     for (int g = 0; g < 3; g++) {
         char text[900];
-        snprintf(text, sizeof text, SPCE_256, case12[g].sweeps, case12[g].precision,
-                 case12[g].per_sm ? case12[g].per_sm * b->dev.sm_count : 1);
+        snprintf(text, sizeof text, SPCE_256, rows[g].sweeps, rows[g].precision, coulomb,
+                 rows[g].per_sm ? rows[g].per_sm * b->dev.sm_count : 1);
         mc_plan *p = plan_of(text, err);
         if (!p) return err->code;
-        if (g == 0)
+        if (g == 0 && p->ewald)
             printf("case 12: alpha %.4g /nm, kmax %d, ksq_max %d: %d wave vectors (half set), %d sites\n", p->kspace.alpha,
                    p->kspace.kmax, p->kspace.ksq_max, p->kspace.nk, p->n);
-        row r = {case12[g].name, 0, 2.0 * 3 * (p->n - 3), g ? b->rate[g == 1] : 0, cpu, 0};
+        else if (g == 0)
+            printf("case 13: damped shifted force, alpha %.4g /nm, cutoff %.4g nm, %d sites\n", p->species.coulomb_alpha,
+                   p->species.coulomb_cutoff, p->n);
+        row r = {names[g], 0, 2.0 * 3 * (p->n - 3), g ? b->rate[g == 1] : 0, cpu, 0};
         int rc = g ? time_run(p, &r.moves_per_s, err) : time_cpu(p, 0, 2 * p->nmol, &r.moves_per_s, err);
         mc_plan_destroy(p);
         MC_TRY(rc);
@@ -704,6 +710,18 @@ static int case_spce(bench *b, mc_err *err)
         add_row(b->rows, &b->nrows, r);
     }
     return MC_OK;
+}
+static int case_spce(bench *b, mc_err *err)
+{
+    static const char *const names[3] = {"W1 SPC/E 256, Ewald, serial CPU", "12 SPC/E 256, Ewald, 4 chains/SM, GPU single",
+                                         "12 SPC/E 256, Ewald, 4 chains/SM, GPU double"};
+    return spce_rows(b, "ewald", names, err);
+}
+static int case_spce_dsf(bench *b, mc_err *err)
+{
+    static const char *const names[3] = {"W2 SPC/E 256, DSF, serial CPU", "13 SPC/E 256, DSF, 4 chains/SM, GPU single",
+                                         "13 SPC/E 256, DSF, 4 chains/SM, GPU double"};
+    return spce_rows(b, "dsf", names, err);
 }
 
 /* The GPU cases in the table's order; a full run ends with the serial CPU rows (cpu_shapes). */
@@ -713,7 +731,7 @@ static const struct bench_case {
 } bench_cases[] = {{"1", case_many_chains}, {"2", case_batched},       {"3", case_cells},   {"4", case_exchange},
                    {"5", case_gibbs},       {"6", case_npt},           {"7", case_large_chains},
                    {"8", case_cluster},     {"9", case_benzene},       {"10", case_thesis},
-                   {"11", case_gcmc},       {"12", case_spce}};
+                   {"11", case_gcmc},       {"12", case_spce},         {"13", case_spce_dsf}};
 enum { NCASES = sizeof bench_cases / sizeof bench_cases[0] };
 
 /* The table on f: a header line, then the rows (tsv: tab-separated, for --out). */

@@ -163,12 +163,14 @@ static const cfg_key schema[] = {
      NULL, "long-range corrections to energy and pressure (truncated scheme only; off for the others)", DIM_NONE},
     {"potential", "charge", K_REAL, OFF(potential.charge), "0", -100, 100, 0, NULL,
      "the species' charge: e in real units, reduced (e / sqrt(4 pi eps0 sigma eps)) in reduced units; needs "
-     "coulomb = ewald", DIM_NONE},
-    {"potential", "coulomb", K_CHOICE, OFF(potential.coulomb), "none", 0, 0, 0, "none|ewald",
-     "electrostatics between charged sites: none, or the Ewald sum (real-space erfc term within "
-     "coulomb_cutoff, Fourier part, self and intramolecular terms; conducting boundary)", DIM_NONE},
+     "coulomb = ewald or dsf", DIM_NONE},
+    {"potential", "coulomb", K_CHOICE, OFF(potential.coulomb), "none", 0, 0, 0, "none|ewald|dsf",
+     "electrostatics between charged sites: none; the Ewald sum (real-space erfc term within "
+     "coulomb_cutoff, Fourier part, self and intramolecular terms; conducting boundary); or dsf, the damped "
+     "shifted force (Fennell and Gezelter 2006: a pair term within coulomb_cutoff, no Fourier part)", DIM_NONE},
     {"potential", "coulomb_cutoff", K_REAL, OFF(potential.coulomb_cutoff), "0", 0, 1e6, 0, NULL,
-     "coulomb = ewald: cutoff of the real-space term, at most half the smallest box edge; 0: cutoff", DIM_LENGTH},
+     "coulomb = ewald or dsf: cutoff of the real-space (ewald) or whole (dsf) pair term, at most half the smallest "
+     "box edge; 0: cutoff", DIM_LENGTH},
     {"potential", "ewald_precision", K_REAL, OFF(potential.ewald_precision), "1e-5", 1e-12, 0.1, 0, NULL,
      "coulomb = ewald: relative size of the terms left out, erfc(alpha rc) and exp(-k^2 / (4 alpha^2)) at the "
      "k-space cutoff; chooses ewald_alpha and ewald_kmax where they are not given", DIM_NONE},
@@ -180,6 +182,9 @@ static const cfg_key schema[] = {
      "and the largest starting box", DIM_NONE},
     {"potential", "ewald_ksq_max", K_INT, OFF(potential.ewald_ksq_max), "0", 0, 12288, 0, NULL,
      "coulomb = ewald: and n^2 <= ksq_max (the NIST SPC/E set: kmax 5, ksq_max 26); 0: kmax^2", DIM_NONE},
+    {"potential", "dsf_alpha", K_REAL, OFF(potential.dsf_alpha), "0", 0, 1e6, 0, NULL,
+     "coulomb = dsf: damping parameter in 1/length; 0: 2.6 / coulomb_cutoff, which puts NIST's SPC/E "
+     "configurations' Coulomb energy within 0.4% of the Ewald sum's", DIM_INVERSE_LENGTH},
     {"ensemble", "type", K_CHOICE, OFF(ensemble.type), "nvt", 0, 0, 0, "nvt|npt|gibbs|gcmc",
      "statistical ensemble: nvt (density is an axis), npt (pressure is an axis; volume moves in ln V), gibbs "
      "(two boxes that exchange volume and particles: vapour-liquid coexistence; temperature is the axis) or gcmc "
@@ -270,7 +275,7 @@ static const cfg_key schema[] = {
     {"mixture", "pair_morse_r0", K_STRING, OFF(mixture.pair_morse_r0), "", 0, 0, 0, NULL,
      "type = morse: overrides of the arithmetic mean (r0_a + r0_b)/2, as A-B:value", DIM_NONE},
     {"mixture", "charge", K_LIST, OFF(mixture.charge), "", -100, 100, 0, NULL,
-     "charge of each species (as [potential] charge); needs [potential] coulomb = ewald", DIM_NONE},
+     "charge of each species (as [potential] charge); needs [potential] coulomb = ewald or dsf", DIM_NONE},
     {"mixture", "lnz", K_LIST, OFF(mixture.lnz), "", -1e3, 1e3, 0, NULL,
      "gcmc, required there with a mixture: each species' ln z (as [ensemble] lnz), to which every value of [ensemble] "
      "lnz (default 0 with a mixture) is added: the activities' ratios stay fixed along that axis", DIM_NONE},
@@ -844,6 +849,8 @@ static int is_cluster(const cfg *c) { return c->system.boundary == CFG_BOUNDARY_
 static int is_morse(const cfg *c) { return c->potential.type == CFG_POTENTIAL_MORSE; }
 static int is_morse_mixture(const cfg *c) { return is_morse(c) && has_mixture(c); }
 static int is_ewald(const cfg *c) { return c->potential.coulomb == CFG_COULOMB_EWALD; }
+static int is_dsf(const cfg *c) { return c->potential.coulomb == CFG_COULOMB_DSF; }
+static int is_coulomb(const cfg *c) { return c->potential.coulomb != CFG_COULOMB_NONE; }
 static int is_npt(const cfg *c) { return c->ensemble.type == CFG_ENSEMBLE_NPT; }
 static int is_gibbs(const cfg *c) { return c->ensemble.type == CFG_ENSEMBLE_GIBBS; }
 static int is_gcmc(const cfg *c) { return c->ensemble.type == CFG_ENSEMBLE_GCMC; }
@@ -873,7 +880,7 @@ static const struct {
     {"potential", "epsilon", one_species}, {"potential", "epsilon_k", one_species},
     {"potential", "morse_alpha", is_morse}, {"potential", "morse_r0", is_morse}, {"potential", "charge", one_species},
     {"potential", "tail_correction", truncated},
-    {"potential", "coulomb_cutoff", is_ewald}, {"potential", "ewald_precision", is_ewald},
+    {"potential", "coulomb_cutoff", is_coulomb}, {"potential", "dsf_alpha", is_dsf}, {"potential", "ewald_precision", is_ewald},
     {"potential", "ewald_alpha", is_ewald}, {"potential", "ewald_kmax", is_ewald}, {"potential", "ewald_ksq_max", is_ewald},
     {"ensemble", "pressure", is_npt}, {"ensemble", "start_densities", is_gibbs},
     {"ensemble", "density", has_density}, {"ensemble", "mass_density", has_density}, {"ensemble", "lnz", is_gcmc},

@@ -26,7 +26,7 @@ enum cfg_backend { CFG_BACKEND_AUTO = 0, CFG_BACKEND_CPU = 1, CFG_BACKEND_GPU = 
 enum cfg_precision { CFG_PRECISION_DOUBLE = 0, CFG_PRECISION_SINGLE = 1 };
 enum cfg_gpu_cell_lists { CFG_GPU_CELL_LISTS_AUTO = 0, CFG_GPU_CELL_LISTS_NO = 1 };
 enum cfg_potential { CFG_POTENTIAL_LJ = 0, CFG_POTENTIAL_MORSE = 1 };
-enum cfg_coulomb { CFG_COULOMB_NONE = 0, CFG_COULOMB_EWALD = 1 };
+enum cfg_coulomb { CFG_COULOMB_NONE = 0, CFG_COULOMB_EWALD = 1, CFG_COULOMB_DSF = 2 };
 /* as enum pair_cutoff_scheme */
 enum cfg_cutoff_scheme { CFG_CUTOFF_TRUNCATED = 0, CFG_CUTOFF_SHIFTED = 1, CFG_CUTOFF_FORCE_SHIFTED = 2 };
 enum cfg_boundary { CFG_BOUNDARY_PERIODIC = 0, CFG_BOUNDARY_NONE = 1 };
@@ -83,6 +83,7 @@ typedef struct cfg {
         double coulomb_cutoff;  /* 0: cutoff */
         double ewald_precision, ewald_alpha; /* alpha 0: from the precision and the Coulomb cutoff */
         long ewald_kmax, ewald_ksq_max;      /* 0: from the precision (kmax), kmax^2 (ksq_max) */
+        double dsf_alpha;                    /* 1/length; 0: 2.6 / the Coulomb cutoff */
     } potential;
     struct {
         int type; /* enum cfg_ensemble */

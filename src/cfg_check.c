@@ -253,35 +253,40 @@ static int refuse(const cfg *c, const char *section, const char *key, const char
     return MC_OK;
 }
 
-/* Charges and the Ewald sum: charges need coulomb = ewald and it needs charges; its keys need it;
- * what it does not reach yet is refused by name (the net charge and the box are the plan's). */
+/* Charges and their electrostatics: charges need coulomb = ewald or dsf and each needs charges;
+ * a method's keys need it; what neither reaches yet is refused by name (the net charge and the box
+ * are the plan's). */
 static int check_coulomb(const cfg *c, mc_err *err)
 {
     const char *f = c->filename;
-    const int mixture = c->mixture.species != NULL, ewald = c->potential.coulomb == CFG_COULOMB_EWALD;
+    const int mixture = c->mixture.species != NULL, method = c->potential.coulomb;
     const char *charge_section = mixture ? "mixture" : "potential";
+    const char *name = method == CFG_COULOMB_DSF ? "dsf" : "ewald";
     int charged = !mixture && c->potential.charge != 0.0;
     for (int a = 0; mixture && a < c->mixture.charge.n; a++) charged |= c->mixture.charge.v[a] != 0.0;
-    if (charged && !ewald)
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] charge: charged sites need [potential] coulomb = ewald", f,
+    if (charged && method == CFG_COULOMB_NONE)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] charge: charged sites need [potential] coulomb = ewald or dsf", f,
                 cfg_line(c, charge_section, "charge"), charge_section);
-    static const char *ewald_keys[] = {"coulomb_cutoff", "ewald_precision", "ewald_alpha", "ewald_kmax", "ewald_ksq_max"};
-    for (int i = 0; !ewald && i < 5; i++)
+    static const char *ewald_keys[] = {"ewald_precision", "ewald_alpha", "ewald_kmax", "ewald_ksq_max"};
+    for (int i = 0; method != CFG_COULOMB_EWALD && i < 4; i++)
         MC_TRY(refuse(c, "potential", ewald_keys[i], "expected [potential] coulomb = ewald", err));
-    if (!ewald) return MC_OK;
+    if (method != CFG_COULOMB_DSF) MC_TRY(refuse(c, "potential", "dsf_alpha", "expected [potential] coulomb = dsf", err));
+    if (method == CFG_COULOMB_NONE)
+        MC_TRY(refuse(c, "potential", "coulomb_cutoff", "expected [potential] coulomb = ewald or dsf", err));
+    if (method == CFG_COULOMB_NONE) return MC_OK;
     if (!charged)
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] coulomb = ewald: every charge is 0; give [%s] charge", f,
-                cfg_line(c, "potential", "coulomb"), charge_section);
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] coulomb = %s: every charge is 0; give [%s] charge", f,
+                cfg_line(c, "potential", "coulomb"), name, charge_section);
     const char *why = NULL;
     if (!c->molecules.types)
         why = "charged sites are sites of [molecules] for now (an ion is a one-site molecule type)";
     else if (c->system.boundary != CFG_BOUNDARY_PERIODIC)
-        why = "the Ewald sum needs a periodic box (boundary = periodic)";
+        why = "charged sites need a periodic box for now (boundary = periodic)";
     if (why)
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] coulomb = ewald: %s", f, cfg_line(c, "potential", "coulomb"), why);
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] coulomb = %s: %s", f, cfg_line(c, "potential", "coulomb"), name, why);
     if (c->potential.coulomb_cutoff == 0 && !isfinite(c->potential.cutoff))
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] coulomb = ewald: its real-space term needs a finite cutoff: "
-                "give [potential] coulomb_cutoff (or cutoff)", f, cfg_line(c, "potential", "coulomb"));
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] coulomb = %s: its pair term needs a finite cutoff: "
+                "give [potential] coulomb_cutoff (or cutoff)", f, cfg_line(c, "potential", "coulomb"), name);
     return MC_OK;
 }
 

@@ -7,7 +7,7 @@
  * Charged sites: each box keeps its own structure factors (ewald.h), which a move within a box
  * changes by the molecule's old and new sites, and a transfer, insertion or deletion by the
  * molecule's sites added to one box or taken out of the other; a molecule carries its self and
- * intramolecular terms (plan->ewald_type_constant) with it from box to box. */
+ * intramolecular terms (plan->coulomb_type_constant) with it from box to box. */
 #include "cpu_gibbs_rigid.h"
 
 #include <math.h>
@@ -129,6 +129,7 @@ static double fourier_change(const mc_plan *p, const ewald_sums *s, int nsites, 
                              double sign, double *d)
 {
     double q[MC_MAX_SITES];
+    if (!p->ewald) return 0.0; /* coulomb = dsf: the pair terms are all */
     for (int k = 0; k < nsites; k++) q[k] = sign * p->species.charge[species[k]];
     return ewald_insertion_change(&p->kspace, s, nsites, q, pos, d);
 }
@@ -209,8 +210,8 @@ static void transfer(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, ewald_su
     double v_src = volume_of(len_src), v_dst = volume_of(len_dst);
     double removed = sites_energy(p, c, &mol->site_species[f0], f1 - f0, g->old_pos, src, len_src, f0, f1);
     double inserted = sites_energy(p, c, &mol->site_species[f0], f1 - f0, g->new_pos, dst, len_dst, f0, f1);
-    if (p->ewald) { /* the molecule's share of each box's Ewald sum, its constant terms with it */
-        const double own = p->ewald_type_constant[kind];
+    if (p->charged) { /* the molecule's share of each box's Fourier part, its constant terms with it */
+        const double own = p->coulomb_type_constant[kind];
         const int *species = &mol->site_species[f0];
         removed += own - fourier_change(p, &ewald[src], f1 - f0, species, g->old_pos, -1.0, g->ewald_change[0]);
         inserted += own + fourier_change(p, &ewald[dst], f1 - f0, species, g->new_pos, 1.0, g->ewald_change[1]);
@@ -264,14 +265,14 @@ static void insert_or_delete(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, 
         else
             for (int k = 0; k < nsites; k++) mc_rigid_site(centre, q, type->body[k], len, &g->new_pos[3 * k]);
         pair = sites_energy(p, c, species, nsites, g->new_pos, 0, len, f0, f1);
-        if (p->ewald)
-            pair += p->ewald_type_constant[kind] + fourier_change(p, &ewald[0], nsites, species, g->new_pos, 1.0, g->ewald_change[0]);
+        if (p->charged)
+            pair += p->coulomb_type_constant[kind] + fourier_change(p, &ewald[0], nsites, species, g->new_pos, 1.0, g->ewald_change[0]);
         log_ratio = mc_gcmc_insertion_log_ratio(pair + tail, c->beta, lnz, volume, (double)n_kind);
     } else {
         sites_of(p, c, m, g->old_pos);
         pair = sites_energy(p, c, species, nsites, g->old_pos, 0, len, f0, f1);
-        if (p->ewald)
-            pair += p->ewald_type_constant[kind] - fourier_change(p, &ewald[0], nsites, species, g->old_pos, -1.0, g->ewald_change[0]);
+        if (p->charged)
+            pair += p->coulomb_type_constant[kind] - fourier_change(p, &ewald[0], nsites, species, g->old_pos, -1.0, g->ewald_change[0]);
         log_ratio = mc_gcmc_deletion_log_ratio(-(pair + tail), c->beta, lnz, volume, (double)n_kind);
     }
     /* m < 0 (every slot of the type present, N = n_max): collected, and the window refuses it */
@@ -310,8 +311,9 @@ static box_sums box_pairs(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, int
             double r2 = dx * dx + dy * dy + dz * dz;
             s.energy += mc_site_pair_energy(r2, &sp->pair[a][e], mol->hard_core2[a][e]);
             if (r2 > 0) {
-                double Rx = mc_rigid_separation(cx[mi] - cx[mj], len), Ry = mc_rigid_separation(cy[mi] - cy[mj], len),
-                       Rz = mc_rigid_separation(cz[mi] - cz[mj], len);
+                double Rx = mc_rigid_pair_image(mc_rigid_separation(cx[mi] - cx[mj], len), dx, len),
+                       Ry = mc_rigid_pair_image(mc_rigid_separation(cy[mi] - cy[mj], len), dy, len),
+                       Rz = mc_rigid_pair_image(mc_rigid_separation(cz[mi] - cz[mj], len), dz, len);
                 s.virial += pair_virial(r2, &sp->pair[a][e]) * (dx * Rx + dy * Ry + dz * Rz) / r2;
             }
             if (rdf && r2 < rmax2) {
@@ -334,19 +336,26 @@ static box_sums box_pairs(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, int
     return s;
 }
 
-/* Charges: box b's Ewald sum from its sites at (x, y, z) (centres cx, cy, cz) in a box of edge len,
- * its S(k) into s: the Fourier part and its molecules' self and intramolecular terms (energy) and,
- * with virial, the Fourier part's molecular virial (mc_rigid_host's add_ewald for one of two boxes). */
-static box_sums box_ewald(const mc_plan *p, cpu_gibbs_rigid *g, const mc_chain *c, int b, const double *x,
-                          const double *y, const double *z, const double *cx, const double *cy, const double *cz,
-                          double len, ewald_sums *s, int virial)
+/* Charges: box b's terms beyond its site pairs from its sites at (x, y, z) (centres cx, cy, cz) in a
+ * box of edge len: its molecules' self and intramolecular terms (energy), and with the Ewald sum
+ * its S(k) into s, the Fourier part and, with virial, its molecular virial (mc_rigid_host's
+ * add_coulomb for one of two boxes). */
+static box_sums box_coulomb(const mc_plan *p, cpu_gibbs_rigid *g, const mc_chain *c, int b, const double *x,
+                            const double *y, const double *z, const double *cx, const double *cy, const double *cz,
+                            double len, ewald_sums *s, int virial)
 {
+    if (!p->ewald) { /* coulomb = dsf */
+        box_sums out = {0.0, 0.0};
+        for (int m = 0; m < c->nmol; m++)
+            if (mc_gibbs_box_of(p, c, m) == b) out.energy += p->coulomb_type_constant[p->mol.mol_type[m]];
+        return out;
+    }
     int nb = 0;
     for (int i = 0; i < c->n; i++)
         if (c->in_box[i] == b) g->ex[nb] = x[i], g->ey[nb] = y[i], g->ez[nb] = z[i], g->eq[nb] = p->site_charge[i], g->members[nb++] = i;
     box_sums out = {ewald_recompute(&p->kspace, s, len, nb, g->ex, g->ey, g->ez, g->eq), 0.0};
     for (int m = 0; m < c->nmol; m++)
-        if (mc_gibbs_box_of(p, c, m) == b) out.energy += p->ewald_type_constant[p->mol.mol_type[m]];
+        if (mc_gibbs_box_of(p, c, m) == b) out.energy += p->coulomb_type_constant[p->mol.mol_type[m]];
     if (!virial) return out;
     out.virial = ewald_virial(&p->kspace, s);
     for (int k = 0; k < nb; k++) { /* the molecular virial: less each site's force . its offset */
@@ -389,9 +398,9 @@ static void volume_exchange(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, e
     double energy_new[2], dU = 0.0;
     for (int b = 0; b < 2; b++) {
         energy_new[b] = box_pairs(p, g, c, b, g->sx, g->sy, g->sz, g->scx, g->scy, g->scz, len_new[b], 0).energy;
-        if (p->ewald)
+        if (p->charged)
             energy_new[b] +=
-                box_ewald(p, g, c, b, g->sx, g->sy, g->sz, g->scx, g->scy, g->scz, len_new[b], &g->trial[b], 0).energy;
+                box_coulomb(p, g, c, b, g->sx, g->sy, g->sz, g->scx, g->scy, g->scz, len_new[b], &g->trial[b], 0).energy;
         tail += mc_gibbs_tail_energy(p, c->gibbs_count[b], v_new[b]) - mc_gibbs_tail_energy(p, c->gibbs_count[b], v[b]);
         dU += energy_new[b] - c->gibbs_energy[b];
     }
@@ -438,8 +447,8 @@ void cpu_gibbs_rigid_measure(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, 
     for (int b = 0; b < p->ensemble->boxes; b++) {
         box_sums s = box_pairs(p, g, c, b, c->x, c->y, c->z, c->cx, c->cy, c->cz, c->gibbs_box_len[b],
                                add_rdf && b == liquid);
-        if (p->ewald) {
-            box_sums e = box_ewald(p, g, c, b, c->x, c->y, c->z, c->cx, c->cy, c->cz, c->gibbs_box_len[b], &ewald[b], 1);
+        if (p->charged) {
+            box_sums e = box_coulomb(p, g, c, b, c->x, c->y, c->z, c->cx, c->cy, c->cz, c->gibbs_box_len[b], &ewald[b], 1);
             s.energy += e.energy, s.virial += e.virial;
         }
         out->box_energy[b] = s.energy, out->box_virial[b] = s.virial;
@@ -454,7 +463,7 @@ void cpu_gibbs_rigid_measure(const mc_plan *p, cpu_gibbs_rigid *g, mc_chain *c, 
 void cpu_gibbs_rigid_ewald_recompute(const mc_plan *p, cpu_gibbs_rigid *g, const mc_chain *c, ewald_sums *ewald)
 {
     for (int b = 0; b < p->ensemble->boxes; b++)
-        box_ewald(p, g, c, b, c->x, c->y, c->z, c->cx, c->cy, c->cz, c->gibbs_box_len[b], &ewald[b], 0);
+        box_coulomb(p, g, c, b, c->x, c->y, c->z, c->cx, c->cy, c->cz, c->gibbs_box_len[b], &ewald[b], 0);
 }
 
 double cpu_gibbs_rigid_insertion_sum(const mc_plan *p, const mc_chain *c, ewald_sums *ewald, int kind, int insertions,
@@ -472,8 +481,8 @@ double cpu_gibbs_rigid_insertion_sum(const mc_plan *p, const mc_chain *c, ewald_
         mc_quat q = mc_widom_orientation(p->seed, (uint32_t)c->id, (uint64_t)draw, (uint32_t)insertions, (uint32_t)i);
         for (int s = 0; s < mt->nsites; s++) mc_rigid_site(centre, q, mt->body[s], len, &pos[3 * s]);
         double u = sites_energy(p, c, mt->species, mt->nsites, pos, box, len, 0, 0) + tail;
-        if (p->ewald && isfinite(u)) /* the test molecule's exact change of the box's Fourier part */
-            u += p->ewald_type_constant[type] + fourier_change(p, &ewald[box], mt->nsites, mt->species, pos, 1.0,
+        if (p->charged && isfinite(u)) /* the test molecule's constant terms and exact change of the box's Fourier part */
+            u += p->coulomb_type_constant[type] + fourier_change(p, &ewald[box], mt->nsites, mt->species, pos, 1.0,
                                                               ewald[box].scratch);
         sum += exp(-c->beta * u);
     }

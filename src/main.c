@@ -370,6 +370,9 @@ static int setup(job *j, mc_err *err)
         const ewald_kspace *k = &j->plan->kspace;
         printf("Ewald sum: alpha %.6g per %s, real-space cutoff %.6g, kmax %d, ksq_max %d (%d wave vectors, half set)\n",
                k->alpha, j->plan->units.length, j->plan->species.coulomb_cutoff, k->kmax, k->ksq_max, k->nk);
+    } else if (j->plan->charged && j->layout.rank == 0 && (!j->opt.quiet || j->opt.dry_run)) {
+        printf("Damped shifted force: alpha %.6g per %s, cutoff %.6g\n", j->plan->species.coulomb_alpha,
+               j->plan->units.length, j->plan->species.coulomb_cutoff);
     }
     if (j->resume_from) {
         ckpt_info now = checkpoint_info(j);

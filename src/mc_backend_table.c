@@ -39,7 +39,7 @@ mc_engine mc_plan_engine(const mc_plan *p)
 
 static unsigned plan_features(const mc_plan *p)
 {
-    return (p->ewald ? MC_FEATURE_CHARGES : 0u) | (p->ensemble->open ? MC_FEATURE_GCMC : 0u);
+    return (p->charged ? MC_FEATURE_CHARGES : 0u) | (p->ensemble->open ? MC_FEATURE_GCMC : 0u);
 }
 
 /* The first feature of `needs` that the row lacks for the engine, or NULL. */

@@ -21,7 +21,7 @@ typedef enum { MC_ENGINE_ATOMS, MC_ENGINE_MOLECULES, MC_ENGINE_GIBBS_ATOMS, MC_E
 
 /* The features backends differ in, as bits. */
 enum {
-    MC_FEATURE_CHARGES = 1u << 0, /* charged sites and the Ewald sum */
+    MC_FEATURE_CHARGES = 1u << 0, /* charged sites: the Ewald sum or the damped shifted force */
     MC_FEATURE_GCMC = 1u << 1     /* grand-canonical insertions and deletions (the Gibbs engines) */
 };
 

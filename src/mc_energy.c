@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "dsf.h"
 #include "ewald.h"
 #include "mc_corrections.h"
 #include "mc_ensemble.h"
@@ -14,11 +15,14 @@ const mc_energy_row mc_energy_rows[MC_NENERGY_TERMS] = {
     [MC_ENERGY_DISPERSION] = {"dispersion", "short-range pair term (LJ or Morse, its cutoff scheme) between sites of "
                                             "different molecules"},
     [MC_ENERGY_TAIL] = {"tail", "tail correction of the short-range term beyond its cutoff"},
-    [MC_ENERGY_COULOMB_REAL] = {"coulomb_real", "Ewald real-space term, erfc(alpha r) / r, within the Coulomb cutoff"},
+    [MC_ENERGY_COULOMB_REAL] = {"coulomb_real", "Coulomb pair term between sites of different molecules within the "
+                                                "Coulomb cutoff: Ewald's erfc(alpha r) / r, or the damped shifted force"},
     [MC_ENERGY_COULOMB_FOURIER] = {"coulomb_fourier", "Ewald Fourier part over the wave vectors"},
-    [MC_ENERGY_COULOMB_SELF] = {"coulomb_self", "Ewald self term, -alpha / sqrt(pi) sum q^2"},
+    [MC_ENERGY_COULOMB_SELF] = {"coulomb_self", "self term: Ewald's -alpha / sqrt(pi) sum q^2, or DSF's "
+                                                "-(erfc(alpha rc) / (2 rc) + alpha / sqrt(pi)) sum q^2"},
     [MC_ENERGY_COULOMB_INTRAMOLECULAR] = {"coulomb_intramolecular",
-                                          "Ewald correction for site pairs within a molecule, -erf(alpha r) / r"},
+                                          "site pairs within a molecule: Ewald's -erf(alpha r) / r, or DSF's pair "
+                                          "term less the bare 1 / r"},
     [MC_ENERGY_WALL] = {"wall", "the spherical wall of an open cluster, on the molecules' centres"},
     [MC_ENERGY_TOTAL] = {"total", "the sum of the terms: the configuration's potential energy"},
 };
@@ -27,10 +31,10 @@ int mc_energy_applies(const mc_plan *p, enum mc_energy_term t)
 {
     switch (t) {
     case MC_ENERGY_TAIL: return p->periodic && p->tail_correction;
+    case MC_ENERGY_COULOMB_FOURIER: return p->ewald;
     case MC_ENERGY_COULOMB_REAL:
-    case MC_ENERGY_COULOMB_FOURIER:
     case MC_ENERGY_COULOMB_SELF:
-    case MC_ENERGY_COULOMB_INTRAMOLECULAR: return p->ewald;
+    case MC_ENERGY_COULOMB_INTRAMOLECULAR: return p->charged;
     case MC_ENERGY_WALL: return p->rigid && p->wall_strength > 0.0;
     default: return 1;
     }
@@ -76,28 +80,37 @@ static void pair_terms(const mc_plan *p, const mc_chain *c, double e[MC_NENERGY_
     e[MC_ENERGY_COULOMB_REAL] = real;
 }
 
-/* The Fourier part from the sites' charges, and the self and intramolecular terms from each
- * molecule type's charges and body coordinates (whole molecules, whatever the box folds). */
-static int ewald_terms(const mc_plan *p, const mc_chain *c, double e[MC_NENERGY_TERMS], mc_err *err)
+/* The Fourier part from the sites' charges (the Ewald sum), and the self and intramolecular terms
+ * from each molecule type's charges and body coordinates (whole molecules, whatever the box folds). */
+static int coulomb_terms(const mc_plan *p, const mc_chain *c, double e[MC_NENERGY_TERMS], mc_err *err)
 {
-    ewald_sums sums;
-    double *q = malloc((size_t)c->n * sizeof *q);
-    if (!q) MC_FAIL(err, MC_ENOMEM, "out of memory for %d charges", c->n);
-    if (ewald_sums_alloc(&p->kspace, &sums, err) != MC_OK) return free(q), err->code;
-    for (int i = 0; i < c->n; i++) q[i] = p->species.charge[p->mol.site_species[i]];
-    e[MC_ENERGY_COULOMB_FOURIER] = ewald_recompute(&p->kspace, &sums, c->box_len, c->n, c->x, c->y, c->z, q);
-    ewald_sums_free(&sums);
-    free(q);
+    if (p->ewald) {
+        ewald_sums sums;
+        double *q = malloc((size_t)c->n * sizeof *q);
+        if (!q) MC_FAIL(err, MC_ENOMEM, "out of memory for %d charges", c->n);
+        if (ewald_sums_alloc(&p->kspace, &sums, err) != MC_OK) return free(q), err->code;
+        for (int i = 0; i < c->n; i++) q[i] = p->species.charge[p->mol.site_species[i]];
+        e[MC_ENERGY_COULOMB_FOURIER] = ewald_recompute(&p->kspace, &sums, c->box_len, c->n, c->x, c->y, c->z, q);
+        ewald_sums_free(&sums);
+        free(q);
+    }
+    const mc_species *sp = &p->species;
     double self = 0.0, intra = 0.0;
     for (int t = 0; t < p->mol.ntypes; t++) {
         const mc_moltype *type = &p->mol.type[t];
         double tq[MC_MAX_SITES], pos[3 * MC_MAX_SITES];
         for (int s = 0; s < type->nsites; s++) {
-            tq[s] = p->species.charge[type->species[s]];
+            tq[s] = sp->charge[type->species[s]];
             for (int k = 0; k < 3; k++) pos[3 * s + k] = type->body[s][k];
         }
-        self += type->count * ewald_self_energy(&p->kspace, type->nsites, tq);
-        intra += type->count * ewald_intra_energy(&p->kspace, type->nsites, tq, pos);
+        if (p->ewald) {
+            self += type->count * ewald_self_energy(&p->kspace, type->nsites, tq);
+            intra += type->count * ewald_intra_energy(&p->kspace, type->nsites, tq, pos);
+        } else {
+            self += type->count * dsf_self_energy(sp->coulomb_alpha, sp->coulomb_cutoff, sp->coulomb_k_e, type->nsites, tq);
+            intra += type->count *
+                     dsf_intra_energy(sp->coulomb_alpha, sp->coulomb_cutoff, sp->coulomb_k_e, type->nsites, tq, pos);
+        }
     }
     e[MC_ENERGY_COULOMB_SELF] = self;
     e[MC_ENERGY_COULOMB_INTRAMOLECULAR] = intra;
@@ -116,7 +129,7 @@ int mc_energy_terms(const mc_plan *p, const mc_chain *c, double e[MC_NENERGY_TER
         double volume = c->box_len * c->box_len * c->box_len;
         e[MC_ENERGY_TAIL] = c->n * mc_corrections_at(p, c->n / volume, p->statepoint[c->statepoint].temperature).u_tail;
     }
-    if (p->ewald) MC_TRY(ewald_terms(p, c, e, err));
+    if (p->charged) MC_TRY(coulomb_terms(p, c, e, err));
     for (int m = 0; mc_energy_applies(p, MC_ENERGY_WALL) && m < c->nmol; m++)
         e[MC_ENERGY_WALL] += mc_wall_energy(c->cx[m], c->cy[m], c->cz[m], p->wall_radius, p->wall_strength);
     for (int t = 0; t < MC_ENERGY_TOTAL; t++) e[MC_ENERGY_TOTAL] += e[t];

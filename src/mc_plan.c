@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "dsf.h"
 #include "mc_corrections.h"
 #include "mc_gibbs.h"
 #include "mc_lattice.h"
@@ -93,9 +94,9 @@ static double molecule_diameter(const mc_plan *p, int *type)
 static double molecules_min_box(const mc_plan *p, double diameter)
 {
     double rc = isfinite(p->cutoff) ? p->cutoff : 0.0;
-    const int ewald = p->species.ewald_alpha > 0; /* (set before the plan's Ewald sum is) */
-    if (ewald) rc = fmax(rc, p->species.coulomb_cutoff);
-    return isfinite(p->cutoff) || ewald ? diameter + rc : 2.0 * diameter;
+    const int coulomb = p->species.coulomb != CFG_COULOMB_NONE; /* (set before the plan's charges are) */
+    if (coulomb) rc = fmax(rc, p->species.coulomb_cutoff);
+    return isfinite(p->cutoff) || coulomb ? diameter + rc : 2.0 * diameter;
 }
 
 static int check_molecule_fits(const cfg *c, const mc_plan *p, double box, const char *where, mc_err *err)
@@ -107,7 +108,7 @@ static int check_molecule_fits(const cfg *c, const mc_plan *p, double box, const
                 "needs at least %.4g: the molecule plus the %s, or no site would stay clear of its own molecule's "
                 "periodic image (lower the density, use more molecules, or a smaller cutoff)",
                 c->filename, cfg_line(c, "molecules", "geometry"), p->mol.type[t].name, d, p->units.length, box, where,
-                need, isfinite(p->cutoff) || p->species.ewald_alpha > 0 ? "cutoff" : "molecule again (no cutoff: every pair under the "
+                need, isfinite(p->cutoff) || p->species.coulomb != CFG_COULOMB_NONE ? "cutoff" : "molecule again (no cutoff: every pair under the "
                 "minimum image)");
     return MC_OK;
 }
@@ -292,19 +293,58 @@ static int rigid_setup(const cfg *c, mc_plan *p, mc_err *err)
     return MC_OK;
 }
 
-/* coulomb = ewald: every chain's net charge 0 (with a varying N or two boxes: every molecule's, so
- * that every box is neutral at any count); the real-space cutoff inside half of every box; the wave
- * vectors (kmax from the precision and the largest box a chain may reach, unless given); each site's
- * charge and the constant self and intramolecular terms. */
-static int ewald_setup(const cfg *c, mc_plan *p, mc_err *err)
+/* coulomb = ewald: the wave vectors, kmax from the precision and the largest box a chain may reach
+ * (biggest) unless given. */
+static int ewald_kspace_setup(const cfg *c, mc_plan *p, double biggest, mc_err *err)
+{
+    /* exp(-k^2 / (4 alpha^2)) = precision at k = 2 pi kmax / L of the largest box */
+    const double alpha = p->species.coulomb_alpha, precision = c->potential.ewald_precision;
+    long kmax = c->potential.ewald_kmax;
+    if (!kmax) kmax = (long)ceil(2.0 * alpha * sqrt(-log(precision)) * biggest / (2.0 * M_PI));
+    if (kmax > 64)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] ewald_precision = %g with alpha %g in a box of %g needs kmax = %ld "
+                "(at most 64): lower the precision or give ewald_alpha, or a smaller coulomb_cutoff", c->filename,
+                cfg_line(c, "potential", "ewald_precision"), precision, alpha, biggest, kmax);
+    long ksq_max = c->potential.ewald_ksq_max ? c->potential.ewald_ksq_max : kmax * kmax;
+    if (ksq_max > 3 * kmax * kmax)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] ewald_ksq_max = %ld: expected at most 3 kmax^2 = %ld",
+                c->filename, cfg_line(c, "potential", "ewald_ksq_max"), ksq_max, 3 * kmax * kmax);
+    MC_TRY(ewald_kspace_init(&p->kspace, alpha, (int)kmax, (int)ksq_max, mc_species_coulomb_constant(c), err));
+    p->ewald = 1;
+    return MC_OK;
+}
+
+/* The constant Coulomb terms of one molecule of type t (its self and intramolecular terms, Ewald's
+ * or DSF's), and of `n` sites of charges q all together (self) with intra the molecules' own pairs. */
+static double molecule_self_energy(const mc_plan *p, int n, const double *q)
 {
     const mc_species *sp = &p->species;
+    return p->ewald ? ewald_self_energy(&p->kspace, n, q)
+                    : dsf_self_energy(sp->coulomb_alpha, sp->coulomb_cutoff, sp->coulomb_k_e, n, q);
+}
+static double molecule_intra_energy(const mc_plan *p, const mc_moltype *type, const double *q)
+{
+    const mc_species *sp = &p->species;
+    return p->ewald ? ewald_intra_energy(&p->kspace, type->nsites, q, &type->body[0][0])
+                    : dsf_intra_energy(sp->coulomb_alpha, sp->coulomb_cutoff, sp->coulomb_k_e, type->nsites, q,
+                                       &type->body[0][0]);
+}
+
+/* coulomb = ewald or dsf: every chain's net charge 0 (with a varying N or two boxes: every
+ * molecule's, so that every box is neutral at any count); the pair term's cutoff inside half of
+ * every box; Ewald's wave vectors; each site's charge and the constant self and intramolecular
+ * terms. */
+static int coulomb_setup(const cfg *c, mc_plan *p, mc_err *err)
+{
+    const mc_species *sp = &p->species;
+    const char *method = sp->coulomb == CFG_COULOMB_EWALD ? "the Ewald sum with a conducting boundary"
+                                                          : "coulomb = dsf (as the Ewald sum it stands for)";
     double net = 0.0, biggest = 0.0;
     for (int a = 0; a < sp->n; a++) net += sp->count[a] * sp->charge[a];
     const char *section = c->mixture.species ? "mixture" : "potential";
     if (fabs(net) > 1e-6)
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] charge: the system's net charge is %.6g; the Ewald sum with a conducting "
-                "boundary needs it neutral", c->filename, cfg_line(c, section, "charge"), section, net);
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [%s] charge: the system's net charge is %.6g; %s needs it neutral", c->filename,
+                cfg_line(c, section, "charge"), section, net, method);
     for (int t = 0; mc_plan_labelled(p) && t < p->mol.ntypes; t++) {
         const mc_moltype *type = &p->mol.type[t];
         double q = 0.0;
@@ -325,33 +365,20 @@ static int ewald_setup(const cfg *c, mc_plan *p, mc_err *err)
                     sp->coulomb_cutoff, 0.5 * box, p->statepoint[s].density);
         }
     }
-    /* exp(-k^2 / (4 alpha^2)) = precision at k = 2 pi kmax / L of the largest box */
-    const double alpha = sp->ewald_alpha, precision = c->potential.ewald_precision;
-    long kmax = c->potential.ewald_kmax;
-    if (!kmax) kmax = (long)ceil(2.0 * alpha * sqrt(-log(precision)) * biggest / (2.0 * M_PI));
-    if (kmax > 64)
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] ewald_precision = %g with alpha %g in a box of %g needs kmax = %ld "
-                "(at most 64): lower the precision or give ewald_alpha, or a smaller coulomb_cutoff", c->filename,
-                cfg_line(c, "potential", "ewald_precision"), precision, alpha, biggest, kmax);
-    long ksq_max = c->potential.ewald_ksq_max ? c->potential.ewald_ksq_max : kmax * kmax;
-    if (ksq_max > 3 * kmax * kmax)
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [potential] ewald_ksq_max = %ld: expected at most 3 kmax^2 = %ld",
-                c->filename, cfg_line(c, "potential", "ewald_ksq_max"), ksq_max, 3 * kmax * kmax);
-    const double k_e = mc_species_coulomb_constant(c);
-    MC_TRY(ewald_kspace_init(&p->kspace, alpha, (int)kmax, (int)ksq_max, k_e, err));
+    if (sp->coulomb == CFG_COULOMB_EWALD) MC_TRY(ewald_kspace_setup(c, p, biggest, err));
     if (!(p->site_charge = malloc((size_t)p->n * sizeof *p->site_charge)))
         MC_FAIL(err, MC_ENOMEM, "out of memory for the sites' charges");
     for (int i = 0; i < p->n; i++) p->site_charge[i] = sp->charge[p->mol.site_species[i]];
-    p->ewald_constant = ewald_self_energy(&p->kspace, p->n, p->site_charge);
+    p->coulomb_constant = molecule_self_energy(p, p->n, p->site_charge);
     for (int t = 0; t < p->mol.ntypes; t++) {
         const mc_moltype *type = &p->mol.type[t];
         double q[MC_MAX_SITES];
         for (int k = 0; k < type->nsites; k++) q[k] = sp->charge[type->species[k]];
-        const double intra = ewald_intra_energy(&p->kspace, type->nsites, q, &type->body[0][0]);
-        p->ewald_constant += type->count * intra;
-        p->ewald_type_constant[t] = ewald_self_energy(&p->kspace, type->nsites, q) + intra;
+        const double intra = molecule_intra_energy(p, type, q);
+        p->coulomb_constant += type->count * intra;
+        p->coulomb_type_constant[t] = molecule_self_energy(p, type->nsites, q) + intra;
     }
-    p->ewald = 1;
+    p->charged = 1;
     return MC_OK;
 }
 
@@ -634,8 +661,8 @@ mc_plan *mc_plan_create(const cfg *c, mc_err *err)
                                       : (p->ensemble->imposed_pressure ? 0.4 : 0.5) * mc_plan_smallest_box(p);
     p->rdf_dr = p->rdf_rmax / p->rdf_bins;
     p->min_box_len = 2.0 * fmax(p->rdf_rmax, isfinite(p->cutoff) ? p->cutoff : 0.0);
-    if (c->potential.coulomb == CFG_COULOMB_EWALD) {
-        if (ewald_setup(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
+    if (c->potential.coulomb != CFG_COULOMB_NONE) {
+        if (coulomb_setup(c, p, err) != MC_OK) return mc_plan_destroy(p), NULL;
         p->min_box_len = fmax(p->min_box_len, 2.0 * p->species.coulomb_cutoff);
     }
     if (p->rigid && p->periodic && c->molecules.types) { /* volume moves keep every molecule clear of its image */

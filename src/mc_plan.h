@@ -138,15 +138,17 @@ typedef struct mc_plan {
     double rdf_volume;      /* boundary = none: the volume the RDF is normalised to (the wall's
                                sphere, or the starting cluster's); 0 for periodic boxes */
     double max_rotation0;   /* molecules: starting max rotation angle (rad) */
-    /* [potential] coulomb = ewald (ewald.h): the wave vectors and constants, each site's charge,
-     * and E_self + E_intra, a constant of every chain (rigid molecules, fixed composition), part
-     * of its energy as NIST counts it. ewald = 0: no charged sites, and none of this is set. */
-    int ewald;
+    /* [potential] coulomb = ewald (ewald.h) or dsf (dsf.h). charged: any Coulomb term, and then
+     * each site's charge and the constant self and intramolecular terms: coulomb_constant, a
+     * constant of every chain (rigid molecules, fixed composition) and part of its energy as NIST
+     * counts it, and coulomb_type_constant, one molecule's (what a Widom test molecule adds, a
+     * transfer carries). ewald: the Ewald sum's Fourier part too, with its wave vectors in
+     * kspace. charged = 0: no charged sites, and none of this is set. */
+    int charged, ewald;
     ewald_kspace kspace;
     double *site_charge;    /* [n] */
-    double ewald_constant;
-    double ewald_type_constant[MC_MAX_MOLTYPES]; /* E_self + E_intra of one molecule of each type
-                                                    (what a Widom test molecule adds) */
+    double coulomb_constant;
+    double coulomb_type_constant[MC_MAX_MOLTYPES];
 } mc_plan;
 
 /* The smallest box edge over the state points (npt: of the starting boxes). */

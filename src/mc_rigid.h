@@ -80,6 +80,21 @@ MC_HD double mc_rigid_separation(double d, double box)
     return box > 0.0 ? mc_min_image(d, box, 0.5 * box) : d;
 }
 
+/* The separation of two molecules' centres along one axis in the image of a pair of their sites
+ * whose separation (minimum image) is d: the centres' minimum image R, moved by a box length
+ * where the sites' minimum image is another one (centres near half a box apart, sites within the
+ * cutoff). The molecular virial sum F_ab . R_IJ needs the R_IJ of the pair's own image; the
+ * centres' image alone gave a wrong pressure wherever a pair straddled half the box. A site's
+ * offset from its centre is far below half a box (mc_plan's molecule-size floor), so the images
+ * agree exactly when |d - R| is below half a box, and R is then returned to the bit. */
+MC_HD double mc_rigid_pair_image(double R, double d, double box)
+{
+    const double half = 0.5 * box;
+    R += d - R > half ? box : 0.0;
+    R -= d - R < -half ? box : 0.0;
+    return R;
+}
+
 /* The spherical wall about the origin: k (r - R)^2 / 2 beyond R (0 when k = 0). */
 MC_HD double mc_wall_energy(double x, double y, double z, double radius, double strength)
 {

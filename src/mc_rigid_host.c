@@ -66,9 +66,10 @@ static mc_rigid_sums site_pairs(const mc_plan *p, mc_chain *c, int want_sums, in
             if (want_sums) {
                 s.energy += mc_site_pair_energy(r2, &sp->pair[a][b], mol->hard_core2[a][b]);
                 if (c->box_len > 0 && r2 > 0) {
-                    double Rx = mc_rigid_separation(c->cx[mi] - c->cx[mj], c->box_len);
-                    double Ry = mc_rigid_separation(c->cy[mi] - c->cy[mj], c->box_len);
-                    double Rz = mc_rigid_separation(c->cz[mi] - c->cz[mj], c->box_len);
+                    const double L = c->box_len; /* the centres' separation in the pair's image */
+                    double Rx = mc_rigid_pair_image(mc_rigid_separation(c->cx[mi] - c->cx[mj], L), dx, L);
+                    double Ry = mc_rigid_pair_image(mc_rigid_separation(c->cy[mi] - c->cy[mj], L), dy, L);
+                    double Rz = mc_rigid_pair_image(mc_rigid_separation(c->cz[mi] - c->cz[mj], L), dz, L);
                     s.virial += pair_virial(r2, &sp->pair[a][b]) * (dx * Rx + dy * Ry + dz * Rz) / r2;
                 }
             }
@@ -84,12 +85,17 @@ static mc_rigid_sums site_pairs(const mc_plan *p, mc_chain *c, int want_sums, in
     return s;
 }
 
-/* The Ewald sum's Fourier part of the chain into `ewald`, with its molecular virial, and the
- * constant self and intramolecular terms (ewald.h). */
-static void add_ewald(const mc_plan *p, const mc_chain *c, ewald_sums *ewald, mc_rigid_sums *s)
+/* The Coulomb terms beyond the site pairs: the constant self and intramolecular terms (ewald.h,
+ * dsf.h), and with the Ewald sum its Fourier part of the chain into `ewald`, with its molecular
+ * virial. */
+static void add_coulomb(const mc_plan *p, const mc_chain *c, ewald_sums *ewald, mc_rigid_sums *s)
 {
+    if (!p->ewald) { /* coulomb = dsf */
+        s->energy += p->coulomb_constant;
+        return;
+    }
     s->energy += ewald_recompute(&p->kspace, ewald, c->box_len, c->n, c->x, c->y, c->z, p->site_charge) +
-                 p->ewald_constant;
+                 p->coulomb_constant;
     s->virial += ewald_virial(&p->kspace, ewald);
     for (int i = 0; i < c->n; i++) { /* the molecular virial: less each site's force . its offset */
         const int m = p->mol.site_mol[i];
@@ -104,7 +110,7 @@ static void add_ewald(const mc_plan *p, const mc_chain *c, ewald_sums *ewald, mc
 mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample, ewald_sums *ewald)
 {
     mc_rigid_sums s = site_pairs(p, c, 1, add_sample);
-    if (p->ewald) add_ewald(p, c, ewald, &s);
+    if (p->charged) add_coulomb(p, c, ewald, &s);
     if (add_sample) {
         add_centre_pairs(p, c);
         mc_chain_add_rdf_sample(c, p);
@@ -130,9 +136,9 @@ static double insertion_energy(const mc_plan *p, const mc_chain *c, int t, const
         u = cpu_site_energy_serial(&all, 0, c->n, site[0], site[1], site[2], u);
         charges[s] = p->species.charge[a];
     }
-    if (p->ewald && isfinite(u))
-        u += ewald_insertion_change(&p->kspace, ewald, type->nsites, charges, sites, ewald->scratch) +
-             p->ewald_type_constant[t];
+    if (p->charged && isfinite(u))
+        u += (p->ewald ? ewald_insertion_change(&p->kspace, ewald, type->nsites, charges, sites, ewald->scratch) : 0.0) +
+             p->coulomb_type_constant[t];
     return u;
 }
 

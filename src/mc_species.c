@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dsf.h"
 #include "mc_size.h"
 
 static const char *trim(char *s)
@@ -96,14 +97,21 @@ static int parse_overrides(const cfg *c, const mc_species *s, const char *key, c
 static double morse_sigma(double alpha, double r0) { return r0 - log(2.0) / alpha; }
 
 /* Every pair's constants: its short-range term, and its Coulomb term from the species' charges
- * (k_e q_a q_b; absent where either charge is 0) as the Ewald sum's real-space term. */
+ * (k_e q_a q_b; absent where either charge is 0) as the Ewald sum's real-space term or the damped
+ * shifted force (dsf.h). */
 static void fill_pairs(mc_species *s, const cfg *c, double cutoff)
 {
     const double k_e = mc_species_coulomb_constant(c);
+    const int method = s->coulomb = c->potential.coulomb;
+    s->coulomb_k_e = k_e;
     s->coulomb_cutoff = c->potential.coulomb_cutoff > 0 ? c->potential.coulomb_cutoff : cutoff;
-    s->ewald_alpha = c->potential.coulomb != CFG_COULOMB_EWALD ? 0.0
-                     : c->potential.ewald_alpha > 0        ? c->potential.ewald_alpha
-                                                           : sqrt(-log(c->potential.ewald_precision)) / s->coulomb_cutoff;
+    s->coulomb_alpha = method == CFG_COULOMB_EWALD ? (c->potential.ewald_alpha > 0 ? c->potential.ewald_alpha
+                                                      : sqrt(-log(c->potential.ewald_precision)) / s->coulomb_cutoff)
+                       : method == CFG_COULOMB_DSF ? (c->potential.dsf_alpha > 0 ? c->potential.dsf_alpha
+                                                                                 : 2.6 / s->coulomb_cutoff)
+                                                   : 0.0;
+    double slope = 0.0, shift = 0.0; /* the Ewald sum's real-space term: none */
+    if (method == CFG_COULOMB_DSF) dsf_pair_terms(s->coulomb_alpha, s->coulomb_cutoff, &slope, &shift);
     for (int a = 0; a < s->n; a++)
         for (int b = 0; b < s->n; b++) {
             if (s->morse) s->pair_sigma[a][b] = morse_sigma(s->pair_morse_alpha[a][b], s->pair_morse_r0[a][b]);
@@ -113,7 +121,8 @@ static void fill_pairs(mc_species *s, const cfg *c, double cutoff)
                                                     c->potential.cutoff_scheme);
             s->pair[a][b].coulomb_qq = k_e * s->charge[a] * s->charge[b];
             s->pair[a][b].coulomb_rc2 = s->coulomb_cutoff * s->coulomb_cutoff;
-            s->pair[a][b].coulomb_alpha = s->ewald_alpha;
+            s->pair[a][b].coulomb_alpha = s->coulomb_alpha;
+            s->pair[a][b].coulomb_slope = slope, s->pair[a][b].coulomb_shift = shift;
         }
     s->npairs = s->n * (s->n + 1) / 2;
 }

@@ -37,7 +37,9 @@ typedef struct mc_species {
      * reduced units ([mixture] charge or [potential] charge; 0 without) */
     double charge[MC_MAX_SPECIES];
     double coulomb_cutoff; /* the real-space Coulomb term's cutoff ([potential] coulomb_cutoff, else cutoff) */
-    double ewald_alpha;    /* coulomb = ewald: the splitting parameter (1/length); else 0 */
+    int coulomb;           /* enum cfg_coulomb: none, ewald or dsf */
+    double coulomb_k_e;    /* Coulomb's constant k_e in energy x length / charge^2 (mc_species_coulomb_constant) */
+    double coulomb_alpha;  /* coulomb = ewald: the splitting parameter; dsf: the damping (1/length); else 0 */
     pair_params pair[MC_MAX_SPECIES][MC_MAX_SPECIES]; /* symmetric */
     int npairs;                         /* unordered pairs a <= b: n (n + 1) / 2 */
 } mc_species;

@@ -3,7 +3,10 @@
  * digits, and FEASST's eleven-digit recomputation of configurations 1 and 2), the Madelung
  * constant of rock salt (independent of alpha and the k-space cutoff), and RASPA3's two CO2 in a
  * box; then a move's change of the Fourier part against two full recomputations, and the virial
- * against a numerical derivative of the energy under a scaling of the box. */
+ * against a numerical derivative of the energy under a scaling of the box; Widom test molecules
+ * against full recomputations. The damped shifted force (src/dsf.c) alike: its pair term against
+ * Fennell and Gezelter's formula and 0 with its force at the cutoff, the engine's virial and Widom
+ * test molecules (t/spce_check.py checks its NIST configurations' energies). */
 #include "testutil.h"
 
 #include <math.h>
@@ -11,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dsf.h"
 #include "ewald.h"
 #include "mc_chain.h"
 #include "mc_move.h"
@@ -331,26 +335,28 @@ static void virial(void **state)
  * centres scaled by s (mc_rigid_scaled_energy, what a volume move computes): 64 SPC/E waters on
  * the starting lattice. Every term is made smooth at its cutoff, so that the difference quotient
  * sees no step: LJ force-shifted, and alpha so large that erfc(alpha rc) is 1e-14 (kmax to match). */
-static void engine_virial(void **state)
+static void check_engine_virial(const char *coulomb)
 {
-    (void)state;
-    mc_plan *p = tu_plan("[system]\nunits = real\n[mixture]\nspecies = O, H\nsigma = 0.316555789, 0\n"
-                         "epsilon = 0.6501696177877252, 0\nmass = 15.9994, 1.008\ncharge = -0.8476, 0.4238\n"
-                         "[molecules]\ntypes = water\ncounts = 64\n"
-                         "geometry = O 0 0 0; H 0.1 0 0; H -0.033331324756823731 0.09428161427317179 0\n"
-                         "[potential]\ncutoff = 0.6\ncutoff_scheme = force_shifted\ntail_correction = no\n"
-                         "coulomb = ewald\newald_alpha = 9.2\newald_kmax = 20\newald_ksq_max = 400\n"
-                         "[ensemble]\ntemperature = 298\ndensity = 33.4\n");
+    char ini[1024];
+    snprintf(ini, sizeof ini,
+             "[system]\nunits = real\n[mixture]\nspecies = O, H\nsigma = 0.316555789, 0\n"
+             "epsilon = 0.6501696177877252, 0\nmass = 15.9994, 1.008\ncharge = -0.8476, 0.4238\n"
+             "[molecules]\ntypes = water\ncounts = 64\n"
+             "geometry = O 0 0 0; H 0.1 0 0; H -0.033331324756823731 0.09428161427317179 0\n"
+             "[potential]\ncutoff = 0.6\ncutoff_scheme = force_shifted\ntail_correction = no\n%s"
+             "[ensemble]\ntemperature = 298\ndensity = 33.4\n", coulomb);
+    mc_plan *p = tu_plan(ini);
     mc_err err = {0, ""};
     mc_chain *c = mc_chain_create(p, 0, &err);
     assert_non_null(c);
-    ewald_sums s;
-    assert_int_equal(ewald_sums_alloc(&p->kspace, &s, &err), MC_OK);
+    ewald_sums s = {0};
+    if (p->ewald) assert_int_equal(ewald_sums_alloc(&p->kspace, &s, &err), MC_OK);
     double *scratch = malloc(mc_rigid_scaled_scratch(p) * sizeof *scratch);
     const mc_rigid_sums sums = mc_rigid_measure(p, c, 0, &s);
     const double h = 1e-6, u_plus = mc_rigid_scaled_energy(p, c, 1 + h, scratch, &s),
                  u_minus = mc_rigid_scaled_energy(p, c, 1 - h, scratch, &s), w_numeric = -(u_plus - u_minus) / (2 * h);
-    printf("# virial %.10g, -dU/ds %.10g (U %.10g kJ/mol)\n", sums.virial, w_numeric, sums.energy);
+    printf("# %svirial %.10g, -dU/ds %.10g (U %.10g kJ/mol)\n", p->ewald ? "Ewald: " : "DSF: ", sums.virial, w_numeric,
+           sums.energy);
     assert_true(fabs(sums.virial - w_numeric) < 1e-6 * fabs(w_numeric));
     assert_true(fabs(w_numeric) > 1e3); /* not a trivial zero */
     free(scratch);
@@ -358,10 +364,46 @@ static void engine_virial(void **state)
     mc_chain_destroy(c);
     mc_plan_destroy(p);
 }
+static void engine_virial(void **state)
+{
+    (void)state;
+    check_engine_virial("coulomb = ewald\newald_alpha = 9.2\newald_kmax = 20\newald_ksq_max = 400\n");
+}
+/* The damped shifted force's energy and force both go to 0 at its cutoff: no step to smooth. */
+static void dsf_engine_virial(void **state)
+{
+    (void)state;
+    check_engine_virial("coulomb = dsf\n");
+}
+
+/* The damped shifted force's pair term (pair_fn.inc with dsf.h's constants) at its cutoff: energy
+ * and force 0 (to rounding of terms of size qq / rc); inside, its virial -r du/dr against a
+ * central difference of the energy, and its energy against Fennell and Gezelter's formula
+ * written out here. */
+static void dsf_pair(void **state)
+{
+    (void)state;
+    const double alpha = 2.6, rc = 1.0, qq = -50.0;
+    pair_params p = {.coulomb_qq = qq, .coulomb_rc2 = rc * rc, .coulomb_alpha = alpha, .form = PAIR_LJ};
+    dsf_pair_terms(alpha, rc, &p.coulomb_slope, &p.coulomb_shift);
+    const double below = rc * (1 - 1e-9), scale = fabs(qq) / rc;
+    assert_true(fabs(pair_coulomb_energy(below * below, &p)) < 1e-12 * scale);
+    assert_true(fabs(pair_coulomb_virial(below * below, &p)) < 1e-9 * scale);
+    assert_true(pair_coulomb_energy(rc * rc * (1 + 1e-12), &p) == 0.0);
+    for (double r = 0.1; r < 0.95; r += 0.2) {
+        const double h = 1e-6, w_numeric = -r * (pair_coulomb_energy((r + h) * (r + h), &p) -
+                                                  pair_coulomb_energy((r - h) * (r - h), &p)) / (2 * h);
+        const double fg = qq * (erfc(alpha * r) / r - erfc(alpha * rc) / rc +
+                                (erfc(alpha * rc) / (rc * rc) + 2 * alpha / sqrt(M_PI) * exp(-alpha * alpha * rc * rc) / rc) *
+                                    (r - rc));
+        assert_true(fabs(pair_coulomb_virial(r * r, &p) - w_numeric) < 1e-7 * scale);
+        assert_true(fabs(pair_coulomb_energy(r * r, &p) - fg) < 1e-13 * scale);
+    }
+}
 
 /* SPC/E water in a box of edge 1.587 nm (real-space cutoffs 0.7 nm, alpha 4.5 per nm, kmax 6):
  * `count` molecules on the starting lattice. */
-static mc_plan *water_plan(int count)
+static mc_plan *water_plan(int count, const char *coulomb)
 {
     char ini[1024];
     snprintf(ini, sizeof ini,
@@ -369,8 +411,8 @@ static mc_plan *water_plan(int count)
              "epsilon = 0.6501696177877252, 0\nmass = 15.9994, 1.008\ncharge = -0.8476, 0.4238\n"
              "[molecules]\ntypes = water\ncounts = %d\n"
              "geometry = O 0 0 0; H 0.1 0 0; H -0.033331324756823731 0.09428161427317179 0\n"
-             "[potential]\ncutoff = 0.7\ncoulomb = ewald\newald_alpha = 4.5\newald_kmax = 6\n"
-             "[ensemble]\ntemperature = 298\ndensity = %.17g\nwidom = 1\n", count, count / pow(1.587, 3));
+             "[potential]\ncutoff = 0.7\n%s"
+             "[ensemble]\ntemperature = 298\ndensity = %.17g\nwidom = 1\n", count, coulomb, count / pow(1.587, 3));
     return tu_plan(ini);
 }
 
@@ -378,17 +420,18 @@ static mc_plan *water_plan(int count)
  * energy of the configuration with that molecule added minus the one without it, both recomputed
  * in full (mc_rigid_measure: real space, the Fourier part, the self and intramolecular terms), to
  * 1e-10 of the energies: the Fourier part of the insertion is exact, not an estimate. */
-static void widom_insertion(void **state)
+static void check_widom_insertion(const char *coulomb)
 {
-    (void)state;
-    mc_plan *pa = water_plan(20), *pb = water_plan(21);
+    mc_plan *pa = water_plan(20, coulomb), *pb = water_plan(21, coulomb);
     mc_err err = {0, ""};
     mc_chain *a = mc_chain_create(pa, 0, &err), *b = mc_chain_create(pb, 0, &err);
     assert_non_null(a);
     assert_non_null(b);
-    ewald_sums sa, sb;
-    assert_int_equal(ewald_sums_alloc(&pa->kspace, &sa, &err), MC_OK);
-    assert_int_equal(ewald_sums_alloc(&pb->kspace, &sb, &err), MC_OK);
+    ewald_sums sa = {0}, sb = {0};
+    if (pa->ewald) {
+        assert_int_equal(ewald_sums_alloc(&pa->kspace, &sa, &err), MC_OK);
+        assert_int_equal(ewald_sums_alloc(&pb->kspace, &sb, &err), MC_OK);
+    }
     mc_chain_set_box(b, a->box_len);
     for (int m = 0; m < 20; m++) {
         const double centre[3] = {a->cx[m], a->cy[m], a->cz[m]};
@@ -407,7 +450,7 @@ static void widom_insertion(void **state)
         if (!(fabs(du - (ub - ua)) < 1e-10 * fabs(ua)))
             fail_msg("draw %ld: Widom dU %.12g, recomputed %.12g (%.12g - %.12g)", draw, du, ub - ua, ub, ua);
     }
-    printf("# %d of %d test molecules compared (the others overlapped)\n", finite, tried);
+    printf("# %s: %d of %d test molecules compared (the others overlapped)\n", pa->ewald ? "Ewald" : "DSF", finite, tried);
     assert_true(finite >= 3);
     ewald_sums_free(&sa);
     ewald_sums_free(&sb);
@@ -417,10 +460,24 @@ static void widom_insertion(void **state)
     mc_plan_destroy(pb);
 }
 
+static void widom_insertion(void **state)
+{
+    (void)state;
+    check_widom_insertion("coulomb = ewald\newald_alpha = 4.5\newald_kmax = 6\n");
+}
+/* with the damped shifted force: the test molecule's pair terms and its own constant terms (dsf.h) */
+static void dsf_widom_insertion(void **state)
+{
+    (void)state;
+    check_widom_insertion("coulomb = dsf\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(nist_spce), cmocka_unit_test(madelung), cmocka_unit_test(two_co2),
                                        cmocka_unit_test(move_change), cmocka_unit_test(virial),
-                                       cmocka_unit_test(engine_virial), cmocka_unit_test(widom_insertion)};
+                                       cmocka_unit_test(engine_virial), cmocka_unit_test(widom_insertion),
+                                       cmocka_unit_test(dsf_pair), cmocka_unit_test(dsf_engine_virial),
+                                       cmocka_unit_test(dsf_widom_insertion)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -704,11 +704,12 @@ static void rigid_24_sites(void **state)
 
 /* SPC/E water (t/tap.sh's spce_model): charges on O and H, LJ on O only, with the Ewald sum on
  * the device (cuda/cu_ewald.cuh) */
-#define SPCE_MODEL                                                                                           \
+#define SPCE_SITES                                                                                           \
     "[system]\nunits = real\n[mixture]\nspecies = O, H\nsigma = 0.316555789, 0\n"                         \
     "epsilon = 0.6501696177877252, 0\nmass = 15.9994, 1.008\ncharge = -0.8476, 0.4238\n[molecules]\n"       \
     "types = water\ngeometry = O 0 0 0; H 0.1 0 0; H -0.033331324756823731 0.09428161427317179 0\ncounts = 64\n" \
-    "[potential]\ncutoff = 0.6\ncoulomb = ewald\n"
+    "[potential]\ncutoff = 0.6\n"
+#define SPCE_MODEL SPCE_SITES "coulomb = ewald\n"
 
 /* liquid SPC/E, two temperatures, with Widom test molecules (309 wave vectors: 2 a thread, in
  * registers): every move's Fourier change on the
@@ -730,6 +731,23 @@ static void rigid_spce_npt(void **state)
     (void)state;
     rigid_in_step(SPCE_MODEL "ewald_alpha = 5.6\newald_kmax = 12\newald_ksq_max = 432\n[ensemble]\ntype = npt\ntemperature = 330\npressure = 1\ndensity = 33.4\n"
                   "replicas = 2\n[run]\nseed = 62\nequilibration = 20\nproduction = 40\n"
+                  "sample_every = 5\n[moves]\nadapt_every = 5\n", 2);
+}
+
+/* SPC/E with the damped shifted force (src/dsf.h): the Coulomb pair terms in the molecule kernels
+ * with no Fourier part, and the molecules' constant terms in each sample and test molecule; in
+ * NVT with Widom test molecules, and in NPT */
+static void rigid_spce_dsf_widom(void **state)
+{
+    (void)state;
+    rigid_in_step(SPCE_SITES "coulomb = dsf\n[ensemble]\ntemperature = 298, 400\ndensity = 33.4\nwidom = 20\n"
+                  "[run]\nseed = 63\nequilibration = 20\nproduction = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 2);
+}
+static void rigid_spce_dsf_npt(void **state)
+{
+    (void)state;
+    rigid_in_step(SPCE_SITES "coulomb = dsf\n[ensemble]\ntype = npt\ntemperature = 330\npressure = 1\ndensity = 33.4\n"
+                  "replicas = 2\n[run]\nseed = 64\nequilibration = 20\nproduction = 40\n"
                   "sample_every = 5\n[moves]\nadapt_every = 5\n", 2);
 }
 
@@ -1149,6 +1167,7 @@ int main(void)
         cmocka_unit_test(exchange_cells_n4096), cmocka_unit_test(cells_and_all_pairs_n4096),
         cmocka_unit_test(exchange_npt_pressure),
         cmocka_unit_test(rigid_24_sites), cmocka_unit_test(rigid_spce_widom), cmocka_unit_test(rigid_spce_npt), cmocka_unit_test(exchange_spce),
+        cmocka_unit_test(rigid_spce_dsf_widom), cmocka_unit_test(rigid_spce_dsf_npt),
         cmocka_unit_test(exchange_cluster), cmocka_unit_test(gibbs_lj), cmocka_unit_test(gibbs_mixture),
         cmocka_unit_test(gibbs_molecules), cmocka_unit_test(gcmc_lj), cmocka_unit_test(gcmc_mixture),
     };

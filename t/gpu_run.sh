@@ -75,9 +75,12 @@ ok $? "molecules on the batched path are bit-identical on 1 and 2 ranks"
   printf 'counts = 64\n[potential]\ncutoff = 0.6\ncoulomb = ewald\n[ensemble]\ntemperature = 298, 330\ndensity = 33.4\n'
   printf 'replicas = 2\nexchange_every = 4\n'; } > water.ini
 sed 's/^backend = gpu/backend = cpu/' water.ini > water_cpu.ini
+# (3 ranks: chains 2, 1 and 1 a rank, so that one rank's trade is not its rank-mate's: a chain's
+# structure factors recomputed only where its own sites changed, cu_ewald.cuh)
 run_np 1 -q -o water1.h5 water.ini > water1.txt 2>&1 && run_np 2 -q -o water2.h5 water.ini > water2.txt 2>&1 &&
-    h5check same_results water1.h5 water2.h5
-ok $? "SPC/E water on the GPU: /chains and /results bit-identical on 1 and 2 ranks" || cat water1.txt water2.txt | diag
+    run_np 3 -q -o water3.h5 water.ini > water3.txt 2>&1 &&
+    h5check same_results water1.h5 water2.h5 && h5check same_results water1.h5 water3.h5
+ok $? "SPC/E water on the GPU: /chains and /results bit-identical on 1, 2 and 3 ranks" || cat water1.txt water2.txt water3.txt | diag
 at=$(( 41 + $(od -An -N2 -tu2 /dev/urandom) % 78 ))
 MCENS_TEST_KILL_AT=1:$at run_np 2 -q -o water_killed.h5 water.ini > water_killed.txt 2>&1; killed=$?
 run_np 1 -q --restart -o water_killed.h5 water.ini > water_restarted.txt 2>&1 && [ $killed -ne 0 ] &&

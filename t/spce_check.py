@@ -12,6 +12,10 @@ and the energy mcens reports for them against the published total.
                                       /energy/total their sum
   spce_check.py same_total H5 RUN SITES  /energy/total equals the engine's first sample (RUN's
                                       /chains/energy times SITES) to 1e-10
+  spce_check.py dsf H5 NIST_FILE TSV CONFIG  mcens --energy's Coulomb terms of NIST configuration CONFIG
+                                      under coulomb = dsf (H5's /dsf attributes) equal this script's
+                                      own sum from NIST_FILE's sites to 1e-8, and their total is within
+                                      1% of NIST's Ewald sum (TSV): the default damping's accuracy
 
 Exit status by t/checkrun.py's convention: 0 holds, 1 fails, 2 the checker broke."""
 import sys
@@ -110,6 +114,63 @@ def same_total(path, run, sites):
     checkrun.check(abs(total - engine) < 1e-10 * abs(engine), "they differ beyond 1e-10")
 
 
+K_E = 138.935457  # kJ/mol nm / e^2, mcens's MC_COULOMB_KJMOL_NM
+CHARGES = np.array([-0.8476, 0.4238, 0.4238])
+
+
+def dsf_terms(xyz, box, alpha, rc):
+    """The damped shifted force's terms (Fennell and Gezelter 2006; excluded pairs as LAMMPS's coul/dsf)
+    of SPC/E molecules with sites xyz [3 M][3] (nm) in a cubic box, in kJ/mol: the pair term between
+    sites of different molecules within rc, the self term, and the intramolecular exclusions."""
+    from math import erfc, exp, pi, sqrt
+    slope = erfc(alpha * rc) / rc ** 2 + 2.0 * alpha / sqrt(pi) * exp(-alpha ** 2 * rc ** 2) / rc
+
+    def u(r):
+        return erfc(alpha * r) / r - erfc(alpha * rc) / rc + slope * (r - rc) if r < rc else 0.0
+
+    q = np.tile(CHARGES, len(xyz) // 3)
+    mol = np.repeat(np.arange(len(xyz) // 3), 3)
+    real = intra = 0.0
+    for i in range(len(xyz)):
+        d = xyz[i + 1:] - xyz[i]
+        d -= box * np.round(d / box)
+        r = np.sqrt((d * d).sum(axis=1))
+        for j, rij in enumerate(r, start=i + 1):
+            if mol[j] != mol[i]:
+                real += q[i] * q[j] * u(rij)
+            else:
+                intra += q[i] * q[j] * (u(rij) - 1.0 / rij)
+    self_term = -(erfc(alpha * rc) / (2.0 * rc) + alpha / sqrt(pi)) * (q * q).sum()
+    return {"coulomb_real": K_E * real, "coulomb_self": K_E * self_term, "coulomb_intramolecular": K_E * intra}
+
+
+def dsf(path, nist_file, tsv, config):
+    import h5py
+    lines = open(nist_file).read().split("\n")
+    box = float(lines[0].split()[0]) / 10.0
+    molecules = int(lines[1])
+    xyz = np.array([[float(v) for v in line.split()[1:4]] for line in lines[2:2 + 3 * molecules]]) / 10.0
+    with h5py.File(path, "r") as f:
+        alpha, rc = float(f["dsf"].attrs["alpha"]), float(f["dsf"].attrs["coulomb_cutoff"])
+        got = {name: float(f["energy"][name][0]) for name in ("coulomb_real", "coulomb_self", "coulomb_intramolecular")}
+    ref = dsf_terms(xyz, box, alpha, rc)
+    bad = []
+    for name, value in ref.items():
+        rel = abs(got[name] - value) / abs(value)
+        print("%-24s %18.10g kJ/mol, this script's %18.10g, relative difference %.2g" % (name, got[name], value, rel))
+        if rel > 1e-8:
+            bad.append(name)
+    checkrun.check(not bad, "beyond 1e-8 of this script's sum: %s" % ", ".join(bad))
+    rows = [line.split("\t") for line in open(tsv) if line.strip() and not line.startswith("#")]
+    row = dict(zip(rows[0], next(r for r in rows[1:] if r[0] == config)))
+    ewald = sum(float(row[c]) for c in ("E_real", "E_fourier", "E_self", "E_intra")) * R_KJ_MOL_K
+    coulomb = sum(got.values())
+    rel = (coulomb - ewald) / abs(ewald)
+    print("DSF (alpha %g /nm, cutoff %g nm) Coulomb energy %.6g kJ/mol, NIST's Ewald sum %.6g: %+.3g%%"
+          % (alpha, rc, coulomb, ewald, 100 * rel))
+    checkrun.check(abs(rel) < 0.01, "the DSF Coulomb energy is more than 1% from the Ewald sum's")
+
+
 def volume(path):
     import h5py
     with h5py.File(path, "r") as f:
@@ -119,5 +180,6 @@ def volume(path):
 
 
 if __name__ == "__main__":
-    checkrun.run({"start": start, "total": total, "energy": energy, "same_total": same_total, "volume": volume},
+    checkrun.run({"start": start, "total": total, "energy": energy, "same_total": same_total, "volume": volume,
+                  "dsf": dsf},
                  sys.argv)
