@@ -117,16 +117,20 @@ static const cfg_key schema[] = {
      "reduced (eps = sigma = k_B = 1), or real: lengths in nm, energies in kJ/mol, temperature in K, pressure out in bar", DIM_NONE},
     {"system", "boundary", K_CHOICE, OFF(system.boundary), "periodic", 0, 0, 0, "periodic|none",
      "periodic: cubic box under the minimum image; none: an open cluster about the origin (no density; a [wall] may confine it)", DIM_NONE},
-    {"system", "start", K_CHOICE, OFF(system.start), "lattice", 0, 0, 0, "lattice|melt|file|h5",
+    {"system", "start", K_CHOICE, OFF(system.start), "lattice", 0, 0, 0, "lattice|melt|file|h5|xyz",
      "lattice: atoms or centres on [system] lattice, molecules randomly oriented (suits solids, and liquids "
      "near freezing); melt: atoms or centres at random, no two closer than 0.7 (atoms) or 0.8 (centres) lattice "
      "spacings (suits fluids and disordered states, which a lattice start must melt first); file: read from start_file (molecules and open clusters); h5: the last "
      "frame of an earlier mcens output, start_file (atoms too): same particles, species, molecules and boundary; "
      "a periodic box of another size is scaled affinely to the state point's (atoms' positions, molecules' "
-     "centres; orientations kept)", DIM_NONE},
+     "centres; orientations kept); xyz: the last frame of an extended XYZ file, start_file (atoms too), as "
+     "mcens-analyze export --xyz writes it; its Lattice gives the box, and density may be left out", DIM_NONE},
     {"system", "start_file", K_STRING, OFF(system.start_file), "", 0, 0, 0, NULL,
      "start = file: one line per molecule, in [molecules] order: type x y z qw qx qy qz (centre in the length unit, "
-     "unit quaternion); '#' comments. start = h5: an mcens output file (/particles), read again by --restart",
+     "unit quaternion); '#' comments. start = h5: an mcens output file (/particles), read again by --restart. "
+     "start = xyz: every site, molecules in [molecules] order, each with its type's sites in their order "
+     "(SPECIES x y z; A by default in real units, or the comment line's unit=nm; Lattice=\"L 0 0 0 L 0 0 0 L\" a "
+     "cubic box): each molecule within 1e-4 length units of its type's geometry",
      DIM_NONE},
     {"system", "start_chain", K_INT, OFF(system.start_chain), "-1", -1, 1e6, 0, NULL,
      "start = h5: -1 starts chain c from chain c of start_file (which must hold as many chains); K >= 0 starts "
@@ -863,7 +867,7 @@ static int counts_molecules(const cfg *c) { return has_molecules(c) && !is_gcmc(
 static int one_species(const cfg *c) { return !has_mixture(c); }
 static int one_lj_species(const cfg *c) { return !has_mixture(c) && !is_morse(c); }
 static int default_mass(const cfg *c) { return !has_mixture(c) || !c->mixture.mass.n; }
-static int from_file(const cfg *c) { return c->system.start == CFG_START_FILE; }
+static int from_file(const cfg *c) { return c->system.start == CFG_START_FILE || c->system.start == CFG_START_XYZ; }
 static int from_h5(const cfg *c) { return c->system.start == CFG_START_H5; }
 static int truncated(const cfg *c) { return c->potential.cutoff_scheme == CFG_CUTOFF_TRUNCATED; }
 static int exchanges(const cfg *c) { return c->ensemble.exchange_every > 0; }

@@ -189,7 +189,8 @@ static int check_ensemble(cfg *c, mc_err *err)
         if (c->ensemble.pressure.n)
             MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] pressure: expected type = npt (this run is %s)",
                     f, cfg_line(c, "ensemble", "pressure"), type);
-        if (!rho->n && c->system.boundary == CFG_BOUNDARY_PERIODIC)
+        /* start = xyz: the file's box gives the density where none is given (mc_start_xyz_density) */
+        if (!rho->n && c->system.boundary == CFG_BOUNDARY_PERIODIC && c->system.start != CFG_START_XYZ)
             MC_FAIL(err, MC_EINVAL, "%s: missing required key 'density' in [ensemble] (type = %s)", f, type);
         return MC_OK;
     }
@@ -211,7 +212,7 @@ static int check_ensemble(cfg *c, mc_err *err)
         MC_FAIL(err, MC_EINVAL,
                 "%s:%d: [ensemble] density: expected one starting density with type = npt "
                 "(pressure is the axis), got %d values", f, cfg_line(c, "ensemble", "density"), rho->n);
-    if (!rho->n) {
+    if (!rho->n && c->system.start != CFG_START_XYZ) { /* (start = xyz: the file's box) */
         rho->v = malloc(sizeof *rho->v);
         if (!rho->v) MC_FAIL(err, MC_ENOMEM, "out of memory");
         rho->n = 1;
@@ -303,11 +304,13 @@ static int check_rigid(cfg *c, mc_err *err)
         if (!c->molecules.types)
             MC_TRY(refuse(c, "molecules", mol_keys[i], "expected [molecules] types as well", err));
     }
-    int h5 = c->system.start == CFG_START_H5, from_file = c->system.start == CFG_START_FILE || h5;
+    const int h5 = c->system.start == CFG_START_H5, xyz = c->system.start == CFG_START_XYZ;
+    const int from_file = c->system.start == CFG_START_FILE || h5 || xyz;
     if (!from_file)
-        MC_TRY(refuse(c, "system", "start_file", "expected start = file or start = h5", err));
+        MC_TRY(refuse(c, "system", "start_file", "expected start = file, h5 or xyz", err));
     if (from_file && !c->system.start_file)
-        MC_FAIL(err, MC_EINVAL, "%s: missing required key 'start_file' in [system] (start = %s)", f, h5 ? "h5" : "file");
+        MC_FAIL(err, MC_EINVAL, "%s: missing required key 'start_file' in [system] (start = %s)", f,
+                h5 ? "h5" : xyz ? "xyz" : "file");
     if (!h5) MC_TRY(refuse(c, "system", "start_chain", "expected start = h5", err));
     if (!cfg_rigid(c)) {
         static const char *keys[][2] = {{"mixture", "hard_core"}, {"moves", "max_rotation"}};
@@ -388,9 +391,9 @@ static int check_gibbs(const cfg *c, mc_err *err)
     if (c->run.precision == CFG_PRECISION_SINGLE)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [run] precision = single: type = gibbs runs in double on both backends",
                 f, cfg_line(c, "run", "precision"));
-    if (c->system.start == CFG_START_H5)
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [system] start = h5: type = gibbs starts on a lattice or at random (melt) in "
-                "each box", f, cfg_line(c, "system", "start"));
+    if (c->system.start == CFG_START_H5 || c->system.start == CFG_START_XYZ)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [system] start = %s: type = gibbs starts on a lattice or at random (melt) in "
+                "each box", f, cfg_line(c, "system", "start"), c->system.start == CFG_START_H5 ? "h5" : "xyz");
     double sum = 0.0;
     for (int i = 0; i < 3; i++) sum += c->moves.move_fraction[i];
     if (fabs(sum - 1.0) > 1e-9) {

@@ -34,6 +34,7 @@
 #include "mc_snapshot.h"
 #include "mc_run.h"
 #include "mc_start.h"
+#include "mc_start_xyz.h"
 #include "mc_test_hooks.h"
 #include "run_lock.h"
 #include "traj.h"
@@ -322,6 +323,19 @@ static int agree_gpu_shape(job *j, const cu_device_info *dev, mc_err *err)
     return MC_OK;
 }
 
+/* start = file or xyz: the start file, read once on rank 0 and checked alike on every rank: before
+ * the plan (planned = 0) an XYZ frame's box for the density, after it the starting configuration. */
+static int read_start(job *j, int planned, mc_err *err)
+{
+    char *text = NULL;
+    MC_TRY(ens_read_text(MPI_COMM_WORLD, j->config.system.start_file, &text, err));
+    int rc = !planned                                  ? mc_start_xyz_density(&j->config, text, err)
+             : j->plan->start == CFG_START_XYZ ? mc_start_xyz_load(j->plan, &j->config, text, err)
+                                               : mc_start_load(j->plan, text, err);
+    free(text);
+    return rc;
+}
+
 static int setup(job *j, mc_err *err)
 {
     MC_TRY(ens_read_text(MPI_COMM_WORLD, j->opt.config_path, &j->text, err));
@@ -333,16 +347,16 @@ static int setup(job *j, mc_err *err)
     /* before anything reads or writes the run's files, so that a second run on them waits its turn */
     if (!j->opt.dry_run && !(j->lock = run_lock_take(MPI_COMM_WORLD, j->output, err))) return err->code;
     if (j->opt.restart || j->opt.extend) MC_TRY(open_checkpoint(j, err));
+    if (j->config.system.start == CFG_START_XYZ) /* its box may give the density the plan is made at */
+        MC_TRY(read_start(j, 0, err));
     if (!(j->plan = mc_plan_create(&j->config, err))) return err->code;
-    if (j->plan->start == CFG_START_FILE) { /* read once, on rank 0; checked alike on every rank */
-        char *start_text = NULL;
-        MC_TRY(ens_read_text(MPI_COMM_WORLD, j->plan->start_file, &start_text, err));
-        int rc = mc_start_load(j->plan, start_text, err);
-        free(start_text);
-        MC_TRY(rc);
-    }
+    if (j->plan->start == CFG_START_FILE || j->plan->start == CFG_START_XYZ) MC_TRY(read_start(j, 1, err));
     MC_TRY(ens_layout_init(&j->layout, MPI_COMM_WORLD, j->plan->nchains, err));
     j->have_layout = 1;
+    if (j->plan->start == CFG_START_XYZ && j->layout.rank == 0 && !j->opt.quiet)
+        printf("start = xyz: every chain starts from the last frame of %s (box %.6g %s%s)\n", j->plan->start_file,
+               j->plan->frames.box[0], j->plan->units.length,
+               j->plan->periodic ? "; a state point's other box scales it affinely" : "");
     /* start = h5: each rank reads its chains' last frames (a restart too: the chains are built
      * from them before the checkpoint replaces their state) */
     MC_TRY(h5start_load(j->plan, &j->layout, j->opt.quiet ? NULL : stdout, err));

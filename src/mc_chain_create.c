@@ -66,7 +66,7 @@ mc_chain *mc_chain_create(const mc_plan *plan, int id, mc_err *err)
         if (plan->ensemble->open) mc_gcmc_start(plan, c); /* the first molecules of each type present */
         return c;
     }
-    if (plan->start == CFG_START_H5) {
+    if (mc_start_from_frames(plan)) {
         if (atoms_from_frame(plan, c, err) != MC_OK) {
             mc_chain_destroy(c);
             return NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mc_size.h"
+#include "mc_xyz.h"
 
 static char *trim(char *s)
 {
@@ -42,23 +43,6 @@ static int site_species(mc_species *s, const cfg *c, const char *name, site_sour
     return -1;
 }
 
-/* A coordinate's text times 10^shift, as the decimal number it writes: the exponent is moved, not
- * the value multiplied, so that "1.39" read with shift -1 is the double nearest 0.139, the same as
- * reading "0.139" (a file converted from nm to A gives the doubles it gave before). 0 and 1 on a
- * number that is not one, or not finite. */
-static int decimal_coordinate(const char *text, int shift, double *out)
-{
-    char buf[96], *end;
-    const char *e = strpbrk(text, "eE");
-    long exponent = e ? strtol(e + 1, &end, 10) : 0;
-    if (e && (*end || end == e + 1)) return 0;
-    if (snprintf(buf, sizeof buf, "%.*se%ld", (int)(e ? e - text : (long)strlen(text)), text, exponent + shift) >=
-        (int)sizeof buf)
-        return 0;
-    *out = strtod(buf, &end);
-    return !*end && end != buf && isfinite(*out);
-}
-
 /* One site "SPECIES x y z" into site k of t, its coordinates times 10^shift (XYZ files in A read
  * into nm: shift -1). */
 static int parse_site(mc_moltype *t, mc_species *s, const cfg *c, char *text, int shift, site_source at, mc_err *err)
@@ -66,7 +50,7 @@ static int parse_site(mc_moltype *t, mc_species *s, const cfg *c, char *text, in
     char name[64], coord[3][64], extra[2];
     double v[3];
     int ok = sscanf(text, "%63s %63s %63s %63s %1s", name, coord[0], coord[1], coord[2], extra) == 4;
-    for (int d = 0; ok && d < 3; d++) ok = decimal_coordinate(coord[d], shift, &v[d]);
+    for (int d = 0; ok && d < 3; d++) ok = mc_xyz_coordinate(coord[d], shift, &v[d]);
     if (!ok) MC_FAIL(err, MC_EINVAL, "%s:%d: site '%s': expected SPECIES x y z", at.file, at.line, trim(text));
     if (t->nsites == MC_MAX_SITES)
         MC_FAIL(err, MC_EINVAL, "%s:%d: molecule %s: at most %d sites", at.file, at.line, t->name, MC_MAX_SITES);
@@ -75,26 +59,6 @@ static int parse_site(mc_moltype *t, mc_species *s, const cfg *c, char *text, in
     t->species[t->nsites] = a;
     for (int d = 0; d < 3; d++) t->body[t->nsites][d] = v[d];
     t->nsites++;
-    return MC_OK;
-}
-
-/* The length unit of an XYZ file's coordinates as a power of ten to the run's unit: A by the
- * format's convention (what Avogadro, Open Babel and packmol write), or the comment line's
- * "unit=A", "unit=nm" or (reduced units) "unit=sigma". Real units take A and nm; reduced units
- * only sigma (the default there), since an A has no size in them. */
-static int xyz_unit_shift(const cfg *c, const char *path, const char *comment, int *shift, mc_err *err)
-{
-    const int real = c->system.units == CFG_UNITS_REAL;
-    const char *u = strstr(comment, "unit=");
-    char unit[16] = "";
-    if (u) sscanf(u + 5, "%15[A-Za-z]", unit);
-    if (!*unit) snprintf(unit, sizeof unit, "%s", real ? "A" : "sigma");
-    if (real && (strcmp(unit, "A") == 0 || strcmp(unit, "Angstrom") == 0)) *shift = -1;
-    else if (real && strcmp(unit, "nm") == 0) *shift = 0;
-    else if (!real && strcmp(unit, "sigma") == 0) *shift = 0;
-    else
-        MC_FAIL(err, MC_EINVAL, "%s:2: unit=%s: expected %s", path, unit,
-                real ? "A (the default) or nm" : "sigma in reduced units (no comment, or unit=sigma)");
     return MC_OK;
 }
 
@@ -126,7 +90,7 @@ static int read_xyz(mc_moltype *t, mc_species *s, const cfg *c, const char *name
             if (end == line || *trim(end) || count < 1)
                 rc = mc_err_set(err, MC_EINVAL, "%s:1: expected the number of sites", path);
         } else if (ln == 2) {
-            rc = xyz_unit_shift(c, path, line, &shift, err);
+            rc = mc_xyz_unit_shift(c, path, 2, line, &shift, err);
         } else if (ln > 2 && ln <= count + 2) {
             rc = parse_site(t, s, c, line, shift, at, err);
         }

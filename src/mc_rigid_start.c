@@ -151,17 +151,17 @@ int mc_melt_points(const mc_plan *p, int chain, int box, int n, double box_len, 
     return MC_OK;
 }
 
-/* Whether the start gives the molecules' orientations (start = file or h5): they are kept as given. */
-static int start_given(const mc_plan *p) { return p->start == CFG_START_FILE || p->start == CFG_START_H5; }
+/* Whether the start gives the molecules' orientations (start = file, h5 or xyz): they are kept as given. */
+static int start_given(const mc_plan *p) { return p->start == CFG_START_FILE || mc_start_from_frames(p); }
 
 /* start = file: the plan's starting molecules (mc_start_load checked them against the boxes);
- * start = h5: the chain's frame of the earlier output (h5start_load), its centres scaled to this
- * chain's box. */
+ * start = h5 or xyz: the chain's frame (h5start_load's of the earlier output, or mc_start_xyz's),
+ * its centres scaled to this chain's box. */
 static int copy_start(const mc_plan *p, mc_chain *c, mc_err *err)
 {
     const double *centres = p->start_centres, *quats = p->start_orientations;
     double *scaled = NULL, scale;
-    if (p->start == CFG_START_H5) {
+    if (mc_start_from_frames(p)) {
         if (!(scaled = malloc(3 * (size_t)c->nmol * sizeof *scaled)))
             MC_FAIL(err, MC_ENOMEM, "out of memory for chain %d's start", c->id);
         int rc = mc_start_frame_points(p, c->id, c->box_len, scaled, &quats, &scale, err);
@@ -171,7 +171,7 @@ static int copy_start(const mc_plan *p, mc_chain *c, mc_err *err)
     if (!centres || !quats) {
         free(scaled);
         MC_FAIL(err, MC_EINVAL, "internal: start = %s, but the molecules of %s were not loaded",
-                p->start == CFG_START_H5 ? "h5" : "file", p->start_file);
+                p->start == CFG_START_H5 ? "h5" : p->start == CFG_START_XYZ ? "xyz" : "file", p->start_file);
     }
     for (int m = 0; m < c->nmol; m++) {
         c->cx[m] = centres[3 * m], c->cy[m] = centres[3 * m + 1], c->cz[m] = centres[3 * m + 2];

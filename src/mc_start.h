@@ -19,7 +19,11 @@ extern "C" {
  * outside [0, L) of the smallest box of the state points, more or fewer molecules than counted. */
 int mc_start_load(mc_plan *p, const char *text, mc_err *err);
 
-/* start = h5: chain `id`'s starting points (atoms' positions, molecules' centres) from the plan's
+/* Whether the chains start from p->frames: an earlier output's (start = h5) or an XYZ file's
+ * (start = xyz, mc_start_xyz.h). */
+static inline int mc_start_from_frames(const mc_plan *p) { return p->start == CFG_START_H5 || p->start == CFG_START_XYZ; }
+
+/* start = h5 or xyz: chain `id`'s starting points (atoms' positions, molecules' centres) from the plan's
  * frames (h5start_load) into out [3 npoints], xyz per point. A periodic frame whose box differs
  * from `box` is scaled affinely by box / frame box and folded into [0, box); an equal box copies
  * the frame bit for bit, and an open cluster (box 0) keeps its coordinates. *quats points at the

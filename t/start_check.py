@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks for [system] start = h5 (t/start_h5.sh). Each subcommand prints '# ' diagnostics and exits
+"""Checks for [system] start = h5 and xyz (t/start_h5.sh, t/start_xyz.sh). Each subcommand prints '# ' diagnostics and exits
 0 when its check holds, 1 when it does not, 2 when the checker itself breaks (so a negative control
 expecting 1 cannot pass on a crash)."""
 import sys
@@ -43,7 +43,9 @@ def frames_equal(new, ref, chain, tol, scale="1"):
                 d = c_new - (want - box_new * np.floor(want / box_new) if box_new > 0 else want)
                 if box_new > 0:
                     d -= box_new * np.round(d / box_new)
-                worst = max(worst, np.max(np.abs(d)), np.max(np.abs(q_new - q_ref)))
+                # q and -q are one rotation (a start = xyz fit takes w >= 0)
+                dq = np.minimum(np.abs(q_new - q_ref).max(axis=1), np.abs(q_new + q_ref).max(axis=1))
+                worst = max(worst, np.max(np.abs(d)), np.max(dq))
                 continue
             want = s_ref * k
             d = s_new - want
