@@ -75,11 +75,19 @@ int ens_drive(const ens_layout *l, mc_run *run, const ens_schedule *s, ens_outco
  * ends the job with MPI_Abort and a message naming the sweep, rather than leaving it hanging. */
 int ens_wait_within(const ens_layout *l, int n, MPI_Request *req, double timeout_s, long sweep, mc_err *err);
 
+/* ens_agree for a phase of local work that may take long on some rank (building the chains): the
+ * ranks meet in a polled barrier first, and one that does not arrive within timeout_s (stopped,
+ * hung or dead) ends the job with a message naming `where` ("after building the chains"). */
+int ens_agree_within(const ens_layout *l, int status, double timeout_s, const char *where, mc_err *err);
+
 /* A deadline for a phase that waits in blocking collectives (a checkpoint, the output write,
  * MPI_Finalize): if it has not been disarmed within seconds, this rank prints that what did not
  * finish, naming itself, and exits with status 1, which ends the job. Arming again replaces the
  * deadline. */
 int ens_watchdog_arm(const ens_layout *l, double seconds, const char *what, mc_err *err);
+/* The same before the layout exists (the run's setup): the message names the rank of MPI_COMM_WORLD
+ * and this host. */
+int ens_watchdog_arm_early(double seconds, const char *what, mc_err *err);
 void ens_watchdog_disarm(void);
 /* A known wait inside the phase (for room on a full disk): the deadline moves by seconds, if armed. */
 void ens_watchdog_extend(double seconds);

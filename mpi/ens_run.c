@@ -54,7 +54,10 @@ enum { AT_FAILED, AT_SIGNAL, AT_CHECKPOINT, AT_N };
  * without the runtime noticing never joins it; the others give up after timeout_s and end the job
  * with a message instead of waiting (and spinning) forever. Polling sleeps after the first 10 ms,
  * so a short round costs no latency and a long wait no CPU. */
-int ens_wait_within(const ens_layout *l, int n, MPI_Request *req, double timeout_s, long sweep, mc_err *err)
+/* Poll the n requests until they complete; past timeout_s print the message that `where` finishes
+ * ("after sweep 12", "in the run's setup") and end the job. */
+static int wait_polling(const ens_layout *l, int n, MPI_Request *req, double timeout_s, const char *where,
+                        mc_err *err)
 {
     double start = MPI_Wtime();
     for (int done = 0; !done;) {
@@ -62,16 +65,33 @@ int ens_wait_within(const ens_layout *l, int n, MPI_Request *req, double timeout
         double waited = MPI_Wtime() - start;
         if (done) break;
         if (waited > timeout_s) {
-            fprintf(stderr, "mcens: error: rank %d on %s: after sweep %ld the other ranks did not report within "
+            fprintf(stderr, "mcens: error: rank %d on %s: %s the other ranks did not report within "
                     "%.0f s: at least one is stopped, hung or dead; ending the job (the last checkpoint is "
                     "kept; raise [run] stall_timeout if rounds really take that long)\n",
-                    l->rank, l->host, sweep, timeout_s);
+                    l->rank, l->host, where, timeout_s);
             fflush(stderr);
             MPI_Abort(l->comm, 1);
         }
         if (waited > 0.01) nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
     return MC_OK;
+}
+
+int ens_wait_within(const ens_layout *l, int n, MPI_Request *req, double timeout_s, long sweep, mc_err *err)
+{
+    char where[48];
+    snprintf(where, sizeof where, "after sweep %ld", sweep);
+    return wait_polling(l, n, req, timeout_s, where, err);
+}
+
+int ens_agree_within(const ens_layout *l, int status, double timeout_s, const char *where, mc_err *err)
+{
+    /* a polled barrier first, so that a rank that never arrives ends the job; then the agreement
+     * (ens_agree: the failing rank's message to every rank), whose collectives all ranks have reached */
+    MPI_Request req;
+    MC_TRY(ens_mpi_check(MPI_Ibarrier(l->comm, &req), "MPI_Ibarrier", err));
+    MC_TRY(wait_polling(l, 1, &req, timeout_s, where, err));
+    return ens_agree(l->comm, status, err);
 }
 
 static int reduce_within(const ens_layout *l, int *in, int *out, double timeout_s, long sweep, mc_err *err)

@@ -26,14 +26,14 @@ static void on_deadline(int sig)
     _exit(1); /* EXIT_ERROR: no atexit handlers, no HDF5 or MPI shutdown that could wait again */
 }
 
-int ens_watchdog_arm(const ens_layout *l, double seconds, const char *what, mc_err *err)
+static int arm(int rank, const char *host, double seconds, const char *what, mc_err *err)
 {
     ens_watchdog_disarm();
     int len = snprintf(message, sizeof message,
                        "mcens: error: rank %d on %s: %s did not finish within %.0f s: another rank is stopped, "
                        "hung or dead, or the file system stalls; ending the job (the last checkpoint is kept; "
                        "raise [run] stall_timeout if this really takes that long)\n",
-                       l->rank, l->host, what, seconds);
+                       rank, host, what, seconds);
     message_len = len < 0 ? 0 : len >= (int)sizeof message ? (int)sizeof message - 1 : len;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -45,6 +45,20 @@ int ens_watchdog_arm(const ens_layout *l, double seconds, const char *what, mc_e
     if (t.it_value.tv_sec == 0 && t.it_value.tv_usec == 0) t.it_value.tv_usec = 1;
     if (setitimer(ITIMER_REAL, &t, NULL) != 0) MC_FAIL(err, MC_EIO, "cannot set the deadline's timer");
     return MC_OK;
+}
+
+int ens_watchdog_arm(const ens_layout *l, double seconds, const char *what, mc_err *err)
+{
+    return arm(l->rank, l->host, seconds, what, err);
+}
+
+int ens_watchdog_arm_early(double seconds, const char *what, mc_err *err)
+{
+    int rank = -1;
+    char host[256] = "?";
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank); /* (MPI_ERRORS_RETURN: -1 stays if it fails) */
+    if (gethostname(host, sizeof host - 1) != 0) snprintf(host, sizeof host, "?");
+    return arm(rank, host, seconds, what, err);
 }
 
 void ens_watchdog_extend(double seconds)

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -323,6 +324,32 @@ static int agree_gpu_shape(job *j, const cu_device_info *dev, mc_err *err)
     return MC_OK;
 }
 
+/* What a write between or after the rounds may take beyond the stall deadline: its bytes at a slow
+ * file system's rate (a wait for room on a full one extends the deadline as it starts). */
+static const double slow_file_system_bytes_per_s = 1e6;
+
+/* The setup's deadline (ens_watchdog): the setup waits in blocking collectives (the config's and
+ * start's broadcasts, the layout, HDF5's opens), where a rank stopped or hung before the rounds
+ * (SIGSTOP on a loaded machine lands there: issue 44) would leave the others waiting for ever. It
+ * allows the stall deadline, 10 s of local work, and `bytes` (a checkpoint's or start's reads) at
+ * a slow file system's rate. The chains' construction, local work of any length, is outside it:
+ * the ranks meet after it in a polled agreement (ens_agree_within) under the stall deadline. */
+static int arm_setup_deadline(const job *j, double bytes, const char *what, mc_err *err)
+{
+    return ens_watchdog_arm_early(j->config.run.stall_timeout_s + 10.0 + bytes / slow_file_system_bytes_per_s, what, err);
+}
+
+/* MC_TEST_STOP_IN_SETUP "R:WHERE": rank R stops itself at `where` (plan, chains). */
+static void stop_in_setup(const char *where)
+{
+    const char *hook = mc_test_hook(MC_TEST_STOP_IN_SETUP);
+    int rank, r;
+    char at[16];
+    if (hook && sscanf(hook, "%d:%15s", &r, at) == 2 && MPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS &&
+        r == rank && strcmp(at, where) == 0)
+        raise(SIGSTOP);
+}
+
 /* start = file or xyz: the start file, read once on rank 0 and checked alike on every rank: before
  * the plan (planned = 0) an XYZ frame's box for the density, after it the starting configuration. */
 static int read_start(job *j, int planned, mc_err *err)
@@ -342,14 +369,22 @@ static int setup(job *j, mc_err *err)
     /* every rank parses the same text, so every rank fails alike and needs no agreement */
     MC_TRY(cfg_parse(&j->config, j->text, j->opt.config_path, err));
     j->have_config = 1;
+    MC_TRY(arm_setup_deadline(j, 0.0, "the run's setup", err));
     j->output = j->opt.output ? j->opt.output : j->config.run.output;
     if (!(j->ckpt_file = ckpt_path(j->output))) MC_FAIL(err, MC_ENOMEM, "out of memory");
     /* before anything reads or writes the run's files, so that a second run on them waits its turn */
     if (!j->opt.dry_run && !(j->lock = run_lock_take(MPI_COMM_WORLD, j->output, err))) return err->code;
-    if (j->opt.restart || j->opt.extend) MC_TRY(open_checkpoint(j, err));
+    if (j->opt.restart || j->opt.extend) { /* its checks read the whole checkpoint */
+        struct stat st;
+        MC_TRY(arm_setup_deadline(j, stat(j->ckpt_file, &st) == 0 ? 2.0 * (double)st.st_size : 0.0, "the run's setup", err));
+        MC_TRY(open_checkpoint(j, err));
+    }
     if (j->config.system.start == CFG_START_XYZ) /* its box may give the density the plan is made at */
         MC_TRY(read_start(j, 0, err));
     if (!(j->plan = mc_plan_create(&j->config, err))) return err->code;
+    /* from here the reads scale with the chains' state (a start file, an earlier output's frames) */
+    MC_TRY(arm_setup_deadline(j, (double)mc_state_bytes_per_chain(j->plan) * j->plan->nchains, "the run's setup", err));
+    stop_in_setup("plan");
     if (j->plan->start == CFG_START_FILE || j->plan->start == CFG_START_XYZ) MC_TRY(read_start(j, 1, err));
     MC_TRY(ens_layout_init(&j->layout, MPI_COMM_WORLD, j->plan->nchains, err));
     j->have_layout = 1;
@@ -468,9 +503,6 @@ static int open_output(job *j, int resumed, mc_err *err)
     return j->trajectory ? MC_OK : err->code;
 }
 
-/* What a write between or after the rounds may take beyond the stall deadline: its bytes at a slow
- * file system's rate (a wait for room on a full one extends the deadline as it starts). */
-static const double slow_file_system_bytes_per_s = 1e6;
 
 /* checkpoint_every = 0: the end's checkpoint was there only until the output was written. */
 static void remove_final_checkpoint(const job *j)
@@ -540,6 +572,7 @@ static int run_and_write(job *j, mc_err *err)
                               4.0 * checkpoint_bytes + trajectory_bytes, err));
     /* the chains and the backend first: a start that cannot be built, or a device that cannot hold
      * the chains, fails before any compute */
+    ens_watchdog_disarm(); /* the chains' construction may take long: the polled agreement below guards it */
     if (j->resume_from) {
         ckpt_bind(j->resume_from, j->plan, j->layout.first_chain);
         j->run = mc_run_resume(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, ckpt_restore,
@@ -547,7 +580,10 @@ static int run_and_write(job *j, mc_err *err)
     } else {
         j->run = mc_run_create(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, err);
     }
-    MC_TRY(ens_agree(MPI_COMM_WORLD, j->run ? MC_OK : err->code, err));
+    stop_in_setup("chains");
+    MC_TRY(ens_agree_within(&j->layout, j->run ? MC_OK : err->code, j->config.run.stall_timeout_s,
+                            "after building its chains", err));
+    MC_TRY(arm_setup_deadline(j, 4.0 * checkpoint_bytes, "the run's start (the output's creation)", err));
     MC_TRY(gather_words(&j->layout, mc_run_path(j->run), &j->paths, err));
     if (!j->opt.quiet && j->layout.rank == 0) printf("paths by rank: %s\n", j->paths);
     MC_TRY(ens_agree(MPI_COMM_WORLD, ens_exchange_attach(&j->exchange, &j->layout, j->run,
@@ -572,6 +608,7 @@ static int run_and_write(job *j, mc_err *err)
                              write_bytes / slow_file_system_bytes_per_s, j,
                              j->opt.stop_after_s > 0 ? j->started_s + j->opt.stop_after_s : 0.0};
     ens_outcome done;
+    ens_watchdog_disarm(); /* the rounds have their own deadline */
     MC_TRY(ens_drive(&j->layout, j->run, &schedule, &done, err));
     /* from here to MPI_Finalize every wait is a blocking collective (the pooling reductions, HDF5's,
      * MPI's end): a rank that stops now must not leave the others waiting */
@@ -685,6 +722,7 @@ int main(int argc, char **argv)
     mc_err err = {0, ""};
     int rc = j.opt.dry_run ? MC_OK : ens_signals_install(&err);
     if (rc == MC_OK) rc = setup(&j, &err);
+    if (rc == MC_OK && (j.opt.dry_run || j.opt.energy)) ens_watchdog_disarm(); /* their own work, of any length */
     if (rc == MC_OK && j.opt.dry_run) {
         /* the plan is printed even when the chains cannot be built and timed (and the run would
          * fail the same way): its memory and files say why */

@@ -19,6 +19,7 @@ enum mc_test_hook_id {
     MC_TEST_FAIL_EXCHANGE, /* R:S: rank R fails the first exchange step from sweep S on */
     MC_TEST_FAIL_WRITE,    /* R:SUFFIX: rank R's writes to files ending in SUFFIX fail */
     MC_TEST_STOP_IN_WRITE, /* R: rank R stops itself (SIGSTOP) as the output's write begins */
+    MC_TEST_STOP_IN_SETUP, /* R:WHERE: rank R stops itself in the run's setup: "plan" or "chains" */
     MC_TEST_NO_ESTIMATE,   /* 1: --dry-run estimates no wall time (runs no sweeps) */
     MC_NTEST_HOOKS
 };
