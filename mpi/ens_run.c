@@ -67,7 +67,7 @@ static int wait_polling(const ens_layout *l, int n, MPI_Request *req, double tim
         if (waited > timeout_s) {
             fprintf(stderr, "mcens: error: rank %d on %s: %s the other ranks did not report within "
                     "%.0f s: at least one is stopped, hung or dead; ending the job (the last checkpoint is "
-                    "kept; raise [run] stall_timeout if rounds really take that long)\n",
+                    "kept; raise [run] stall_timeout if the ranks really differ that much)\n",
                     l->rank, l->host, where, timeout_s);
             fflush(stderr);
             MPI_Abort(l->comm, 1);

@@ -105,8 +105,9 @@ static const cfg_key schema[] = {
      "before the output, so that a failed output write loses nothing, and removed once the output is)", DIM_NONE},
     {"run", "stall_timeout", K_REAL, OFF(run.stall_timeout_s), "300", 1, 1e7, 0, NULL,
      "seconds a rank waits for the others at the end of a round (plus ten times its own longest round) "
-     "before it ends the job as hung; the writes and MPI's end have the same deadline beside the time "
-     "their bytes take at 1 MB/s", DIM_NONE},
+     "or after building its chains (plus ten times its own building time) before it ends the job as hung; "
+     "the setup, the writes and MPI's end have the same deadline beside the time their bytes take at 1 MB/s "
+     "(and 10 s, the setup)", DIM_NONE},
     {"run", "disk_full_wait", K_REAL, OFF(run.disk_full_wait_s), "600", 0, 1e7, 0, NULL,
      "seconds a checkpoint or the output waits for room on a full file system (rank 0 says so and checks "
      "every 5 s) before the job ends with the last checkpoint kept", DIM_NONE},

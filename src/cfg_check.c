@@ -368,6 +368,9 @@ static int check_gibbs(const cfg *c, mc_err *err)
     if (c->system.start == CFG_START_FILE)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [system] start = file: type = gibbs starts on a lattice or at random (melt) in "
                 "each box", f, cfg_line(c, "system", "start"));
+    if (c->system.start == CFG_START_H5 || c->system.start == CFG_START_XYZ)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [system] start = %s: type = gibbs starts on a lattice or at random (melt) in "
+                "each box", f, cfg_line(c, "system", "start"), c->system.start == CFG_START_H5 ? "h5" : "xyz");
     if (c->ensemble.density.n != 1)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] density: expected one total density N/(V1 + V2) with type = gibbs "
                 "(temperature is the axis), got %d values", f, cfg_line(c, "ensemble", "density"),
@@ -391,9 +394,6 @@ static int check_gibbs(const cfg *c, mc_err *err)
     if (c->run.precision == CFG_PRECISION_SINGLE)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [run] precision = single: type = gibbs runs in double on both backends",
                 f, cfg_line(c, "run", "precision"));
-    if (c->system.start == CFG_START_H5 || c->system.start == CFG_START_XYZ)
-        MC_FAIL(err, MC_EINVAL, "%s:%d: [system] start = %s: type = gibbs starts on a lattice or at random (melt) in "
-                "each box", f, cfg_line(c, "system", "start"), c->system.start == CFG_START_H5 ? "h5" : "xyz");
     double sum = 0.0;
     for (int i = 0; i < 3; i++) sum += c->moves.move_fraction[i];
     if (fabs(sum - 1.0) > 1e-9) {

@@ -7,8 +7,12 @@
  *   E = sum over site pairs of different molecules of u(r) + sum over molecules of E_mol,
  *   E_mol = -k_e (erfc(alpha rc) / (2 rc) + alpha / sqrt(pi)) sum_i q_i^2      (the self term)
  *           + sum over the molecule's own site pairs of [u(r) - k_e q_i q_j / r]  (their exclusion)
- * as LAMMPS's pair style coul/dsf counts excluded pairs: each is summed like any other pair, and
- * its bare Coulomb energy taken away. E_mol is a constant of a molecule type, which a Widom test
+ * with Fennell and Gezelter's self term, and a molecule's own pairs counted as LAMMPS's pair style
+ * coul/dsf counts excluded pairs within the cutoff: each summed like any other pair, its bare
+ * Coulomb energy taken away (beyond the cutoff, where u is 0, the bare energy alone is taken away;
+ * LAMMPS leaves such a pair out, which only a molecule longer than the cutoff has). LAMMPS's self
+ * term adds the force shift's share, slope rc / 2, to erfc(alpha rc) / (2 rc): 0.27 kJ/mol per SPC/E
+ * molecule lower at the default damping and a 1 nm cutoff. E_mol is a constant of a molecule type, which a Widom test
  * molecule or a gcmc insertion adds and a Gibbs transfer carries, as the Ewald sum's self and
  * intramolecular terms (ewald.h). The pair term itself lives in the pair function
  * (pair_fn.inc's Coulomb term, with dsf_pair_terms' slope and shift). */

@@ -331,11 +331,23 @@ static const double slow_file_system_bytes_per_s = 1e6;
 /* The setup's deadline (ens_watchdog): the setup waits in blocking collectives (the config's and
  * start's broadcasts, the layout, HDF5's opens), where a rank stopped or hung before the rounds
  * (SIGSTOP on a loaded machine lands there: issue 44) would leave the others waiting for ever. It
- * allows the stall deadline, 10 s of local work, and `bytes` (a checkpoint's or start's reads) at
- * a slow file system's rate. The chains' construction, local work of any length, is outside it:
- * the ranks meet after it in a polled agreement (ens_agree_within) under the stall deadline. */
-static int arm_setup_deadline(const job *j, double bytes, const char *what, mc_err *err)
+ * allows the stall deadline, 10 s of local work, and the bytes the setup reads (a checkpoint, a
+ * start file, the chains' state) at a slow file system's rate. The chains' construction is outside
+ * it: the ranks meet after it in a polled agreement (ens_agree_within) that allows each rank the
+ * stall deadline and ten times its own construction time, as the rounds do. Before the config is
+ * read the deadline is that of [run] stall_timeout's default. */
+#define SETUP_DEADLINE_BEFORE_CONFIG_S (300.0 + 10.0)
+static double file_bytes(const char *path)
 {
+    struct stat st;
+    return path && stat(path, &st) == 0 ? (double)st.st_size : 0.0;
+}
+static int arm_setup_deadline(const job *j, const char *what, mc_err *err)
+{
+    double bytes = j->plan ? (double)mc_state_bytes_per_chain(j->plan) * j->plan->nchains : 0.0;
+    if (j->opt.restart || j->opt.extend) bytes += 2.0 * file_bytes(j->ckpt_file);
+    if (j->config.system.start != CFG_START_LATTICE && j->config.system.start != CFG_START_MELT)
+        bytes += 2.0 * file_bytes(j->config.system.start_file);
     return ens_watchdog_arm_early(j->config.run.stall_timeout_s + 10.0 + bytes / slow_file_system_bytes_per_s, what, err);
 }
 
@@ -365,25 +377,22 @@ static int read_start(job *j, int planned, mc_err *err)
 
 static int setup(job *j, mc_err *err)
 {
+    MC_TRY(ens_watchdog_arm_early(SETUP_DEADLINE_BEFORE_CONFIG_S, "the run's setup (reading the config)", err));
     MC_TRY(ens_read_text(MPI_COMM_WORLD, j->opt.config_path, &j->text, err));
     /* every rank parses the same text, so every rank fails alike and needs no agreement */
     MC_TRY(cfg_parse(&j->config, j->text, j->opt.config_path, err));
     j->have_config = 1;
-    MC_TRY(arm_setup_deadline(j, 0.0, "the run's setup", err));
+    MC_TRY(arm_setup_deadline(j, "the run's setup", err)); /* its reads: the checkpoint's, the start file's */
     j->output = j->opt.output ? j->opt.output : j->config.run.output;
     if (!(j->ckpt_file = ckpt_path(j->output))) MC_FAIL(err, MC_ENOMEM, "out of memory");
     /* before anything reads or writes the run's files, so that a second run on them waits its turn */
     if (!j->opt.dry_run && !(j->lock = run_lock_take(MPI_COMM_WORLD, j->output, err))) return err->code;
-    if (j->opt.restart || j->opt.extend) { /* its checks read the whole checkpoint */
-        struct stat st;
-        MC_TRY(arm_setup_deadline(j, stat(j->ckpt_file, &st) == 0 ? 2.0 * (double)st.st_size : 0.0, "the run's setup", err));
-        MC_TRY(open_checkpoint(j, err));
-    }
+    if (j->opt.restart || j->opt.extend) MC_TRY(open_checkpoint(j, err)); /* its checks read the whole checkpoint */
     if (j->config.system.start == CFG_START_XYZ) /* its box may give the density the plan is made at */
         MC_TRY(read_start(j, 0, err));
     if (!(j->plan = mc_plan_create(&j->config, err))) return err->code;
-    /* from here the reads scale with the chains' state (a start file, an earlier output's frames) */
-    MC_TRY(arm_setup_deadline(j, (double)mc_state_bytes_per_chain(j->plan) * j->plan->nchains, "the run's setup", err));
+    /* from here the reads scale with the chains' state too (an earlier output's frames) */
+    MC_TRY(arm_setup_deadline(j, "the run's setup", err));
     stop_in_setup("plan");
     if (j->plan->start == CFG_START_FILE || j->plan->start == CFG_START_XYZ) MC_TRY(read_start(j, 1, err));
     MC_TRY(ens_layout_init(&j->layout, MPI_COMM_WORLD, j->plan->nchains, err));
@@ -573,6 +582,7 @@ static int run_and_write(job *j, mc_err *err)
     /* the chains and the backend first: a start that cannot be built, or a device that cannot hold
      * the chains, fails before any compute */
     ens_watchdog_disarm(); /* the chains' construction may take long: the polled agreement below guards it */
+    const double build_started = MPI_Wtime();
     if (j->resume_from) {
         ckpt_bind(j->resume_from, j->plan, j->layout.first_chain);
         j->run = mc_run_resume(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, ckpt_restore,
@@ -581,9 +591,10 @@ static int run_and_write(job *j, mc_err *err)
         j->run = mc_run_create(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, err);
     }
     stop_in_setup("chains");
-    MC_TRY(ens_agree_within(&j->layout, j->run ? MC_OK : err->code, j->config.run.stall_timeout_s,
+    MC_TRY(ens_agree_within(&j->layout, j->run ? MC_OK : err->code,
+                            j->config.run.stall_timeout_s + 10.0 * (MPI_Wtime() - build_started),
                             "after building its chains", err));
-    MC_TRY(arm_setup_deadline(j, 4.0 * checkpoint_bytes, "the run's start (the output's creation)", err));
+    MC_TRY(arm_setup_deadline(j, "the run's start (the output's creation)", err));
     MC_TRY(gather_words(&j->layout, mc_run_path(j->run), &j->paths, err));
     if (!j->opt.quiet && j->layout.rank == 0) printf("paths by rank: %s\n", j->paths);
     MC_TRY(ens_agree(MPI_COMM_WORLD, ens_exchange_attach(&j->exchange, &j->layout, j->run,

@@ -90,13 +90,17 @@ static double molecule_diameter(const mc_plan *p, int *type)
  * inside the interaction range (the real-space terms skip the molecule's own sites, not their
  * images, and a move's energy would count a molecule against itself), so the diameter d of every
  * molecule and the longest cutoff rc need L >= d + rc; without a cutoff, every pair is taken under
- * the minimum image, and L >= 2 d. */
+ * the minimum image, and L >= 2 d. And four times the largest site radius: the molecular virial
+ * finds a site pair's image of the centres' separation from the sites' offsets, which must differ
+ * by less than half the box (mc_rigid_pair_image); it binds only for long molecules with a short
+ * cutoff. */
 static double molecules_min_box(const mc_plan *p, double diameter)
 {
     double rc = isfinite(p->cutoff) ? p->cutoff : 0.0;
     const int coulomb = p->species.coulomb != CFG_COULOMB_NONE; /* (set before the plan's charges are) */
     if (coulomb) rc = fmax(rc, p->species.coulomb_cutoff);
-    return isfinite(p->cutoff) || coulomb ? diameter + rc : 2.0 * diameter;
+    const double image_floor = 4.0 * mc_molecules_radius(&p->mol) * (1.0 + 1e-12);
+    return fmax(isfinite(p->cutoff) || coulomb ? diameter + rc : 2.0 * diameter, image_floor);
 }
 
 static int check_molecule_fits(const cfg *c, const mc_plan *p, double box, const char *where, mc_err *err)
@@ -106,10 +110,11 @@ static int check_molecule_fits(const cfg *c, const mc_plan *p, double box, const
     if (box < need)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [molecules] geometry: molecule %s is %.4g %s across; the box of edge %.4g (%s) "
                 "needs at least %.4g: the molecule plus the %s, or no site would stay clear of its own molecule's "
-                "periodic image (lower the density, use more molecules, or a smaller cutoff)",
+                "periodic image, and four times the largest site's distance from its centre (%.4g), or the molecular "
+                "virial could take a site pair's wrong image (lower the density, use more molecules, or a smaller cutoff)",
                 c->filename, cfg_line(c, "molecules", "geometry"), p->mol.type[t].name, d, p->units.length, box, where,
                 need, isfinite(p->cutoff) || p->species.coulomb != CFG_COULOMB_NONE ? "cutoff" : "molecule again (no cutoff: every pair under the "
-                "minimum image)");
+                "minimum image)", 4.0 * mc_molecules_radius(&p->mol));
     return MC_OK;
 }
 

@@ -84,8 +84,9 @@ MC_HD double mc_rigid_separation(double d, double box)
  * whose separation (minimum image) is d: the centres' minimum image R, moved by a box length
  * where the sites' minimum image is another one (centres near half a box apart, sites within the
  * cutoff). The molecular virial sum F_ab . R_IJ needs the R_IJ of the pair's own image; the
- * centres' image alone gave a wrong pressure wherever a pair straddled half the box. A site's
- * offset from its centre is far below half a box (mc_plan's molecule-size floor), so the images
+ * centres' image alone gave a wrong pressure wherever a pair straddled half the box. d - R in the
+ * pair's image is the difference of the two sites' offsets from their centres, below twice the
+ * largest site radius and so below half the box (mc_plan's floor, molecules_min_box): the images
  * agree exactly when |d - R| is below half a box, and R is then returned to the bit. */
 MC_HD double mc_rigid_pair_image(double R, double d, double box)
 {

@@ -46,9 +46,9 @@ typedef struct mc_rigid_sums {
 
 /* Full recomputation from the sites on the host. A sample (add_sample) also adds the RDF counts
  * of every species pair and of the centres, and for an open cluster the Lindemann sums. With
- * charges (plan->ewald) the Fourier part is recomputed into `ewald` (the chain's structure factors
- * from then on; NULL: not wanted, and then no charges) and the energy and virial take it, with the
- * constant self and intramolecular terms. */
+ * charges (plan->charged) the energy takes the constant self and intramolecular terms, and with the
+ * Ewald sum (plan->ewald) its Fourier part, recomputed into `ewald` (the chain's structure factors
+ * from then on; NULL where there is no Fourier part), with its virial. */
 mc_rigid_sums mc_rigid_measure(const mc_plan *p, mc_chain *c, int add_sample, ewald_sums *ewald);
 
 /* Widom insertion of a test molecule of `type`: the sum over `insertions` test molecules of

@@ -70,8 +70,8 @@ int mc_start_frame_points(const mc_plan *p, int id, double box, double *out, con
     const mc_start_frames *f = &p->frames;
     int k = f->first_chain < 0 ? 0 : id - f->first_chain;
     if (f->nframes == 0 || k < 0 || k >= f->nframes)
-        MC_FAIL(err, MC_EINVAL, "internal: start = h5, but chain %d's frame of %s was not loaded (h5start_load)", id,
-                p->start_file);
+        MC_FAIL(err, MC_EINVAL, "internal: start = %s, but chain %d's frame of %s was not loaded", p->start == CFG_START_H5 ? "h5" : "xyz",
+                id, p->start_file);
     size_t np = (size_t)f->npoints;
     const double *in = f->points + (size_t)k * np * 3;
     /* the ratio of two boxes: every coordinate scales alike, so the configuration is the same in

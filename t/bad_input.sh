@@ -49,7 +49,7 @@ walker paths beyond memory (1 GB machine)|s/^temperature = 1.0/temperature = 1:2
 molecules that cannot fit the density|s/^density = 0.5/density = 1000/;s/^cutoff = 1.5/cutoff = none/;$a [molecules]\ntypes = m\ncounts = 16\ngeometry = X 0 0 0; X 0 0 0.1|bad.ini:12: [ensemble] density = 1000 cannot hold the 16 molecules
 mass_density that cannot hold n, named as given|s/^density = 0.5/mass_density = 2.5/;s/^cutoff = 1.5/cutoff = 1.0/|bad.ini:12: [ensemble] mass_density = 2.5 cannot hold n = 32
 a mass density given as density|s/^n = 32/n = 32\nunits = real/;s/^density = 0.5/density = 1400/|(if that is a mass density in kg/m^3, give it as [ensemble] mass_density)
-molecule larger than its box|$a [molecules]\ntypes = m\ncounts = 16\ngeometry = X 0 0 0; X 0 0 2|bad.ini:17: [molecules] geometry: molecule m is 2 sigma across; the box of edge 3.175 (at density 0.5) needs at least 3.5
+molecule larger than its box|$a [molecules]\ntypes = m\ncounts = 16\ngeometry = X 0 0 0; X 0 0 2|bad.ini:17: [molecules] geometry: molecule m is 2 sigma across; the box of edge 3.175 (at density 0.5) needs at least 4: the molecule plus the cutoff
 two sites in one place|$a [molecules]\ntypes = m\ncounts = 16\ngeometry = X 0 0 0; X 0 0 0|bad.ini:17: [molecules] geometry: molecule m has sites 1 and 2 at the same position
 cluster lattice that cannot hold it|/^density/d;s/^n = 32/n = 32\nboundary = none\nlattice_constant = 0.01/|bad.ini:9: [system] lattice_constant = 0.01 cannot hold the 32 molecules
 npt at a negative pressure|s/^density = 0.5/density = 0.5\ntype = npt\npressure = -1/|bad.ini:14: [ensemble] pressure = -1: expected > 0 with type = npt'
