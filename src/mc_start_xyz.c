@@ -200,9 +200,10 @@ static double fit_molecule(int ns, const double (*b)[3], const double *s, double
     return worst;
 }
 
-/* Site i's line: its species (the plan's name checked) and position, into pos[3]. */
-static int read_site(const mc_plan *p, const char *path, int ln, const char *line, int i, int shift, double pos[3],
-                     mc_err *err)
+/* Site i's line: its species (the plan's name checked, unless any_name: atoms of the one species
+ * of a run without [mixture], which has no name of the user's) and position, into pos[3]. */
+static int read_site(const mc_plan *p, const char *path, int ln, const char *line, int i, int shift, int any_name,
+                     double pos[3], mc_err *err)
 {
     char name[64], coord[3][64];
     if (sscanf(line, "%63s %63s %63s %63s", name, coord[0], coord[1], coord[2]) != 4)
@@ -211,7 +212,7 @@ static int read_site(const mc_plan *p, const char *path, int ln, const char *lin
         if (!mc_xyz_coordinate(coord[d], shift, &pos[d]))
             MC_FAIL(err, MC_EINVAL, "%s:%d: '%s': expected a finite number", path, ln, coord[d]);
     const int a = p->rigid ? p->mol.site_species[i] : mc_species_of(&p->species, i);
-    if (strcmp(name, p->species.name[a]) != 0) {
+    if (!any_name && strcmp(name, p->species.name[a]) != 0) {
         if (p->rigid)
             MC_FAIL(err, MC_EINVAL, "%s:%d: site %d is %s, expected %s: site %d of molecule %d (type %s) in [molecules] "
                     "order", path, ln, i, name, p->species.name[a], i - p->mol.first[p->mol.site_mol[i]],
@@ -278,7 +279,7 @@ int mc_start_xyz_load(mc_plan *p, const cfg *c, const char *text, mc_err *err)
     char line[4096];
     int rc = MC_OK, ln = f.count_line + 2;
     for (int i = 0; rc == MC_OK && i < p->n && take_line(&at, line, sizeof line); i++, ln++)
-        rc = read_site(p, path, ln, line, i, shift, &pos[3 * i], err);
+        rc = read_site(p, path, ln, line, i, shift, !p->rigid && !c->mixture.species, &pos[3 * i], err);
     for (int m = 0; rc == MC_OK && p->rigid && m < p->nmol; m++)
         rc = place_molecule(p, path, f.count_line + 2 + p->mol.first[m], m, pos, box, err);
     if (rc == MC_OK && !p->rigid) memcpy(fr->points, pos, 3 * npoints * sizeof *pos);

@@ -1,7 +1,8 @@
 /* mc_start_xyz: [system] start = xyz, a chain's start from the last frame of an extended XYZ file
  * (what `mcens-analyze export --xyz` writes, so that export and start round-trip; packmol's and
  * Open Babel's files too). The frame lists every site: atoms in species order, or the molecules in
- * [molecules] order, each with its type's sites in their order. A molecule's centre and
+ * [molecules] order, each with its type's sites in their order, each named as the config names its
+ * species (atoms of a run without [mixture] by any name). A molecule's centre and
  * orientation are the rigid placement of its type's geometry nearest its sites (least squares:
  * Horn's quaternion, J. Opt. Soc. Am. A 4, 629 (1987)), refused where a site is more than
  * MC_START_XYZ_TOLERANCE from it. The comment line's Lattice="L 0 0 0 L 0 0 0 L" gives the cubic

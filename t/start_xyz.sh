@@ -6,7 +6,7 @@
 # several frames is the one taken; another density scales it; a file that does not fit the run is
 # refused at setup, naming the file, the line and what differs, and nothing is written.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 19
+tap_plan 20
 sc() { pycheck start_check.py "$@"; }
 export_xyz() { PYTHONPATH="$T_SRCDIR/../python${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON3" -m mcens_analyze export "$@"; }
 
@@ -37,6 +37,10 @@ sc energy_from atoms_again.h5 atoms.h5 1 1e-9; ok $? "every chain's energy at ev
 sc frames_equal atoms_again.h5 atoms.h5 1 1e-9; ok $? "every chain ends at chain 1's last frame (positions to 1e-9)"
 grep -q "start = xyz: every chain starts from the last frame of atoms1.xyz" atoms_again.txt
 ok $? "the log names the start" || diag < atoms_again.txt
+# one species without [mixture] has no name of the user's: a file's "Ar" is taken
+printf '[run]\noutput = ar.h5\nseed = 4\nequilibration = 0\nproduction = 10\nsample_every = 10\n[system]\nstart = xyz\nstart_file = ar.xyz\nn = 200\n[ensemble]\ntemperature = 1.5\n' > ar.ini
+sed -e '3,$ s/^[AB] /Ar /' atoms1.xyz > ar.xyz
+run_np 1 -q ar.ini > ar.txt 2>&1; ok $? "one species without [mixture]: atoms named Ar in the file start the run" || diag < ar.txt
 
 # --- SPC/E water (damped shifted force): centres and orientations fitted to the sites
 { printf '[run]\noutput = water.h5\nseed = 5\nequilibration = 40\nproduction = 40\nsample_every = 10\nbackend = cpu\n'
