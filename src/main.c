@@ -214,6 +214,7 @@ typedef struct job {
     options opt;
     const mc_backend_ops *backend;
     char *text, *hosts, *cpu_isas; /* hosts and CPU levels (cpu_isa.h) of all ranks */
+    char *start_text;              /* start = file or xyz: start_file's text, until the plan holds it */
     char *paths;                   /* the kernels or loops of all ranks (mc_backend_ops.path) */
     cfg config;
     int have_config;
@@ -362,16 +363,17 @@ static void stop_in_setup(const char *where)
         raise(SIGSTOP);
 }
 
-/* start = file or xyz: the start file, read once on rank 0 and checked alike on every rank: before
- * the plan (planned = 0) an XYZ frame's box for the density, after it the starting configuration. */
+/* start = file or xyz: the start file, read once on rank 0 (ens_read_text) and checked alike on
+ * every rank: before the plan (planned = 0, xyz) its frame's box taken for the density; after it
+ * the starting configuration into the plan, and the text let go. */
 static int read_start(job *j, int planned, mc_err *err)
 {
-    char *text = NULL;
-    MC_TRY(ens_read_text(MPI_COMM_WORLD, j->config.system.start_file, &text, err));
-    int rc = !planned                                  ? mc_start_xyz_density(&j->config, text, err)
-             : j->plan->start == CFG_START_XYZ ? mc_start_xyz_load(j->plan, &j->config, text, err)
-                                               : mc_start_load(j->plan, text, err);
-    free(text);
+    if (!j->start_text) MC_TRY(ens_read_text(MPI_COMM_WORLD, j->config.system.start_file, &j->start_text, err));
+    if (!planned) return mc_start_xyz_density(&j->config, j->start_text, err);
+    int rc = j->plan->start == CFG_START_XYZ ? mc_start_xyz_load(j->plan, &j->config, j->start_text, err)
+                                             : mc_start_load(j->plan, j->start_text, err);
+    free(j->start_text);
+    j->start_text = NULL;
     return rc;
 }
 
@@ -703,6 +705,7 @@ static void job_fini(job *j, int halt)
     mc_plan_destroy(j->plan);
     if (j->have_config) cfg_fini(&j->config);
     free(j->text);
+    free(j->start_text); /* (set only when the setup failed before the plan took it) */
     free(j->hosts);
     free(j->segments_before);
     free(j->segments);

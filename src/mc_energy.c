@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "dsf.h"
 #include "ewald.h"
 #include "mc_corrections.h"
 #include "mc_ensemble.h"
@@ -94,23 +93,13 @@ static int coulomb_terms(const mc_plan *p, const mc_chain *c, double e[MC_NENERG
         ewald_sums_free(&sums);
         free(q);
     }
-    const mc_species *sp = &p->species;
     double self = 0.0, intra = 0.0;
     for (int t = 0; t < p->mol.ntypes; t++) {
         const mc_moltype *type = &p->mol.type[t];
-        double tq[MC_MAX_SITES], pos[3 * MC_MAX_SITES];
-        for (int s = 0; s < type->nsites; s++) {
-            tq[s] = sp->charge[type->species[s]];
-            for (int k = 0; k < 3; k++) pos[3 * s + k] = type->body[s][k];
-        }
-        if (p->ewald) {
-            self += type->count * ewald_self_energy(&p->kspace, type->nsites, tq);
-            intra += type->count * ewald_intra_energy(&p->kspace, type->nsites, tq, pos);
-        } else {
-            self += type->count * dsf_self_energy(sp->coulomb_alpha, sp->coulomb_cutoff, sp->coulomb_k_e, type->nsites, tq);
-            intra += type->count *
-                     dsf_intra_energy(sp->coulomb_alpha, sp->coulomb_cutoff, sp->coulomb_k_e, type->nsites, tq, pos);
-        }
+        double tq[MC_MAX_SITES];
+        for (int s = 0; s < type->nsites; s++) tq[s] = p->species.charge[type->species[s]];
+        self += type->count * mc_plan_coulomb_self_energy(p, type->nsites, tq);
+        intra += type->count * mc_plan_coulomb_intra_energy(p, type, tq);
     }
     e[MC_ENERGY_COULOMB_SELF] = self;
     e[MC_ENERGY_COULOMB_INTRAMOLECULAR] = intra;

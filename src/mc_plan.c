@@ -319,15 +319,13 @@ static int ewald_kspace_setup(const cfg *c, mc_plan *p, double biggest, mc_err *
     return MC_OK;
 }
 
-/* The constant Coulomb terms of one molecule of type t (its self and intramolecular terms, Ewald's
- * or DSF's), and of `n` sites of charges q all together (self) with intra the molecules' own pairs. */
-static double molecule_self_energy(const mc_plan *p, int n, const double *q)
+double mc_plan_coulomb_self_energy(const mc_plan *p, int n, const double *q)
 {
     const mc_species *sp = &p->species;
     return p->ewald ? ewald_self_energy(&p->kspace, n, q)
                     : dsf_self_energy(sp->coulomb_alpha, sp->coulomb_cutoff, sp->coulomb_k_e, n, q);
 }
-static double molecule_intra_energy(const mc_plan *p, const mc_moltype *type, const double *q)
+double mc_plan_coulomb_intra_energy(const mc_plan *p, const mc_moltype *type, const double *q)
 {
     const mc_species *sp = &p->species;
     return p->ewald ? ewald_intra_energy(&p->kspace, type->nsites, q, &type->body[0][0])
@@ -374,14 +372,14 @@ static int coulomb_setup(const cfg *c, mc_plan *p, mc_err *err)
     if (!(p->site_charge = malloc((size_t)p->n * sizeof *p->site_charge)))
         MC_FAIL(err, MC_ENOMEM, "out of memory for the sites' charges");
     for (int i = 0; i < p->n; i++) p->site_charge[i] = sp->charge[p->mol.site_species[i]];
-    p->coulomb_constant = molecule_self_energy(p, p->n, p->site_charge);
+    p->coulomb_constant = mc_plan_coulomb_self_energy(p, p->n, p->site_charge);
     for (int t = 0; t < p->mol.ntypes; t++) {
         const mc_moltype *type = &p->mol.type[t];
         double q[MC_MAX_SITES];
         for (int k = 0; k < type->nsites; k++) q[k] = sp->charge[type->species[k]];
-        const double intra = molecule_intra_energy(p, type, q);
+        const double intra = mc_plan_coulomb_intra_energy(p, type, q);
         p->coulomb_constant += type->count * intra;
-        p->coulomb_type_constant[t] = molecule_self_energy(p, type->nsites, q) + intra;
+        p->coulomb_type_constant[t] = mc_plan_coulomb_self_energy(p, type->nsites, q) + intra;
     }
     p->charged = 1;
     return MC_OK;

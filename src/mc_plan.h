@@ -151,6 +151,12 @@ typedef struct mc_plan {
     double coulomb_type_constant[MC_MAX_MOLTYPES];
 } mc_plan;
 
+/* Charges (p->charged): the constant Coulomb terms of the plan's method (Ewald's, ewald.h, or the
+ * damped shifted force's, dsf.h): the self term of n charges q, and the intramolecular term of one
+ * molecule of `type` whose sites carry the charges q. */
+double mc_plan_coulomb_self_energy(const mc_plan *p, int n, const double *q);
+double mc_plan_coulomb_intra_energy(const mc_plan *p, const mc_moltype *type, const double *q);
+
 /* The smallest box edge over the state points (npt: of the starting boxes). */
 double mc_plan_smallest_box(const mc_plan *p);
 

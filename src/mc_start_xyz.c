@@ -99,6 +99,16 @@ static int check_properties(const char *path, const xyz_frame *f, mc_err *err)
     return MC_OK;
 }
 
+/* The file's last frame with its length unit (10^shift of the file's) and box (frame_box). */
+static int read_frame(const cfg *c, const char *path, const char *text, xyz_frame *f, int *shift, double *box,
+                      mc_err *err)
+{
+    MC_TRY(last_frame(path, text, f, err));
+    MC_TRY(check_properties(path, f, err));
+    MC_TRY(mc_xyz_unit_shift(c, path, f->count_line + 1, f->comment, shift, err));
+    return frame_box(path, f, *shift, box, err);
+}
+
 /* The molecules (or atoms) a config counts. */
 static double counted(const cfg *c)
 {
@@ -114,10 +124,7 @@ int mc_start_xyz_density(cfg *c, const char *text, mc_err *err)
     xyz_frame f;
     int shift;
     double box;
-    MC_TRY(last_frame(path, text, &f, err));
-    MC_TRY(check_properties(path, &f, err));
-    MC_TRY(mc_xyz_unit_shift(c, path, f.count_line + 1, f.comment, &shift, err));
-    MC_TRY(frame_box(path, &f, shift, &box, err));
+    MC_TRY(read_frame(c, path, text, &f, &shift, &box, err));
     const int periodic = c->system.boundary == CFG_BOUNDARY_PERIODIC;
     if (!periodic && box > 0)
         MC_FAIL(err, MC_EINVAL, "%s:%d: Lattice: a periodic box, for an open cluster (boundary = none): expected no "
@@ -256,9 +263,7 @@ int mc_start_xyz_load(mc_plan *p, const cfg *c, const char *text, mc_err *err)
     xyz_frame f;
     int shift;
     double box;
-    MC_TRY(last_frame(path, text, &f, err));
-    MC_TRY(mc_xyz_unit_shift(c, path, f.count_line + 1, f.comment, &shift, err));
-    MC_TRY(frame_box(path, &f, shift, &box, err));
+    MC_TRY(read_frame(c, path, text, &f, &shift, &box, err));
     /* no Lattice in a periodic run: the frame is taken to lie in the smallest state point's box
      * (its density given), which its molecules are made whole in and the others scale it from */
     if (box == 0 && p->periodic) box = mc_plan_smallest_box(p);
