@@ -183,15 +183,12 @@ static int cu_swap(mc_backend *b, int npairs, const int *first, const int *secon
     if (npairs == 0) return b->v.chain_cells.m ? cu_chain_cells_rebuild(&b->v, err) : MC_OK;
     if (b->rigid) {
         MC_TRY(cu_rigid_fetch(b->rigid, err));
-        unsigned char *swapped = (unsigned char *)calloc((size_t)b->v.nchains, 1);
-        if (!swapped) MC_FAIL(err, MC_ENOMEM, "out of memory");
+        unsigned char *swapped = cu_rigid_changed_mask(b->rigid);
         for (int i = 0; i < npairs; i++) {
             mc_state_swap_configuration(b->plan, b->chains[first[i]], b->chains[second[i]]);
             swapped[first[i]] = swapped[second[i]] = 1;
         }
-        const int rc = cu_rigid_upload(b->rigid, 1, swapped, err);
-        free(swapped);
-        return rc;
+        return cu_rigid_upload(b->rigid, 1, swapped, err);
     }
     for (int i = 0; i < npairs; i++) {
         int k = first[i], j = second[i];
@@ -445,17 +442,14 @@ static int cu_volume_energy_all(mc_backend *b, const double *scale, double *ener
 static int cu_volume_apply(mc_backend *b, const double *scale, const double *energy, mc_err *err)
 {
     if (b->rigid) { /* the host positions are those cu_volume_energy_all fetched */
-        unsigned char *scaled = (unsigned char *)calloc((size_t)b->v.nchains, 1);
-        if (!scaled) MC_FAIL(err, MC_ENOMEM, "out of memory");
+        unsigned char *scaled = cu_rigid_changed_mask(b->rigid);
         for (int k = 0; k < b->v.nchains; k++) {
             if (scale[k] == 1.0) continue;
             mc_rigid_scale(b->plan, b->chains[k], scale[k], b->chains[k]);
             b->chains[k]->energy_pair = energy[k];
             scaled[k] = 1;
         }
-        const int rc = cu_rigid_upload(b->rigid, 1, scaled, err);
-        free(scaled);
-        return rc;
+        return cu_rigid_upload(b->rigid, 1, scaled, err);
     }
     CU_TRY(cudaMemcpy(b->d_scale, scale, b->v.nchains * sizeof *scale, cudaMemcpyHostToDevice), err);
     if (b->v.chain_cells.m) MC_FAIL(err, MC_ECHECK, "internal: a volume move on the many-chain cell path");

@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(RIGID_THREADS)
                 if (i >= n || e.q[i] == 0.0) continue;
                 ewald_axis_phases(r[d][i], box, K, ewald_axis_of(tabs + (size_t)j * L, K, d, 0),
                                   ewald_axis_of(tabs + (size_t)j * L, K, d, 1));
-                off[3 * j + d] = mc_rigid_separation(r[d][i] - centre[d][site_mol[i]], box);
+                if (pass == 1) off[3 * j + d] = mc_rigid_separation(r[d][i] - centre[d][site_mol[i]], box);
             }
             __syncthreads();
             const int end = i0 + chunk < n ? chunk : n - i0;
@@ -109,7 +109,13 @@ int cu_ewald_create(cu_ewald *e, const mc_plan *p, int nchains, mc_err *err)
     CU_TRY(cudaMalloc(&e->s, C * 2 * nk * sizeof(double)), err);
     CU_TRY(cudaMalloc(&e->ds, C * 2 * nk * sizeof(double)), err);
     e->max_sites = p->mol.max_sites;
-    CU_TRY(cudaMalloc(&e->phase, C * 2 * e->max_sites * ewald_table_len(e->kmax) * sizeof(double)), err);
+    return MC_OK;
+}
+
+int cu_ewald_phase_rows(cu_ewald *e, int nchains, mc_err *err)
+{
+    const size_t bytes = (size_t)nchains * 2 * e->max_sites * ewald_table_len(e->kmax) * sizeof(double);
+    CU_TRY(cudaMalloc(&e->phase, bytes), err);
     return MC_OK;
 }
 

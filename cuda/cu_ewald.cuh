@@ -29,7 +29,8 @@ typedef struct cu_ewald {
     double *s;         /* [chain][2][nk] S(k): re, then im */
     double *ds;        /* [chain][2][nk] a trial move's change of S(k), each entry its own thread's */
     int max_sites;     /* sites of the largest molecule */
-    double *phase;     /* [chain][2 max_sites][3][2][2 kmax + 1] a move's sites' tables, old then moved */
+    double *phase;     /* [chain][2 max_sites][3][2][2 kmax + 1] a move's sites' tables, old then moved,
+                        * where they do not fit in shared memory (cu_ewald_phase_rows); else NULL */
 } cu_ewald;
 
 /* Doubles in one site's phase table: [axis][re, im][m + kmax]. */
@@ -78,8 +79,11 @@ __device__ inline double ewald_vector_change(double coeff, double sr, double si,
 typedef struct rigid_chain_dev rigid_chain_dev; /* cu_rigid.cuh */
 
 /* The plan's wave vectors and charges on the device, and the structure factors, coefficients,
- * changes and phase tables of nchains chains (not yet computed: cu_ewald_recompute). */
+ * and changes of nchains chains (not yet computed: cu_ewald_recompute). */
 int cu_ewald_create(cu_ewald *e, const mc_plan *p, int nchains, mc_err *err);
+/* e->phase for nchains chains: only where a move's phase tables do not fit in shared memory (up to
+ * 0.8 MB a chain at kmax 64, so not allocated when unused). */
+int cu_ewald_phase_rows(cu_ewald *e, int nchains, mc_err *err);
 void cu_ewald_free(cu_ewald *e); /* safe on a zeroed or partly created e */
 
 /* S(k) and the coefficients of the chains at (chains' boxes, pos [chain][3][n], centres

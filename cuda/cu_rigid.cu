@@ -28,6 +28,7 @@
 #include "cu_rigid.cuh"
 #include "cu_rigid.h"
 #include "mc_rigid_host.h"
+#include "mc_test_hooks.h"
 
 enum { RIGID_MEASURE_PARTS_MAX = 64 }; /* a sample's blocks per chain at most */
 
@@ -59,6 +60,7 @@ struct cu_rigid {
     int coulomb, kspace;
     cu_ewald ew;
     unsigned char *d_changed; /* kspace: [nchains] the chains whose S(k) an upload recomputes */
+    unsigned char *h_changed; /* [nchains] the host's mask of the chains a swap or volume step changed */
     double *d_trial_s, *d_trial_coeff;
     double *d_fourier, *h_fourier;     /* [2][chain]: the Fourier energies, then virials, of a recomputation */
     ewald_sums h_ewald;                /* a chain's S(k) on the host, for its Widom test molecules */
@@ -270,6 +272,12 @@ __global__ void __launch_bounds__(RIGID_THREADS)
     __syncthreads();
     if (threadIdx.x == 0)
         energy[(size_t)c * parts + part] = cu_warps_total(warp_e), virial[(size_t)c * parts + part] = cu_warps_total(warp_w);
+}
+
+unsigned char *cu_rigid_changed_mask(cu_rigid *b)
+{
+    memset(b->h_changed, 0, (size_t)b->nchains);
+    return b->h_changed;
 }
 
 int cu_rigid_upload(cu_rigid *b, int positions, const unsigned char *changed, mc_err *err)
@@ -512,7 +520,7 @@ void cu_rigid_destroy(cu_rigid *b)
     cudaFreeHost(b->h_trial_pos), cudaFreeHost(b->h_trial_centre);
     free(b->h_trial_chains), free(b->h_trial_quat);
     cudaFreeHost(b->h_pos), cudaFreeHost(b->h_centre);
-    free(b->h_chains);
+    free(b->h_chains), free(b->h_changed);
     rigid_batch_free(&b->batch);
     cu_ewald_free(&b->ew);
     cudaFree(b->d_changed);
@@ -545,7 +553,9 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
         for (int c = 0; c < MC_MAX_SPECIES; c++) b->k.pair_f[a][c] = prec<float>::make(p->species.pair[a][c]);
     memcpy(b->k.hard_core2, p->mol.hard_core2, sizeof b->k.hard_core2);
     b->k.wall_radius = p->wall_radius, b->k.wall_strength = p->wall_strength, b->k.seed = p->seed;
-    if (!(b->h_chains = (rigid_chain_dev *)calloc(C, sizeof *b->h_chains))) MC_FAIL(err, MC_ENOMEM, "out of memory");
+    b->h_chains = (rigid_chain_dev *)calloc(C, sizeof *b->h_chains);
+    b->h_changed = (unsigned char *)calloc(C, 1);
+    if (!b->h_chains || !b->h_changed) MC_FAIL(err, MC_ENOMEM, "out of memory");
     CU_TRY(cudaMalloc(&b->d_chains, C * sizeof *b->d_chains), err);
     CU_TRY(cudaMalloc(&b->d_pos, C * 3 * n * sizeof(double)), err);
     CU_TRY(cudaMalloc(&b->d_centre, C * 3 * M * sizeof(double)), err);
@@ -625,7 +635,8 @@ static int rigid_setup(cu_rigid *b, mc_err *err)
     if (b->kspace) { /* a move's phase tables in shared memory where they fit */
         const size_t at = (b->smem + 7) / 8 * 8,
                      tab_bytes = 2 * (size_t)p->mol.max_sites * ewald_table_len(p->kspace.kmax) * sizeof(double);
-        if (at + tab_bytes <= room) b->tabs_at = (long)at, b->smem = at + tab_bytes;
+        if (at + tab_bytes <= room && !mc_test_hook(MC_TEST_PHASE_ROWS)) b->tabs_at = (long)at, b->smem = at + tab_bytes;
+        else MC_TRY(cu_ewald_phase_rows(&b->ew, b->nchains, err));
     }
     const int dynamic = (int)b->smem; /* set for every kernel, so that static and dynamic may pass 48 kB together */
     const cudaFuncAttribute max_smem = cudaFuncAttributeMaxDynamicSharedMemorySize;

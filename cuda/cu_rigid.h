@@ -48,4 +48,8 @@ int cu_rigid_fetch_sums(cu_rigid *r, mc_err *err);
  * structure factors of the chains with changed[k] (host memory; NULL: every chain). */
 int cu_rigid_upload(cu_rigid *r, int positions, const unsigned char *changed, mc_err *err);
 
+/* The backend's mask of changed chains ([nchains], host memory), cleared: the caller marks the
+ * chains it changed (a swap, a volume step) and passes it to cu_rigid_upload. */
+unsigned char *cu_rigid_changed_mask(cu_rigid *r);
+
 #endif

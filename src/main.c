@@ -363,6 +363,18 @@ static void stop_in_setup(const char *where)
         raise(SIGSTOP);
 }
 
+/* The ranks meet after work of their own that ran unarmed (building the chains, timing them for
+ * --dry-run, evaluating them for --energy), in a polled agreement that allows the stall deadline
+ * plus ten times this rank's own time (so that an imbalance between ranks is no stall); then the
+ * setup's deadline guards the blocking collectives of `next`. */
+static int agree_after_own_work(const job *j, int status, double started_s, const char *where, const char *next,
+                                mc_err *err)
+{
+    MC_TRY(ens_agree_within(&j->layout, status, j->config.run.stall_timeout_s + 10.0 * (MPI_Wtime() - started_s),
+                            where, err));
+    return arm_setup_deadline(j, next, err);
+}
+
 /* start = file or xyz: the start file, read once on rank 0 (ens_read_text) and checked alike on
  * every rank: before the plan (planned = 0, xyz) its frame's box taken for the density; after it
  * the starting configuration into the plan, and the text let go. */
@@ -532,10 +544,12 @@ static int estimate_wall_time(job *j, mc_run_cost *cost, double *seconds, mc_err
     *seconds = NAN;
     memset(cost, 0, sizeof *cost);
     if (mc_test_hook(MC_TEST_NO_ESTIMATE)) return MC_OK;
+    const double started = MPI_Wtime();
     mc_run *run = mc_run_create(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, err);
     int rc = run ? mc_run_calibrate(run, 0.3, cost, err) : err->code;
     mc_run_destroy(run);
-    MC_TRY(ens_agree(MPI_COMM_WORLD, rc, err));
+    stop_in_setup("chains");
+    MC_TRY(agree_after_own_work(j, rc, started, "after timing its chains", "the wall-time estimate's end", err));
     double mine = mc_run_cost_seconds(j->plan, cost);
     return ens_mpi_check(MPI_Allreduce(&mine, seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce", err);
 }
@@ -547,13 +561,16 @@ static int evaluate_energy(job *j, mc_err *err)
     const mc_plan *p = j->plan;
     double (*terms)[MC_NENERGY_TERMS] = calloc((size_t)p->nchains, sizeof *terms);
     int rc = terms ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory for the energy terms");
+    const double started = MPI_Wtime();
     for (int k = 0; rc == MC_OK && k < j->layout.nchains; k++) {
         int id = j->layout.first_chain + k;
         mc_chain *c = mc_chain_create(p, id, err);
         rc = c ? mc_energy_terms(p, c, terms[id], err) : err->code;
         mc_chain_destroy(c);
     }
-    rc = ens_agree(MPI_COMM_WORLD, rc, err);
+    stop_in_setup("chains");
+    rc = agree_after_own_work(j, rc, started, "after evaluating its chains",
+                              "the energy table's pooling and write", err);
     /* each rank filled its own rows, the others are 0: a sum gathers them */
     if (rc == MC_OK)
         rc = ens_mpi_check(MPI_Allreduce(MPI_IN_PLACE, terms, p->nchains * MC_NENERGY_TERMS, MPI_DOUBLE, MPI_SUM,
@@ -593,10 +610,8 @@ static int run_and_write(job *j, mc_err *err)
         j->run = mc_run_create(j->plan, j->backend, j->layout.first_chain, j->layout.nchains, err);
     }
     stop_in_setup("chains");
-    MC_TRY(ens_agree_within(&j->layout, j->run ? MC_OK : err->code,
-                            j->config.run.stall_timeout_s + 10.0 * (MPI_Wtime() - build_started),
-                            "after building its chains", err));
-    MC_TRY(arm_setup_deadline(j, "the run's start (the output's creation)", err));
+    MC_TRY(agree_after_own_work(j, j->run ? MC_OK : err->code, build_started, "after building its chains",
+                                "the run's start (the output's creation)", err));
     MC_TRY(gather_words(&j->layout, mc_run_path(j->run), &j->paths, err));
     if (!j->opt.quiet && j->layout.rank == 0) printf("paths by rank: %s\n", j->paths);
     MC_TRY(ens_agree(MPI_COMM_WORLD, ens_exchange_attach(&j->exchange, &j->layout, j->run,
@@ -736,7 +751,8 @@ int main(int argc, char **argv)
     mc_err err = {0, ""};
     int rc = j.opt.dry_run ? MC_OK : ens_signals_install(&err);
     if (rc == MC_OK) rc = setup(&j, &err);
-    if (rc == MC_OK && (j.opt.dry_run || j.opt.energy)) ens_watchdog_disarm(); /* their own work, of any length */
+    /* their own work, of any length, runs unarmed until the ranks agree after it (agree_after_own_work) */
+    if (rc == MC_OK && (j.opt.dry_run || j.opt.energy)) ens_watchdog_disarm();
     if (rc == MC_OK && j.opt.dry_run) {
         /* the plan is printed even when the chains cannot be built and timed (and the run would
          * fail the same way): its memory and files say why */
@@ -774,6 +790,6 @@ int main(int argc, char **argv)
     }
     h5out_library_close(); /* while MPI still runs: HDF5 closing itself inside MPI_Finalize can crash */
     MPI_Finalize();
-    ens_watchdog_disarm(); /* armed at the end of the rounds (run_and_write) */
+    ens_watchdog_disarm(); /* armed at the end of the rounds (run_and_write), or after --dry-run's or --energy's work */
     return rc != MC_OK ? EXIT_ERROR : j.stopped_by ? EXIT_STOPPED : j.not_finite ? EXIT_NOT_FINITE : EXIT_DONE;
 }

@@ -28,6 +28,9 @@ const mc_test_hook_row mc_test_hook_rows[MC_NTEST_HOOKS] = {
     [MC_TEST_NO_ESTIMATE] = {"MCENS_TEST_NO_ESTIMATE", "1",
                              "--dry-run runs no sweeps to estimate the wall time, so that thousands of fuzzed configs "
                              "each take a moment (t/fuzz.sh)"},
+    [MC_TEST_PHASE_ROWS] = {"MCENS_TEST_PHASE_ROWS", "1",
+                            "the GPU keeps a charged move's phase tables in device memory, as it must where they do "
+                            "not fit in shared memory (large molecules at a large ewald_kmax; t/gpu_parity)"},
 };
 
 const char *mc_test_hook(enum mc_test_hook_id id)

@@ -21,6 +21,7 @@ enum mc_test_hook_id {
     MC_TEST_STOP_IN_WRITE, /* R: rank R stops itself (SIGSTOP) as the output's write begins */
     MC_TEST_STOP_IN_SETUP, /* R:WHERE: rank R stops itself in the run's setup: "plan" or "chains" */
     MC_TEST_NO_ESTIMATE,   /* 1: --dry-run estimates no wall time (runs no sweeps) */
+    MC_TEST_PHASE_ROWS,    /* 1: the GPU keeps a charged move's phase tables in device memory */
     MC_NTEST_HOOKS
 };
 

@@ -103,7 +103,7 @@ missing=$(grep -vxF -f "$T_SRCDIR/../README.md" out-ref.md)
 [ -s out-ref.md ] && [ -z "$missing" ]; ok $? "README's output layout has every row of mcens --output-reference" || printf '%s\n' "$missing" | diag
 # the test hooks: every one the tests set is in mcens's table, and every one in the table is used
 "$MCENS" --test-hooks | cut -f1 | cut -d= -f1 | sort > hooks-table.txt
-grep -ho 'MCENS_TEST_[A-Z][A-Z_]*' "$T_SRCDIR"/*.sh | sort -u > hooks-used.txt
+grep -ho 'MCENS_TEST_[A-Z][A-Z_]*' "$T_SRCDIR"/*.sh "$T_SRCDIR"/*.c | sort -u > hooks-used.txt
 [ -s hooks-table.txt ] && cmp -s hooks-table.txt hooks-used.txt
 ok $? "mcens --test-hooks lists exactly the hooks the tests use" || diff hooks-table.txt hooks-used.txt | diag
 exit 0

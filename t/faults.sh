@@ -4,7 +4,7 @@
 # the job promptly with the failing rank's message and a non-zero status, never hang, and leave
 # the last checkpoint intact so that a restart finishes the run bit-identically.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 21
+tap_plan 23
 
 cat > run.ini <<'EOF'
 [run]
@@ -87,8 +87,8 @@ ok $? "a stopped rank: the job ends within 30 s (stall_timeout = 2) with a messa
 # stopped_rank HOOK=VALUE NAME LIMIT MESSAGE WHAT: stallw.ini on 2 ranks with the test hook set
 # (its rank stops itself), under a 120 s guard: the job must end within LIMIT s, non-zero, with
 # MESSAGE and no output NAME.h5
-stopped_rank() {
-    env "$1" "$MPIRUN" -np 2 "$MCENS" -o "$2.h5" stallw.ini > "$2.txt" 2>&1 < /dev/null &
+stopped_rank() { # HOOK NAME SECONDS MESSAGE WHAT [OPTION]
+    env "$1" "$MPIRUN" -np 2 "$MCENS" ${6:-} -o "$2.h5" stallw.ini > "$2.txt" 2>&1 < /dev/null &
     pid=$!
     (sleep 120; kill -KILL $pid) > /dev/null 2>&1 &
     watchdog=$!
@@ -116,6 +116,12 @@ stopped_rank MCENS_TEST_STOP_IN_SETUP=1:plan setup 30 "rank 0 on .*: the run's s
     "in the setup, its plan made"
 stopped_rank MCENS_TEST_STOP_IN_SETUP=1:chains setup 20 \
     "rank 0 on .*: after building its chains the other ranks did not report within 2 s" "in the setup, its chains built"
+# ... and in --dry-run's timing and --energy's evaluation, whose own work is unarmed as the chains'
+# construction is
+stopped_rank MCENS_TEST_STOP_IN_SETUP=1:chains dryrun 20 \
+    "rank 0 on .*: after timing its chains the other ranks did not report within [0-9]* s" "in --dry-run's timing" --dry-run
+stopped_rank MCENS_TEST_STOP_IN_SETUP=1:chains energy 20 \
+    "rank 0 on .*: after evaluating its chains the other ranks did not report within 2 s" "in --energy" --energy
 
 # a file system that is too small, or fills up mid-run (needs a tmpfs mount: root in a container
 # may not be allowed one)

@@ -12,6 +12,7 @@
  * cluster at 256; 130 molecules of 12 sites at 32). Replica exchange on atoms,
  * along a pressure ladder and in a cluster. The device's minimum image against the host's. Skips
  * without a GPU. */
+#define _POSIX_C_SOURCE 200809L /* setenv: a test hook for one case */
 #include "testutil.h"
 
 #include <math.h>
@@ -723,6 +724,18 @@ static void rigid_spce_widom(void **state)
                   "production = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 2);
 }
 
+/* the same with a move's phase tables in device memory (e.phase), as a molecule of many sites at a
+ * large ewald_kmax has them, where they do not fit in shared memory (MCENS_TEST_PHASE_ROWS) */
+static void rigid_spce_phase_rows(void **state)
+{
+    (void)state;
+    setenv("MCENS_TEST_PHASE_ROWS", "1", 1);
+    rigid_in_step(SPCE_MODEL "ewald_alpha = 5.6\newald_kmax = 5\newald_ksq_max = 27\n[ensemble]\n"
+                  "temperature = 298\ndensity = 33.4\nwidom = 20\n[run]\nseed = 65\nequilibration = 20\n"
+                  "production = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 1);
+    unsetenv("MCENS_TEST_PHASE_ROWS");
+}
+
 /* SPC/E under npt: a trial volume's structure factors (its own coefficients), and the accepted
  * volume's recomputed on the device; 7812 wave vectors, more than the registers of a block hold
  * (S(k) in device memory) */
@@ -1167,7 +1180,7 @@ int main(void)
         cmocka_unit_test(exchange_cells_n4096), cmocka_unit_test(cells_and_all_pairs_n4096),
         cmocka_unit_test(exchange_npt_pressure),
         cmocka_unit_test(rigid_24_sites), cmocka_unit_test(rigid_spce_widom), cmocka_unit_test(rigid_spce_npt), cmocka_unit_test(exchange_spce),
-        cmocka_unit_test(rigid_spce_dsf_widom), cmocka_unit_test(rigid_spce_dsf_npt),
+        cmocka_unit_test(rigid_spce_dsf_widom), cmocka_unit_test(rigid_spce_dsf_npt), cmocka_unit_test(rigid_spce_phase_rows),
         cmocka_unit_test(exchange_cluster), cmocka_unit_test(gibbs_lj), cmocka_unit_test(gibbs_mixture),
         cmocka_unit_test(gibbs_molecules), cmocka_unit_test(gcmc_lj), cmocka_unit_test(gcmc_mixture),
     };
