@@ -8,6 +8,9 @@
 # at the walltime. A failed run queues nothing further; a complete one stops the chain.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 tap_plan 19
+# the MPS daemon the job scripts start is the tests' business: a caller's own (the GPU machine's
+# suite run exports these with MPS=1) would show as one the scripts passed on
+unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 jobscripts=$T_SRCDIR/../jobscripts
 real_mpirun=$(command -v "$MPIRUN")
 
