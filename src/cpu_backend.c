@@ -40,35 +40,57 @@ struct mc_backend {
     cpu_gibbs *gibbs;           /* Gibbs-ensemble chains' scratch (cpu_gibbs.c); NULL otherwise */
     double *ewald_change;       /* charges: [2 nk] a trial move's change of S(k) */
     ewald_sums ewald_trial;     /* charges, npt: the structure factors of a trial volume */
-    double *columns;            /* molecules of mixed plain-LJ species: [2][nspecies][n] each site
-                                   species' lj1 then lj2 with every site (pair_columns); NULL otherwise */
+    double *columns;            /* molecules of mixed plain-LJ species: [2 or 3][nspecies][n] each site
+                                   species' lj1, lj2 (and with charges k_e q_a q_b) with every site
+                                   (pair_columns); NULL otherwise */
 };
 
-/* Molecules of mixed species whose every pair is plain LJ with one cutoff, no shift and no hard
- * core: each species' constants with every site of a chain, laid out by site, so that a move's
- * loop loads them beside the positions instead of gathering them by the partner's species (two
- * species ran 2.3 times slower per move than one before; issue 48 item 13). The sites' species
- * are the plan's, the same in every chain: one table for the rank. NULL where the case does not
- * apply, or on no memory (the gathering loop then serves). */
+/* Molecules of mixed species whose every pair is LJ with one cutoff, no shift and no hard core,
+ * charged or not: each species' constants with every site of a chain, laid out by site, so that a
+ * move's loop loads them beside the positions instead of gathering them by the partner's species
+ * (two species ran 2.3 times slower per move than one before; issue 48 item 13; and charged
+ * water's gathers of nine constants a pair kept it from vectorising). The sites' species are the
+ * plan's, the same in every chain: one table for the rank. NULL where the case does not apply, or
+ * on no memory (the gathering loop then serves). */
 static double *pair_columns(const mc_plan *p)
 {
     const mc_species *sp = &p->species;
     const mc_molecules *mol = &p->mol;
     if (!p->rigid || sp->n == 1) return NULL;
+    const pair_params *first = &sp->pair[0][0];
     for (int a = 0; a < sp->n; a++)
-        for (int b = 0; b < sp->n; b++)
-            if (!pair_is_plain_lj(&sp->pair[a][b]) || sp->pair[a][b].shift != 0.0 ||
-                sp->pair[a][b].rc2 != sp->pair[0][0].rc2 || mol->hard_core2[a][b] != 0.0)
+        for (int b = 0; b < sp->n; b++) {
+            const pair_params *pp = &sp->pair[a][b];
+            if (pp->form != PAIR_LJ || pp->slope != 0.0 || pp->shift != 0.0 || pp->rc2 != first->rc2 ||
+                mol->hard_core2[a][b] != 0.0)
                 return NULL;
-    const size_t n = (size_t)p->n, ns = (size_t)sp->n;
-    double *col = malloc(2 * ns * n * sizeof *col);
+            if (pp->coulomb_qq != 0.0 && !p->charged) return NULL;
+        }
+    const size_t n = (size_t)p->n, ns = (size_t)sp->n, blocks = p->charged ? 3 : 2;
+    double *col = malloc(blocks * ns * n * sizeof *col);
     if (!col) return NULL;
     for (size_t a = 0; a < ns; a++)
         for (size_t j = 0; j < n; j++) {
             const pair_params *pp = &sp->pair[a][mol->site_species[j]];
             col[a * n + j] = pp->lj1, col[(ns + a) * n + j] = pp->lj2;
+            if (p->charged) col[(2 * ns + a) * n + j] = pp->coulomb_qq;
         }
     return col;
+}
+
+/* The Coulomb constants every charged pair of the plan shares (its cutoff, alpha, slope and shift:
+ * one Coulomb method and cutoff a run), for the columns loop; zeros without charges. */
+static pair_params columns_coulomb(const mc_plan *p)
+{
+    pair_params shared = {0};
+    for (int a = 0; a < p->species.n; a++)
+        for (int b = 0; b < p->species.n; b++)
+            if (p->species.pair[a][b].coulomb_qq != 0.0) {
+                shared = p->species.pair[a][b];
+                shared.coulomb_qq = 0.0;
+                return shared;
+            }
+    return shared;
 }
 
 /* Energy of a particle of species a at p with the members cpu_cells_gather gathered, species
@@ -169,15 +191,17 @@ static double molecule_move_energy(const mc_plan *p, const double *columns, cons
     const int f0 = mol->first[m], f1 = mol->first[m + 1];
     const int mixed = p->species.n != 1 || mol->hard_core2[0][0] != 0.0;
     cpu_partners others = {.x = c->x, .y = c->y, .z = c->z, .box = c->box_len, .species = mol->site_species,
-                           .columns_rc2 = p->species.pair[0][0].rc2};
+                           .columns_rc2 = p->species.pair[0][0].rc2, .columns_coulomb = columns_coulomb(p)};
     double u_old = 0.0, u_new = 0.0;
     for (int s = 0; s < f1 - f0; s++) {
         const int a = mol->site_species[f0 + s];
         if (mixed) /* the site's row of constants, and whether it is all plain LJ, once for its four sums */
             others.pair_row = p->species.pair[a], others.hard_core_row = mol->hard_core2[a],
-            others.plain_row = cpu_pair_row_plain_lj(p->species.pair[a], p->species.n);
+            others.plain_row = cpu_pair_row_plain_lj(p->species.pair[a], p->species.n),
+            others.lj_row = cpu_pair_row_lj(p->species.pair[a], p->species.n);
         if (columns)
-            others.lj1_of = columns + (size_t)a * p->n, others.lj2_of = columns + (size_t)(p->species.n + a) * p->n;
+            others.lj1_of = columns + (size_t)a * p->n, others.lj2_of = columns + (size_t)(p->species.n + a) * p->n,
+            others.qq_of = p->charged ? columns + (size_t)(2 * p->species.n + a) * p->n : NULL;
         u_old += site_outside(c, mixed ? &others : NULL, &p->species.pair[0][0], f0, f1, &old_pos[3 * s]);
         u_new += site_outside(c, mixed ? &others : NULL, &p->species.pair[0][0], f0, f1, &new_pos[3 * s]);
     }

@@ -12,7 +12,10 @@ enum {
     MASK_BOX = 1, MASK_SPECIES = 2, MASK_SKIP = 4, MASK_SELF = 8, HARD_CORE = 16, PAIR_OF_PARTNER = 32,
     PLAIN_ROW = 64, /* with PAIR_OF_PARTNER: every constant of the row is plain LJ (only lj1, lj2, rc2,
                        shift gathered; the other selectors literal zeros) */
-    PAIR_COLUMNS = 128 /* plain LJ with lj1, lj2 loaded from columns by partner, rc2 shared, no shift */
+    PAIR_COLUMNS = 128, /* plain LJ with lj1, lj2 loaded from columns by partner, rc2 shared, no shift */
+    COULOMB_COLUMNS = 512, /* with PAIR_COLUMNS: the Coulomb term too, qq from the column qq_of */
+    LJ_ROW = 256 /* with PAIR_OF_PARTNER: every constant of the row is LJ without a force shift, with
+                    its Coulomb term (charged sites: no Morse call left, so the loop vectorises) */
 };
 
 /* The pair term of partner j with the site at p, 0 where j does not count: the one expression
@@ -24,12 +27,22 @@ partner_term(const cpu_partners *P, const pair_params *pp, int masks, int j, dou
     pair_params plain;
     if (masks & PAIR_COLUMNS) {
         plain = (pair_params){.lj1 = P->lj1_of[j], .lj2 = P->lj2_of[j], .rc2 = P->columns_rc2, .form = PAIR_LJ};
+        if (masks & COULOMB_COLUMNS)
+            plain.coulomb_qq = P->qq_of[j], plain.coulomb_rc2 = P->columns_coulomb.coulomb_rc2,
+            plain.coulomb_alpha = P->columns_coulomb.coulomb_alpha, plain.coulomb_slope = P->columns_coulomb.coulomb_slope,
+            plain.coulomb_shift = P->columns_coulomb.coulomb_shift;
         pp = &plain;
     } else if (masks & PAIR_OF_PARTNER) {
         int b = P->species[j];
         pp = &P->pair_row[b], hc2 = P->hard_core_row[b];
         if (masks & PLAIN_ROW) { /* four gathers, and no Morse or force-shift lanes to compute */
             plain = (pair_params){.lj1 = pp->lj1, .lj2 = pp->lj2, .rc2 = pp->rc2, .shift = pp->shift, .form = PAIR_LJ};
+            pp = &plain;
+        } else if (masks & LJ_ROW) {
+            plain = (pair_params){.lj1 = pp->lj1, .lj2 = pp->lj2, .rc2 = pp->rc2, .shift = pp->shift,
+                                  .coulomb_qq = pp->coulomb_qq, .coulomb_rc2 = pp->coulomb_rc2,
+                                  .coulomb_alpha = pp->coulomb_alpha, .coulomb_slope = pp->coulomb_slope,
+                                  .coulomb_shift = pp->coulomb_shift, .form = PAIR_LJ};
             pp = &plain;
         }
     }
@@ -93,11 +106,13 @@ MC_CPU_CLONES double cpu_site_energy_mixed(const cpu_partners *P, int j0, int j1
 {
     if (P->plain_row)
         return site_energy_loop(P, NULL, PAIR_OF_PARTNER | HARD_CORE | PLAIN_ROW, j0, j1, px, py, pz);
+    if (P->lj_row) return site_energy_loop(P, NULL, PAIR_OF_PARTNER | HARD_CORE | LJ_ROW, j0, j1, px, py, pz);
     return site_energy_loop(P, NULL, PAIR_OF_PARTNER | HARD_CORE, j0, j1, px, py, pz);
 }
 
 MC_CPU_CLONES double cpu_site_energy_columns(const cpu_partners *P, int j0, int j1, double px, double py, double pz)
 {
+    if (P->qq_of) return site_energy_loop(P, NULL, PAIR_COLUMNS | COULOMB_COLUMNS, j0, j1, px, py, pz);
     return site_energy_loop(P, NULL, PAIR_COLUMNS, j0, j1, px, py, pz);
 }
 

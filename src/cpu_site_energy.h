@@ -32,11 +32,14 @@ typedef struct cpu_partners {
     const double *hard_core_row;
     int plain_row;           /* cpu_site_energy_mixed: every entry of pair_row is plain LJ
                                 (cpu_pair_row_plain_lj, decided once by the caller) */
+    int lj_row;              /* ... or LJ with no force shift, charged or not (cpu_pair_row_lj) */
     /* cpu_site_energy_columns: the site's pair constants with each partner j, laid out by j (the
      * row of pair_row taken at species[j], once for the run), so that the loop loads them as it
      * loads the positions instead of gathering them by species */
     const double *lj1_of, *lj2_of;
     double columns_rc2;      /* their squared cutoff, the same for every partner */
+    const double *qq_of;     /* charged sites: k_e q_a q_j with each partner j (NULL: none), and the */
+    pair_params columns_coulomb; /* Coulomb constants every charged pair shares (rc2, alpha, slope, shift) */
 } cpu_partners;
 
 /* The energy of a site at (px, py, pz) with the partners j in [j0, j1) that count: all of them
@@ -63,8 +66,18 @@ double cpu_site_energy_mixed(const cpu_partners *P, int j0, int j1, double px, d
 
 /* Molecules of mixed species, plain LJ with one cutoff, no shift and no hard cores (the common
  * case: truncated LJ with Lorentz-Berthelot pairs): the sum of cpu_site_energy_mixed, term for
- * term, with lj1 and lj2 from the columns lj1_of, lj2_of and the cutoff columns_rc2. */
+ * term, with lj1 and lj2 from the columns lj1_of, lj2_of and the cutoff columns_rc2; with qq_of,
+ * charged sites, the Coulomb term too (qq from the column, the rest from columns_coulomb). */
 double cpu_site_energy_columns(const cpu_partners *P, int j0, int j1, double px, double py, double pz);
+
+/* Whether every entry of a row of pair constants is LJ without a force shift, with or without a
+ * Coulomb term: the mixed loop then has no Morse call to keep it scalar. */
+static inline int cpu_pair_row_lj(const pair_params *row, int n)
+{
+    for (int b = 0; b < n; b++)
+        if (row[b].form != PAIR_LJ || row[b].slope != 0.0) return 0;
+    return 1;
+}
 
 /* Whether every entry of a row of pair constants is plain LJ (pair_is_plain_lj). */
 static inline int cpu_pair_row_plain_lj(const pair_params *row, int n)

@@ -31,6 +31,18 @@ enum pair_form { PAIR_LJ = 0, PAIR_MORSE = 1 };
 #define PAIR_COULOMB_TERM 1
 #endif
 
+/* The Coulomb term's erfc (and qq erfc(a r) / r): the device's own there; on the host mc_erfc.h's,
+ * which the compiler can vectorise in the site-pair loops (a libm call kept them scalar; the two
+ * agree to 1e-14). */
+#ifdef __CUDA_ARCH__
+#define PAIR_ERFC(x) erfc(x)
+#define PAIR_QQ_ERFC_OVER_R(qq, a, r, r2) ((qq) * erfc((a) * (r)) / (r)) /* the device's bits of before */
+#else
+#include "mc_erfc.h"
+#define PAIR_ERFC(x) mc_erfc(x)
+#define PAIR_QQ_ERFC_OVER_R(qq, a, r, r2) ((qq) * mc_erfc_over_r(a, r, r2))
+#endif
+
 #define PAIR_REAL double
 #define PAIR_FN(name) name
 #include "pair_fn.inc"

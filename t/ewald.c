@@ -6,9 +6,11 @@
  * against a numerical derivative of the energy under a scaling of the box; Widom test molecules
  * against full recomputations. The damped shifted force (src/dsf.c) alike: its pair term against
  * Fennell and Gezelter's formula and 0 with its force at the cutoff, the engine's virial and Widom
- * test molecules (t/spce_check.py checks its NIST configurations' energies). */
+ * test molecules (t/spce_check.py checks its NIST configurations' energies). The host's erfc and
+ * exp of the Coulomb term (src/mc_erfc.h) against libm's. */
 #include "testutil.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include "dsf.h"
 #include "ewald.h"
 #include "mc_chain.h"
+#include "mc_erfc.h"
 #include "mc_move.h"
 #include "mc_rigid.h"
 #include "mc_rigid_host.h"
@@ -472,9 +475,49 @@ static void dsf_widom_insertion(void **state)
     check_widom_insertion("coulomb = dsf\n");
 }
 
+/* mc_erfc.h's erfc and exp against libm's, whose errors are below an ulp: erfc to 1e-14 relative
+ * where Ewald's and DSF's alpha r lie (below 6; measured 3.7e-15 against mpmath), 1e-12 out to
+ * x = 26 (x^2's rounding inside exp(-x^2) grows there; erfc is below 1e-17 from x = 6), exactly 1 at
+ * 0 (the bare Coulomb term); exp to two units in the last place on [-708, 0]. */
+static void erfc_and_exp(void **state)
+{
+    (void)state;
+    double worst_near = 0.0, worst_far = 0.0, worst_exp = 0.0;
+    for (int i = 0; i <= 260000; i++) {
+        const double x = i * 1e-4, e = erfc(x), rel = fabs(mc_erfc(x) / e - 1.0);
+        if (x <= 6.0) worst_near = fmax(worst_near, rel);
+        else worst_far = fmax(worst_far, rel);
+    }
+    for (int i = 0; i <= 708000; i++) {
+        const double y = fmax(-i * 1e-3 - 1e-7 * (i % 7), -708.0);
+        worst_exp = fmax(worst_exp, fabs(mc_exp_nonpositive(y) / exp(y) - 1.0));
+    }
+    printf("# mc_erfc: relative error %.2e on [0, 6], %.2e on (6, 26]; mc_exp_nonpositive %.2e on [-708, 0]\n",
+           worst_near, worst_far, worst_exp);
+    assert_true(worst_near < 1e-14);
+    assert_true(worst_far < 1e-12);
+    assert_true(mc_erfc(0.0) == 1.0);
+    assert_true(worst_exp <= 2 * DBL_EPSILON); /* two units in the last place */
+    /* erfc(a r) / r by its one division, for alphas of Ewald and DSF runs in nm and reduced units,
+     * r from 0.05 to the cutoffs; a = 0 is 1 / r to the bit */
+    const double alphas[] = {2.6 / 0.9, 3.77, 5.6, 0.8, 1.2};
+    double worst_over_r = 0.0, worst_over_r_far = 0.0;
+    for (int k = 0; k < 5; k++)
+        for (int i = 1; i <= 3000; i++) {
+            const double r = 0.001 * i, ref = erfc(alphas[k] * r) / r;
+            const double rel = fabs(mc_erfc_over_r(alphas[k], r, r * r) / ref - 1.0);
+            if (alphas[k] * r <= 6.0) worst_over_r = fmax(worst_over_r, rel);
+            else worst_over_r_far = fmax(worst_over_r_far, rel);
+            assert_true(mc_erfc_over_r(0.0, r, r * r) == 1.0 / r);
+        }
+    printf("# mc_erfc_over_r: relative error %.2e (a r <= 6), %.2e beyond\n", worst_over_r, worst_over_r_far);
+    assert_true(worst_over_r < 1e-14);
+    assert_true(worst_over_r_far < 1e-12);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(nist_spce), cmocka_unit_test(madelung), cmocka_unit_test(two_co2),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(erfc_and_exp), cmocka_unit_test(nist_spce), cmocka_unit_test(madelung), cmocka_unit_test(two_co2),
                                        cmocka_unit_test(move_change), cmocka_unit_test(virial),
                                        cmocka_unit_test(engine_virial), cmocka_unit_test(widom_insertion),
                                        cmocka_unit_test(dsf_pair), cmocka_unit_test(dsf_engine_virial),
