@@ -40,7 +40,7 @@ struct mc_backend {
     cpu_gibbs *gibbs;           /* Gibbs-ensemble chains' scratch (cpu_gibbs.c); NULL otherwise */
     double *ewald_change;       /* charges: [2 nk] a trial move's change of S(k) */
     ewald_sums ewald_trial;     /* charges, npt: the structure factors of a trial volume */
-    double *columns;            /* molecules of mixed plain-LJ species: [2 or 3][nspecies][n] each site
+    double *columns;            /* molecules of mixed LJ species, charged or not: [2 or 3][nspecies][n] each site
                                    species' lj1, lj2 (and with charges k_e q_a q_b) with every site
                                    (pair_columns); NULL otherwise */
 };
@@ -181,7 +181,9 @@ static double site_outside(const mc_chain *c, const cpu_partners *mixed, const p
  * the sites before its molecule's and after them (an open cluster's box of 0 folds a separation to
  * -|d|, whose square is the plain difference's, as mc_rigid_separation takes it), and the wall
  * through mc_rigid_move_total. Molecules of one species without hard cores (united-atom benzene,
- * argon clusters) take the loop of atoms; others (mixed species, hard cores) the same loop with
+ * argon clusters) take the loop of atoms; mixed LJ species, charged or not, the loop with each
+ * partner's constants from the columns (cpu_site_energy_columns; a site species without charge
+ * leaves the Coulomb term out); the others (hard cores, unequal cutoffs, Morse) the same loop with
  * each partner's constants gathered by its species (cpu_site_energy_mixed), summed in the
  * vectoriser's order (doc/performance.md has the serial loop it replaced, five times slower). */
 static double molecule_move_energy(const mc_plan *p, const double *columns, const mc_chain *c, int m,
@@ -201,7 +203,9 @@ static double molecule_move_energy(const mc_plan *p, const double *columns, cons
             others.lj_row = cpu_pair_row_lj(p->species.pair[a], p->species.n);
         if (columns)
             others.lj1_of = columns + (size_t)a * p->n, others.lj2_of = columns + (size_t)(p->species.n + a) * p->n,
-            others.qq_of = p->charged ? columns + (size_t)(2 * p->species.n + a) * p->n : NULL;
+            others.qq_of = p->charged && cpu_pair_row_charged(p->species.pair[a], p->species.n)
+                               ? columns + (size_t)(2 * p->species.n + a) * p->n
+                               : NULL; /* a species without charge (TIP4P's O) pays no erfc */
         u_old += site_outside(c, mixed ? &others : NULL, &p->species.pair[0][0], f0, f1, &old_pos[3 * s]);
         u_new += site_outside(c, mixed ? &others : NULL, &p->species.pair[0][0], f0, f1, &new_pos[3 * s]);
     }

@@ -70,6 +70,14 @@ double cpu_site_energy_mixed(const cpu_partners *P, int j0, int j1, double px, d
  * charged sites, the Coulomb term too (qq from the column, the rest from columns_coulomb). */
 double cpu_site_energy_columns(const cpu_partners *P, int j0, int j1, double px, double py, double pz);
 
+/* Whether any entry of a row of pair constants has a Coulomb term. */
+static inline int cpu_pair_row_charged(const pair_params *row, int n)
+{
+    for (int b = 0; b < n; b++)
+        if (row[b].coulomb_qq != 0.0) return 1;
+    return 0;
+}
+
 /* Whether every entry of a row of pair constants is LJ without a force shift, with or without a
  * Coulomb term: the mixed loop then has no Morse call to keep it scalar. */
 static inline int cpu_pair_row_lj(const pair_params *row, int n)

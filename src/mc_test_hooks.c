@@ -23,8 +23,8 @@ const mc_test_hook_row mc_test_hook_rows[MC_NTEST_HOOKS] = {
                                "collective write would (t/faults.sh)"},
     [MC_TEST_STOP_IN_SETUP] = {"MCENS_TEST_STOP_IN_SETUP", "R:WHERE",
                                "rank R stops itself (SIGSTOP) in the run's setup, once its plan is made (plan) or its "
-                               "chains are built (chains), as a rank stopped or hung before the rounds would "
-                               "(t/faults.sh)"},
+                               "chains are built (chains; with --dry-run timed, with --energy evaluated), as a rank "
+                               "stopped or hung before the rounds would (t/faults.sh)"},
     [MC_TEST_NO_ESTIMATE] = {"MCENS_TEST_NO_ESTIMATE", "1",
                              "--dry-run runs no sweeps to estimate the wall time, so that thousands of fuzzed configs "
                              "each take a moment (t/fuzz.sh)"},

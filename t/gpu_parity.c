@@ -730,10 +730,19 @@ static void rigid_spce_phase_rows(void **state)
 {
     (void)state;
     setenv("MCENS_TEST_PHASE_ROWS", "1", 1);
-    rigid_in_step(SPCE_MODEL "ewald_alpha = 5.6\newald_kmax = 5\newald_ksq_max = 27\n[ensemble]\n"
-                  "temperature = 298\ndensity = 33.4\nwidom = 20\n[run]\nseed = 65\nequilibration = 20\n"
-                  "production = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n", 1);
+    /* two chains, so that each chain's rows of e.phase are its own; the resident kernel, which
+     * alone reads them */
+    rigid_in_step_on(SPCE_MODEL "ewald_alpha = 5.6\newald_kmax = 5\newald_ksq_max = 27\n[ensemble]\n"
+                     "temperature = 298, 400\ndensity = 33.4\nwidom = 20\n[run]\nseed = 65\nequilibration = 20\n"
+                     "production = 40\nsample_every = 10\n[moves]\nadapt_every = 10\n",
+                     2, "molecules-resident");
+}
+/* the hook off again, also after a failed assertion (cmocka leaves the test by a long jump) */
+static int phase_rows_off(void **state)
+{
+    (void)state;
     unsetenv("MCENS_TEST_PHASE_ROWS");
+    return 0;
 }
 
 /* SPC/E under npt: a trial volume's structure factors (its own coefficients), and the accepted
@@ -1180,7 +1189,7 @@ int main(void)
         cmocka_unit_test(exchange_cells_n4096), cmocka_unit_test(cells_and_all_pairs_n4096),
         cmocka_unit_test(exchange_npt_pressure),
         cmocka_unit_test(rigid_24_sites), cmocka_unit_test(rigid_spce_widom), cmocka_unit_test(rigid_spce_npt), cmocka_unit_test(exchange_spce),
-        cmocka_unit_test(rigid_spce_dsf_widom), cmocka_unit_test(rigid_spce_dsf_npt), cmocka_unit_test(rigid_spce_phase_rows),
+        cmocka_unit_test(rigid_spce_dsf_widom), cmocka_unit_test(rigid_spce_dsf_npt), cmocka_unit_test_teardown(rigid_spce_phase_rows, phase_rows_off),
         cmocka_unit_test(exchange_cluster), cmocka_unit_test(gibbs_lj), cmocka_unit_test(gibbs_mixture),
         cmocka_unit_test(gibbs_molecules), cmocka_unit_test(gcmc_lj), cmocka_unit_test(gcmc_mixture),
     };
