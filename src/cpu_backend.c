@@ -64,7 +64,6 @@ static double *pair_columns(const mc_plan *p)
             if (pp->form != PAIR_LJ || pp->slope != 0.0 || pp->shift != 0.0 || pp->rc2 != first->rc2 ||
                 mol->hard_core2[a][b] != 0.0)
                 return NULL;
-            if (pp->coulomb_qq != 0.0 && !p->charged) return NULL;
         }
     const size_t n = (size_t)p->n, ns = (size_t)sp->n, blocks = p->charged ? 3 : 2;
     double *col = malloc(blocks * ns * n * sizeof *col);
@@ -76,21 +75,6 @@ static double *pair_columns(const mc_plan *p)
             if (p->charged) col[(2 * ns + a) * n + j] = pp->coulomb_qq;
         }
     return col;
-}
-
-/* The Coulomb constants every charged pair of the plan shares (its cutoff, alpha, slope and shift:
- * one Coulomb method and cutoff a run), for the columns loop; zeros without charges. */
-static pair_params columns_coulomb(const mc_plan *p)
-{
-    pair_params shared = {0};
-    for (int a = 0; a < p->species.n; a++)
-        for (int b = 0; b < p->species.n; b++)
-            if (p->species.pair[a][b].coulomb_qq != 0.0) {
-                shared = p->species.pair[a][b];
-                shared.coulomb_qq = 0.0;
-                return shared;
-            }
-    return shared;
 }
 
 /* Energy of a particle of species a at p with the members cpu_cells_gather gathered, species
@@ -193,7 +177,8 @@ static double molecule_move_energy(const mc_plan *p, const double *columns, cons
     const int f0 = mol->first[m], f1 = mol->first[m + 1];
     const int mixed = p->species.n != 1 || mol->hard_core2[0][0] != 0.0;
     cpu_partners others = {.x = c->x, .y = c->y, .z = c->z, .box = c->box_len, .species = mol->site_species,
-                           .columns_rc2 = p->species.pair[0][0].rc2, .columns_coulomb = columns_coulomb(p)};
+                           .columns_rc2 = p->species.pair[0][0].rc2,
+                           .columns_coulomb = p->species.pair[0][0]}; /* every pair's Coulomb constants alike */
     double u_old = 0.0, u_new = 0.0;
     for (int s = 0; s < f1 - f0; s++) {
         const int a = mol->site_species[f0 + s];
@@ -203,7 +188,7 @@ static double molecule_move_energy(const mc_plan *p, const double *columns, cons
             others.lj_row = cpu_pair_row_lj(p->species.pair[a], p->species.n);
         if (columns)
             others.lj1_of = columns + (size_t)a * p->n, others.lj2_of = columns + (size_t)(p->species.n + a) * p->n,
-            others.qq_of = p->charged && cpu_pair_row_charged(p->species.pair[a], p->species.n)
+            others.qq_of = cpu_pair_row_charged(p->species.pair[a], p->species.n) /* then the plan is charged */
                                ? columns + (size_t)(2 * p->species.n + a) * p->n
                                : NULL; /* a species without charge (TIP4P's O) pays no erfc */
         u_old += site_outside(c, mixed ? &others : NULL, &p->species.pair[0][0], f0, f1, &old_pos[3 * s]);

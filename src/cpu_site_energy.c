@@ -18,6 +18,13 @@ enum {
                     its Coulomb term (charged sites: no Morse call left, so the loop vectorises) */
 };
 
+/* to's Coulomb term: qq, and the cutoff, alpha, slope and shift of `from` */
+static inline __attribute__((always_inline)) void take_coulomb(pair_params *to, const pair_params *from, double qq)
+{
+    to->coulomb_qq = qq, to->coulomb_rc2 = from->coulomb_rc2, to->coulomb_alpha = from->coulomb_alpha;
+    to->coulomb_slope = from->coulomb_slope, to->coulomb_shift = from->coulomb_shift;
+}
+
 /* The pair term of partner j with the site at p, 0 where j does not count: the one expression
  * every loop below sums. */
 static inline __attribute__((always_inline)) double
@@ -27,22 +34,14 @@ partner_term(const cpu_partners *P, const pair_params *pp, int masks, int j, dou
     pair_params plain;
     if (masks & PAIR_COLUMNS) {
         plain = (pair_params){.lj1 = P->lj1_of[j], .lj2 = P->lj2_of[j], .rc2 = P->columns_rc2, .form = PAIR_LJ};
-        if (masks & COULOMB_COLUMNS)
-            plain.coulomb_qq = P->qq_of[j], plain.coulomb_rc2 = P->columns_coulomb.coulomb_rc2,
-            plain.coulomb_alpha = P->columns_coulomb.coulomb_alpha, plain.coulomb_slope = P->columns_coulomb.coulomb_slope,
-            plain.coulomb_shift = P->columns_coulomb.coulomb_shift;
+        if (masks & COULOMB_COLUMNS) take_coulomb(&plain, &P->columns_coulomb, P->qq_of[j]);
         pp = &plain;
     } else if (masks & PAIR_OF_PARTNER) {
         int b = P->species[j];
         pp = &P->pair_row[b], hc2 = P->hard_core_row[b];
-        if (masks & PLAIN_ROW) { /* four gathers, and no Morse or force-shift lanes to compute */
+        if (masks & (PLAIN_ROW | LJ_ROW)) { /* four gathers (LJ_ROW: nine), no Morse or force-shift lanes */
             plain = (pair_params){.lj1 = pp->lj1, .lj2 = pp->lj2, .rc2 = pp->rc2, .shift = pp->shift, .form = PAIR_LJ};
-            pp = &plain;
-        } else if (masks & LJ_ROW) {
-            plain = (pair_params){.lj1 = pp->lj1, .lj2 = pp->lj2, .rc2 = pp->rc2, .shift = pp->shift,
-                                  .coulomb_qq = pp->coulomb_qq, .coulomb_rc2 = pp->coulomb_rc2,
-                                  .coulomb_alpha = pp->coulomb_alpha, .coulomb_slope = pp->coulomb_slope,
-                                  .coulomb_shift = pp->coulomb_shift, .form = PAIR_LJ};
+            if (masks & LJ_ROW) take_coulomb(&plain, pp, pp->coulomb_qq);
             pp = &plain;
         }
     }

@@ -39,7 +39,8 @@ typedef struct cpu_partners {
     const double *lj1_of, *lj2_of;
     double columns_rc2;      /* their squared cutoff, the same for every partner */
     const double *qq_of;     /* charged sites: k_e q_a q_j with each partner j (NULL: none), and the */
-    pair_params columns_coulomb; /* Coulomb constants every charged pair shares (rc2, alpha, slope, shift) */
+    pair_params columns_coulomb; /* Coulomb constants every pair shares (rc2, alpha, slope, shift: mc_species
+                                    sets them alike), any pair of the plan's */
 } cpu_partners;
 
 /* The energy of a site at (px, py, pz) with the partners j in [j0, j1) that count: all of them
