@@ -465,14 +465,20 @@ static int cu_volume_apply(mc_backend *b, const double *scale, const double *ene
     return upload_chains(b, err);
 }
 
-/* One block per chain fills the GPU when there are many chains; a few large chains instead get
- * the whole GPU each through batched trials. "A few" counts the run's chains, not this rank's: the
- * two paths sum a chain's energies in different orders, and a chain's numbers must not depend on
- * how many ranks share the run. */
+/* One block per chain fills the GPU when there are many chains; fewer chains than SMs instead run
+ * through batched trials, side by side, each over many SMs: a large chain takes the whole GPU, a
+ * few medium ones share it. "Fewer" counts the run's chains, not this rank's: the two paths sum a
+ * chain's energies in different orders, and a chain's numbers must not depend on how many ranks
+ * share the run. */
 static int use_batched(const cu_view *v, const mc_plan *plan)
 {
     return plan->nchains < v->sm_count && v->n >= 4 * v->batch_trials;
 }
+
+/* K, trials a batch, by chain size: 512 for large chains, the fastest measured (shape E); 256 from
+ * CU_MEDIUM_CHAIN_MAX, and 64 below it, so that repeats of a particle within a batch (about K^2 / 2N,
+ * each decided apart) stay rare: 4 a batch at N = 500 (doc/performance.md version 47). */
+static int default_batch_trials(int n) { return n >= 16384 ? 512 : n >= CU_MEDIUM_CHAIN_MAX ? 256 : 64; }
 
 /* A mixture's pair constants, [a][b], in the kernel precision. */
 static int upload_pair_table(mc_backend *b, mc_err *err)
@@ -503,15 +509,18 @@ static int allocate(mc_backend *b, mc_err *err)
     b->h_virial = (double *)calloc(C, sizeof(double));
     if (!b->mirror || !b->h_rdf || !b->h_energy || !b->h_virial)
         MC_FAIL(err, MC_ENOMEM, "out of host memory for the GPU backend");
-    size_t scratch = cu_measure_scratch(v), batch = cu_batched_scratch(v), cells = cu_cells_scratch(v);
-    v->partial_len = scratch > batch ? scratch : batch;
-    if (cells > v->partial_len) v->partial_len = cells;
-    if ((size_t)b->plan->widom_insertions > v->partial_len) v->partial_len = b->plan->widom_insertions;
+    /* the host copy holds what the measurements and Widom sums read back; the device scratch also
+     * every batched chain's tables (cu_batched_scratch: all chains at once) */
+    size_t host_len = cu_measure_scratch(v), cells = cu_cells_scratch(v);
+    if (cells > host_len) host_len = cells;
+    if ((size_t)b->plan->widom_insertions > host_len) host_len = b->plan->widom_insertions;
+    v->partial_len = host_len;
+    if (b->batched && cu_batched_scratch(v) > v->partial_len) v->partial_len = cu_batched_scratch(v);
     CU_TRY(cudaMalloc(&v->chains, C * sizeof *v->chains), err);
     CU_TRY(cudaMalloc(&v->pos, pos_bytes(b)), err);
     CU_TRY(cudaMalloc(&v->partial, v->partial_len * sizeof(double)), err);
     CU_TRY(cudaMalloc(&b->d_rdf, C * bins * sizeof *b->d_rdf), err);
-    CU_TRY(cudaMallocHost(&v->partial_host, v->partial_len * sizeof(double)), err);
+    CU_TRY(cudaMallocHost(&v->partial_host, host_len * sizeof(double)), err);
     CU_TRY(cudaMallocHost(&b->h_pos, pos_bytes(b)), err);
     if (v->nspecies > 1) MC_TRY(upload_pair_table(b, err));
     if (b->plan->ensemble->imposed_pressure) CU_TRY(cudaMalloc(&b->d_scale, C * sizeof *b->d_scale), err);
@@ -526,12 +535,10 @@ static int setup(mc_backend *b, mc_err *err)
 {
     cu_view *v = &b->v;
     MC_TRY(cu_shape_gpu(b->plan, &v->sm_count, &v->smem_per_block, err));
-    /* K = 512 for large chains, the fastest measured (shape E); smaller chains take 256, so that
-     * repeats of a particle within a batch (about K^2 / 2N) stay rare */
-    v->batch_trials = b->plan->gpu_batch_trials ? b->plan->gpu_batch_trials : v->n >= 16384 ? 512 : 256;
-    MC_TRY(allocate(b, err));
+    v->batch_trials = b->plan->gpu_batch_trials ? b->plan->gpu_batch_trials : default_batch_trials(v->n);
     b->batched = use_batched(v, b->plan);
     if (b->batched) MC_TRY(cu_batched_fits(v, err));
+    MC_TRY(allocate(b, err));
     for (int c = 0; c < v->nchains; c++) {
         const mc_chain *ch = b->chains[c];
         cu_chain_dev d = {ch->box_len, ch->half_box, ch->beta, ch->max_displacement, ch->step,
@@ -543,8 +550,9 @@ static int setup(mc_backend *b, mc_err *err)
     MC_TRY(upload_chains(b, err));
     MC_TRY(upload_positions(b, err));
     /* npt and mixtures keep to the all-pairs paths: a volume move would invalidate the cell
-     * grid, and the cell kernels hold one set of pair constants */
-    if (b->batched && !b->plan->ensemble->imposed_pressure && b->plan->species.n == 1) {
+     * grid, and the cell kernels hold one set of pair constants; medium chains too (see
+     * CU_MEDIUM_CHAIN_MAX) */
+    if (b->batched && !b->plan->ensemble->imposed_pressure && b->plan->species.n == 1 && v->n >= CU_MEDIUM_CHAIN_MAX) {
         double *box = (double *)malloc(v->nchains * sizeof *box);
         if (!box) MC_FAIL(err, MC_ENOMEM, "out of host memory for the GPU backend");
         for (int c = 0; c < v->nchains; c++) box[c] = b->chains[c]->box_len;
@@ -605,12 +613,13 @@ static mc_backend *cu_create(const mc_plan *plan, mc_chain **chains, int nchains
 }
 
 /* The kernel shapes of doc/performance.md by name: many-chains (npt: with its volume moves),
- * many-chains-cells, large-chain and large-chain-cells (per chain, so both can be listed),
- * molecules-resident, molecules-batched, gibbs. */
+ * many-chains-cells, few-chains (medium chains batched side by side), large-chain and
+ * large-chain-cells (per chain, so both can be listed), molecules-resident, molecules-batched, gibbs. */
 static const char *cu_path(const mc_backend *b)
 {
     if (b->gibbs) return "gibbs";
     if (b->rigid) return cu_rigid_path(b->rigid);
+    if (b->batched && b->v.n < CU_MEDIUM_CHAIN_MAX) return "few-chains";
     if (b->batched) {
         int cells = 0, pairs = 0;
         for (int c = 0; c < b->v.nchains; c++) b->v.cells_of && b->v.cells_of[c].m ? cells++ : pairs++;

@@ -50,6 +50,9 @@ typedef struct cu_cells_dev {
 } cu_cells_dev;
 
 enum { CU_MAX_BATCH_TRIALS = 1024 }; /* one block of the decide kernel holds a batch */
+/* Chains below this many particles that take the batched path are medium: all pairs, every chain at
+ * once (no cell grids, which take large chains one after another), in fatter pair blocks. */
+enum { CU_MEDIUM_CHAIN_MAX = 1024 };
 
 typedef struct cu_view {
     int nchains, n, single;      /* single: float pair arithmetic, else double */

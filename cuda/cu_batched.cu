@@ -4,7 +4,11 @@
  * (the energy kernel, all SMs), each trial's partial sums added (the sums kernel), then accepted
  * in order (the decide kernel, one block), each trial corrected by its pair terms with the earlier
  * accepted ones; a trial whose particle already moved in the batch, or whose corrections meet a
- * pair term too large to take out exactly (CU_CANCEL_LIMIT), is decided apart (below). */
+ * pair term too large to take out exactly (CU_CANCEL_LIMIT), is decided apart (below).
+ *
+ * The view's chains run side by side, chain c in row c of every kernel's grid (blockIdx.y) with
+ * its own scratch: a few medium chains (a sweep's state points) fill the GPU together where each
+ * alone would leave most of it idle. Nothing a chain computes depends on the others. */
 #include "cu_backend.h"
 #include "cu_check.h"
 #include "cu_chain_move.cuh"
@@ -49,15 +53,53 @@ template <typename real> static batch_tables<real> batch_tables_of(const cu_view
     return t;
 }
 
+/* A batch's arguments, the same for every kernel and every chain: the view's chains, their
+ * positions ([chain][3][n]) and chain 0's scratch (partial sums, corrections, tables), each further
+ * chain's chain_doubles after the one before (cu_batched_chain_scratch). */
+template <typename real> struct batch_rows {
+    cu_chain_dev *chains;
+    real *pos;
+    int n;
+    double *partial, *corr;
+    batch_tables<real> tb;
+    size_t chain_doubles;
+};
+
+/* The chain of this block's grid row (blockIdx.y), its positions and its scratch. */
+template <typename real> struct batch_chain {
+    cu_chain_dev *cd;
+    real *pos;
+    double *partial, *corr;
+    batch_tables<real> tb;
+};
+
+template <typename real> __device__ inline batch_chain<real> batch_chain_of(const batch_rows<real> &rows)
+{
+    const size_t shift = (size_t)blockIdx.y * rows.chain_doubles * sizeof(double); /* bytes */
+    auto at = [&](auto *p) { return (decltype(p))((char *)p + shift); };
+    const batch_tables<real> &tb = rows.tb;
+    batch_chain<real> r;
+    r.cd = rows.chains + blockIdx.y, r.pos = rows.pos + (size_t)blockIdx.y * 3 * rows.n;
+    r.partial = at(rows.partial), r.corr = at(rows.corr);
+    r.tb.trial = at(tb.trial), r.tb.threshold = at(tb.threshold), r.tb.prev = at(tb.prev);
+    r.tb.alt_of = at(tb.alt_of), r.tb.alt_count = at(tb.alt_count), r.tb.alt = at(tb.alt);
+    r.tb.alt_dE = at(tb.alt_dE);
+    return r;
+}
+
 /* The draw kernel: one block, thread k draws trial k (step0 + k) as the CPU does, and finds the
  * latest earlier trial of the same particle (cu_repeats.cuh). The first ALT_MAX repeated trials, in trial
  * order, get a row in alt: the trial's move made from the new position of its prev, which is where
  * the particle is if prev was accepted (and itself made from the batch start). */
 template <typename real>
-__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_draw_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
-                                  unsigned long long seed, batch_tables<real> tb)
+__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_draw_kernel(batch_rows<real> rows, int trials, unsigned long long seed)
 {
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
+    const batch_chain<real> ch = batch_chain_of(rows);
+    const cu_chain_dev *cd = ch.cd;
+    const real *pos = ch.pos;
+    const int n = rows.n;
+    const batch_tables<real> tb = ch.tb;
     extern __shared__ int sp[]; /* [K] particle of each trial */
     __shared__ repeat_table repeat;
     __shared__ int warp_repeats[32];
@@ -104,17 +146,22 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_draw_kernel(const c
  *    alt_count return at once);
  *  - the next pair_blocks: block b stages particles [b chunk, (b + 1) chunk) in shared memory and
  *    thread k sums trial k's energy change over them;
- *  - then one block per trial m < trials - 1: thread k > m writes corr[m K + k], what trial m, if
+ *  - then a block per corr_rows trials m < trials - 1: thread k > m writes corr[m K + k], what trial m, if
  *    accepted, adds to trial k's energy change (the four pair terms between their old and new
  *    positions), so that the decide kernel's sequential pass only adds numbers (NaN where a term cannot be
  *    carried: cu_pair_correction). (For trials of the same particle it is never used: the later
  *    one is decided from alt or recomputed.) */
 template <typename real, bool MIX>
-__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trial_energy_kernel(const cu_chain_dev *cd, const real *pos, int n, int trials,
-                                    int chunk, int pair_blocks, cu_pairs<real> lj, double *partial,
-                                    double *corr, batch_tables<real> tb)
+__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trial_energy_kernel(batch_rows<real> rows, int trials, int chunk, int pair_blocks,
+                                                                                  int corr_rows, cu_pairs<real> lj)
 {
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
+    const batch_chain<real> ch = batch_chain_of(rows);
+    const cu_chain_dev *cd = ch.cd;
+    const real *pos = ch.pos;
+    const int n = rows.n;
+    double *partial = ch.partial, *corr = ch.corr;
+    const batch_tables<real> tb = ch.tb;
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ double warp_sum[32];
     const int k = threadIdx.x, K = blockDim.x;
@@ -132,14 +179,17 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trial_energy_kernel
     }
     block -= ALT_MAX;
     if (block >= pair_blocks) {
-        const int m = block - pair_blocks;
-        if (k <= m || k >= trials) return;
-        const batch_trial<real> tk = tb.trial[k], tm = tb.trial[m];
-        corr[(size_t)m * K + k] =
-            tk.particle == tm.particle ? 0.0
-            : cu_pair_correction(tk.o[0], tk.o[1], tk.o[2], tk.nw[0], tk.nw[1], tk.nw[2], tm.o, tm.nw, box,
-                                 cd->beta,
-                                 MIX ? lj.of(lj.species_of(tk.particle), lj.species_of(tm.particle)) : lj.one);
+        const int m0 = (block - pair_blocks) * corr_rows;
+        if (k >= trials) return;
+        const batch_trial<real> tk = tb.trial[k];
+        for (int m = m0; m < m0 + corr_rows && m < k; m++) {
+            const batch_trial<real> tm = tb.trial[m];
+            corr[(size_t)m * K + k] =
+                tk.particle == tm.particle ? 0.0
+                : cu_pair_correction(tk.o[0], tk.o[1], tk.o[2], tk.nw[0], tk.nw[1], tk.nw[2], tm.o, tm.nw, box,
+                                     cd->beta,
+                                     MIX ? lj.of(lj.species_of(tk.particle), lj.species_of(tm.particle)) : lj.one);
+        }
         return;
     }
     real *sx = (real *)smem, *sy = sx + chunk, *sz = sy + chunk;
@@ -165,9 +215,11 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_trial_energy_kernel
  * writes the total over row 0 of `partial`, which the decide kernel reads. No other block reads
  * these columns, and this block read row 0 before its barrier. */
 enum { SUM_WARPS = 32 };
-__global__ void __launch_bounds__(32 * SUM_WARPS) batch_sums_kernel(double *partial, int K, int trials, int nblocks)
+__global__ void __launch_bounds__(32 * SUM_WARPS) batch_sums_kernel(double *partials, size_t chain_doubles, int K,
+                                                                     int trials, int nblocks)
 {
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
+    double *partial = partials + blockIdx.y * chain_doubles; /* this grid row's chain */
     __shared__ double warp_sum[SUM_WARPS][32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, k = 32 * blockIdx.x + lane;
     double sum = 0.0;
@@ -183,7 +235,8 @@ __global__ void __launch_bounds__(32 * SUM_WARPS) batch_sums_kernel(double *part
     }
 }
 
-/* The decide kernel: one block, thread k owns trial k; trials are decided in order, a window at a time.
+/* The decide kernel: one block, thread k owns trial k (threads beyond K only help stage and sum:
+ * decide_threads); trials are decided in order, a window at a time.
  * The windows lie inside aligned blocks of 32 trials, lane j of warp 0 holding trial 32 b + j.
  * Warp 0 decides a window in rounds of votes (below). The corrections of a window's accepted
  * trials reach the later trials one window late, beside the next decisions: the next block's
@@ -200,13 +253,18 @@ __global__ void __launch_bounds__(32 * SUM_WARPS) batch_sums_kernel(double *part
  * of its energy-kernel partials (the sums kernel's order) and then of its corrections by the earlier accepted trials in their
  * order; one decided apart has its alt sum plus a block sum, or a block sum (fixed orders both). */
 template <typename real, bool MIX>
-__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_decide_kernel(cu_chain_dev *cd, real *pos, int n, int trials,
-                                    cu_pairs<real> lj, unsigned long long seed, const double *start_dE,
-                                    const double *corr, batch_tables<real> tb)
+__global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_decide_kernel(batch_rows<real> rows, int K, int trials,
+                                                                            cu_pairs<real> lj, unsigned long long seed)
 {
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
+    const batch_chain<real> ch = batch_chain_of(rows);
+    cu_chain_dev *cd = ch.cd;
+    real *pos = ch.pos;
+    const int n = rows.n;
+    const double *start_dE = ch.partial, *corr = ch.corr; /* start_dE: the sums kernel's totals, row 0 */
+    const batch_tables<real> tb = ch.tb;
     extern __shared__ __align__(16) unsigned char smem[];
-    const int K = blockDim.x, k = threadIdx.x, lane = k & 31;
+    const int k = threadIdx.x, lane = k & 31, threads = blockDim.x; /* threads >= K (decide_threads) */
     double *sdE = (double *)smem, *sthreshold = sdE + K;  /* energy change so far, -ln u */
     double *scorner = sthreshold + K;                      /* [2][WINDOW][WINDOW] inside a block */
     double *snext = scorner + 2 * WINDOW * WINDOW;         /* [2][WINDOW][WINDOW] to the next block */
@@ -257,7 +315,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_decide_kernel(cu_ch
         s_energy = cd->energy;
         s_accepted = 0;
     }
-    stage(scorner, 0, 0, k, K);
+    stage(scorner, 0, 0, k, threads);
     __syncthreads();
     int staged = 0;             /* the block whose tiles the other warps stage next */
     int late = -1;              /* the window (its base) whose corrections still reach later blocks */
@@ -266,8 +324,8 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_decide_kernel(cu_ch
         const int b = s / WINDOW, base = WINDOW * b, w = min(WINDOW, trials - base); /* lanes [s - base, w) */
         if (k >= WINDOW) { /* beside the decisions (a batch of one warp is one block: nothing to do) */
             if (staged == b && b + 1 < nwin) {
-                stage(scorner, b + 1, 0, k - WINDOW, K - WINDOW);
-                stage(snext, b, 1, k - WINDOW, K - WINDOW);
+                stage(scorner, b + 1, 0, k - WINDOW, threads - WINDOW);
+                stage(snext, b, 1, k - WINDOW, threads - WINDOW);
             }
             if (late >= 0 && k >= base + WINDOW && k < trials) add_window(late, late_mask);
         }
@@ -345,7 +403,7 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_decide_kernel(cu_ch
                 mc_trial t = mc_trial_draw(seed, cd->id, step0 + end, (uint32_t)n, cd->max_displacement);
                 o[0] = x[i], o[1] = y[i], o[2] = z[i];
                 trial_position(t, o[0], o[1], o[2], box, &nw[0], &nw[1], &nw[2]);
-                dE = cu_block_sum(move_energy_part<MIX>(x, y, z, k, n, K, i, o[0], o[1], o[2], nw[0], nw[1], nw[2],
+                dE = cu_block_sum(move_energy_part<MIX>(x, y, z, k, n, threads, i, o[0], o[1], o[2], nw[0], nw[1], nw[2],
                                                         box, lj),
                                   red[1]);
             }
@@ -382,22 +440,49 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_decide_kernel(cu_ch
 #define BATCH_BLOCKS_PER_SM 4 /* the energy kernel's pair-sum blocks of K threads per SM */
 #endif
 
+#ifndef BATCH_MEDIUM_CHUNK
+#define BATCH_MEDIUM_CHUNK 16 /* the least chunk of a medium chain (below) */
+#endif
+#ifndef BATCH_DECIDE_THREADS
+#define BATCH_DECIDE_THREADS 256 /* the decide kernel's threads for a batch smaller than this (decide_threads) */
+#endif
+
+/* Particles a pair block of the energy kernel sums over: a large chain spread over BATCH_BLOCKS_PER_SM
+ * blocks an SM, at least 32 particles a block; medium chains at least BATCH_MEDIUM_CHUNK: a thread
+ * sums its trial over the chunk in a row, and with a few chains on the GPU few warps share an SM to
+ * hide each other's latency, so shorter rows over more blocks end sooner. The chunk fixes the order
+ * of a chain's sums: it depends on the chain's size and the run's GPU, never on the rank's chains. */
 static int batch_chunk(const cu_view *v)
 {
-    int blocks = BATCH_BLOCKS_PER_SM * v->sm_count;
+    int blocks = BATCH_BLOCKS_PER_SM * v->sm_count, least = v->n < CU_MEDIUM_CHAIN_MAX ? BATCH_MEDIUM_CHUNK : 32;
     int chunk = (v->n + blocks - 1) / blocks;
-    return chunk < 32 ? 32 : chunk;
+    return chunk < least ? least : chunk;
 }
 
-/* the energy kernel's partial sums (a block's K; the sums kernel writes each trial's total over row 0), the K x K
- * trial-pair corrections, then the batch tables */
-size_t cu_batched_scratch(const cu_view *v)
+/* Rows of corrections a block of the energy kernel writes: one for large batches; small ones
+ * (K < 256, a block of K threads with one pair term each a row) take several, so that a block
+ * does more than start and end. The values are the same whichever block writes them. */
+static int corr_rows_of(int K) { return K < 256 ? 256 / K : 1; }
+
+/* Threads of the decide kernel: K own the trials; a small batch gets more, so that the corrections'
+ * tiles are staged by many warps beside warp 0's decisions (with one warp, their loads wait in a
+ * row). The block sums of a trial decided apart take the same stride. */
+static int decide_threads(int K) { return K < BATCH_DECIDE_THREADS ? BATCH_DECIDE_THREADS : K; }
+
+/* A chain's scratch in doubles: the energy kernel's partial sums (a block's K; the sums kernel writes each trial's
+ * total over row 0), the K x K trial-pair corrections, then the batch tables; even, so that every chain's
+ * starts 16-byte aligned. */
+static size_t chain_scratch(const cu_view *v)
 {
     const size_t K = v->batch_trials;
     int chunk = batch_chunk(v);
-    return (size_t)((v->n + chunk - 1) / chunk) * K + K * K + (TRIAL_DOUBLES + 3) * K +
-           (TRIAL_DOUBLES + 1) * ALT_MAX + 1;
+    size_t doubles = (size_t)((v->n + chunk - 1) / chunk) * K + K * K + (TRIAL_DOUBLES + 3) * K +
+                     (TRIAL_DOUBLES + 1) * ALT_MAX + 1;
+    return doubles + (doubles & 1);
 }
+
+/* every chain of the view its own (they run side by side) */
+size_t cu_batched_scratch(const cu_view *v) { return (size_t)v->nchains * chain_scratch(v); }
 
 /* the decide kernel's dynamic shared memory: energy changes and thresholds, two corners and two tiles to
  * the next block of corr, old and new positions, particles, prevs, alt rows, two flags */
@@ -425,12 +510,17 @@ template <typename real, bool MIX>
 static int launch_batched(const cu_view *v, long long moves, mc_err *err)
 {
     const int K = v->batch_trials, chunk = batch_chunk(v), nblocks = (v->n + chunk - 1) / chunk;
+    const int corr_rows = corr_rows_of(K);
+    const unsigned C = (unsigned)v->nchains;
     size_t smem_draw = (size_t)K * sizeof(int);
     size_t smem_a = 3 * (size_t)chunk * sizeof(real);
     size_t smem_b = accept_smem(K, sizeof(real));
     cu_pairs<real> lj = cu_pairs_of<real>(v);
-    double *corr = v->partial + (size_t)nblocks * K;
-    batch_tables<real> tb = batch_tables_of<real>(v, corr + (size_t)K * K);
+    batch_rows<real> rows;
+    rows.chains = v->chains, rows.pos = (real *)v->pos, rows.n = v->n;
+    rows.partial = v->partial, rows.corr = v->partial + (size_t)nblocks * K;
+    rows.tb = batch_tables_of<real>(v, rows.corr + (size_t)K * K);
+    rows.chain_doubles = chain_scratch(v);
     if (smem_a > 48 * 1024) /* a slice of a very large chain (over a million particles in double) */
         CU_TRY(cudaFuncSetAttribute(batch_trial_energy_kernel<real, MIX>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)smem_a), err);
@@ -439,20 +529,17 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_b), err);
     int chained = 0;
     MC_TRY(cu_chained_launches(batch_draw_kernel<real>, &chained, err));
-    for (int c = 0; c < v->nchains; c++) {
-        real *pos = (real *)v->pos + (size_t)c * 3 * v->n;
-        for (long long done = 0; done < moves; done += K) {
-            int trials = (int)(moves - done < K ? moves - done : K);
-            CU_TRY(cu_launch(chained, batch_draw_kernel<real>, 1, K, smem_draw, &v->chains[c], pos, v->n, trials,
-                             v->seed, tb), err);
-            /* alt rows, pair sums, then a block per row of corrections (trial m < trials - 1) */
-            CU_TRY(cu_launch(chained, batch_trial_energy_kernel<real, MIX>, ALT_MAX + nblocks + trials - 1, K, smem_a,
-                             &v->chains[c], pos, v->n, trials, chunk, nblocks, lj, v->partial, corr, tb), err);
-            CU_TRY(cu_launch(chained, batch_sums_kernel, (trials + 31) / 32, 32 * SUM_WARPS, 0, v->partial, K, trials,
-                             nblocks), err);
-            CU_TRY(cu_launch(chained, batch_decide_kernel<real, MIX>, 1, K, smem_b, &v->chains[c], pos, v->n, trials,
-                             lj, v->seed, v->partial, corr, tb), err);
-        }
+    for (long long done = 0; done < moves; done += K) {
+        int trials = (int)(moves - done < K ? moves - done : K);
+        CU_TRY(cu_launch(chained, batch_draw_kernel<real>, dim3(1, C), K, smem_draw, rows, trials, v->seed), err);
+        /* alt rows, pair sums, then a block per row of corrections (trial m < trials - 1) */
+        CU_TRY(cu_launch(chained, batch_trial_energy_kernel<real, MIX>,
+                         dim3(ALT_MAX + nblocks + (trials - 1 + corr_rows - 1) / corr_rows, C), K, smem_a, rows, trials,
+                         chunk, nblocks, corr_rows, lj), err);
+        CU_TRY(cu_launch(chained, batch_sums_kernel, dim3((trials + 31) / 32, C), 32 * SUM_WARPS, 0, v->partial,
+                         rows.chain_doubles, K, trials, nblocks), err);
+        CU_TRY(cu_launch(chained, batch_decide_kernel<real, MIX>, dim3(1, C), decide_threads(K), smem_b, rows, K, trials,
+                         lj, v->seed), err);
     }
     return MC_OK;
 }

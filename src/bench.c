@@ -40,6 +40,13 @@
  *           vectors are printed beside), against one chain on the serial CPU backend (row W1)
  *   case 13: case 12's water with the damped shifted force (coulomb = dsf, its default damping)
  *           instead of the Ewald sum: the same pair terms with no Fourier part (rows W2 and 13)
+ *   case 14: a sweep of a few chains (issue 45): the shapes of examples/argon.ini (12 chains of 500
+ *           argon, real units, rc 3 sigma, Widom), mixture.ini (4 chains of a binary mixture of 500),
+ *           npt_isotherm.ini (10 chains of 500 under npt), morse.ini (8 chains of 500) and one chain of
+ *           4000 at rho 0.8, rc 2.5, each through the run driver with its samples, single and double,
+ *           on the path the run chooses (the few-chains path for fewer chains than SMs) and, where
+ *           gpu_batch_trials = 1024 changes it, on the many-chain kernel (a block a chain) that took
+ *           them before; pair evaluations 2 (N - 1) a move
  *   case cpu: the serial CPU backend alone at the shapes RASPA3 and FEASST were measured on (N =
  *           500, rho 0.776, T 0.85, rc 3, all pairs; N = 4000, rc 2.5, cell lists), at the x86-64
  *           level its loops were dispatched to (cpu_isa.h), a Gibbs-ensemble chain of 500 at the state
@@ -65,7 +72,7 @@
 #include "mc_plan.h"
 #include "mc_run.h"
 
-enum { MAX_ROWS = 64 }; /* every case's rows in one full run (about 50) */
+enum { MAX_ROWS = 96 }; /* every case's rows in one full run (about 70) */
 
 typedef struct row {
     const char *name;
@@ -370,7 +377,7 @@ static void print_row(FILE *f, const row *r, int tsv)
 static const char usage_text[] =
     "usage: mcens-bench [--out FILE] [--case N] [--chains C] [--batch-trials K]\n"
     "  --out FILE          also write the table as tab-separated values\n"
-    "  --case N            measure case N (1 to 13) alone, without its serial CPU row (case 10 has its\n"
+    "  --case N            measure case N (1 to 14) alone, without its serial CPU row (case 10 has its\n"
     "                      own, cases 12 and 13 their W1 and W2); cpu: the serial CPU backend's rows alone (no GPU needed)\n"
     "  --chains C          chains of case 1 (default 32 per SM)\n"
     "  --batch-trials K    [run] gpu_batch_trials of cases 2 and 3 (default 0: chosen by size)\n";
@@ -724,6 +731,56 @@ static int case_spce_dsf(bench *b, mc_err *err)
     return spce_rows(b, "dsf", names, err);
 }
 
+/* Case 14: the sweeps of a few chains that issue 45 names, as the examples give them (equilibration
+ * 0, a short production), on the run's own path and on the many-chain kernel (gpu_batch_trials =
+ * 1024 keeps chains under 4096 off the batched paths). */
+static int case_few_chains(bench *b, mc_err *err)
+{
+    static const struct { const char *name, *ini; } shape[] = {
+        {"argon 12x500", "[run]\nseed = 5\nproduction = 400\n[system]\nn = 500\nunits = real\n[potential]\n"
+                         "preset = argon\ncutoff = 1.0215\ntail_correction = yes\n[ensemble]\ntemperature = 90, 150, 240\n"
+                         "density = 18, 21\nreplicas = 2\nwidom = 100\n"},
+        {"mixture 4x500", "[run]\nseed = 11\nproduction = 400\nsample_every = 10\n[potential]\ncutoff = 3.0\n"
+                          "tail_correction = yes\n[mixture]\nspecies = A, B\ncounts = 400, 100\nsigma = 1.0, 1.2\n"
+                          "epsilon = 1.0, 1.5\npair_epsilon = A-B:1.1\n[ensemble]\ntemperature = 2.0, 2.5\ndensity = 0.6\n"
+                          "replicas = 2\nwidom = 200\n[rdf]\nbins = 150\n"},
+        {"npt 10x500", "[run]\nseed = 2026\nproduction = 400\nsample_every = 5\n[system]\nn = 500\n[potential]\n"
+                       "cutoff = 3.0\ntail_correction = yes\n[ensemble]\ntype = npt\ntemperature = 2.0\n"
+                       "pressure = 0.5:2.5:5\ndensity = 0.5\nreplicas = 2\n[moves]\nmax_volume_step = 0.02\n"},
+        {"morse 8x500", "[run]\nseed = 7\nproduction = 400\nsample_every = 10\n[system]\nn = 500\n[potential]\n"
+                        "type = morse\nmorse_alpha = 6\nmorse_r0 = 1.1\nepsilon = 1\ncutoff = 2.5\ntail_correction = yes\n"
+                        "[ensemble]\ntemperature = 1.5, 2.0\ndensity = 0.3, 0.6\nreplicas = 2\n"},
+        {"1x4000 rc=2.5", "[run]\nseed = 3\nproduction = 40\nsample_every = 10\n[system]\nn = 4000\n[potential]\n"
+                          "cutoff = 2.5\n[ensemble]\ntemperature = 1\ndensity = 0.8\n"},
+    };
+    static char names[5][2][2][96]; /* [shape][single][many-chain kernel] */
+    for (int k = 0; k < 5; k++)
+        for (int s = 1; s >= 0; s--)
+            for (int old = 0; old < 2; old++) {
+                char text[1024];
+                snprintf(text, sizeof text, "%s[run]\nequilibration = 0\nprecision = %s\ngpu_batch_trials = %d\n",
+                         shape[k].ini, s ? "single" : "double", old ? 1024 : b->batch_trials);
+                mc_plan *p = plan_of(text, err);
+                if (!p) return err->code;
+                mc_backend *probe = NULL; /* the path the run takes, for the row's name */
+                const char *path = "?";
+                mc_chain *c = mc_chain_create(p, 0, err);
+                if (c && (probe = mc_backend_cuda.create(p, &c, 1, err))) path = mc_backend_cuda.path(probe);
+                snprintf(names[k][s][old], sizeof names[k][s][old], "14 %s, %s, GPU %s", shape[k].name, path,
+                         s ? "single" : "double");
+                int same = old && k == 4; /* one chain of 4000 took the large-chain cell path before too */
+                if (probe) mc_backend_cuda.destroy(probe);
+                mc_chain_destroy(c);
+                if (!probe) return mc_plan_destroy(p), err->code;
+                row r = {names[k][s][old], 0, 2.0 * (p->n - 1), b->rate[s], 0, inside_pairs_per_move(p)};
+                int rc = same ? MC_OK : time_run(p, &r.moves_per_s, err);
+                mc_plan_destroy(p);
+                MC_TRY(rc);
+                if (!same) add_row(b->rows, &b->nrows, r);
+            }
+    return MC_OK;
+}
+
 /* The GPU cases in the table's order; a full run ends with the serial CPU rows (cpu_shapes). */
 static const struct bench_case {
     const char *id;
@@ -731,7 +788,8 @@ static const struct bench_case {
 } bench_cases[] = {{"1", case_many_chains}, {"2", case_batched},       {"3", case_cells},   {"4", case_exchange},
                    {"5", case_gibbs},       {"6", case_npt},           {"7", case_large_chains},
                    {"8", case_cluster},     {"9", case_benzene},       {"10", case_thesis},
-                   {"11", case_gcmc},       {"12", case_spce},         {"13", case_spce_dsf}};
+                   {"11", case_gcmc},       {"12", case_spce},         {"13", case_spce_dsf},
+                   {"14", case_few_chains}};
 enum { NCASES = sizeof bench_cases / sizeof bench_cases[0] };
 
 /* The table on f: a header line, then the rows (tsv: tab-separated, for --out). */

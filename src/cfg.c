@@ -91,8 +91,9 @@ static const cfg_key schema[] = {
     {"run", "precision", K_CHOICE, OFF(run.precision), "double", 0, 0, 0, "double|single",
      "GPU pair arithmetic (sums are always double); the CPU backend always uses double", DIM_NONE},
     {"run", "gpu_batch_trials", K_INT, OFF(run.gpu_batch_trials), "0", 0, 1024, 0, NULL,
-     "GPU, a few large chains: trial moves evaluated together per batch, a multiple of 32; 0 chooses by size "
-     "(256, 512 from n = 16384, 1024 on the cell-list path from n = 4096; molecules 32, from 128 molecules a chain, at most 256). "
+     "GPU, fewer chains than SMs: trial moves of a chain evaluated together per batch, a multiple of 32; 0 chooses by size "
+     "(64 from n = 256, 256 from n = 1024, 512 from n = 16384, 1024 on the cell-list path from n = 4096; a batched chain needs "
+     "n >= 4 of them, so 1024 keeps chains below 4096 on the many-chain kernel; molecules 32, from 128 molecules a chain, at most 256). "
      "Tuning only: every value makes the same decisions (the running energy may differ in its last bits). Not with charges",
      DIM_NONE},
     {"run", "gpu_cell_lists", K_CHOICE, OFF(run.gpu_cell_lists), "auto", 0, 0, 0, "auto|no",

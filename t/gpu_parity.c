@@ -85,6 +85,25 @@ static void pair_create_k(pair_of_runs *r, const char *ini, int chain, int trial
 
 static void pair_create(pair_of_runs *r, const char *ini, int chain) { pair_create_k(r, ini, chain, 0); }
 
+/* The two atom paths a run of fewer chains than the GPU has SMs can take for chains of 256 to 1023
+ * (cuda/cu_backend.cu's use_batched): by default the batched trials of a few chains side by side;
+ * with gpu_batch_trials = 1024 (more than N / 4) the many-chain kernel, a block a chain. */
+static const struct atom_path {
+    int trials;
+    const char *name;
+} atom_paths[] = {{0, "few-chains"}, {1024, "many-chains"}};
+
+/* ... their names under npt (the many-chain kernel's npt shape makes the volume moves itself) */
+static const char *const atom_npt_paths[] = {"few-chains", "many-chains-npt"};
+
+/* pair_create on atom_paths[w] (ini ends in its [run] section), the path checked. */
+static void pair_create_on(pair_of_runs *r, const char *ini, int chain, int w)
+{
+    pair_create_k(r, ini, chain, atom_paths[w].trials);
+    assert_string_equal(mc_backend_cuda.path(r->bg), atom_paths[w].name);
+    printf("# on %s\n", atom_paths[w].name);
+}
+
 static void pair_destroy(pair_of_runs *r)
 {
     mc_backend_cpu.destroy(r->bc);
@@ -141,14 +160,23 @@ static void run_in_step(pair_of_runs *r, long total, long block, double step)
            r->gpu->energy_pair, worst);
 }
 
+/* Chain 0 of ini (ending in its [run] section) in step with the CPU on each atom path in turn. */
+static void on_both_atom_paths(const char *ini, long sweeps, long block)
+{
+    for (int w = 0; w < 2; w++) {
+        pair_of_runs r;
+        pair_create_on(&r, ini, 0, w);
+        run_in_step(&r, sweeps, block, 0.12);
+        pair_destroy(&r);
+    }
+}
+
+/* one chain of 500 with a cutoff, on both atom paths */
 static void all_pairs_n500(void **state)
 {
     (void)state;
-    pair_of_runs r;
-    pair_create(&r, "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 1\n"
-                    "density = 0.8\n[run]\nseed = 21\n", 0);
-    run_in_step(&r, 10000, 1000, 0.12);
-    pair_destroy(&r);
+    on_both_atom_paths("[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntemperature = 1\n"
+                       "density = 0.8\n[run]\nseed = 21\n", 10000, 1000);
 }
 
 /* cutoff 2.1 in the 8.55 box: 4 cells per edge, so the CPU side takes its cell-list path */
@@ -203,47 +231,43 @@ static void chain_cells_blocks(void **state)
     }
 }
 
-/* The linear-force-shifted potential (square root in the pair function) on the many-chain kernel. */
+/* The linear-force-shifted potential (square root in the pair function) on both atom paths. */
 static void force_shifted_n500(void **state)
 {
     (void)state;
-    pair_of_runs r;
-    pair_create(&r, "[system]\nn = 500\n[potential]\ncutoff = 2.5\ncutoff_scheme = force_shifted\n"
-                    "[ensemble]\ntemperature = 1\ndensity = 0.8\n[run]\nseed = 26\n", 0);
-    run_in_step(&r, 2000, 500, 0.12);
-    pair_destroy(&r);
+    on_both_atom_paths("[system]\nn = 500\n[potential]\ncutoff = 2.5\ncutoff_scheme = force_shifted\n"
+                       "[ensemble]\ntemperature = 1\ndensity = 0.8\n[run]\nseed = 26\n", 2000, 500);
 }
 
-/* Morse (exp and square root in the pair function), force-shifted, on the many-chain kernel. */
+/* Morse (exp and square root in the pair function), force-shifted, on both atom paths. */
 static void morse_n500(void **state)
 {
     (void)state;
-    pair_of_runs r;
-    pair_create(&r, "[system]\nn = 500\n[potential]\ntype = morse\nmorse_alpha = 6\nmorse_r0 = 1.1\n"
-                    "cutoff = 2.5\ncutoff_scheme = force_shifted\n[ensemble]\ntemperature = 1\n"
-                    "density = 0.8\n[run]\nseed = 29\n", 0);
-    run_in_step(&r, 2000, 500, 0.12);
-    pair_destroy(&r);
+    on_both_atom_paths("[system]\nn = 500\n[potential]\ntype = morse\nmorse_alpha = 6\nmorse_r0 = 1.1\n"
+                       "cutoff = 2.5\ncutoff_scheme = force_shifted\n[ensemble]\ntemperature = 1\n"
+                       "density = 0.8\n[run]\nseed = 29\n", 2000, 500);
 }
 
-/* Mixtures: pair constants per species block on the many-chain kernel (with every species' Widom
- * test particles and the per-pair RDF counts) and on the batched kernels. */
+/* Mixtures: pair constants per species block on both atom paths (with every species' Widom test
+ * particles and the per-pair RDF counts) and on the batched kernels of a large chain. */
 #define MIX3 "[mixture]\nspecies = A, B, C\nsigma = 1, 1.2, 0.9\nepsilon = 1, 0.7, 1.3\n" \
              "pair_epsilon = A-C:0.5\n"
 static void mixture_n500(void **state)
 {
     (void)state;
-    pair_of_runs r;
-    pair_create(&r, MIX3 "counts = 250, 150, 100\n[potential]\ncutoff = 2.5\n[ensemble]\n"
-                    "temperature = 1.5\ndensity = 0.7\n[rdf]\nbins = 60\n[run]\nseed = 30\n", 0);
-    run_in_step(&r, 2000, 500, 0.12);
-    mc_err err = {0, ""};
-    mc_measurement mc, mg;
-    assert_int_equal(mc_backend_cpu.measure(r.bc, 1, &mc, &err), MC_OK);
-    assert_int_equal(mc_backend_cuda.measure(r.bg, 1, &mg, &err), MC_OK);
-    assert_memory_equal(r.cpu->rdf_counts, r.gpu->rdf_counts, 6 * 60 * sizeof *r.cpu->rdf_counts);
-    assert_memory_equal(r.cpu->rdf_norm, r.gpu->rdf_norm, sizeof r.cpu->rdf_norm);
-    pair_destroy(&r);
+    for (int w = 0; w < 2; w++) {
+        pair_of_runs r;
+        pair_create_on(&r, MIX3 "counts = 250, 150, 100\n[potential]\ncutoff = 2.5\n[ensemble]\n"
+                           "temperature = 1.5\ndensity = 0.7\n[rdf]\nbins = 60\n[run]\nseed = 30\n", 0, w);
+        run_in_step(&r, 2000, 500, 0.12);
+        mc_err err = {0, ""};
+        mc_measurement mc, mg;
+        assert_int_equal(mc_backend_cpu.measure(r.bc, 1, &mc, &err), MC_OK);
+        assert_int_equal(mc_backend_cuda.measure(r.bg, 1, &mg, &err), MC_OK);
+        assert_memory_equal(r.cpu->rdf_counts, r.gpu->rdf_counts, 6 * 60 * sizeof *r.cpu->rdf_counts);
+        assert_memory_equal(r.cpu->rdf_norm, r.gpu->rdf_norm, sizeof r.cpu->rdf_norm);
+        pair_destroy(&r);
+    }
 }
 
 /* ... and on the chain kernel's cell lists, where each partner's species is looked up: N = 2000
@@ -374,13 +398,22 @@ static void overlap_batched(void **state) { (void)state; overlapping(1024, "none
  * moves left); without the guard 4 of them would be decided otherwise. */
 static void overlap_cells(void **state) { (void)state; overlapping(4096, "2.5", 1024, 1024, 52, 1, 0, "large-chain-cells"); }
 
-/* The chain kernel's cell lists (chains of 500, rc 1.6: 5 cells per edge, batches of 8 trials),
- * the 32 chains of the plan each on a backend pair of its own: 337 trials end their batch; without
- * the guard 13 of them, in 11 of the chains, would be decided otherwise. */
+/* The chain kernel's cell lists (chains of 500, rc 1.6: 5 cells per edge, batches of 8 trials;
+ * gpu_batch_trials = 1024 keeps them off the few-chains path), the 32 chains of the plan each on a
+ * backend pair of its own: 337 trials end their batch; without the guard 13 of them, in 11 of the
+ * chains, would be decided otherwise. */
 static void overlap_chain_cells(void **state)
 {
     (void)state;
-    for (int chain = 0; chain < 32; chain++) overlapping(500, "1.6", 0, 250, 53, 32, chain, "many-chains-cells");
+    for (int chain = 0; chain < 32; chain++) overlapping(500, "1.6", 1024, 250, 53, 32, chain, "many-chains-cells");
+}
+
+/* A few medium chains batched side by side (chains of 500, rc 3, K = 64 by default), two of the
+ * plan's four each on a backend pair of its own. */
+static void overlap_few_chains(void **state)
+{
+    (void)state;
+    for (int chain = 0; chain < 2; chain++) overlapping(500, "3", 0, 250, 54, 4, chain, "few-chains");
 }
 
 /* One plan on a CPU and a GPU backend through the run driver, round by round. After every round
@@ -425,26 +458,25 @@ static void npt_same_decisions(int round, int k, const mc_chain *a, const mc_cha
 }
 
 /* A Morse mixture (per-species alpha and r0, arithmetic means, one override): Morse pair
- * constants per species block on the many-chain kernel, with every species' Widom test particles. */
+ * constants per species block on both atom paths, with every species' Widom test particles. */
 static void morse_mixture_n500(void **state)
 {
     (void)state;
-    pair_of_runs r;
-    pair_create(&r, "[mixture]\nspecies = A, B, C\ncounts = 250, 150, 100\nepsilon = 1, 0.7, 1.3\n"
-                    "morse_alpha = 6, 5, 7\nmorse_r0 = 1.1, 1.2, 1.0\npair_morse_r0 = A-C:1.08\n[potential]\n"
-                    "type = morse\ncutoff = 2.5\n[ensemble]\ntemperature = 1.5\ndensity = 0.7\n[run]\nseed = 37\n", 0);
-    run_in_step(&r, 2000, 500, 0.12);
-    pair_destroy(&r);
+    on_both_atom_paths("[mixture]\nspecies = A, B, C\ncounts = 250, 150, 100\nepsilon = 1, 0.7, 1.3\n"
+                       "morse_alpha = 6, 5, 7\nmorse_r0 = 1.1, 1.2, 1.0\npair_morse_r0 = A-C:1.08\n[potential]\n"
+                       "type = morse\ncutoff = 2.5\n[ensemble]\ntemperature = 1.5\ndensity = 0.7\n[run]\nseed = 37\n",
+                       2000, 500);
 }
 
 /* NPT through the whole run driver on both backends: translation sweeps, one volume move per
  * sweep (scaled-volume energies on the device, positions rescaled there), step adaptation: equal
  * accepted counts of both move kinds and box edges after every round. */
-static void npt_in_step(const char *ini, int chains)
+static void npt_in_step_on(const char *ini, int chains, const char *path)
 {
     mc_plan *p = tu_plan(ini);
     mc_run *rc, *rg;
     create_runs(p, &mc_backend_cpu, &mc_backend_cuda, chains, &rc, &rg);
+    if (path) assert_string_equal(mc_run_path(rg), path);
     int rounds = rounds_in_step(rc, rg, chains, npt_same_decisions);
     const mc_chain *a = mc_run_chain(rc, 0);
     printf("# npt, %d rounds: %llu of %llu volume moves accepted on both, box %.6f (from %.6f)\n",
@@ -456,18 +488,27 @@ static void npt_in_step(const char *ini, int chains)
     mc_plan_destroy(p);
 }
 
-/* many chains (one block each) with a cutoff and tails */
+static void npt_in_step(const char *ini, int chains) { npt_in_step_on(ini, chains, NULL); }
+
+/* three chains with a cutoff and tails: a few chains batched side by side (their volume moves
+ * through the run driver), and the many-chain npt kernel (its volume moves inside) */
 static void npt_chains_n500(void **state)
 {
     (void)state;
-    npt_in_step("[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntype = npt\n"
-                "temperature = 2\npressure = 1.0\ndensity = 0.45\nreplicas = 3\n[run]\nseed = 27\n"
-                "equilibration = 100\nproduction = 100\nsample_every = 10\n[moves]\nadapt_every = 20\n",
-                3);
+    for (int w = 0; w < 2; w++) {
+        char ini[512];
+        snprintf(ini, sizeof ini,
+                 "[system]\nn = 500\n[potential]\ncutoff = 3\n[ensemble]\ntype = npt\n"
+                 "temperature = 2\npressure = 1.0\ndensity = 0.45\nreplicas = 3\n[run]\nseed = 27\n"
+                 "equilibration = 100\nproduction = 100\nsample_every = 10\ngpu_batch_trials = %d\n"
+                 "[moves]\nadapt_every = 20\n", atom_paths[w].trials);
+        npt_in_step_on(ini, 3, atom_npt_paths[w]);
+    }
 }
 
-/* odd n, shifted and truncated LJ: the trial volume's last row taken alone (scaled_energy_rows2),
- * in double like every case here; the single-precision copy without the range check is held to
+/* odd n, shifted and truncated LJ, on the many-chain npt kernel (n = 343 kept there by its
+ * gpu_batch_trials): the trial volume's last row taken alone (scaled_energy_rows2), in double like
+ * every case here; the single-precision copy without the range check is held to
  * the division by lj_energy_in_range */
 static void npt_chains_odd(void **state)
 {
@@ -476,10 +517,11 @@ static void npt_chains_odd(void **state)
                 "temperature = 1.5\npressure = 0.5\ndensity = 0.5\nreplicas = 2\n[run]\nseed = 29\n"
                 "equilibration = 100\nproduction = 100\nsample_every = 10\n[moves]\nadapt_every = 20\n",
                 2);
-    npt_in_step("[system]\nn = 343\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\n"
-                "temperature = 2\npressure = 1.0\ndensity = 0.45\nreplicas = 2\n[run]\nseed = 30\n"
-                "equilibration = 100\nproduction = 100\nsample_every = 10\n[moves]\nadapt_every = 20\n",
-                2);
+    npt_in_step_on("[system]\nn = 343\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\n"
+                   "temperature = 2\npressure = 1.0\ndensity = 0.45\nreplicas = 2\n[run]\nseed = 30\n"
+                   "equilibration = 100\nproduction = 100\nsample_every = 10\ngpu_batch_trials = 1024\n"
+                   "[moves]\nadapt_every = 20\n",
+                   2, "many-chains-npt");
 }
 
 /* one large chain: the batched kernels (no cell lists under npt) */
@@ -837,12 +879,14 @@ static void exchange_same_decisions(int round, int k, const mc_chain *a, const m
 }
 
 /* Every chain of a plan through the run driver on both backends, round by round; with exchange,
- * the chains must have traded (more than 10 swaps, walkers moved). */
-static void chains_in_step(const char *ini)
+ * the chains must have traded (more than 10 swaps, walkers moved). path: the GPU's, checked (NULL:
+ * not). */
+static void chains_in_step_on(const char *ini, const char *path)
 {
     mc_plan *p = tu_plan(ini);
     mc_run *rc, *rg;
     create_runs(p, &mc_backend_cpu, &mc_backend_cuda, p->nchains, &rc, &rg);
+    if (path) assert_string_equal(mc_run_path(rg), path);
     int rounds = rounds_in_step(rc, rg, p->nchains, exchange_same_decisions);
     unsigned long long swaps = 0, moved = 0;
     for (int k = 0; k < p->nchains; k++)
@@ -855,22 +899,45 @@ static void chains_in_step(const char *ini)
     mc_plan_destroy(p);
 }
 
-/* atoms, many chains (one block each): a temperature ladder of 4 rungs x 2 replicas */
+static void chains_in_step(const char *ini) { chains_in_step_on(ini, NULL); }
+
+/* atoms: a temperature ladder of 4 rungs x 2 replicas, on both atom paths (a few chains batched
+ * side by side; many chains, one block each) */
 static void exchange_chains_n256(void **state)
 {
     (void)state;
-    chains_in_step("[system]\nn = 256\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.2:1.5:4\n"
-                   "density = 0.7\nreplicas = 2\nexchange_every = 2\n[run]\nseed = 41\nequilibration = 40\n"
-                   "production = 60\nsample_every = 10\n[moves]\nadapt_every = 10\n");
+    for (int w = 0; w < 2; w++) {
+        char ini[512];
+        snprintf(ini, sizeof ini,
+                 "[system]\nn = 256\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.2:1.5:4\n"
+                 "density = 0.7\nreplicas = 2\nexchange_every = 2\n[run]\nseed = 41\nequilibration = 40\n"
+                 "production = 60\nsample_every = 10\ngpu_batch_trials = %d\n[moves]\nadapt_every = 10\n",
+                 atom_paths[w].trials);
+        chains_in_step_on(ini, atom_paths[w].name);
+    }
 }
 
-/* ... with cell lists in the chain kernel (N = 1000, rc 2.1: 5 cells per edge): rebuilt after every trade */
+/* a binary mixture of 500, four chains on one backend, side by side on the few-chains path (the
+ * mixture kernels in every row of the grid) */
+static void few_chains_mixture(void **state)
+{
+    (void)state;
+    chains_in_step_on("[mixture]\nspecies = A, B\nsigma = 1, 0.9\nepsilon = 1, 0.8\ncounts = 300, 200\n"
+                      "[potential]\ncutoff = 3\n[ensemble]\ntemperature = 1.2, 1.4\ndensity = 0.7\nreplicas = 2\n"
+                      "[run]\nseed = 48\nequilibration = 30\nproduction = 30\nsample_every = 10\n"
+                      "[moves]\nadapt_every = 10\n",
+                      "few-chains");
+}
+
+/* ... with cell lists in the chain kernel (N = 1000, rc 2.1: 5 cells per edge; its
+ * gpu_batch_trials keeps the 4 chains off the few-chains path): rebuilt after every trade */
 static void exchange_chain_cells_n1000(void **state)
 {
     (void)state;
-    chains_in_step("[system]\nn = 1000\n[potential]\ncutoff = 2.1\n[ensemble]\ntemperature = 1.2:1.26:4\n"
-                   "density = 0.8\nexchange_every = 2\n[run]\nseed = 44\nequilibration = 20\n"
-                   "production = 30\nsample_every = 10\n[moves]\nadapt_every = 10\n");
+    chains_in_step_on("[system]\nn = 1000\n[potential]\ncutoff = 2.1\n[ensemble]\ntemperature = 1.2:1.26:4\n"
+                      "density = 0.8\nexchange_every = 2\n[run]\nseed = 44\nequilibration = 20\n"
+                      "production = 30\nsample_every = 10\ngpu_batch_trials = 1024\n[moves]\nadapt_every = 10\n",
+                      "many-chains-cells");
 }
 
 /* ... on the large-chain cell path: 4 chains of 4096 on one rank (rc 2.1: 8 cells per edge), each
@@ -894,14 +961,20 @@ static void cells_and_all_pairs_n4096(void **state)
                    "sample_every = 10\n[rdf]\nrmax = 4\n");
 }
 
-/* npt, a pressure ladder: the boxes travel with the configurations */
+/* npt, a pressure ladder: the boxes travel with the configurations; a few chains batched side by
+ * side, and the many-chain npt kernel */
 static void exchange_npt_pressure(void **state)
 {
     (void)state;
-    chains_in_step("[system]\nn = 256\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\ntemperature = 2\n"
-                   "pressure = 1.0, 1.2, 1.4\ndensity = 0.5\nexchange_every = 1\nexchange_axis = pressure\n"
-                   "[run]\nseed = 42\nequilibration = 40\nproduction = 60\nsample_every = 10\n"
-                   "[moves]\nadapt_every = 10\n");
+    for (int w = 0; w < 2; w++) {
+        char ini[512];
+        snprintf(ini, sizeof ini,
+                 "[system]\nn = 256\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\ntemperature = 2\n"
+                 "pressure = 1.0, 1.2, 1.4\ndensity = 0.5\nexchange_every = 1\nexchange_axis = pressure\n"
+                 "[run]\nseed = 42\nequilibration = 40\nproduction = 60\nsample_every = 10\ngpu_batch_trials = %d\n"
+                 "[moves]\nadapt_every = 10\n", atom_paths[w].trials);
+        chains_in_step_on(ini, atom_npt_paths[w]);
+    }
 }
 
 /* SPC/E, a temperature ladder: exchanged configurations take their structure factors along
@@ -1178,14 +1251,14 @@ int main(void)
         cmocka_unit_test(batched_k1024_repeats), cmocka_unit_test(cells_n20000),
         cmocka_unit_test(cells_k128_n4000), cmocka_unit_test(cells_dense_overflow),
         cmocka_unit_test(overlap_batched),
-        cmocka_unit_test(overlap_cells), cmocka_unit_test(overlap_chain_cells), cmocka_unit_test(npt_chains_n500), cmocka_unit_test(npt_chains_odd),
+        cmocka_unit_test(overlap_cells), cmocka_unit_test(overlap_chain_cells), cmocka_unit_test(overlap_few_chains), cmocka_unit_test(npt_chains_n500), cmocka_unit_test(npt_chains_odd),
         cmocka_unit_test(npt_batched_n4096), cmocka_unit_test(rigid_hexagons),
         cmocka_unit_test(rigid_diatomic_mixture), cmocka_unit_test(rigid_cluster_wall),
         cmocka_unit_test(rigid_hexagons_widom), cmocka_unit_test(rigid_diatomic_npt),
         cmocka_unit_test(rigid_morse_widom), cmocka_unit_test(rigid_cluster_morse),
         cmocka_unit_test(rigid_hexagons_batched), cmocka_unit_test(rigid_diatomic_npt_batched_k64),
         cmocka_unit_test(rigid_cluster_batched_k256), cmocka_unit_test(rigid_twelve_sites_batched),
-        cmocka_unit_test(exchange_chains_n256), cmocka_unit_test(exchange_chain_cells_n1000),
+        cmocka_unit_test(exchange_chains_n256), cmocka_unit_test(few_chains_mixture), cmocka_unit_test(exchange_chain_cells_n1000),
         cmocka_unit_test(exchange_cells_n4096), cmocka_unit_test(cells_and_all_pairs_n4096),
         cmocka_unit_test(exchange_npt_pressure),
         cmocka_unit_test(rigid_24_sites), cmocka_unit_test(rigid_spce_widom), cmocka_unit_test(rigid_spce_npt), cmocka_unit_test(exchange_spce),

@@ -6,16 +6,24 @@
 # Skips where there is no GPU.
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || tap_skip_all "no GPU"
-tap_plan 25
+tap_plan 26
 sed 's/^seed = 11/seed = 11\nbackend = gpu/' "$T_SRCDIR/small.ini" > small.ini
 for np in 1 2; do
     run_np $np -q -o np$np.h5 small.ini > out$np.txt 2>&1; ok $? "backend = gpu under mpirun -np $np" || diag < out$np.txt
 done
 h5check same np1.h5 np2.h5 chains/energy chains/pressure particles
 ok $? "GPU chains are bit-identical on 1 and 2 ranks"
+# a few medium chains batched side by side (6 chains of 500, fewer than the SMs): the batches'
+# partial sums are shaped by the run's chains and GPU, so one rank with all and two with three agree
+sed -e 's/^n = 64/n = 500/' -e 's/^equilibration = 100/equilibration = 20/' -e 's/^production = 200/production = 40/' \
+    small.ini > few.ini
+for np in 1 2; do run_np $np -q -o few$np.h5 few.ini > out$np.txt 2>&1 || diag < out$np.txt; done
+h5check same few1.h5 few2.h5 chains/energy chains/pressure particles
+ok $? "a few chains batched side by side are bit-identical on 1 and 2 ranks"
 # on the chain kernel's cell lists, two densities (alone, their boxes would take 6 and 5 cells per
 # edge) on one rank or one each: the grid comes from every state point's box, not the rank's chains
-sed -e 's/^n = 64/n = 1000/' -e 's/^density = .*/density = 0.5, 0.6/' -e 's/^replicas = 2/replicas = 1/' \
+# (gpu_batch_trials = 1024 keeps the two chains of 1000 off the few-chains path)
+sed -e 's/^n = 64/n = 1000/' -e 's/^backend = gpu/backend = gpu\ngpu_batch_trials = 1024/' -e 's/^density = .*/density = 0.5, 0.6/' -e 's/^replicas = 2/replicas = 1/' \
     -e 's/^equilibration = 100/equilibration = 20/' -e 's/^production = 200/production = 40/' small.ini > ladder.ini
 for np in 1 2; do run_np $np -q -o ladder$np.h5 ladder.ini > out$np.txt 2>&1 || diag < out$np.txt; done
 h5check same ladder1.h5 ladder2.h5 chains/energy chains/pressure particles
@@ -133,9 +141,10 @@ run_np 2 -q -o pt_cpu.h5 pt.ini > out.txt 2>&1 || diag < out.txt
 run_np 2 -q -o pt_gpu.h5 pt_gpu.ini > out.txt 2>&1 || diag < out.txt
 h5check same pt_cpu.h5 pt_gpu.h5 chains/walker chains/acceptance results/exchange/acceptance
 ok $? "exchange between ranks on the cell-list path: the GPU's walkers and acceptance equal the CPU's"
-# several chains per rank, trades within and between ranks: atoms on the many-chain kernel, and
-# molecules (the rigid kernels, whose trades go through the host)
-printf '[run]\nseed = 45\nequilibration = 40\nproduction = 60\nsample_every = 5\n[system]\nn = 256\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.2:1.5:4\ndensity = 0.7\nreplicas = 2\nexchange_every = 2\n' > ptm.ini
+# several chains per rank, trades within and between ranks: atoms on the many-chain kernel (kept
+# there by gpu_batch_trials; t/gpu_parity trades chains on the few-chains path too), and molecules
+# (the rigid kernels, whose trades go through the host)
+printf '[run]\nseed = 45\ngpu_batch_trials = 1024\nequilibration = 40\nproduction = 60\nsample_every = 5\n[system]\nn = 256\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 1.2:1.5:4\ndensity = 0.7\nreplicas = 2\nexchange_every = 2\n' > ptm.ini
 printf '[run]\nseed = 46\nequilibration = 40\nproduction = 60\nsample_every = 5\n[molecules]\ntypes = A2\ncounts = 64\ngeometry = A 0 0 -0.25; A 0 0 0.25\n[potential]\ncutoff = 2.5\n[ensemble]\ntemperature = 2.5:3.1:4\ndensity = 0.3\nreplicas = 2\nexchange_every = 2\n' > ptmol.ini
 bad=0
 for c in ptm ptmol; do
@@ -155,19 +164,21 @@ ok $bad "exchange with 4 chains per rank, atoms and molecules: the GPU's walkers
 # loop without the division's range check, doc/performance.md version 30, and taken as the running
 # energy when accepted; h5check moved_volume asserts that some were)
 bad=0
-for shape in "chains 500 3 4 nvt" "chain_cells 2000 2.5 140 nvt" "batched 4096 none 1 nvt" "cells 4096 2.5 1 nvt" \
-             "chains_npt 500 3 4 npt"; do
+for shape in "chains 500 3 4 nvt 1024" "chain_cells 2000 2.5 140 nvt 0" "batched 4096 none 1 nvt 0" "cells 4096 2.5 1 nvt 0" \
+             "chains_npt 500 3 4 npt 1024" "few_chains 500 3 4 nvt 0" "few_chains_npt 500 3 4 npt 0"; do
     set -- $shape
     npt=; [ "$5" = npt ] && npt='type = npt\npressure = 1\n'
-    printf "[run]\nseed = 31\nbackend = gpu\nprecision = single\nequilibration = 0\nproduction = 50\nsample_every = 5\n[system]\nn = %s\n[potential]\ncutoff = %s\n[ensemble]\n${npt}temperature = 1\ndensity = 0.8\nreplicas = %s\n" $2 $3 $4 > drift_$1.ini
+    printf "[run]\nseed = 31\nbackend = gpu\nprecision = single\ngpu_batch_trials = %s\nequilibration = 0\nproduction = 50\nsample_every = 5\n[system]\nn = %s\n[potential]\ncutoff = %s\n[ensemble]\n${npt}temperature = 1\ndensity = 0.8\nreplicas = %s\n" $6 $2 $3 $4 > drift_$1.ini
     run_np 1 -q -o drift_$1.h5 drift_$1.ini > out.txt 2>&1 || { bad=1; diag < out.txt; }
 done
 h5check moved_volume drift_chains_npt.h5 0.8 || bad=1
-ok $bad "GPU, single: chains (nvt and npt), chains on cell lists, a batched and a cell-list large chain hold the drift check at 1e-9"
+h5check moved_volume drift_few_chains_npt.h5 0.8 || bad=1
+ok $bad "GPU, single: chains (nvt and npt), chains on cell lists, a few chains batched (nvt and npt), a batched and a cell-list large chain hold the drift check at 1e-9"
 
 # the cases above took the kernels they were written for (/parameters@paths, each rank's word)
 bad=0
 for case in drift_chains:many-chains drift_chains_npt:many-chains-npt drift_chain_cells:many-chains-cells drift_batched:large-chain \
+            drift_few_chains:few-chains drift_few_chains_npt:few-chains few1:few-chains few2:few-chains \
             drift_cells:large-chain-cells np1:many-chains np2:many-chains ladder1:many-chains-cells ladder2:many-chains-cells \
             large1:large-chain-cells large4:large-chain-cells hex1:molecules-batched hex2:molecules-batched \
             pt_gpu:large-chain-cells ptm_gpu:many-chains ptmol_gpu:molecules-resident; do
@@ -188,8 +199,11 @@ if command -v compute-sanitizer > /dev/null; then
     sed 's/^temperature = 1/temperature = 1, 1.1\nexchange_every = 1/' chains.ini > exchange.ini
     # npt on the chain kernel: each sweep's volume move in the kernel, the trial coordinates in place
     sed 's/^temperature = 1/type = npt\npressure = 1\ntemperature = 1/' chains.ini > npt_chains.ini
-    # the chain kernel's cell lists (N = 1000, rc 2.1: 5 cells per edge), rebuilt after trades
-    sed -e 's/^n = 108/n = 1000/' -e 's/^cutoff = 2.5/cutoff = 2.1/' exchange.ini > chain_cells.ini
+    # the chain kernel's cell lists (N = 1000, rc 2.1: 5 cells per edge), rebuilt after trades (its
+    # gpu_batch_trials keeps the 8 chains off the few-chains path)
+    sed -e 's/^n = 108/n = 1000/' -e 's/^cutoff = 2.5/cutoff = 2.1/' -e 's/^\[run\]/[run]\ngpu_batch_trials = 1024/' exchange.ini > chain_cells.ini
+    # a few chains batched side by side: a binary mixture of 300 under npt, three chains
+    printf '[run]\nbackend = gpu\nequilibration = 1\nproduction = 2\nsample_every = 1\n[mixture]\nspecies = A, B\nsigma = 1, 0.9\nepsilon = 1, 0.8\ncounts = 200, 100\n[potential]\ncutoff = 2.5\n[ensemble]\ntype = npt\npressure = 1\ntemperature = 1\ndensity = 0.8\nreplicas = 3\n' > few_chains.ini
     # ... at two staged chains of 512 threads an SM (N = 3000 in double: 72 kB of positions; its
     # gpu_batch_trials keeps it off the batched path; t/gpu_parity also runs the third block)
     sed -e 's/^n = 108/n = 3000/' -e 's/^\[run\]/[run]\ngpu_batch_trials = 1024/' -e 's/^production = 4/production = 2/' -e 's/^replicas = 4/replicas = 1/' exchange.ini > chain_cells_two.ini
@@ -199,13 +213,13 @@ if command -v compute-sanitizer > /dev/null; then
     # table, say, would then carry an earlier batch's values)
     for tool in memcheck racecheck initcheck; do
         bad=0
-        for cfg in chains npt_chains batched cells molecules molecules_single spce spce_widom exchange chain_cells chain_cells_two chain_cells_mix_two; do
+        for cfg in chains npt_chains few_chains batched cells molecules molecules_single spce spce_widom exchange chain_cells chain_cells_two chain_cells_mix_two; do
             rm -f mcens.h5 mcens.h5.ckpt
             compute-sanitizer --tool $tool --error-exitcode 9 "$MCENS" -q $cfg.ini > san.txt 2>&1 || bad=1
             grep -q "ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards" san.txt || bad=1
             [ $bad -eq 0 ] || diag < san.txt
         done
-        ok $bad "compute-sanitizer $tool: no errors on the chain kernel (nvt, npt), the batched, cell and molecule kernels (charged ones too), with exchange, and on the chain kernel's cell lists (four and two chains an SM, a mixture's too)"
+        ok $bad "compute-sanitizer $tool: no errors on the chain kernel (nvt, npt), a few chains batched (a mixture under npt), the batched, cell and molecule kernels (charged ones too), with exchange, and on the chain kernel's cell lists (four and two chains an SM, a mixture's too)"
     done
 else
     skip "compute-sanitizer not installed"; skip "compute-sanitizer not installed"; skip "compute-sanitizer not installed"

@@ -29,9 +29,12 @@ restart_case() {
         cat "$name-killed.txt" "$name-restart.txt" | tail -20 | diag
 }
 
+# cells.ini: gpu_batch_trials = 1024 keeps its 4 chains of 1000 on the chain kernel's cell lists
+# on a GPU (else the few-chains path, all pairs, would take them)
 cat > cells.ini <<'EOF'
 [run]
 seed = 3
+gpu_batch_trials = 1024
 equilibration = 40
 production = 80
 sample_every = 4
@@ -149,7 +152,7 @@ restart_case cells 120
 h5check paths cells.h5 "cells|many-chains-cells"; ok $? "a restarted run records each rank's path: cell lists"
 # one large chain per rank in single precision: on a GPU, the cell-list kernels (whose cell
 # order is made canonical at every round's end, so that a restart rebuilds the same lists)
-sed -e 's/^n = 1000/n = 4000/' -e 's/^replicas = 2/replicas = 1/' -e 's/^seed = 3/seed = 3\nprecision = single/' -e 's/^production = 80/production = 40/' \
+sed -e 's/^n = 1000/n = 4000/' -e 's/^replicas = 2/replicas = 1/' -e '/^gpu_batch_trials/d' -e 's/^seed = 3/seed = 3\nprecision = single/' -e 's/^production = 80/production = 40/' \
     -e 's/^temperature = 2.0, 2.5/temperature = 2.0/' cells.ini > big.ini
 restart_case big 80 1 1
 restart_case mixture 90
