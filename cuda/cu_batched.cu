@@ -94,18 +94,19 @@ template <typename real> __device__ inline batch_chain<real> batch_chain_of(cons
 template <typename real>
 __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_draw_kernel(batch_rows<real> rows, int trials, unsigned long long seed)
 {
-    cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
+    __shared__ repeat_table repeat;
+    cu_launch_next();
+    repeat_clear(repeat); /* this block's own shared memory: while the kernel before still runs */
+    cu_wait_previous();   /* chained launches: nothing read before the last kernel ends */
     const batch_chain<real> ch = batch_chain_of(rows);
     const cu_chain_dev *cd = ch.cd;
     const real *pos = ch.pos;
     const int n = rows.n;
     const batch_tables<real> tb = ch.tb;
     extern __shared__ int sp[]; /* [K] particle of each trial */
-    __shared__ repeat_table repeat;
     __shared__ int warp_repeats[32];
     const int k = threadIdx.x, K = blockDim.x, lane = k & 31, warp = k >> 5;
     const real box = (real)cd->box;
-    repeat_clear(repeat);
     __syncthreads();
     mc_trial t;
     int home = 0; /* the particle's home slot in the repeat table */
@@ -250,18 +251,20 @@ __global__ void __launch_bounds__(32 * SUM_WARPS) batch_sums_kernel(double *part
  * the energy kernel's alt sum plus its pair terms with the other accepted trials, unless that is NaN too;
  * else the block recomputes it in full against the current positions. Either way every later
  * trial then adds its pair terms with it, computed afresh. Every other trial's energy change is thus the sum
- * of its energy-kernel partials (the sums kernel's order) and then of its corrections by the earlier accepted trials in their
+ * of its energy-kernel partials (the sums kernel's order, or block order: sums_in_decide) and then of its corrections by the earlier accepted trials in their
  * order; one decided apart has its alt sum plus a block sum, or a block sum (fixed orders both). */
 template <typename real, bool MIX>
 __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_decide_kernel(batch_rows<real> rows, int K, int trials,
-                                                                            cu_pairs<real> lj, unsigned long long seed)
+                                                                            int sum_blocks, cu_pairs<real> lj,
+                                                                            unsigned long long seed)
 {
     cu_after_previous(); /* chained launches: nothing read before the last kernel ends */
     const batch_chain<real> ch = batch_chain_of(rows);
     cu_chain_dev *cd = ch.cd;
     real *pos = ch.pos;
     const int n = rows.n;
-    const double *start_dE = ch.partial, *corr = ch.corr; /* start_dE: the sums kernel's totals, row 0 */
+    const double *start_dE = ch.partial, *corr = ch.corr; /* start_dE: the energy kernel's partials, their
+                                                           * totals over row 0 where the sums kernel ran */
     const batch_tables<real> tb = ch.tb;
     extern __shared__ __align__(16) unsigned char smem[];
     const int k = threadIdx.x, lane = k & 31, threads = blockDim.x; /* threads >= K (decide_threads) */
@@ -308,7 +311,14 @@ __global__ void __launch_bounds__(CU_MAX_BATCH_TRIALS) batch_decide_kernel(batch
         sthreshold[k] = tb.threshold[k];
         sp[k] = t.particle, sprev[k] = tb.prev[k], salt[k] = tb.alt_of[k];
         for (int d = 0; d < 3; d++) sa[3 * k + d] = t.o[d], sb[3 * k + d] = t.nw[d];
-        sdE[k] = start_dE[k]; /* the sums kernel's sum of the energy kernel's partials */
+        if (sum_blocks) { /* the energy kernel's partials added here, in block order (sums_in_decide) */
+            double sum = 0.0;
+#pragma unroll 4
+            for (int b = 0; b < sum_blocks; b++) sum += start_dE[(size_t)b * K + k];
+            sdE[k] = sum;
+        } else {
+            sdE[k] = start_dE[k]; /* the sums kernel's sum of the energy kernel's partials */
+        }
         sacc[k] = 0, sfull[k] = 0;
     }
     if (k == 0) {
@@ -464,6 +474,11 @@ static int batch_chunk(const cu_view *v)
  * does more than start and end. The values are the same whichever block writes them. */
 static int corr_rows_of(int K) { return K < 256 ? 256 / K : 1; }
 
+/* Whether the decide kernel adds each trial's energy-kernel partials itself, a thread a trial in
+ * block order, instead of the sums kernel: for medium chains, whose few partials (n / chunk, at
+ * most 64) a thread adds in less time than a kernel takes to start. */
+static int sums_in_decide(const cu_view *v) { return v->n < CU_MEDIUM_CHAIN_MAX; }
+
 /* Threads of the decide kernel: K own the trials; a small batch gets more, so that the corrections'
  * tiles are staged by many warps beside warp 0's decisions (with one warp, their loads wait in a
  * row). The block sums of a trial decided apart take the same stride. */
@@ -510,7 +525,7 @@ template <typename real, bool MIX>
 static int launch_batched(const cu_view *v, long long moves, mc_err *err)
 {
     const int K = v->batch_trials, chunk = batch_chunk(v), nblocks = (v->n + chunk - 1) / chunk;
-    const int corr_rows = corr_rows_of(K);
+    const int corr_rows = corr_rows_of(K), sum_blocks = sums_in_decide(v) ? nblocks : 0;
     const unsigned C = (unsigned)v->nchains;
     size_t smem_draw = (size_t)K * sizeof(int);
     size_t smem_a = 3 * (size_t)chunk * sizeof(real);
@@ -536,10 +551,11 @@ static int launch_batched(const cu_view *v, long long moves, mc_err *err)
         CU_TRY(cu_launch(chained, batch_trial_energy_kernel<real, MIX>,
                          dim3(ALT_MAX + nblocks + (trials - 1 + corr_rows - 1) / corr_rows, C), K, smem_a, rows, trials,
                          chunk, nblocks, corr_rows, lj), err);
-        CU_TRY(cu_launch(chained, batch_sums_kernel, dim3((trials + 31) / 32, C), 32 * SUM_WARPS, 0, v->partial,
-                         rows.chain_doubles, K, trials, nblocks), err);
+        if (!sum_blocks)
+            CU_TRY(cu_launch(chained, batch_sums_kernel, dim3((trials + 31) / 32, C), 32 * SUM_WARPS, 0, v->partial,
+                             rows.chain_doubles, K, trials, nblocks), err);
         CU_TRY(cu_launch(chained, batch_decide_kernel<real, MIX>, dim3(1, C), decide_threads(K), smem_b, rows, K, trials,
-                         lj, v->seed), err);
+                         sum_blocks, lj, v->seed), err);
     }
     return MC_OK;
 }
