@@ -3,6 +3,8 @@
  * pair names, and replica exchange's swap acceptances. */
 #include "h5out_results.h"
 
+#include "mc_exchange.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,8 +89,7 @@ static int write_exchange_results(const h5ds *f, hid_t results, const mc_plan *p
     long long every = plan->exchange_every;
     int rc = h5ds_set_scalar_attr(g, "exchange_every", H5T_NATIVE_LLONG, &every, err);
     if (rc == MC_OK)
-        rc = h5ds_set_string_attr(g, "axis", plan->exchange_axis == CFG_EXCHANGE_PRESSURE ? "pressure" : "temperature",
-                                   err);
+        rc = h5ds_set_string_attr(g, "axis", mc_exchange_axis_name(plan), err);
     if (rc == MC_OK)
         rc = h5ds_write_whole(f, g, "acceptance", H5T_NATIVE_DOUBLE, 1, d1, res->exchange_acceptance, "1",
                                "per state point: accepted / attempted production swaps with the next state point up "

@@ -1,4 +1,4 @@
-/* ens_exchange: replica exchange between ranks. Every rank gathers every chain's energy and box
+/* ens_exchange: replica exchange between ranks. Every rank gathers every chain's energy, box and N
  * and takes all decisions itself (mc_exchange_decide is a pure function of them and the seed), so
  * the ranks agree without a broadcast; configurations then travel only between the two ranks of
  * each accepted swap. Every wait has the run's stall deadline, so a rank that stops answering ends
@@ -9,7 +9,7 @@
 #include "ens.h"
 #include "mc_test_hooks.h"
 
-enum { WIRE = 3 }; /* doubles per chain in the gather: energy, box, the rank's status */
+enum { WIRE = 4 }; /* doubles per chain in the gather: energy, box, particles, the rank's status */
 
 static double deadline(const ens_exchange *x) { return x->stall_timeout_s + 10.0 * x->longest_s; }
 
@@ -22,16 +22,18 @@ static int gather(void *ctx, long sweep, const mc_exchange_config *mine, int sta
     if (now - x->last_s > x->longest_s) x->longest_s = now - x->last_s;
     double *own = x->wire + (size_t)WIRE * l->first_chain;
     for (int k = 0; k < l->nchains; k++)
-        own[WIRE * k] = mine[k].energy_pair, own[WIRE * k + 1] = mine[k].box_len, own[WIRE * k + 2] = status;
+        own[WIRE * k] = mine[k].energy_pair, own[WIRE * k + 1] = mine[k].box_len, own[WIRE * k + 2] = mine[k].particles,
+        own[WIRE * k + 3] = status;
     MPI_Request req;
     MC_TRY(ens_mpi_check(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, x->wire, x->counts, x->displs,
                                          MPI_DOUBLE, l->comm, &req), "MPI_Iallgatherv", err));
     MC_TRY(ens_wait_within(l, 1, &req, deadline(x), sweep, err));
     int failed = 0;
-    for (int r = 0; r < l->size; r++) failed |= x->wire[(size_t)WIRE * l->first_of[r] + 2] != MC_OK;
+    for (int r = 0; r < l->size; r++) failed |= x->wire[(size_t)WIRE * l->first_of[r] + 3] != MC_OK;
     if (failed) return ens_agree(l->comm, status, err); /* every rank is here: share the message */
     int C = l->first_of[l->size - 1] + l->chains_of[l->size - 1];
-    for (int c = 0; c < C; c++) all[c] = (mc_exchange_config){x->wire[WIRE * c], x->wire[WIRE * c + 1]};
+    for (int c = 0; c < C; c++)
+        all[c] = (mc_exchange_config){x->wire[WIRE * c], x->wire[WIRE * c + 1], x->wire[WIRE * c + 2]};
     x->last_s = MPI_Wtime();
     return MC_OK;
 }

@@ -230,9 +230,10 @@ static const cfg_key schema[] = {
      "(the chains of one replica index along exchange_axis, the other axis fixed), even and odd pairs in turn; "
      "0: chains independent", DIM_NONE},
     {"ensemble", "exchange_axis", K_CHOICE, OFF(ensemble.exchange_axis), "temperature", 0, 0, 0,
-     "temperature|pressure",
-     "the axis a ladder runs along: temperature (at each density, or each pressure in npt), or pressure (npt, at "
-     "each temperature); its values must be strictly increasing or decreasing", DIM_NONE},
+     "temperature|pressure|lnz",
+     "the axis a ladder runs along: temperature (at each density, or each pressure in npt), pressure (npt, at each "
+     "temperature) or lnz (gcmc, the only axis there, at each temperature); its values must be strictly increasing "
+     "or decreasing", DIM_NONE},
     {"moves", "target_acceptance", K_REAL, OFF(moves.target_acceptance), "0.4", 0, 1, 1, NULL,
      "acceptance the displacement adapts toward during equilibration", DIM_NONE},
     {"moves", "max_displacement", K_REAL, OFF(moves.max_displacement), "0.1", 0, 1e6, 1,

@@ -32,7 +32,7 @@ enum cfg_cutoff_scheme { CFG_CUTOFF_TRUNCATED = 0, CFG_CUTOFF_SHIFTED = 1, CFG_C
 enum cfg_boundary { CFG_BOUNDARY_PERIODIC = 0, CFG_BOUNDARY_NONE = 1 };
 enum cfg_start { CFG_START_LATTICE = 0, CFG_START_MELT = 1, CFG_START_FILE = 2, CFG_START_H5 = 3, CFG_START_XYZ = 4 };
 enum cfg_ensemble { CFG_ENSEMBLE_NVT = 0, CFG_ENSEMBLE_NPT = 1, CFG_ENSEMBLE_GIBBS = 2, CFG_ENSEMBLE_GCMC = 3 };
-enum cfg_exchange_axis { CFG_EXCHANGE_TEMPERATURE = 0, CFG_EXCHANGE_PRESSURE = 1 };
+enum cfg_exchange_axis { CFG_EXCHANGE_TEMPERATURE = 0, CFG_EXCHANGE_PRESSURE = 1, CFG_EXCHANGE_LNZ = 2 };
 
 /* A state-point axis: one value, a comma list, or start:stop:count. */
 typedef struct cfg_list {

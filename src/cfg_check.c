@@ -227,12 +227,17 @@ static int check_exchange(const cfg *c, mc_err *err)
 {
     const char *f = c->filename;
     if (!c->ensemble.exchange_every) return MC_OK;
-    int along_pressure = c->ensemble.exchange_axis == CFG_EXCHANGE_PRESSURE;
-    if (along_pressure && c->ensemble.type != CFG_ENSEMBLE_NPT)
+    const int along = c->ensemble.exchange_axis;
+    if (along == CFG_EXCHANGE_PRESSURE && c->ensemble.type != CFG_ENSEMBLE_NPT)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] exchange_axis = pressure: expected type = npt (an nvt run has "
                 "no pressure axis)", f, cfg_line(c, "ensemble", "exchange_axis"));
-    const char *key = along_pressure ? "pressure" : "temperature";
-    const cfg_list *axis = along_pressure ? &c->ensemble.pressure : &c->ensemble.temperature;
+    if (along == CFG_EXCHANGE_LNZ && c->ensemble.type != CFG_ENSEMBLE_GCMC)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] exchange_axis = lnz: expected type = gcmc (only the "
+                "grand-canonical ensemble has an activity axis)", f, cfg_line(c, "ensemble", "exchange_axis"));
+    const char *key = along == CFG_EXCHANGE_PRESSURE ? "pressure" : along == CFG_EXCHANGE_LNZ ? "lnz" : "temperature";
+    const cfg_list *axis = along == CFG_EXCHANGE_PRESSURE ? &c->ensemble.pressure
+                           : along == CFG_EXCHANGE_LNZ    ? &c->ensemble.lnz
+                                                          : &c->ensemble.temperature;
     if (axis->n < 2)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] exchange_every = %ld: expected at least two %s values to exchange "
                 "between (got %d); set exchange_every = 0 or give a list or a range", f,
@@ -430,7 +435,6 @@ static int check_gcmc(cfg *c, mc_err *err)
     }
     static const char *const not_yet[][3] = {
         {"ensemble", "widom", "type = gcmc inserts particles itself: ln Pi(N) gives the chemical potential; expected 0"},
-        {"ensemble", "exchange_every", "replica exchange is not built for type = gcmc; expected 0"},
         {"ensemble", "density", "type = gcmc takes [system] box_length; the density is an outcome"},
         {"ensemble", "mass_density", "type = gcmc takes [system] box_length; the density is an outcome"},
         {"system", "n", "type = gcmc takes [ensemble] n_max, the most particles a chain holds"},
@@ -478,6 +482,20 @@ static int check_gcmc(cfg *c, mc_err *err)
         MC_FAIL(err, MC_EINVAL, "%s:%d: [tmmc] windows = %ld: expected at most n_max - n_min = %ld (a window spans "
                 "at least one transition)", f, cfg_line(c, "tmmc", "windows"), c->tmmc.windows,
                 c->ensemble.n_max - c->ensemble.n_min);
+    /* replica exchange trades whole configurations between state points: a chain's own bias and its
+     * window are its state point's, and a configuration from another would not fit them; the ladder
+     * runs along ln z (t/gcmc.sh checks its swaps against the ideal gas's exact rate) */
+    if (c->ensemble.exchange_every && c->tmmc.bias)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] exchange_every = %ld with type = gcmc: expected [tmmc] bias = no (a "
+                "biased chain's N walks its window by itself, and a traded configuration would not fit its bias)", f,
+                cfg_line(c, "ensemble", "exchange_every"), c->ensemble.exchange_every);
+    if (c->ensemble.exchange_every && c->ensemble.exchange_axis != CFG_EXCHANGE_LNZ)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [ensemble] exchange_every = %ld with type = gcmc: expected exchange_axis = lnz "
+                "(grand-canonical chains exchange along the activity; a temperature ladder of them is not validated yet)",
+                f, cfg_line(c, "ensemble", "exchange_every"), c->ensemble.exchange_every);
+    if (c->ensemble.exchange_every && c->tmmc.windows > 1)
+        MC_FAIL(err, MC_EINVAL, "%s:%d: [tmmc] windows = %ld with replica exchange: expected 1 (a traded configuration's "
+                "N may lie outside a window)", f, cfg_line(c, "tmmc", "windows"), c->tmmc.windows);
     double *share = c->moves.move_fraction;
     if (!cfg_line(c, "moves", "transfer_fraction")) share[1] = 0.5;
     if (!cfg_line(c, "moves", "displacement_fraction")) share[0] = 1.0 - share[1];

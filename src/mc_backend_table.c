@@ -14,7 +14,8 @@ typedef struct backend_row {
 static const backend_row rows[] = {
     {CFG_BACKEND_GPU, "the GPU backend", &mc_backend_cuda, {0, MC_FEATURE_CHARGES, MC_FEATURE_GCMC, 0}},
     {CFG_BACKEND_CPU, "the CPU backend", &mc_backend_cpu,
-     {0, MC_FEATURE_CHARGES, MC_FEATURE_GCMC, MC_FEATURE_GCMC | MC_FEATURE_CHARGES}},
+     {0, MC_FEATURE_CHARGES, MC_FEATURE_GCMC | MC_FEATURE_OPEN_EXCHANGE,
+      MC_FEATURE_GCMC | MC_FEATURE_CHARGES | MC_FEATURE_OPEN_EXCHANGE}},
 };
 enum { NROWS = sizeof rows / sizeof rows[0] };
 
@@ -25,6 +26,7 @@ static const struct feature {
 } features[] = {
     {MC_FEATURE_CHARGES, "charged sites", "potential", "coulomb"},
     {MC_FEATURE_GCMC, "grand-canonical moves", "ensemble", "type"},
+    {MC_FEATURE_OPEN_EXCHANGE, "replica exchange of grand-canonical chains", "ensemble", "exchange_every"},
 };
 enum { NFEATURES = sizeof features / sizeof features[0] };
 
@@ -39,7 +41,8 @@ mc_engine mc_plan_engine(const mc_plan *p)
 
 static unsigned plan_features(const mc_plan *p)
 {
-    return (p->charged ? MC_FEATURE_CHARGES : 0u) | (p->ensemble->open ? MC_FEATURE_GCMC : 0u);
+    return (p->charged ? MC_FEATURE_CHARGES : 0u) | (p->ensemble->open ? MC_FEATURE_GCMC : 0u) |
+           (p->ensemble->open && p->exchange_every ? MC_FEATURE_OPEN_EXCHANGE : 0u);
 }
 
 /* The first feature of `needs` that the row lacks for the engine, or NULL. */

@@ -22,7 +22,8 @@ typedef enum { MC_ENGINE_ATOMS, MC_ENGINE_MOLECULES, MC_ENGINE_GIBBS_ATOMS, MC_E
 /* The features backends differ in, as bits. */
 enum {
     MC_FEATURE_CHARGES = 1u << 0, /* charged sites: the Ewald sum or the damped shifted force */
-    MC_FEATURE_GCMC = 1u << 1     /* grand-canonical insertions and deletions (the Gibbs engines) */
+    MC_FEATURE_GCMC = 1u << 1,    /* grand-canonical insertions and deletions (the Gibbs engines) */
+    MC_FEATURE_OPEN_EXCHANGE = 1u << 2 /* replica exchange of grand-canonical chains (labels traded) */
 };
 
 mc_engine mc_plan_engine(const mc_plan *p);

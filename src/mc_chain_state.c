@@ -33,6 +33,8 @@ static size_t centre_pairs(const mc_plan *p) /* the open cluster's Lindemann sum
 #define TRADED_INSIDE(member, type, count, role) {#member, type, offsetof(mc_chain, member), 0, count, 0, 0, role}
 #define TRADED_POINTED(member, count) {#member, MC_STATE_F64, offsetof(mc_chain, member), 1, count, 0, 0, \
                                        MC_STATE_CONFIGURATION}
+#define TRADED_POINTED_AS(member, type, count) {#member, type, offsetof(mc_chain, member), 1, count, 0, 0, \
+                                                MC_STATE_CONFIGURATION}
 
 const mc_state_field mc_state_fields[] = {
     TRADED_INSIDE(box_len, MC_STATE_F64, one, MC_STATE_CONFIGURATION),
@@ -47,8 +49,9 @@ const mc_state_field mc_state_fields[] = {
     INSIDE(production_volume_accepted0, MC_STATE_U64, volume_moves),
     INSIDE(production_volume_floor_hits, MC_STATE_U64, volume_moves),
     INSIDE(gibbs_box_len, MC_STATE_F64, gibbs_boxes),
-    INSIDE(gibbs_energy, MC_STATE_F64, gibbs_boxes),
-    INSIDE(gibbs_count, MC_STATE_I64, gibbs_counts),
+    /* a configuration of slots present and absent (gcmc's exchange trades it: mc_exchange.h) */
+    TRADED_INSIDE(gibbs_energy, MC_STATE_F64, gibbs_boxes, MC_STATE_CONFIGURATION),
+    TRADED_INSIDE(gibbs_count, MC_STATE_I64, gibbs_counts, MC_STATE_CONFIGURATION),
     INSIDE(transfers, MC_STATE_U64, gibbs_only),
     INSIDE(transfers_accepted, MC_STATE_U64, gibbs_only),
     INSIDE(production_transfers0, MC_STATE_U64, gibbs_only),
@@ -72,7 +75,7 @@ const mc_state_field mc_state_fields[] = {
     TRADED_POINTED(x, sites),
     TRADED_POINTED(y, sites),
     TRADED_POINTED(z, sites),
-    POINTED(in_box, MC_STATE_I64, gibbs_labels),
+    TRADED_POINTED_AS(in_box, MC_STATE_I64, gibbs_labels),
     TRADED_POINTED(cx, centres),
     TRADED_POINTED(cy, centres),
     TRADED_POINTED(cz, centres),

@@ -6,45 +6,65 @@
 
 #include "mc_chain_state.h"
 #include "mc_corrections.h"
+#include "mc_gibbs.h"
 #include "mc_move.h"
 #include "mc_rng.h"
 
-static int along_pressure(const mc_plan *p) { return p->exchange_axis == CFG_EXCHANGE_PRESSURE; }
+/* A ladder along the second axis of the state points (pressure or lnz), not along temperature. */
+static int along_axis(const mc_plan *p) { return p->exchange_axis != CFG_EXCHANGE_TEMPERATURE; }
 
-int mc_exchange_rungs(const mc_plan *p) { return along_pressure(p) ? p->naxis : p->ntemperatures; }
+const char *mc_exchange_axis_name(const mc_plan *p)
+{
+    return p->exchange_axis == CFG_EXCHANGE_PRESSURE ? "pressure" : p->exchange_axis == CFG_EXCHANGE_LNZ ? "lnz"
+                                                                                                      : "temperature";
+}
+
+int mc_exchange_rungs(const mc_plan *p) { return along_axis(p) ? p->naxis : p->ntemperatures; }
 
 int mc_exchange_ladders(const mc_plan *p)
 {
-    return (along_pressure(p) ? p->ntemperatures : p->naxis) * p->replicas;
+    return (along_axis(p) ? p->ntemperatures : p->naxis) * p->replicas;
 }
 
-/* Chain c is state point s = t naxis + a (temperature t, density or pressure a), replica c % R. A
- * temperature ladder fixes (a, replica), a pressure ladder (t, replica). */
+/* Chain c is state point s = t naxis + a (temperature t; density, pressure or lnz a), replica c % R.
+ * A temperature ladder fixes (a, replica), a ladder along the other axis (t, replica). */
 int mc_exchange_chain(const mc_plan *p, int ladder, int rung)
 {
     int fixed = ladder / p->replicas, replica = ladder % p->replicas;
-    int s = along_pressure(p) ? fixed * p->naxis + rung : rung * p->naxis + fixed;
+    int s = along_axis(p) ? fixed * p->naxis + rung : rung * p->naxis + fixed;
     return s * p->replicas + replica;
 }
 
 int mc_exchange_ladder_of(const mc_plan *p, int chain)
 {
     int s = chain / p->replicas, replica = chain % p->replicas;
-    int fixed = along_pressure(p) ? s / p->naxis : s % p->naxis;
+    int fixed = along_axis(p) ? s / p->naxis : s % p->naxis;
     return fixed * p->replicas + replica;
 }
 
 int mc_exchange_rung_of(const mc_plan *p, int chain)
 {
     int s = chain / p->replicas;
-    return along_pressure(p) ? s % p->naxis : s / p->naxis;
+    return along_axis(p) ? s % p->naxis : s / p->naxis;
 }
 
-/* beta_s H_s(X): configuration x at the state point of chain `at`. */
+mc_exchange_config mc_exchange_config_of(const mc_plan *p, const mc_chain *c)
+{
+    mc_exchange_config x = {c->energy_pair, c->box_len, (double)p->n};
+    if (p->ensemble->open) { /* the box's particles, and their tail energy (which depends on N) */
+        const double v = c->box_len * c->box_len * c->box_len;
+        x.energy_pair += mc_gibbs_tail_energy(p, c->gibbs_count[0], v);
+        x.particles = (double)mc_gibbs_particles(p, c, 0);
+    }
+    return x;
+}
+
+/* beta_s H_s(X): configuration x at the state point of chain `at` (gcmc: beta_s U(X) - N ln z_s). */
 static double reduced_enthalpy(const mc_plan *p, int at, const mc_exchange_config *x)
 {
     const mc_statepoint *sp = &p->statepoint[mc_plan_statepoint_of(p, at)];
     double h = x->energy_pair;
+    if (p->ensemble->open) return h / sp->temperature - x->particles * sp->lnz;
     if (p->periodic) {
         double v = x->box_len * x->box_len * x->box_len;
         h += p->n * mc_corrections_at(p, p->n / v, sp->temperature).u_tail + sp->pressure * v;

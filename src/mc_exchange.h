@@ -23,7 +23,16 @@
  * X_b (at b) is accepted with min(1, exp(-delta)),
  *   delta = beta_a H_a(X_b) + beta_b H_b(X_a) - beta_a H_a(X_a) - beta_b H_b(X_b),
  * which is (beta_a - beta_b)(U_b - U_a) (+ the p V terms) for a temperature ladder, the rule of
- * Swendsen & Wang (1986) and Okabe et al. (2001) for pressure. */
+ * Swendsen & Wang (1986) and Okabe et al. (2001) for pressure.
+ *
+ * The grand-canonical ensemble (type = gcmc, [tmmc] bias = no, one window) weighs a configuration
+ * of N particles at state s by z_s^N V^N / N! exp(-beta_s H_s), H_s = U + N's tail energy; V^N / N!
+ * belongs to the configuration and cancels in a swap, and (mixtures) each kind's ln z is the state
+ * point's plus a constant offset, which cancels too, so beta_s H_s(X) becomes beta_s H(X) - N_X ln z_s:
+ * along lnz delta = (ln z_a - ln z_b)(N_a - N_b), the hyper-parallel tempering of Yan and de Pablo
+ * (1999) (along temperature at one ln z it would be (beta_a - beta_b)(H_b - H_a): cfg_check.c refuses
+ * that ladder until it is validated). A swap trades the labels that say which slots are present, the
+ * counts and the box's energy with the positions. */
 #ifndef MC_EXCHANGE_H
 #define MC_EXCHANGE_H
 
@@ -37,7 +46,9 @@
 extern "C" {
 #endif
 
-/* The ladder geometry of a plan: ladders, rungs per ladder, and where a chain sits. */
+/* The ladder geometry of a plan: ladders, rungs per ladder, and where a chain sits; the axis's name
+ * ("temperature", "pressure" or "lnz", as the output's /results/exchange@axis). */
+const char *mc_exchange_axis_name(const mc_plan *p);
 int mc_exchange_ladders(const mc_plan *p);
 int mc_exchange_rungs(const mc_plan *p);
 int mc_exchange_chain(const mc_plan *p, int ladder, int rung); /* the chain at (ladder, rung) */
@@ -46,9 +57,13 @@ int mc_exchange_rung_of(const mc_plan *p, int chain);
 
 /* What a decision needs of a chain's current configuration. */
 typedef struct mc_exchange_config {
-    double energy_pair; /* running pair energy (wall included) */
+    double energy_pair; /* running pair energy (wall included; gcmc: the tail energy of its N too) */
     double box_len;     /* 0 for an open cluster */
+    double particles;   /* N: the plan's n, or a gcmc chain's particles (molecules) in its box */
 } mc_exchange_config;
+
+/* A chain's numbers for the decisions. */
+mc_exchange_config mc_exchange_config_of(const mc_plan *p, const mc_chain *c);
 
 /* delta of the swap of chains a and b (the rule above); all[] is indexed by chain. */
 double mc_exchange_delta(const mc_plan *p, int a, int b, const mc_exchange_config *all);

@@ -74,8 +74,7 @@ void mc_report_plan(const cfg *c, const mc_plan *p, const char *output, int chai
     printf("units: %s\n", p->units.system);
     if (p->exchange_every)
         printf("replica exchange: %d ladders of %d rungs along %s, neighbours try to swap every %ld sweeps\n",
-               mc_exchange_ladders(p), mc_exchange_rungs(p),
-               p->exchange_axis == CFG_EXCHANGE_PRESSURE ? "pressure" : "temperature", p->exchange_every);
+               mc_exchange_ladders(p), mc_exchange_rungs(p), mc_exchange_axis_name(p), p->exchange_every);
     if (p->ensemble->boxes > 1)
         printf("gibbs: two boxes per chain, total volume %g (the box column: each box's starting edge, half the "
                "volume each); trial moves %g displacements, %g transfers, %g volume exchanges\n", p->total_volume,
@@ -136,7 +135,7 @@ static void print_cluster_summary(const mc_plan *p, const mc_results *r)
 static void print_exchange_summary(const mc_plan *p, const mc_results *r)
 {
     printf("\nreplica exchange every %ld sweeps along %s; each state point's swaps with the next rung up its "
-           "ladder accepted:\n", p->exchange_every, p->exchange_axis == CFG_EXCHANGE_PRESSURE ? "pressure" : "temperature");
+           "ladder accepted:\n", p->exchange_every, mc_exchange_axis_name(p));
     for (int s = 0, shown = 0; s < p->nstatepoints; s++) {
         if (isnan(r->exchange_acceptance[s])) continue;
         printf("  %d: %.3f%s", s, r->exchange_acceptance[s], ++shown % 8 == 0 ? "\n" : "");
@@ -238,18 +237,23 @@ void mc_report_summary(const mc_plan *p, const mc_results *r)
 void mc_report_warn_no_exchange(const mc_plan *p, const mc_results *r)
 {
     if (!p->exchange_every) return;
-    const int pressure = p->exchange_axis == CFG_EXCHANGE_PRESSURE;
+    const int axis = p->exchange_axis; /* a new rung: T's geometric mean, else the middle */
+    const char *name = axis == CFG_EXCHANGE_TEMPERATURE ? "T" : mc_exchange_axis_name(p);
     for (int s = 0; s < p->nstatepoints; s++) {
         const int chain = s * p->replicas, rung = mc_exchange_rung_of(p, chain);
         if (isnan(r->exchange_acceptance[s]) || r->exchange_acceptance[s] > 0 || rung + 1 >= mc_exchange_rungs(p))
             continue;
         const int up = mc_exchange_chain(p, mc_exchange_ladder_of(p, chain), rung + 1) / p->replicas;
-        const double a = pressure ? p->statepoint[s].pressure_given : p->statepoint[s].temperature_given,
-                     b = pressure ? p->statepoint[up].pressure_given : p->statepoint[up].temperature_given;
+        const double a = axis == CFG_EXCHANGE_PRESSURE ? p->statepoint[s].pressure_given
+                         : axis == CFG_EXCHANGE_LNZ    ? p->statepoint[s].lnz
+                                                       : p->statepoint[s].temperature_given,
+                     b = axis == CFG_EXCHANGE_PRESSURE ? p->statepoint[up].pressure_given
+                         : axis == CFG_EXCHANGE_LNZ    ? p->statepoint[up].lnz
+                                                       : p->statepoint[up].temperature_given;
         fprintf(stderr, "mcens: warning: replica exchange between state points %d and %d (%s %g and %g) accepted none "
                 "of its swaps: the rungs are too far apart and the ladder is broken there; add a rung between them, "
-                "e.g. %s %.4g, or more\n", s, up, pressure ? "pressure" : "T", a, b, pressure ? "pressure" : "T",
-                pressure ? 0.5 * (a + b) : sqrt(a * b));
+                "e.g. %s %.4g, or more\n", s, up, name, a, b, name,
+                axis == CFG_EXCHANGE_TEMPERATURE ? sqrt(a * b) : 0.5 * (a + b));
     }
 }
 

@@ -232,7 +232,7 @@ static int exchange_step(mc_run *r, long step, int status, mc_err *err)
     const mc_plan *p = r->plan;
     long sweep = step * p->exchange_every;
     for (int k = 0; k < r->nchains; k++)
-        r->exchange_mine[k] = (mc_exchange_config){r->chains[k]->energy_pair, r->chains[k]->box_len};
+        r->exchange_mine[k] = mc_exchange_config_of(p, r->chains[k]);
     if (r->transport.gather) {
         MC_TRY(r->transport.gather(r->transport.ctx, sweep, r->exchange_mine, status, r->exchange_all, err));
     } else {

@@ -6,11 +6,12 @@
 # identical species at half the activity each and as one-site molecules, an ideal binary and ideal
 # diatomics; the bias
 # flattening each window's visits; /results/tmmc the pool of /chains/tmmc; 1 and 3 ranks
-# bit-identical; SPC/E water (charges, the Ewald sum) at 525 K against NIST's SRSW ln Pi.
+# bit-identical; SPC/E water (charges, the Ewald sum) at 525 K against NIST's SRSW ln Pi; replica
+# exchange along ln z (the ideal gas: Poisson N and the exact swap acceptance; ranks; a kill).
 # t/gcmc_check.py reads the files; its bounds are Student-t quantiles of the
 # replicas' spread (its docstring says which).
 . "${T_SRCDIR:-$(dirname "$0")}/tap.sh"
-tap_plan 35
+tap_plan 42
 
 cat > base.ini <<'EOF'
 [run]
@@ -74,6 +75,31 @@ pycheck gcmc_check.py plain plain.h5
 ok $? "bias = no: the chains' mean N equals <N> of their ln Pi within the replicas' errors"
 pycheck gcmc_check.py ideal plain.h5 1000
 ok $? "bias = no: ln Pi's transitions are the ideal gas's where every chain went a thousand times"
+
+# 4b. replica exchange along ln z (bias = no, one window): refused with the bias, with windows and on
+# the GPU; the ideal gas at four activities, 8 replicas, a swap try every sweep: each state point's
+# N Poisson (mean and variance z V) and each pair's acceptance the exact expectation over two
+# Poisson N (t/gcmc_check.py exchange); 2 and 3 ranks (trades between ranks carry the present slots)
+# bit-identical; killed on 2 ranks and restarted on 3, bit-identical
+sed -e 's/^lnz = -2.5, -1.5/lnz = -2.9:-2.3:4/' -e 's/^n_max = 30/n_max = 60/' -e 's/^windows = 3/bias = no/' \
+    -e 's/^replicas = 16/replicas = 8\nexchange_every = 1\nexchange_axis = lnz/' -e 's/^output = base.h5/output = exch.h5/' \
+    -e 's/^sample_every = 100/sample_every = 20\ncheckpoint_every = 1e-6/' base.ini > exch.ini
+refused_edit exch exchange_bias 's/^bias = no/bias = yes/' \
+    "exchange_bias.ini:19: [ensemble] exchange_every = 1 with type = gcmc: expected [tmmc] bias = no"
+refused_edit exch exchange_windows 's/^bias = no/bias = no\nwindows = 3/' \
+    "exchange_windows.ini:23: [tmmc] windows = 3 with replica exchange: expected 1"
+refused_edit exch exchange_temperature 's/^exchange_axis = lnz/exchange_axis = temperature/; s/^temperature = 1.0/temperature = 1.0, 1.1/' \
+    "exchange_temperature.ini:19: [ensemble] exchange_every = 1 with type = gcmc: expected exchange_axis = lnz"
+refused_edit exch exchange_gpu 's/^\[run\]/[run]\nbackend = gpu/' \
+    "[run] backend = gpu: the GPU backend has no replica exchange of grand-canonical chains yet (asked for by [ensemble] exchange_every"
+run_np 2 -q exch.ini > exch.txt 2>&1 && pycheck gcmc_check.py exchange exch.h5
+ok $? "exchange along ln z, ideal gas: N Poisson at every state point, swaps accepted at the exact rate" || diag < exch.txt
+run_np 3 -q -o exch3.h5 exch.ini > exch3.txt 2>&1 && h5check same_results exch.h5 exch3.h5
+ok $? "exchange along ln z: 2 and 3 ranks give bit-identical /chains and /results" || diag < exch3.txt
+MCENS_TEST_KILL_AT=1:2500 run_np 2 -q -o exchk.h5 exch.ini > exchk.txt 2>&1
+killed=$?
+run_np 3 -q --restart -o exchk.h5 exch.ini >> exchk.txt 2>&1 && [ $killed -ne 0 ] && h5check same_results exch.h5 exchk.h5
+ok $? "exchange along ln z: killed at sweep 2500 on 2 ranks (status $killed), restarted on 3: bit-identical" || diag < exchk.txt
 
 # 5. the LJ fluid at T = 1.5 (supercritical), N = 0..40 in two windows, against NIST
 cat > nist.ini <<'EOF'

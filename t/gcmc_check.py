@@ -22,6 +22,12 @@ Usage: gcmc_check.py CHECK FILE [ARGS]; exit 0: it holds, 1: it fails, 2: the ch
                        units (ln z in nm^-3)
   flat FILE RATIO      with the bias, every window's visits by N within RATIO of each other
   plain FILE           bias = no: the chains' mean N from /chains/particles against <N> of ln Pi
+  exchange FILE        the ideal gas with replica exchange along lnz (bias = no): at every state point
+                       the chains' mean N and the variance of their N both z V (Poisson), and each
+                       pair's swap acceptance the exact E[min(1, exp(-(ln z_a - ln z_b)(N_a - N_b)))]
+                       over independent Poisson N_a, N_b (truncated at n_max), each a t test over the
+                       replicas (the ladders, independent of one another) at 1% two-sided, Bonferroni
+                       over the comparisons
 """
 import math
 import os
@@ -201,6 +207,48 @@ def check_plain(f):
             fail("the unbiased chains' N does not match their ln Pi")
 
 
+def check_exchange(f):
+    lnz = f["statepoints/lnz"][...]
+    V = float(f["statepoints/box_length"][0]) ** 3
+    n_max = int(f["results/tmmc/n"][-1])
+    part, sp = f["chains/particles"][...], f["chains/statepoint"][...]
+    acc = f["chains/exchange_acceptance"][...]
+    S = len(lnz)
+    n = np.arange(n_max + 1)
+    pmf = [stats.poisson.pmf(n, math.exp(l) * V) for l in lnz]
+    pmf = [q / q.sum() for q in pmf]  # N <= n_max
+    bound = stats.t.ppf(1 - 0.005 / (3 * S), (sp == 0).sum() - 1)
+    worst = [0.0]
+
+    def against(what, per_replica, exact, failure):
+        """A t test of the replicas' values (one per ladder, independent) against the exact value."""
+        m, se = per_replica.mean(), per_replica.std(ddof=1) / math.sqrt(len(per_replica))
+        t = (m - exact) / se
+        worst[0] = max(worst[0], abs(t))
+        print(f"{what} {m:.4f} +- {se:.4f}, exact {exact:.4f} (t = {t:.2f})")
+        if abs(t) > bound:
+            fail(failure)
+
+    for s in range(S):
+        mean = float((n * pmf[s]).sum())
+        var = float(((n - mean) ** 2 * pmf[s]).sum())
+        chains = part[sp == s]
+        against(f"state point {s} (ln z {lnz[s]:g}): mean N", chains.mean(axis=1), mean,
+                f"state point {s}: the mean N with exchange is not the Poisson value")
+        against(f"state point {s} (ln z {lnz[s]:g}): variance of N", chains.var(axis=1, ddof=1), var,
+                f"state point {s}: the variance of N with exchange is not the Poisson value")
+        if s + 1 < S:  # the pair (s, s + 1): their ladder's neighbours
+            d = lnz[s] - lnz[s + 1]
+            expect = float(np.sum(pmf[s][:, None] * pmf[s + 1][None, :] *
+                                  np.minimum(1.0, np.exp(-d * (n[:, None] - n[None, :])))))
+            against(f"swaps {s}-{s + 1}: accepted", acc[sp == s], expect,
+                    f"the swaps of state points {s} and {s + 1} are not accepted at the exact rate")
+    walkers = f["chains/walker"][...]
+    if not (walkers != np.arange(len(walkers))[:, None]).any():
+        fail("no configuration left its chain")
+    print(f"largest |t| {worst[0]:.2f} (bound {bound:.2f})")
+
+
 def check_trajectory(f, equilibration, sample_every):
     """The trajectory of a varying N (io/traj.c): each frame's present particles (slots with id >= 0;
     molecules: whose sites have) are as many as /chains/particles says at that frame's sample; an
@@ -261,6 +309,8 @@ def main():
             check_spce(f)
         elif check == "plain":
             check_plain(f)
+        elif check == "exchange":
+            check_exchange(f)
         elif check == "trajectory":
             check_trajectory(f, int(sys.argv[3]), int(sys.argv[4]))
         else:

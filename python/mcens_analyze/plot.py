@@ -191,7 +191,7 @@ def plot_series(run, plt, name, max_panels=12, max_replicas=4):
 
 def plot_exchange(run, plt):
     """Replica exchange: the paths of the first ladder's walkers through its temperatures (or
-    pressures), and each neighbour pair's swap acceptance against the lower rung's value."""
+    pressures, or ln z), and each neighbour pair's swap acceptance against the lower rung's value."""
     import numpy as np
     f = run.f
     axis = f["results/exchange"].attrs["axis"]
@@ -206,7 +206,10 @@ def plot_exchange(run, plt):
     # chain 0's ladder: its replica, and its value of the other axis (a walker is named by the
     # chain it started in, so the ladder's walkers are its chains)
     rep = f["chains/replica"][...]
-    other_name = "temperature" if axis == "pressure" else ("pressure" if run.npt else "density")
+    if axis != "temperature":  # a pressure or ln z ladder runs at one temperature
+        other_name = "temperature"
+    else:
+        other_name = "pressure" if run.npt else ("lnz" if "statepoints/lnz" in f else "density")
     other = f["statepoints/" + other_name][...] if "statepoints/" + other_name in f else np.zeros(len(values))
     ladder = [c for c in range(len(sp)) if rep[c] == rep[0] and other[sp[c]] == other[sp[0]]]
     shown = ladder[:: max(1, -(-len(ladder) // 6))][:6]
@@ -215,11 +218,12 @@ def plot_exchange(run, plt):
     for colour, w in zip(cs, shown):
         left.plot(sample, values[state[w]], color=colour, lw=0.8, label="walker %d" % w, gid="curve")
     left.set_xlabel("sample")
-    left.set_ylabel(axis_label("$T$" if axis == "temperature" else "$P$", unit))
+    symbol = {"temperature": "$T$", "pressure": "$P$", "lnz": r"$\ln z$"}.get(axis, axis)
+    left.set_ylabel(axis_label(symbol, unit))
     left.legend(fontsize=6, ncol=3, loc="best")
     ok = ~np.isnan(acc)
     right.plot(values[ok], acc[ok], "o", ms=3, gid="curve")
-    right.set_xlabel(axis_label("lower rung's $T$" if axis == "temperature" else "lower rung's $P$", unit))
+    right.set_xlabel(axis_label("lower rung's " + symbol, unit))
     right.set_ylabel("swap acceptance")
     right.set_ylim(0, 1)
     finish(fig, "Replica exchange every %d sweeps along %s: walkers' paths and swap acceptance" % (every, axis))
