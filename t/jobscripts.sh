@@ -115,7 +115,9 @@ rm -rf queue/* long.h5*
 
 # --- PBS: the whole job killed, as at the walltime ---------------------------------------
 pbs_submit CONFIG=lj.ini,OUTPUT=kill.h5
-sed 's/^production = .*/production = 20000/' lj.ini > kill.ini
+# 4000 sweeps: a checkpoint every round makes the run last several seconds, so the kill lands
+# mid-run (0.5 s after the first checkpoint) while the two full runs stay short
+sed 's/^production = .*/production = 4000/' lj.ini > kill.ini
 sed -i 's/CONFIG=lj.ini/CONFIG=kill.ini/' queue/1.vars
 "$real_mpirun" -np 2 "$MCENS" -q -o kill-full.h5 kill.ini > kill-full.txt 2>&1
 setsid bash -c "$(declare -f pbs_job); pbs_job 1" > kill1.txt 2>&1 &

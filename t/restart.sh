@@ -290,9 +290,11 @@ ok $? "... and /parameters@segments records both segments: the start to sweep $a
 # wait could let the run finish first). Rank 0's clean exit removes the lock file; the checkpoint
 # must be there.
 # long enough (several seconds on 2 cores) that the signal, which comes 1 to 2 s after the first
-# checkpoint, finds it running: 400 sweeps once were, until the CPU's cell lists got faster
-sed -e 's/^production = 80/production = 4000/' cells.ini > long.ini
-sed -e 's/^production = 80/production = 4000/' -e 's/^checkpoint_every = .*/checkpoint_every = 0/' cells.ini > long-full.ini
+# checkpoint, finds it running: 400 sweeps once were, until the CPU's cell lists got faster. Rounds
+# of 40 sweeps: a checkpoint every round of 4 made each continuation below take some 50 s
+sed -e 's/^production = 80/production = 4000/' -e 's/^sample_every = 4$/sample_every = 40/' cells.ini > long.ini
+sed -e 's/^production = 80/production = 4000/' -e 's/^sample_every = 4$/sample_every = 40/' \
+    -e 's/^checkpoint_every = .*/checkpoint_every = 0/' cells.ini > long-full.ini
 # (mpirun itself, not under timeout(1), which would take the signal; a watchdog instead)
 run_np 2 -q -o long-full.h5 long-full.ini > /dev/null 2>&1
 OMPI_MCA_odls_base_sigkill_timeout=1 "$MPIRUN" -np 2 "$MCENS" -o term.h5 long.ini > term.txt 2>&1 < /dev/null &
