@@ -333,7 +333,7 @@ static int cu_sweep(mc_backend *b, long nsweeps, mc_err *err)
 }
 
 /* Few large chains with cell grids: each chain in turn, through its grid where it has one, else
- * over all pairs (cu_sweep_batched also takes a rank's chains one after another). */
+ * over all pairs (the one-chain view of cu_chain_view: cu_sweep_batched itself runs a view's chains side by side). */
 static int sweep_large_chains(mc_backend *b, long long moves, mc_err *err)
 {
     for (int c = 0; c < b->v.nchains; c++) {

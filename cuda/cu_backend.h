@@ -87,7 +87,8 @@ int cu_sweep_chains(const cu_view *v, long long moves, const cu_npt *npt, mc_err
 /* The same through cell lists (v->chain_cells) where they pay (mc_cell_grid.h); NVT only (a volume
  * move changes the grid). */
 int cu_sweep_cells_chains(const cu_view *v, long long moves, mc_err *err);
-/* Few large chains: batches of K trials evaluated in parallel, accepted in order (exact). */
+/* Fewer chains than SMs: batches of K trials of every chain of the view evaluated in parallel, side by side,
+ * each accepted in order (exact). */
 int cu_sweep_batched(const cu_view *v, long long moves, mc_err *err);
 /* Scratch doubles cu_sweep_batched needs. */
 size_t cu_batched_scratch(const cu_view *v);
